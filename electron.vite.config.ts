@@ -1,0 +1,35 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+// electron-vite has no source-folder option: every entry is named here.
+// The main build has two entries: the Electron main process and the router CLI,
+// which runs under plain Node (`node out/main/cli.js`).
+export default defineConfig({
+  main: {
+    build: {
+      externalizeDeps: true,
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'src-main/index.ts'),
+          cli: resolve(__dirname, 'src-router/cli.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      externalizeDeps: true,
+      // A sandboxed window cannot run an ES-module preload: emit CommonJS.
+      rollupOptions: { input: { preload: resolve(__dirname, 'src-main/preload.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src-renderer'),
+    plugins: [react()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rollupOptions: { input: { index: resolve(__dirname, 'src-renderer/index.html') } },
+    },
+  },
+});

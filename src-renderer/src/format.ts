@@ -1,0 +1,67 @@
+import type { EngineState } from '../../src-router/contract';
+
+/** Pure display rules for the console. Every rule here has a unit test (test/unit/renderer-format.test.ts). */
+
+export const DASH = '—';
+
+/** A value the server did not report shows `—`, never a substituted default. */
+export function orDash(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return DASH;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : DASH;
+  return value.trim() === '' ? DASH : value;
+}
+
+/** First `length` characters of a hash (an optional `sha256:` style prefix is dropped first); `—` when absent. */
+export function shortHash(hash: string | null | undefined, length = 12): string {
+  if (!hash || hash.trim() === '') return DASH;
+  const bare = hash.includes(':') ? hash.slice(hash.lastIndexOf(':') + 1) : hash;
+  return bare.slice(0, length);
+}
+
+/** Context window in tokens with thousands separators (`8,192`); `—` when the config states none. */
+export function formatContextSize(tokens: number | null | undefined): string {
+  if (tokens === null || tokens === undefined || !Number.isFinite(tokens)) return DASH;
+  return Math.round(tokens).toLocaleString('en-US');
+}
+
+export function formatCapabilities(capabilities: readonly string[]): string {
+  return capabilities.length ? capabilities.join(', ') : DASH;
+}
+
+export type PillTone = 'ok' | 'busy' | 'bad' | 'idle';
+
+const STATE_TONE: Record<EngineState, PillTone> = {
+  ready: 'ok',
+  starting: 'busy',
+  stopping: 'busy',
+  failed: 'bad',
+  stopped: 'idle',
+};
+
+/** CSS class of an engine-state pill: `pill pill-ok` for ready, `pill-busy` while moving, `pill-bad` failed, `pill-idle` stopped or unknown. */
+export function statePillClass(state: string): string {
+  const tone = (STATE_TONE as Record<string, PillTone | undefined>)[state] ?? 'idle';
+  return `pill pill-${tone}`;
+}
+
+/** Time since `startedAt` as `45s`, `12m`, `3h 5m`, `2d 4h`; `—` when the timestamp is missing or in the future. */
+export function formatUptime(startedAt: string | null | undefined, now: number): string {
+  if (!startedAt) return DASH;
+  const started = Date.parse(startedAt);
+  if (Number.isNaN(started) || started > now) return DASH;
+  const s = Math.floor((now - started) / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${m % 60}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+/** Clock time of a fetch (`14:03:07`), `—` before the first one. */
+export function formatClock(epochMs: number | null | undefined): string {
+  if (epochMs === null || epochMs === undefined) return DASH;
+  const d = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}

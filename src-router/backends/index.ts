@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './engine-process';
+export * from './lane-runtime';
+export * from './supervisor';
+export * from './free-port';
+export * from './log-ring';

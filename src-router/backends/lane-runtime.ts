@@ -1,0 +1,171 @@
+import type { EngineState, Lane } from '../contract';
+import { EngineError, engineHeld, engineStartFailed } from './errors';
+import type { EngineProcess } from './engine-process';
+
+/** What a lane needs from the supervisor: make a process for a config, record a load. */
+export interface LaneHost {
+  createProcess(localId: string): Promise<EngineProcess>;
+  publicIdOf(localId: string): string;
+  onLoad(load: { localId: string; durationMs: number; success: boolean; displaced: string | null; error: string | null }): void;
+  maxRestarts: number;
+  restartCooldownMs: number;
+  now(): number;
+}
+
+/** A granted use of a ready engine; call `release()` exactly once when the request is over. */
+export interface EngineLease {
+  localId: string;
+  port: number;
+  host: string;
+  /** Time the request waited for the engine (queue + load), ms. */
+  waitedMs: number;
+  process: EngineProcess;
+  release(): void;
+}
+
+interface Waiter {
+  localId: string;
+  since: number;
+  resolve(lease: EngineLease): void;
+  reject(err: Error): void;
+}
+
+/**
+ * One runtime slot (text side, image side, whisper, or the shared Kobold process): one engine process at a time.
+ * Waiters are served first-come first-served; a waiter for another model waits for in-flight requests to drain,
+ * then the lane switches (stop, start, wait for health). Requests for the loaded model behind it wait too,
+ * so a switch is never starved.
+ */
+export class LaneRuntime {
+  current: { localId: string; proc: EngineProcess } | null = null;
+  inflight = 0;
+  switching: string | null = null;
+  private readonly queue: Waiter[] = [];
+  private readonly failures = new Map<string, { count: number; heldUntil: number; reason: string }>();
+
+  constructor(
+    readonly lane: Lane,
+    private readonly host: LaneHost,
+  ) {}
+
+  get queued() {
+    return this.queue.length;
+  }
+
+  stateOf(localId: string): EngineState {
+    if (this.switching === localId) return 'starting';
+    if (this.current?.localId === localId) return this.current.proc.state;
+    const f = this.failures.get(localId);
+    return f && f.count > 0 ? 'failed' : 'stopped';
+  }
+
+  lastErrorOf(localId: string): string | null {
+    if (this.current?.localId === localId && this.current.proc.lastError) return this.current.proc.lastError;
+    return this.failures.get(localId)?.reason ?? null;
+  }
+
+  acquire(localId: string, signal?: AbortSignal): Promise<EngineLease> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
+      const waiter: Waiter = { localId, since: this.host.now(), resolve, reject };
+      this.queue.push(waiter);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const i = this.queue.indexOf(waiter);
+          if (i >= 0) {
+            this.queue.splice(i, 1);
+            reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
+            this.pump();
+          }
+        },
+        { once: true },
+      );
+      this.pump();
+    });
+  }
+
+  private grant(w: Waiter) {
+    const cur = this.current!;
+    this.inflight++;
+    let released = false;
+    w.resolve({
+      localId: cur.localId,
+      port: cur.proc.opts.port,
+      host: cur.proc.opts.host,
+      waitedMs: this.host.now() - w.since,
+      process: cur.proc,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.inflight--;
+        this.pump();
+      },
+    });
+  }
+
+  private pump() {
+    while (this.queue.length) {
+      const head = this.queue[0];
+      if (this.current?.localId === head.localId && this.current.proc.state === 'ready') {
+        this.queue.shift();
+        this.grant(head);
+        continue;
+      }
+      if (this.switching || this.inflight > 0) return;
+      const held = this.failures.get(head.localId);
+      if (held && held.heldUntil > this.host.now()) {
+        this.rejectAll(head.localId, engineHeld(this.host.publicIdOf(head.localId), held.reason, held.heldUntil - this.host.now()));
+        continue;
+      }
+      this.switching = head.localId;
+      void this.load(head.localId).finally(() => {
+        this.switching = null;
+        this.pump();
+      });
+      return;
+    }
+  }
+
+  private rejectAll(localId: string, err: Error) {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      if (this.queue[i].localId === localId) this.queue.splice(i, 1)[0].reject(err);
+    }
+  }
+
+  /** Stops what the lane holds (if anything else or broken) and starts `localId`. */
+  private async load(localId: string): Promise<void> {
+    const previous = this.current;
+    const displaced = previous && previous.localId !== localId && previous.proc.state === 'ready' ? previous.localId : null;
+    if (previous) {
+      this.current = null;
+      await previous.proc.stop();
+    }
+    const started = this.host.now();
+    let proc: EngineProcess | undefined;
+    try {
+      proc = await this.host.createProcess(localId);
+      await proc.start();
+      this.current = { localId, proc };
+      this.failures.delete(localId);
+      this.host.onLoad({ localId, durationMs: this.host.now() - started, success: true, displaced, error: null });
+    } catch (err) {
+      const reason = (err as Error).message;
+      const f = this.failures.get(localId) ?? { count: 0, heldUntil: 0, reason };
+      f.count++;
+      f.reason = reason;
+      if (f.count >= this.host.maxRestarts) f.heldUntil = this.host.now() + this.host.restartCooldownMs;
+      this.failures.set(localId, f);
+      this.host.onLoad({ localId, durationMs: this.host.now() - started, success: false, displaced, error: reason });
+      this.rejectAll(localId, engineStartFailed(this.host.publicIdOf(localId), reason));
+    }
+  }
+
+  /** Stops the engine (when idle or forced at shutdown) and fails whoever still waits. */
+  async stop(): Promise<void> {
+    for (const w of this.queue.splice(0)) w.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
+    const cur = this.current;
+    this.current = null;
+    await cur?.proc.stop();
+  }
+}

@@ -1,0 +1,133 @@
+import type { ModelConfig } from '../config';
+import type { EngineState, Lane } from '../contract';
+import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
+import { EngineProcess } from './engine-process';
+import { freePort } from './free-port';
+import { LaneRuntime, type EngineLease } from './lane-runtime';
+
+export interface SupervisedModel {
+  localId: string;
+  publicId: string;
+  config: ModelConfig;
+}
+
+export interface LoadEvent {
+  localId: string;
+  publicId: string;
+  backend: string;
+  lane: Lane;
+  durationMs: number;
+  success: boolean;
+  displaced: string | null;
+  error: string | null;
+}
+
+export interface SupervisorOptions {
+  mode: BackendMode;
+  host?: string;
+  cli: CliRef;
+  maxRestarts: number;
+  restartCooldownMs: number;
+  onLoad?(e: LoadEvent): void;
+  now?(): number;
+}
+
+/** Supervises the engine processes of one node: one runtime per lane, lazy start, switch, crash detection, bounded restart. */
+export class Supervisor {
+  private readonly models = new Map<string, SupervisedModel & { adapter: EngineAdapter }>();
+  private readonly lanes = new Map<Lane, LaneRuntime>();
+  private readonly host: string;
+  private closed = false;
+
+  constructor(
+    models: SupervisedModel[],
+    private readonly opts: SupervisorOptions,
+  ) {
+    this.host = opts.host ?? '127.0.0.1';
+    const now = opts.now ?? Date.now;
+    for (const m of models) {
+      const adapter = adapterFor(m.config, opts.mode);
+      this.models.set(m.localId, { ...m, adapter });
+      if (!this.lanes.has(adapter.lane)) {
+        this.lanes.set(
+          adapter.lane,
+          new LaneRuntime(adapter.lane, {
+            createProcess: (id) => this.createProcess(id),
+            publicIdOf: (id) => this.models.get(id)?.publicId ?? id,
+            onLoad: (l) => {
+              const model = this.models.get(l.localId)!;
+              opts.onLoad?.({ ...l, publicId: model.publicId, backend: model.config.backend, lane: adapter.lane });
+            },
+            maxRestarts: opts.maxRestarts,
+            restartCooldownMs: opts.restartCooldownMs,
+            now,
+          }),
+        );
+      }
+    }
+  }
+
+  adapter(localId: string): EngineAdapter {
+    return this.get(localId).adapter;
+  }
+
+  laneOf(localId: string): LaneRuntime {
+    return this.lanes.get(this.get(localId).adapter.lane)!;
+  }
+
+  private get(localId: string) {
+    const m = this.models.get(localId);
+    if (!m) throw new Error(`unknown local model ${localId}`);
+    return m;
+  }
+
+  private async createProcess(localId: string): Promise<EngineProcess> {
+    const m = this.get(localId);
+    const port = await freePort(this.host);
+    const launch = m.adapter.launch(m.config, { host: this.host, port, localId, cli: this.opts.cli });
+    return new EngineProcess({ localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout });
+  }
+
+  /** Waits for a ready engine serving `localId` (starting or switching the lane if needed). */
+  acquire(localId: string, signal?: AbortSignal): Promise<EngineLease> {
+    if (this.closed) return Promise.reject(new Error('supervisor closed'));
+    return this.laneOf(localId).acquire(localId, signal);
+  }
+
+  /** Loads a model now (the startup model), without holding it. */
+  async preload(localId: string): Promise<void> {
+    const lease = await this.acquire(localId);
+    lease.release();
+  }
+
+  state(localId: string): EngineState {
+    return this.laneOf(localId).stateOf(localId);
+  }
+
+  lastError(localId: string): string | null {
+    return this.laneOf(localId).lastErrorOf(localId);
+  }
+
+  /** Per lane: what is loaded, its state, in-flight and waiting counts. */
+  laneStatus() {
+    return [...this.lanes.values()].map((l) => ({
+      lane: l.lane,
+      loaded: l.current?.localId ?? null,
+      state: l.current ? l.current.proc.state : l.switching ? 'starting' : 'stopped',
+      pid: l.current?.proc.pid ?? null,
+      port: l.current?.proc.opts.port ?? null,
+      inflight: l.inflight,
+      queued: l.queued,
+    }));
+  }
+
+  logs(localId: string, n = 100) {
+    const cur = this.laneOf(localId).current;
+    return cur?.localId === localId ? cur.proc.logs.tail(n) : [];
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.lanes.values()].map((l) => l.stop()));
+  }
+}

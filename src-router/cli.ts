@@ -1,0 +1,51 @@
+import { ConfigError } from './config';
+
+/** `routerdesk <command> …`: one entry for the node, the built-in engines and the tools. */
+const USAGE = `usage: routerdesk <command> [options]
+
+commands:
+  node --config FILE         run one router node headless
+  serve [--dir DIR] [--port N] [--no-open]
+                             standalone node with its UI on the embedded defaults (a generated tiny model)
+  sim-engine [flags]         the simulated engine (every engine shape), as the supervisor runs it
+  llama-engine [flags]       the built-in llama.cpp engine over node-llama-cpp
+  make-model OUT.gguf [--embd N] [--layers N] [--type f32|f16|q8_0] [--seed N]
+                             write a tiny llama GGUF model
+  schema [--out DIR]         write the JSON Schemas of the config files (default resources/schema)
+`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'node':
+      return (await import('./cli/node-command')).nodeCommand(rest);
+    case 'serve':
+      return (await import('./cli/serve-command')).serveCommand(rest);
+    case 'sim-engine':
+      return void (await (await import('./engines/sim/main')).simEngineMain(rest));
+    case 'llama-engine':
+      return void (await (await import('./engines/llama-node/main')).llamaEngineMain(rest));
+    case 'make-model':
+      return void (await (await import('./engines/llama-node/main')).makeModelMain(rest));
+    case 'schema':
+      return (await import('./cli/schema-command')).schemaCommand(rest);
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE);
+      return;
+    default:
+      process.stderr.write(`routerdesk: unknown command '${command}'\n\n${USAGE}`);
+      process.exitCode = 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`routerdesk: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`routerdesk: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Durations are written as the spec writes them: `250ms`, `5s`, `1.5s`, `3m`, `2h`, `14d`; a bare number means milliseconds. */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const PATTERN = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/;
+
+export function parseDuration(input: string | number): number | undefined {
+  if (typeof input === 'number') return Number.isFinite(input) && input >= 0 ? input : undefined;
+  const m = PATTERN.exec(input);
+  if (!m) return undefined;
+  return Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']);
+}
+
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    const size = UNIT_MS[unit];
+    if (ms >= size && ms % (size / 10) === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+/** A zod field for a duration, in milliseconds once parsed. The JSON Schema shows it as string | number. */
+export const duration = (fallback: string) =>
+  z
+    .union([z.string(), z.number()])
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (write e.g. 500ms, 5s, 1.5s, 3m, 14d, or a number of milliseconds)` });
+        return z.NEVER;
+      }
+      return ms;
+    });

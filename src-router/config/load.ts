@@ -1,0 +1,95 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { nodeConfigSchema, type NodeConfig } from './node-config';
+import { modelConfigSchema, type ModelConfig } from './model-config';
+
+/** A config that cannot be used: the message names the file and every bad field by its path. */
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+  constructor(
+    message: string,
+    readonly issues: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export function formatIssues(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : '(root)',
+    message: issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message,
+  }));
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, raw: unknown, source: string): z.output<T> {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const issues = formatIssues(result.error);
+  throw new ConfigError(`${source}: invalid config\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues);
+}
+
+function readYaml(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot read: ${(err as Error).message}`);
+  }
+  try {
+    return parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid YAML: ${(err as Error).message}`);
+  }
+}
+
+const within = (base: string, p: string) => (p === '' || isAbsolute(p) ? p : resolve(base, p));
+
+/** Parses a node config object; relative paths are taken from `baseDir`. */
+export function parseNodeConfig(raw: unknown, source = 'config', baseDir = process.cwd()): NodeConfig {
+  const config = parseWith(nodeConfigSchema, raw, source);
+  config.cluster.store_dir = within(baseDir, config.cluster.store_dir);
+  config.models.config_dir = within(baseDir, config.models.config_dir);
+  config.models.shared_dir = within(baseDir, config.models.shared_dir);
+  return config;
+}
+
+export function loadNodeConfig(file: string): NodeConfig {
+  const path = resolve(file);
+  return parseNodeConfig(readYaml(path), path, dirname(path));
+}
+
+/** One model config file: its local ID is the file name without extension. */
+export interface ModelConfigFile {
+  localId: string;
+  file: string;
+  config: ModelConfig;
+}
+
+export function parseModelConfig(raw: unknown, source: string, baseDir: string): ModelConfig {
+  const config = parseWith(modelConfigSchema, raw, source);
+  if (config.model) config.model = within(baseDir, config.model);
+  return config;
+}
+
+export function loadModelConfigFile(file: string): ModelConfigFile {
+  const path = resolve(file);
+  return { localId: basename(path, extname(path)), file: path, config: parseModelConfig(readYaml(path), path, dirname(path)) };
+}
+
+/** Every `*.yaml` / `*.yml` file in `dir`, in name order. A bad file fails start-up with its path. */
+export function loadModelConfigDir(dir: string): ModelConfigFile[] {
+  if (!dir) return [];
+  let names: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    names = readdirSync(dir);
+  } catch (err) {
+    throw new ConfigError(`models.config_dir ${dir}: ${(err as Error).message}`);
+  }
+  return names
+    .filter((n) => /\.ya?ml$/i.test(n))
+    .sort()
+    .map((n) => loadModelConfigFile(join(dir, n)));
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { duration } from './duration';
+
+export const BACKEND_FAMILIES = ['llama-server', 'sd-server', 'whisper-server', 'koboldcpp', 'vllm', 'llama-node', 'sim'] as const;
+export type BackendFamily = (typeof BACKEND_FAMILIES)[number];
+
+export const CAPABILITIES = ['text', 'embedding', 'multimodal', 'speech', 'music', 'image', 'video', 'transcription'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** Options of the sim engine: how long things take and what goes wrong. */
+export const simOptionsSchema = z
+  .object({
+    load_time: duration('200ms'),
+    token_time: duration('5ms'),
+    step_time: duration('5ms'),
+    audio_time_per_second: duration('20ms'),
+    time_scale: z.number().positive().default(1),
+    tokens: z.number().int().min(1).default(16).describe('tokens generated when the client sets no max_tokens'),
+    fail: z.enum(['none', 'crash_on_start', 'crash_on_request', 'http_500', 'image_not_supported', 'slow_health']).default('none'),
+    kv_pages: z.number().int().min(1).default(256),
+  })
+  .strict();
+
+/** Options of the built-in llama-node engine. */
+export const llamaNodeOptionsSchema = z
+  .object({
+    threads: z.number().int().min(1).default(1),
+    use_mmap: z.boolean().default(true),
+    batch_size: z.number().int().min(1).optional(),
+  })
+  .strict();
+
+export const modelConfigSchema = z
+  .object({
+    name: z.string().min(1).describe('public model ID'),
+    backend: z.enum(BACKEND_FAMILIES),
+    capabilities: z.array(z.enum(CAPABILITIES)).min(1).default(['text']),
+    model: z.string().optional().describe('weights file; relative paths are read from the config file folder'),
+    command: z.string().optional().describe('command template for external engines: ${PORT}, ${MODEL}, ${HOST}, ${CONTEXTSIZE}, ${PARALLEL}, ${ALIAS}'),
+    contextsize: z.number().int().positive().optional(),
+    parallel: z.number().int().positive().optional(),
+    vllm: z
+      .object({
+        settings: z
+          .object({
+            max_number_sequences: z.number().int().positive().optional(),
+            max_model_length: z.number().int().positive().optional(),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .optional(),
+    engine: z.string().optional().describe('metrics profile label, e.g. clutch-layers'),
+    env: z.record(z.string(), z.string()).default({}),
+    load_timeout: duration('2m'),
+    sim: simOptionsSchema.optional(),
+    llama_node: llamaNodeOptionsSchema.optional(),
+  })
+  .strict();
+
+export type ModelConfigInput = z.input<typeof modelConfigSchema>;
+export type ModelConfig = z.output<typeof modelConfigSchema>;
+export type SimOptions = z.output<typeof simOptionsSchema>;

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { duration } from './duration';
+
+/** Tokens that look like a value someone forgot to change (ROLE-2). */
+export const PLACEHOLDER_TOKENS = ['', 'changeme', 'change-me', 'change_me', 'token', 'secret', 'password', 'placeholder', 'xxx', 'todo', 'default', 'example'];
+
+export const isPlaceholderToken = (token: string) => PLACEHOLDER_TOKENS.includes(token.trim().toLowerCase()) || token.trim().length < 8;
+
+const url = z.string().url();
+
+export const serverSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8080),
+    body_limit: z.number().int().positive().default(64 * 1024 * 1024).describe('largest request body in bytes (413 above)'),
+    upload_limit: z.number().int().positive().default(100 * 1024 * 1024).describe('largest uploaded audio file in bytes'),
+  })
+  .strict();
+
+export const clusterSchema = z
+  .object({
+    role: z.enum(['standalone', 'master', 'slave']).default('standalone'),
+    node_id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore').default('local'),
+    token: z.string().default(''),
+    master_url: url.optional(),
+    public_url: url.optional(),
+    slave_urls: z.array(url).default([]),
+    store_dir: z.string().default('./routerdesk-data'),
+    sync_interval: duration('10s'),
+    health_interval: duration('5s'),
+    request_timeout: duration('10m').describe('longest a proxied request may take before it is cut off'),
+    scheduling_backend_depth: z.number().int().min(1).max(64).default(2),
+    scheduling_refresh_interval: duration('2s'),
+    scheduling_min_samples: z.number().int().min(1).default(5),
+    scheduling_sample_window: duration('14d'),
+    scheduling_context_reserve: z.number().int().min(0).default(512),
+    offload_probe_idle: duration('5s'),
+    offload_restore_delay: duration('1.5s'),
+    offload_lent_stall_timeout: duration('3m'),
+    offload_hold_for_faster_helper: z.boolean().default(true),
+    offload_decisions_retention: duration('14d'),
+  })
+  .strict();
+
+export const modelsSchema = z
+  .object({
+    config_dir: z.string().default(''),
+    startup_model: z.string().default(''),
+    shared_dir: z.string().default(''),
+  })
+  .strict();
+
+export const backendSchema = z
+  .object({
+    mode: z.enum(['llama_sdcpp', 'kobold']).default('llama_sdcpp'),
+    load_timeout: duration('2m').describe('longest an engine may take to become healthy'),
+    max_restarts: z.number().int().min(0).default(3).describe('consecutive failed starts before a model is held failed'),
+    restart_cooldown: duration('30s').describe('how long a model stays failed after max_restarts failed starts'),
+  })
+  .strict();
+
+export const redisSchema = z.object({ url: z.string().optional() }).strict();
+
+export const consoleSchema = z
+  .object({
+    token: z.string().default(''),
+    operators: z.array(z.string()).default([]),
+    routing_writes_enabled: z.boolean().default(true),
+  })
+  .strict();
+
+export const staticRouteSchema = z
+  .object({
+    engine: z.string().optional(),
+    endpoints: z.array(url).min(1),
+  })
+  .strict();
+
+export const routingSchema = z
+  .object({
+    routing_key: z.string().min(1).default('clutchcall:inference:routing'),
+    strategy: z.string().default('round-robin').describe('strategy used until the routing key says otherwise'),
+    static_routes: z.record(z.string(), staticRouteSchema).default({}),
+  })
+  .strict();
+
+export const nodeConfigSchema = z
+  .object({
+    server: serverSchema.default(() => serverSchema.parse({})),
+    cluster: clusterSchema.default(() => clusterSchema.parse({})),
+    models: modelsSchema.default(() => modelsSchema.parse({})),
+    backend: backendSchema.default(() => backendSchema.parse({})),
+    redis: redisSchema.default(() => redisSchema.parse({})),
+    console: consoleSchema.default(() => consoleSchema.parse({})),
+    routing: routingSchema.default(() => routingSchema.parse({})),
+  })
+  .strict();
+
+export type NodeConfigInput = z.input<typeof nodeConfigSchema>;
+export type NodeConfig = z.output<typeof nodeConfigSchema>;

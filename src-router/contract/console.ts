@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** Wire objects of the console API (`/router/v1/console/*`), shared with the renderer. No Node imports here. */
+
+export const engineStateSchema = z.enum(['stopped', 'starting', 'ready', 'stopping', 'failed']);
+export type EngineState = z.infer<typeof engineStateSchema>;
+
+export const laneSchema = z.enum(['text', 'image', 'whisper', 'shared']);
+export type Lane = z.infer<typeof laneSchema>;
+
+export const consoleModelSchema = z
+  .object({
+    publicId: z.string(),
+    localId: z.string(),
+    nodeId: z.string(),
+    backend: z.string(),
+    capabilities: z.array(z.string()),
+    lane: laneSchema,
+    state: engineStateSchema,
+    configHash: z.string(),
+    modelHash: z.string().nullable(),
+    contextsize: z.number().nullable(),
+    lastError: z.string().nullable(),
+  })
+  .strict();
+export type ConsoleModel = z.infer<typeof consoleModelSchema>;
+
+export const consoleNodeSchema = z
+  .object({
+    nodeId: z.string(),
+    role: z.enum(['standalone', 'master', 'slave']),
+    version: z.string(),
+    startedAt: z.string(),
+  })
+  .strict();
+export type ConsoleNode = z.infer<typeof consoleNodeSchema>;
+
+export const consoleModelListSchema = z
+  .object({
+    node: consoleNodeSchema,
+    models: z.array(consoleModelSchema),
+  })
+  .strict();
+export type ConsoleModelList = z.infer<typeof consoleModelListSchema>;
+
+export const consoleErrorSchema = z.object({ error: z.object({ message: z.string(), code: z.string() }).strict() }).strict();

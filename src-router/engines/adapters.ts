@@ -1,0 +1,104 @@
+import type { BackendFamily, ModelConfig } from '../config';
+import type { Lane } from '../contract';
+import { expandCommand } from './command-template';
+import { SHAPES } from './shapes';
+import type { EngineAdapter, EngineShape, LaunchContext, LaunchSpec } from './types';
+
+export type BackendMode = 'llama_sdcpp' | 'kobold';
+
+/** Default command templates of the external engines (binaries found on PATH); a model config's `command` replaces them. */
+export const DEFAULT_TEMPLATES: Partial<Record<BackendFamily, string>> = {
+  'llama-server': 'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL}',
+  'sd-server': 'sd-server --listen-ip ${HOST} --listen-port ${PORT} -m ${MODEL}',
+  'whisper-server': 'whisper-server --host ${HOST} --port ${PORT} -m ${MODEL}',
+  koboldcpp: 'koboldcpp --host ${HOST} --port ${PORT} --model ${MODEL} --contextsize ${CONTEXTSIZE} --quiet',
+  vllm: 'vllm serve ${MODEL} --host ${HOST} --port ${PORT} --served-model-name ${ALIAS}',
+};
+
+const FAMILY_SHAPE: Record<Exclude<BackendFamily, 'sim'>, EngineShape> = {
+  'llama-server': 'llama-server',
+  'llama-node': 'llama-server',
+  vllm: 'vllm',
+  'sd-server': 'sd-server',
+  'whisper-server': 'whisper-server',
+  koboldcpp: 'koboldcpp',
+};
+
+const SHAPE_LANE: Record<EngineShape, Lane> = {
+  'llama-server': 'text',
+  vllm: 'text',
+  'sd-server': 'image',
+  'whisper-server': 'whisper',
+  koboldcpp: 'shared',
+};
+
+/** The sim engine takes the shape of whatever lane its capabilities put it in (HEALTH-3). */
+function simShape(config: ModelConfig, mode: BackendMode): EngineShape {
+  if (mode === 'kobold') return 'koboldcpp';
+  const caps = new Set(config.capabilities);
+  if (caps.has('transcription')) return 'whisper-server';
+  if (caps.has('image') || caps.has('video')) return 'sd-server';
+  return 'llama-server';
+}
+
+function templateVars(config: ModelConfig, ctx: LaunchContext) {
+  return {
+    HOST: ctx.host,
+    PORT: ctx.port,
+    MODEL: config.model,
+    ALIAS: ctx.localId,
+    CONTEXTSIZE: config.contextsize ?? config.vllm?.settings.max_model_length ?? 4096,
+    PARALLEL: config.parallel ?? config.vllm?.settings.max_number_sequences ?? 1,
+  };
+}
+
+function fromTemplate(template: string, config: ModelConfig, ctx: LaunchContext): LaunchSpec {
+  const [command, ...args] = expandCommand(template, templateVars(config, ctx));
+  if (!command) throw new Error('command template is empty');
+  return { command, args, env: config.env };
+}
+
+function builtin(ctx: LaunchContext, sub: string, args: (string | number)[], config: ModelConfig): LaunchSpec {
+  return { command: ctx.cli.node, args: [ctx.cli.script, sub, ...args.map(String), '--exit-with-stdin'], env: { ...ctx.cli.env, ...config.env } };
+}
+
+function launchLlamaNode(config: ModelConfig, ctx: LaunchContext): LaunchSpec {
+  if (!config.model) throw new Error('llama-node needs `model` (a GGUF file)');
+  const o = config.llama_node ?? { threads: 1, use_mmap: true };
+  const args: (string | number)[] = ['--host', ctx.host, '--port', ctx.port, '--model', config.model, '--alias', ctx.localId, '--threads', o.threads];
+  if (config.contextsize) args.push('--ctx', config.contextsize);
+  args.push('--parallel', config.parallel ?? 1);
+  if (!o.use_mmap) args.push('--no-mmap');
+  return builtin(ctx, 'llama-engine', args, config);
+}
+
+function launchSim(shape: EngineShape) {
+  return (config: ModelConfig, ctx: LaunchContext): LaunchSpec => {
+    const s = config.sim;
+    const args: (string | number)[] = ['--host', ctx.host, '--port', ctx.port, '--shape', shape, '--alias', ctx.localId, '--parallel', config.parallel ?? 1];
+    if (s) {
+      args.push('--load-time', s.load_time, '--token-time', s.token_time, '--step-time', s.step_time, '--audio-time', s.audio_time_per_second);
+      args.push('--time-scale', s.time_scale, '--tokens', s.tokens, '--kv-pages', s.kv_pages, '--fail', s.fail);
+    }
+    return builtin(ctx, 'sim-engine', args, config);
+  };
+}
+
+/** The adapter for one model config under the node's backend mode. */
+export function adapterFor(config: ModelConfig, mode: BackendMode): EngineAdapter {
+  const family = config.backend;
+  const shape = family === 'sim' ? simShape(config, mode) : FAMILY_SHAPE[family];
+  const { healthPath, routes } = SHAPES[shape];
+  let launch: EngineAdapter['launch'];
+  if (config.command) launch = (c, ctx) => fromTemplate(config.command!, c, ctx);
+  else if (family === 'sim') launch = launchSim(shape);
+  else if (family === 'llama-node') launch = launchLlamaNode;
+  else {
+    const template = DEFAULT_TEMPLATES[family]!;
+    launch = (c, ctx) => {
+      if (!c.model) throw new Error(`${family} needs \`model\` (a weights file) or a \`command\``);
+      return fromTemplate(template, c, ctx);
+    };
+  }
+  return { family, shape, lane: SHAPE_LANE[shape], healthPath, routes, launch };
+}

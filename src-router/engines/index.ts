@@ -1,0 +1,4 @@
+export * from './types';
+export * from './shapes';
+export * from './adapters';
+export * from './command-template';

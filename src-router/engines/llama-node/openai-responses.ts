@@ -1,0 +1,96 @@
+/** Response bodies and stream chunks of the OpenAI-compatible endpoints. */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FinishReason, GenerationResult } from './llama-runner';
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export function usageOf(r: { promptTokens: number; completionTokens: number }): Usage {
+  return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens };
+}
+
+/** Identity shared by every chunk of one response. */
+export interface ResponseHead {
+  id: string;
+  created: number;
+  model: string;
+}
+
+export function responseHead(prefix: 'chatcmpl' | 'cmpl', model: string): ResponseHead {
+  return { id: `${prefix}-${randomUUID().replaceAll('-', '')}`, created: Math.floor(Date.now() / 1000), model };
+}
+
+export function chatCompletion(head: ResponseHead, r: GenerationResult) {
+  return {
+    ...head,
+    object: 'chat.completion' as const,
+    choices: [{ index: 0, message: { role: 'assistant' as const, content: r.text }, logprobs: null, finish_reason: r.finishReason }],
+    usage: usageOf(r),
+  };
+}
+
+export function chatChunk(head: ResponseHead, delta: { role?: 'assistant'; content?: string }, finishReason: FinishReason | null) {
+  return { ...head, object: 'chat.completion.chunk' as const, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+}
+
+export function textCompletion(head: ResponseHead, r: GenerationResult) {
+  return {
+    ...head,
+    object: 'text_completion' as const,
+    choices: [{ index: 0, text: r.text, logprobs: null, finish_reason: r.finishReason }],
+    usage: usageOf(r),
+  };
+}
+
+export function textChunk(head: ResponseHead, text: string, finishReason: FinishReason | null) {
+  return { ...head, object: 'text_completion' as const, choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }] };
+}
+
+/** The last chunk of a stream when the client asked for usage: no choices, only usage. */
+export function usageChunk(head: ResponseHead, object: 'chat.completion.chunk' | 'text_completion', r: GenerationResult) {
+  return { ...head, object, choices: [], usage: usageOf(r) };
+}
+
+/** Float vectors as OpenAI's base64 encoding: little-endian float32 bytes. */
+export function base64Vector(vector: readonly number[]): string {
+  return Buffer.from(new Float32Array(vector).buffer).toString('base64');
+}
+
+export function embeddingList(model: string, vectors: number[][], promptTokens: number, format: 'float' | 'base64') {
+  return {
+    object: 'list' as const,
+    data: vectors.map((v, index) => ({ object: 'embedding' as const, index, embedding: format === 'base64' ? base64Vector(v) : v })),
+    model,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
+/** A server-sent-events writer over a raw response; writes nothing once the client is gone. */
+export class SseWriter {
+  constructor(private readonly res: ServerResponse) {}
+
+  open(): void {
+    this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    this.res.flushHeaders();
+  }
+
+  get gone(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  send(data: unknown): void {
+    if (!this.gone) this.res.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  done(): void {
+    if (!this.gone) this.res.end('data: [DONE]\n\n');
+  }
+
+  end(): void {
+    if (!this.gone) this.res.end();
+  }
+}

@@ -1,0 +1,13 @@
+export { SIM_SHAPES, SIM_ENGINE_USAGE, SimOptionsError, parseSimEngineArgv, resolveSimEngineOptions, simEngineArgv, simEngineOptionsSchema } from './options';
+export type { SimEngineOptions, SimEngineOptionsInput, SimFailMode, SimShape } from './options';
+export { SLOW_HEALTH_FACTOR, startSimEngine } from './server';
+export type { SimEngineHandle, SimEngineHooks } from './server';
+export { SimEngineExit, simEngineMain } from './main';
+export type { SimEngineIo } from './main';
+export { SIM_METRIC_NAMES } from './metrics';
+export type { SimStats } from './metrics';
+export { KV_PAGE_TOKENS, QUEUE_WAIT_BUCKETS } from './state';
+export { IMAGE_NOT_SUPPORTED_BODY, LOADING_BODY } from './errors';
+export { encodePng } from './png';
+export { audioSeconds, encodeWav, wavDurationSeconds } from './wav';
+export { KOBOLD_VERSION } from './routes-kobold';

@@ -1,0 +1,150 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SimEngineContext } from './context';
+import { IMAGE_NOT_SUPPORTED_BODY, INJECTED_FAILURE_MESSAGE, SimCrashedError, sendError } from './errors';
+import { sleep, untilAborted } from './generation';
+import type { Slot } from './state';
+
+/** Per-request test hooks read from the body (JSON field or multipart form field). */
+export interface RequestHooks {
+  /** `sim_fail`: crash the process mid-request, answer 500, or never answer until the client leaves. */
+  fail?: 'crash' | 'http_500' | 'hang';
+  /** `sim_token_time`: token time in ms for this request (divided by time_scale like every duration). */
+  tokenTime?: number;
+}
+
+const HOOK_FAILS = ['crash', 'http_500', 'hang'] as const;
+
+export function readHooks(body: unknown): RequestHooks {
+  const hooks: RequestHooks = {};
+  if (!body || typeof body !== 'object') return hooks;
+  const { sim_fail: fail, sim_token_time: tokenTime } = body as Record<string, unknown>;
+  if (typeof fail === 'string' && (HOOK_FAILS as readonly string[]).includes(fail)) hooks.fail = fail as RequestHooks['fail'];
+  const ms = typeof tokenTime === 'string' && tokenTime.trim() !== '' ? Number(tokenTime) : tokenTime;
+  if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) hooks.tokenTime = ms;
+  return hooks;
+}
+
+/** One admitted request holding a slot. */
+export interface Job {
+  readonly signal: AbortSignal;
+  readonly slot: Slot;
+  /** True when this request must crash the engine (`fail: crash_on_request` or `sim_fail: "crash"`). */
+  readonly crashing: boolean;
+  /** Wall-clock ms per generated token for this request. */
+  readonly tokenMs: number;
+  /** Kills the engine now (exit code 3). Never resolves normally. */
+  crash(): Promise<never>;
+}
+
+export interface JobSpec {
+  hooks: RequestHooks;
+  /** The request carries image input (only matters with `fail: image_not_supported`). */
+  imageInput?: boolean;
+  /** Does the work and sends the reply (or streams it on the hijacked reply). */
+  run(job: Job): Promise<void>;
+}
+
+/**
+ * The life of one generation request: count it, inject failures, wait FIFO for a slot, run,
+ * and classify the end as completed, cancelled (client left first) or failed.
+ */
+export async function runJob(ctx: SimEngineContext, request: FastifyRequest, reply: FastifyReply, spec: JobSpec): Promise<FastifyReply> {
+  const { state, options } = ctx;
+  state.counters.requests += 1;
+  if (spec.imageInput && options.fail === 'image_not_supported') {
+    state.counters.failed += 1;
+    return reply.code(500).send(IMAGE_NOT_SUPPORTED_BODY);
+  }
+  if (options.fail === 'http_500' || spec.hooks.fail === 'http_500') {
+    state.counters.failed += 1;
+    return sendError(reply, 500, INJECTED_FAILURE_MESSAGE);
+  }
+
+  const controller = new AbortController();
+  const res = reply.raw;
+  const onClose = () => {
+    if (!res.writableFinished) controller.abort(new Error('client disconnected'));
+  };
+  res.on('close', onClose);
+  const { signal } = controller;
+
+  let slot: Slot;
+  try {
+    slot = await state.acquire(signal);
+  } catch {
+    state.counters.cancelled += 1;
+    return abandon(reply);
+  }
+
+  let crashed = false;
+  const job: Job = {
+    signal,
+    slot,
+    crashing: options.fail === 'crash_on_request' || spec.hooks.fail === 'crash',
+    tokenMs: ctx.scaled(spec.hooks.tokenTime ?? options.token_time),
+    crash: async () => {
+      crashed = true;
+      ctx.crash(3);
+      throw new SimCrashedError('sim: crashed on request');
+    },
+  };
+
+  try {
+    if (spec.hooks.fail === 'hang') await untilAborted(signal);
+    await spec.run(job);
+    state.counters.completed += 1;
+    return reply;
+  } catch (err) {
+    if (crashed) {
+      state.counters.failed += 1;
+      return abandon(reply);
+    }
+    if (signal.aborted) {
+      state.counters.cancelled += 1;
+      return abandon(reply);
+    }
+    state.counters.failed += 1;
+    if (!reply.sent && !res.headersSent) return sendError(reply, 500, `sim: ${(err as Error).message}`);
+    res.destroy();
+    return abandon(reply);
+  } finally {
+    slot.release();
+    res.off('close', onClose);
+  }
+}
+
+/** Spends `wallMs` on the request; a crashing request kills the engine halfway through. */
+export async function work(job: Job, wallMs: number): Promise<void> {
+  if (job.crashing) {
+    await sleep(wallMs / 2, job.signal);
+    await job.crash();
+  }
+  await sleep(wallMs, job.signal);
+}
+
+/** Nothing more will be written: the client is gone or the engine crashed. */
+function abandon(reply: FastifyReply): FastifyReply {
+  if (!reply.sent) reply.hijack();
+  return reply;
+}
+
+/** Starts an SSE response on the hijacked reply. */
+export function startEventStream(reply: FastifyReply): void {
+  if (!reply.sent) reply.hijack();
+  if (reply.raw.headersSent) return;
+  reply.raw.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'Access-Control-Allow-Origin': '*',
+  });
+}
+
+/** Writes one `data: …\n\n` event; resolves when the socket has taken it (or the client left). */
+export function writeEvent(reply: FastifyReply, data: unknown, signal: AbortSignal): Promise<void> {
+  const text = `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    reply.raw.write(text, (err) => (err ? reject(signal.aborted ? signal.reason : err) : resolve()));
+  });
+}

@@ -1,0 +1,79 @@
+import type { SimEngineContext } from './context';
+import type { Histogram } from './state';
+
+/** The gauge and histogram names of the clutch-layers metrics profile, and the sim's own counters. */
+export const SIM_METRIC_NAMES = {
+  activeSlots: 'clutch_active_slots',
+  queueDepth: 'clutch_queue_depth',
+  kvPagesUsed: 'clutch_kv_pages_used',
+  kvPagesFree: 'clutch_kv_pages_free',
+  queueWait: 'clutch_queue_wait_seconds',
+  requests: 'sim_requests_total',
+  completed: 'sim_completed_total',
+  cancelled: 'sim_cancelled_total',
+  failed: 'sim_failed_total',
+  slots: 'sim_slots',
+  loaded: 'sim_loaded',
+} as const;
+
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+function metric(lines: string[], name: string, type: 'gauge' | 'counter', help: string, value: number): void {
+  lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
+}
+
+function histogram(lines: string[], name: string, help: string, h: Histogram): void {
+  lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
+  let cumulative = 0;
+  h.bounds.forEach((bound, i) => {
+    cumulative += h.counts[i];
+    lines.push(`${name}_bucket{le="${bound}"} ${cumulative}`);
+  });
+  lines.push(`${name}_bucket{le="+Inf"} ${h.count}`, `${name}_sum ${h.sum}`, `${name}_count ${h.count}`);
+}
+
+/** GET /metrics in Prometheus text format. Times are wall-clock seconds. */
+export function renderMetrics(ctx: SimEngineContext): string {
+  const { state } = ctx;
+  const n = SIM_METRIC_NAMES;
+  const lines: string[] = [];
+  metric(lines, n.activeSlots, 'gauge', 'Requests holding a slot.', state.activeCount);
+  metric(lines, n.queueDepth, 'gauge', 'Requests waiting for a slot.', state.queuedCount);
+  metric(lines, n.kvPagesUsed, 'gauge', 'KV cache pages in use by active requests.', state.kvPagesUsed);
+  metric(lines, n.kvPagesFree, 'gauge', 'KV cache pages free.', state.kvPagesFree);
+  histogram(lines, n.queueWait, 'Seconds a request waited for a slot.', state.queueWait);
+  metric(lines, n.requests, 'counter', 'Generation requests received.', state.counters.requests);
+  metric(lines, n.completed, 'counter', 'Generation requests answered in full.', state.counters.completed);
+  metric(lines, n.cancelled, 'counter', 'Generation requests whose client left before the answer was complete.', state.counters.cancelled);
+  metric(lines, n.failed, 'counter', 'Generation requests answered with an error (or crashed).', state.counters.failed);
+  metric(lines, n.slots, 'gauge', 'Parallel slots.', state.parallel);
+  metric(lines, n.loaded, 'gauge', '1 once the model is loaded.', ctx.loaded() ? 1 : 0);
+  return `${lines.join('\n')}\n`;
+}
+
+export interface SimStats {
+  pid: number;
+  shape: string;
+  alias: string;
+  loaded: boolean;
+  requests: number;
+  completed: number;
+  cancelled: number;
+  failed: number;
+  active: number;
+  queued: number;
+}
+
+/** GET /sim/stats. */
+export function simStats(ctx: SimEngineContext): SimStats {
+  const { state, options } = ctx;
+  return {
+    pid: process.pid,
+    shape: options.shape,
+    alias: options.alias,
+    loaded: ctx.loaded(),
+    ...state.counters,
+    active: state.activeCount,
+    queued: state.queuedCount,
+  };
+}

@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { SimEngineContext } from './context';
+import { sendError } from './errors';
+import { countTokens, embed, embeddingBase64, paceTokens, seedOf, tokenText } from './generation';
+import { type Job, readHooks, runJob, startEventStream, work, writeEvent } from './job';
+
+type Body = Record<string, unknown>;
+type Kind = 'chat' | 'completion';
+
+const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
+
+/** A chat body carrying image input: an image content part, or an `images` list (top level or per message). */
+export function hasImageInput(body: Body): boolean {
+  if (Array.isArray(body.images) && body.images.length > 0) return true;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  return messages.some((m: unknown) => {
+    if (!m || typeof m !== 'object') return false;
+    const { content, images } = m as Body;
+    if (Array.isArray(images) && images.length > 0) return true;
+    return Array.isArray(content) && content.some((part: unknown) => !!part && typeof part === 'object' && IMAGE_PART_TYPES.has(String((part as Body).type)));
+  });
+}
+
+function chatPrompt(messages: unknown[]): string {
+  return messages
+    .map((m) => {
+      const { role, content } = (m ?? {}) as Body;
+      const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p && typeof p === 'object' && typeof (p as Body).text === 'string' ? (p as Body).text : '')).join(' ') : '';
+      return `${String(role ?? 'user')}: ${text}`;
+    })
+    .join('\n');
+}
+
+function completionPrompt(prompt: unknown): string {
+  if (typeof prompt === 'string') return prompt;
+  if (Array.isArray(prompt) && prompt.every((p) => typeof p === 'string')) return prompt.join('\n');
+  return JSON.stringify(prompt);
+}
+
+/** max_tokens, max_completion_tokens or n_predict when positive; undefined means "until the simulated EOS". */
+function requestedTokens(body: Body): number | undefined {
+  for (const key of ['max_tokens', 'max_completion_tokens', 'n_predict']) {
+    const v = body[key];
+    if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
+  }
+  return undefined;
+}
+
+const newId = (prefix: string) => `${prefix}-${randomBytes(12).toString('hex')}`;
+
+interface Generation {
+  kind: Kind;
+  id: string;
+  created: number;
+  model: string;
+  seed: number;
+  promptTokens: number;
+  count: number;
+  finish: 'stop' | 'length';
+  withTimings: boolean;
+}
+
+function usage(g: Generation) {
+  return { prompt_tokens: g.promptTokens, completion_tokens: g.count, total_tokens: g.promptTokens + g.count };
+}
+
+function timings(g: Generation, ms: number) {
+  return { prompt_n: g.promptTokens, prompt_ms: 0, predicted_n: g.count, predicted_ms: ms, predicted_per_token_ms: ms / g.count, predicted_per_second: ms > 0 ? (g.count * 1000) / ms : 0 };
+}
+
+function chunk(g: Generation, i: number | 'final', extra: Body = {}) {
+  const finish = i === 'final' ? g.finish : null;
+  if (g.kind === 'chat') {
+    const delta = i === 'final' ? {} : i === 0 ? { role: 'assistant', content: tokenText(g.seed, 0) } : { content: tokenText(g.seed, i) };
+    return { id: g.id, object: 'chat.completion.chunk', created: g.created, model: g.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra };
+  }
+  const text = i === 'final' ? '' : tokenText(g.seed, i);
+  return { id: g.id, object: 'text_completion', created: g.created, model: g.model, choices: [{ index: 0, text, logprobs: null, finish_reason: finish }], ...extra };
+}
+
+async function streamGeneration(job: Job, reply: FastifyReply, g: Generation, includeUsage: boolean): Promise<void> {
+  const started = performance.now();
+  await paceTokens(g.count, job.tokenMs, job.signal, async (i) => {
+    job.slot.tokens = g.promptTokens + i + 1;
+    startEventStream(reply);
+    await writeEvent(reply, chunk(g, i), job.signal);
+    if (i === 0 && job.crashing) await job.crash();
+  });
+  const extra = g.withTimings ? { timings: timings(g, performance.now() - started) } : {};
+  await writeEvent(reply, chunk(g, 'final', extra), job.signal);
+  if (includeUsage) {
+    const object = g.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    await writeEvent(reply, { id: g.id, object, created: g.created, model: g.model, choices: [], usage: usage(g) }, job.signal);
+  }
+  await writeEvent(reply, '[DONE]', job.signal);
+  reply.raw.end();
+}
+
+async function completeGeneration(job: Job, reply: FastifyReply, g: Generation): Promise<void> {
+  const started = performance.now();
+  const crashAt = Math.floor(g.count / 2);
+  await paceTokens(g.count, job.tokenMs, job.signal, async (i) => {
+    job.slot.tokens = g.promptTokens + i + 1;
+    if (job.crashing && i === crashAt) await job.crash();
+  });
+  let text = '';
+  for (let i = 0; i < g.count; i++) text += tokenText(g.seed, i);
+  const common = { id: g.id, created: g.created, model: g.model };
+  const choice =
+    g.kind === 'chat'
+      ? { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: g.finish }] }
+      : { object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: g.finish }] };
+  const extra = g.withTimings ? { timings: timings(g, performance.now() - started) } : {};
+  reply.send({ ...common, ...choice, usage: usage(g), ...extra });
+}
+
+function textHandler(ctx: SimEngineContext, kind: Kind) {
+  return async (request: { body: unknown }, reply: FastifyReply) => {
+    const body = (request.body ?? {}) as Body;
+    let promptText: string;
+    if (kind === 'chat') {
+      if (!Array.isArray(body.messages) || body.messages.length === 0) return sendError(reply, 400, "'messages' must be a non-empty array");
+      promptText = chatPrompt(body.messages);
+    } else {
+      if (body.prompt === undefined) return sendError(reply, 400, "'prompt' is required");
+      promptText = completionPrompt(body.prompt);
+    }
+    const requested = requestedTokens(body);
+    const g: Generation = {
+      kind,
+      id: newId(kind === 'chat' ? 'chatcmpl' : 'cmpl'),
+      created: Math.floor(Date.now() / 1000),
+      model: typeof body.model === 'string' && body.model ? body.model : ctx.modelId,
+      seed: seedOf(promptText),
+      promptTokens: countTokens(promptText),
+      count: requested ?? ctx.options.tokens,
+      finish: requested ? 'length' : 'stop',
+      withTimings: ctx.options.shape === 'llama-server',
+    };
+    const streamOptions = (body.stream_options ?? {}) as Body;
+    return runJob(ctx, request as never, reply, {
+      hooks: readHooks(body),
+      imageInput: kind === 'chat' && hasImageInput(body),
+      run: async (job) => {
+        job.slot.tokens = g.promptTokens;
+        if (body.stream === true) await streamGeneration(job, reply, g, streamOptions.include_usage === true);
+        else await completeGeneration(job, reply, g);
+      },
+    });
+  };
+}
+
+function embeddingInputs(input: unknown): string[] | undefined {
+  if (typeof input === 'string') return [input];
+  if (!Array.isArray(input) || input.length === 0) return undefined;
+  if (input.every((v) => typeof v === 'number')) return [JSON.stringify(input)];
+  return input.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+}
+
+/** Registers the OpenAI routes: chat, completions, embeddings, models. */
+export function registerOpenAIRoutes(app: FastifyInstance, ctx: SimEngineContext, ownedBy: string): void {
+  app.get('/v1/models', async () => ({
+    object: 'list',
+    data: [{ id: ctx.modelId, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: ownedBy }],
+  }));
+
+  app.post('/v1/chat/completions', textHandler(ctx, 'chat'));
+  app.post('/v1/completions', textHandler(ctx, 'completion'));
+
+  app.post('/v1/embeddings', async (request, reply) => {
+    const body = (request.body ?? {}) as Body;
+    const inputs = embeddingInputs(body.input);
+    if (!inputs) return sendError(reply, 400, "'input' must be a string or a non-empty array");
+    const base64 = body.encoding_format === 'base64';
+    const promptTokens = inputs.reduce((n, text) => n + countTokens(text), 0);
+    return runJob(ctx, request, reply, {
+      hooks: readHooks(body),
+      run: async (job) => {
+        job.slot.tokens = promptTokens;
+        // One token time per input text.
+        await work(job, job.tokenMs * inputs.length);
+        reply.send({
+          object: 'list',
+          data: inputs.map((text, index) => {
+            const vector = embed(text);
+            return { object: 'embedding', index, embedding: base64 ? embeddingBase64(vector) : vector };
+          }),
+          model: typeof body.model === 'string' && body.model ? body.model : ctx.modelId,
+          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+        });
+      },
+    });
+  });
+}

@@ -1,0 +1,29 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { consoleRoutes } from './console-routes';
+import type { HttpDeps } from './deps';
+import { installErrorHandling } from './errors';
+import { ollamaRoutes } from './ollama-routes';
+import { openaiRoutes } from './openai-routes';
+import { opsRoutes } from './ops-routes';
+
+export interface AppOptions {
+  logLevel?: string;
+}
+
+/** Builds the node's HTTP app: the same instance for the server and for tests. */
+export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: deps.bodyLimit,
+    logger: { level: opts.logLevel ?? process.env.ROUTERDESK_LOG_LEVEL ?? 'info' },
+    disableRequestLogging: process.env.ROUTERDESK_LOG_REQUESTS !== '1',
+    forceCloseConnections: true,
+  });
+  installErrorHandling(app);
+  await app.register(async (scope) => {
+    await opsRoutes(scope, deps);
+    await openaiRoutes(scope, deps);
+    await ollamaRoutes(scope, deps);
+    await consoleRoutes(scope, deps);
+  });
+  return app;
+}

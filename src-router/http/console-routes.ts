@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import type { ConsoleModelList } from '../contract';
+import type { HttpDeps } from './deps';
+import { requireToken } from './auth';
+import { RouterError } from '../serve';
+
+/** The console API the UI calls (`/router/v1/console/*`), behind the console token. */
+export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  app.register(async (scope) => {
+    scope.addHook('preHandler', requireToken(deps.consoleToken, 'console'));
+
+    scope.get('/router/v1/console/models', async (): Promise<ConsoleModelList> => ({
+      node: { nodeId: deps.nodeId, role: deps.role, version: deps.version, startedAt: deps.startedAt.toISOString() },
+      models: deps.registry.all().map((r) => ({
+        publicId: r.publicId,
+        localId: r.localId,
+        nodeId: deps.nodeId,
+        backend: r.config.backend,
+        capabilities: r.config.capabilities,
+        lane: deps.supervisor.adapter(r.localId).lane,
+        state: deps.supervisor.state(r.localId),
+        configHash: r.configHash,
+        modelHash: r.modelHash,
+        contextsize: r.config.contextsize ?? r.config.vllm?.settings.max_model_length ?? null,
+        lastError: deps.supervisor.lastError(r.localId),
+      })),
+    }));
+
+    scope.get('/router/v1/console/lanes', async () => ({ lanes: deps.supervisor.laneStatus() }));
+
+    scope.get<{ Params: { localId: string }; Querystring: { lines?: string } }>('/router/v1/console/models/:localId/logs', async (request) => {
+      const rec = deps.registry.byLocalId(request.params.localId);
+      if (!rec) throw new RouterError(404, 'model_not_found', `no local model '${request.params.localId}'`);
+      const n = Math.min(Math.max(Number(request.query.lines ?? 100) || 100, 1), 500);
+      return { localId: rec.localId, lines: deps.supervisor.logs(rec.localId, n) };
+    });
+  });
+}

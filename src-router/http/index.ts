@@ -1,0 +1,4 @@
+export * from './app';
+export * from './deps';
+export * from './auth';
+export * from './errors';

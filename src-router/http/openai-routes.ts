@@ -1,0 +1,69 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { chatRequestSchema, completionRequestSchema, embeddingRequestSchema, imageRequestSchema } from '../contract';
+import type { Endpoint } from '../engines';
+import { badRequest, type ServeOutput, type TranscriptionUpload } from '../serve';
+import { clientSignal } from './client-signal';
+import type { HttpDeps } from './deps';
+import { parseBody } from './errors';
+import { writeStream } from './streaming';
+
+/** The OpenAI-compatible client API under /v1. */
+export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  await app.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });
+
+  app.get('/v1/models', async () => ({
+    object: 'list',
+    data: deps.registry.publicIds().map((id) => ({ id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: deps.nodeId })),
+  }));
+
+  const jsonEndpoint = (path: string, endpoint: Endpoint, schema: typeof chatRequestSchema | typeof completionRequestSchema | typeof embeddingRequestSchema | typeof imageRequestSchema) =>
+    app.post(path, async (request, reply) => {
+      const body = parseBody(schema, request.body) as Record<string, unknown> & { model: string };
+      const stream = (endpoint === 'chat' || endpoint === 'completion') && body.stream === true;
+      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+      return send(request, reply, out);
+    });
+
+  jsonEndpoint('/v1/chat/completions', 'chat', chatRequestSchema);
+  jsonEndpoint('/v1/completions', 'completion', completionRequestSchema);
+  jsonEndpoint('/v1/embeddings', 'embedding', embeddingRequestSchema);
+  jsonEndpoint('/v1/images/generations', 'image', imageRequestSchema);
+
+  app.post('/v1/audio/transcriptions', async (request, reply) => {
+    const upload = await readUpload(request);
+    const model = upload.fields.model;
+    if (!model) throw badRequest('model: a form field `model` is required', 'model');
+    const out = await deps.executor.run({ endpoint: 'transcription', model, upload, stream: false, signal: clientSignal(reply) });
+    return send(request, reply, out);
+  });
+}
+
+export function rawBytes(request: FastifyRequest): number {
+  return Number(request.headers['content-length'] ?? 0) || Buffer.byteLength(JSON.stringify(request.body ?? ''));
+}
+
+async function readUpload(request: FastifyRequest): Promise<TranscriptionUpload> {
+  if (!request.isMultipart()) throw badRequest('expected a multipart/form-data body with `file` and `model`');
+  const fields: Record<string, string> = {};
+  let file: TranscriptionUpload | undefined;
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file') {
+        part.file.resume();
+        continue;
+      }
+      file = { file: await part.toBuffer(), filename: part.filename, mimetype: part.mimetype, fields };
+    } else if (typeof part.value === 'string') {
+      fields[part.fieldname] = part.value;
+    }
+  }
+  if (!file) throw badRequest('file: a form field `file` with the audio is required', 'file');
+  return { ...file, fields };
+}
+
+export async function send(request: FastifyRequest, reply: FastifyReply, out: ServeOutput): Promise<FastifyReply | void> {
+  if (out.kind === 'sse') return writeStream(request, reply, out.events, 'sse', out.close);
+  if (out.kind === 'text') return reply.status(out.status).type(out.contentType).send(out.body);
+  return reply.status(out.status).send(out.body);
+}

@@ -1,0 +1,2 @@
+export * from './config-hash';
+export * from './model-registry';

@@ -1,0 +1,49 @@
+/** The work a request does, as the analytics and cost fits measure it. */
+export interface WorkMeasure {
+  promptBytes?: number;
+  tokensGenerated?: number;
+  imagePixels?: number;
+  imageSteps?: number;
+  imageCount?: number;
+  audioSeconds?: number;
+}
+
+/** `"1024x768"` → [1024, 768]; undefined when absent or malformed. */
+export function parseSize(size: unknown): [number, number] | undefined {
+  if (typeof size !== 'string') return undefined;
+  const m = /^(\d+)x(\d+)$/.exec(size.trim());
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+export function imageWork(body: Record<string, unknown>, defaults = { size: '512x512', steps: 20 }): WorkMeasure {
+  const [w, h] = parseSize(body.size ?? defaults.size) ?? parseSize(defaults.size)!;
+  const steps = typeof body.steps === 'number' ? body.steps : defaults.steps;
+  const n = typeof body.n === 'number' ? body.n : 1;
+  return { imagePixels: w * h, imageSteps: steps, imageCount: n };
+}
+
+/** Seconds of audio in a PCM WAV file, read from its header; undefined when it is not a WAV this can read. */
+export function wavSeconds(buf: Uint8Array): number | undefined {
+  const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (b.length < 12 || b.toString('ascii', 0, 4) !== 'RIFF' || b.toString('ascii', 8, 12) !== 'WAVE') return undefined;
+  let off = 12;
+  let byteRate = 0;
+  while (off + 8 <= b.length) {
+    const id = b.toString('ascii', off, off + 4);
+    const size = b.readUInt32LE(off + 4);
+    if (id === 'fmt ' && off + 16 <= b.length) byteRate = b.readUInt32LE(off + 8 + 8);
+    if (id === 'data') {
+      if (!byteRate) return undefined;
+      const available = Math.min(size, b.length - off - 8);
+      return available / byteRate;
+    }
+    off += 8 + size + (size % 2);
+  }
+  return undefined;
+}
+
+/** Generated tokens of a non-streamed OpenAI response: its usage, else undefined. */
+export function usageTokens(body: unknown): number | undefined {
+  const usage = (body as { usage?: { completion_tokens?: unknown } } | null)?.usage;
+  return typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : undefined;
+}

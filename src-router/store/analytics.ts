@@ -1,0 +1,106 @@
+import type { Db } from './db';
+
+export type RequestEndpoint = 'chat' | 'completion' | 'embedding' | 'image' | 'transcription';
+export type RequestOutcome = 'ok' | 'error' | 'cancelled';
+
+/** One finished request, with the measure of work it did. */
+export interface RequestRow {
+  finishedAt: number;
+  nodeId: string;
+  model: string;
+  localId: string;
+  backend: string;
+  endpoint: RequestEndpoint;
+  streamed: boolean;
+  promptBytes?: number | null;
+  tokensGenerated?: number | null;
+  imagePixels?: number | null;
+  imageSteps?: number | null;
+  imageCount?: number | null;
+  audioSeconds?: number | null;
+  queueWaitMs: number;
+  durationMs: number;
+  outcome: RequestOutcome;
+  status?: number | null;
+  error?: string | null;
+}
+
+/** One engine load attempt. */
+export interface LoadRow {
+  finishedAt: number;
+  nodeId: string;
+  model: string;
+  localId: string;
+  backend: string;
+  lane: string;
+  durationMs: number;
+  success: boolean;
+  displacedLocalId?: string | null;
+  error?: string | null;
+}
+
+export class AnalyticsStore {
+  private readonly insertRequestStmt;
+  private readonly insertLoadStmt;
+
+  constructor(private readonly db: Db) {
+    this.insertRequestStmt = db.prepare(`INSERT INTO request_analytics
+      (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, tokens_generated, image_pixels, image_steps, image_count,
+       audio_seconds, queue_wait_ms, duration_ms, outcome, status, error)
+      VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @endpoint, @streamed, @promptBytes, @tokensGenerated, @imagePixels, @imageSteps, @imageCount,
+       @audioSeconds, @queueWaitMs, @durationMs, @outcome, @status, @error)`);
+    this.insertLoadStmt = db.prepare(`INSERT INTO load_analytics
+      (finished_at, node_id, model, local_id, backend, lane, duration_ms, success, displaced_local_id, error)
+      VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @lane, @durationMs, @success, @displacedLocalId, @error)`);
+  }
+
+  recordRequest(row: RequestRow): void {
+    this.insertRequestStmt.run({
+      promptBytes: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
+      ...row,
+      streamed: row.streamed ? 1 : 0,
+      queueWaitMs: Math.round(row.queueWaitMs),
+      durationMs: Math.round(row.durationMs),
+    });
+  }
+
+  recordLoad(row: LoadRow): void {
+    this.insertLoadStmt.run({ displacedLocalId: null, error: null, ...row, success: row.success ? 1 : 0, durationMs: Math.round(row.durationMs) });
+  }
+
+  /** Requests of one public model since `sinceMs`, oldest first (cost fits read these). */
+  requestsFor(model: string, sinceMs = 0): RequestRow[] {
+    return (this.db.prepare('SELECT * FROM request_analytics WHERE model = ? AND finished_at >= ? ORDER BY id').all(model, sinceMs) as Record<string, unknown>[]).map(toRequestRow);
+  }
+
+  recentRequests(limit = 100): RequestRow[] {
+    return (this.db.prepare('SELECT * FROM request_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toRequestRow);
+  }
+
+  loadsFor(localId: string, sinceMs = 0): LoadRow[] {
+    return (this.db.prepare('SELECT * FROM load_analytics WHERE local_id = ? AND finished_at >= ? ORDER BY id').all(localId, sinceMs) as Record<string, unknown>[]).map(toLoadRow);
+  }
+
+  recentLoads(limit = 100): LoadRow[] {
+    return (this.db.prepare('SELECT * FROM load_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toLoadRow);
+  }
+}
+
+function toRequestRow(r: Record<string, unknown>): RequestRow {
+  return {
+    finishedAt: r.finished_at as number, nodeId: r.node_id as string, model: r.model as string, localId: r.local_id as string,
+    backend: r.backend as string, endpoint: r.endpoint as RequestEndpoint, streamed: r.streamed === 1,
+    promptBytes: r.prompt_bytes as number | null, tokensGenerated: r.tokens_generated as number | null,
+    imagePixels: r.image_pixels as number | null, imageSteps: r.image_steps as number | null, imageCount: r.image_count as number | null,
+    audioSeconds: r.audio_seconds as number | null, queueWaitMs: r.queue_wait_ms as number, durationMs: r.duration_ms as number,
+    outcome: r.outcome as RequestOutcome, status: r.status as number | null, error: r.error as string | null,
+  };
+}
+
+function toLoadRow(r: Record<string, unknown>): LoadRow {
+  return {
+    finishedAt: r.finished_at as number, nodeId: r.node_id as string, model: r.model as string, localId: r.local_id as string,
+    backend: r.backend as string, lane: r.lane as string, durationMs: r.duration_ms as number, success: r.success === 1,
+    displacedLocalId: r.displaced_local_id as string | null, error: r.error as string | null,
+  };
+}

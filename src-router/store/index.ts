@@ -1,0 +1,4 @@
+export * from './db';
+export * from './migrations';
+export * from './analytics';
+export * from './hash-cache';

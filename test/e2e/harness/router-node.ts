@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** A real router node as a child process (`node out/main/cli.js node --config <file>`) on a free loopback port. */
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const CLI = join(repoRoot, 'out/main/cli.js');
+
+/** 24 characters, not a placeholder. */
+export const E2E_CONSOLE_TOKEN = 'e2e-console-token-24char';
+const E2E_CLUSTER_TOKEN = 'e2e-cluster-token-0123456789';
+
+export interface ModelFile {
+  /** File name without extension: the model's local ID. */
+  localId: string;
+  yaml: string;
+}
+
+export interface RouterNode {
+  url: string;
+  consoleToken: string;
+  dir: string;
+  /** Everything the node printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+}
+
+async function waitForHealth(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`router node exited (${child.exitCode ?? child.signalCode}) before /health answered:\n${output()}`);
+    }
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`router node /health not 200 within ${timeoutMs} ms (last: ${last}):\n${output()}`);
+}
+
+export async function startRouterNode(opts: { nodeId?: string; models: ModelFile[]; healthTimeoutMs?: number }): Promise<RouterNode> {
+  const dir = mkdtempSync(join(tmpdir(), 'routerdesk-e2e-'));
+  const modelsDir = join(dir, 'models');
+  mkdirSync(modelsDir);
+  for (const m of opts.models) writeFileSync(join(modelsDir, `${m.localId}.yaml`), m.yaml);
+
+  const port = await freePort();
+  const configFile = join(dir, 'node.yaml');
+  writeFileSync(
+    configFile,
+    [
+      'server:',
+      '  host: 127.0.0.1',
+      `  port: ${port}`,
+      'cluster:',
+      '  role: standalone',
+      `  node_id: ${opts.nodeId ?? 'e2e-node'}`,
+      `  token: ${E2E_CLUSTER_TOKEN}`,
+      `  store_dir: ${join(dir, 'store')}`,
+      'models:',
+      `  config_dir: ${modelsDir}`,
+      'console:',
+      `  token: ${E2E_CONSOLE_TOKEN}`,
+      '',
+    ].join('\n'),
+  );
+
+  let log = '';
+  const child = spawn(process.execPath, [CLI, 'node', '--config', configFile], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  const output = () => log;
+
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited(child);
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForHealth(url, child, output, opts.healthTimeoutMs ?? 20_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, consoleToken: E2E_CONSOLE_TOKEN, dir, output, stop };
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { adapterFor, expandCommand } from '../../src-router/engines';
+import { parseModelConfig } from '../../src-router/config';
+
+describe('command templates', () => {
+  it('splits words, honours quotes and escapes, fills placeholders', () => {
+    expect(expandCommand(`llama-server --port \${PORT} -m "\${MODEL}" --alias '\${ALIAS}' --x a\\ b`, { PORT: 9001, MODEL: '/m/my model.gguf', ALIAS: 'tiny' }))
+      .toEqual(['llama-server', '--port', '9001', '-m', '/m/my model.gguf', '--alias', 'tiny', '--x', 'a b']);
+  });
+
+  it('refuses a placeholder without a value and an unclosed quote', () => {
+    expect(() => expandCommand('x ${MODEL}', {})).toThrow(/\$\{MODEL\}/);
+    expect(() => expandCommand('x "abc', {})).toThrow(/unclosed/);
+  });
+});
+
+describe('engine adapters', () => {
+  const cfg = (raw: Record<string, unknown>) => parseModelConfig({ name: 'm', ...raw }, 'm.yaml', '/models');
+  const ctx = { host: '127.0.0.1', port: 9100, localId: 'm-local', cli: { node: '/usr/bin/node', script: '/app/out/main/cli.js' } };
+
+  it('puts each family in its lane (HEALTH-3)', () => {
+    expect(adapterFor(cfg({ backend: 'llama-server', model: 'a.gguf' }), 'llama_sdcpp').lane).toBe('text');
+    expect(adapterFor(cfg({ backend: 'vllm', model: 'x' }), 'llama_sdcpp').lane).toBe('text');
+    expect(adapterFor(cfg({ backend: 'sd-server', capabilities: ['image'], model: 'a' }), 'llama_sdcpp').lane).toBe('image');
+    expect(adapterFor(cfg({ backend: 'whisper-server', capabilities: ['transcription'], model: 'a' }), 'llama_sdcpp').lane).toBe('whisper');
+    expect(adapterFor(cfg({ backend: 'koboldcpp', model: 'a' }), 'kobold').lane).toBe('shared');
+    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['video'] }), 'llama_sdcpp')).toMatchObject({ lane: 'image', shape: 'sd-server' });
+    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['transcription'] }), 'llama_sdcpp')).toMatchObject({ lane: 'whisper', shape: 'whisper-server' });
+    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['image'] }), 'kobold')).toMatchObject({ lane: 'shared', shape: 'koboldcpp', healthPath: '/api/extra/version' });
+  });
+
+  it('launches external engines from the default or the configured template', () => {
+    const a = adapterFor(cfg({ backend: 'llama-server', model: 'a.gguf', contextsize: 2048 }), 'llama_sdcpp');
+    expect(a.launch(cfg({ backend: 'llama-server', model: 'a.gguf', contextsize: 2048 }), ctx)).toEqual({
+      command: 'llama-server', args: ['--host', '127.0.0.1', '--port', '9100', '-m', '/models/a.gguf', '--alias', 'm-local', '-c', '2048', '-np', '1'], env: {},
+    });
+    const custom = cfg({ backend: 'whisper-server', model: 'w.bin', command: 'whisper-server --port ${PORT} -m ${MODEL} -t 4', env: { OMP_NUM_THREADS: '4' } });
+    expect(adapterFor(custom, 'llama_sdcpp').launch(custom, ctx)).toEqual({ command: 'whisper-server', args: ['--port', '9100', '-m', '/models/w.bin', '-t', '4'], env: { OMP_NUM_THREADS: '4' } });
+  });
+
+  it('an external engine without weights or command says so', () => {
+    const c = cfg({ backend: 'sd-server', capabilities: ['image'] });
+    expect(() => adapterFor(c, 'llama_sdcpp').launch(c, ctx)).toThrow(/needs `model`/);
+  });
+
+  it('runs the built-in engines through the router CLI, dying with their supervisor', () => {
+    const sim = cfg({ backend: 'sim', sim: { load_time: '1s', fail: 'crash_on_start' } });
+    const spec = adapterFor(sim, 'llama_sdcpp').launch(sim, ctx);
+    expect(spec.command).toBe('/usr/bin/node');
+    expect(spec.args.slice(0, 2)).toEqual(['/app/out/main/cli.js', 'sim-engine']);
+    expect(spec.args).toEqual(expect.arrayContaining(['--shape', 'llama-server', '--load-time', '1000', '--fail', 'crash_on_start', '--exit-with-stdin']));
+    const llama = cfg({ backend: 'llama-node', model: 't.gguf', contextsize: 512, llama_node: { use_mmap: false } });
+    const l = adapterFor(llama, 'llama_sdcpp').launch(llama, ctx);
+    expect(l.args).toEqual(expect.arrayContaining(['llama-engine', '--model', '/models/t.gguf', '--ctx', '512', '--threads', '1', '--no-mmap']));
+  });
+});
