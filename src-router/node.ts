@@ -1,13 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Supervisor } from './backends';
+import { ActivityTracker } from './cluster/activity';
+import { localRecords, localSnapshot } from './cluster/local-snapshot';
+import { Membership } from './cluster/membership';
+import { NodeClient } from './cluster/node-client';
+import { Registrar } from './cluster/registrar';
+import { runtimeStatus } from './cluster/runtime-status';
+import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, loadModelConfigDir, type NodeConfig } from './config';
 import type { CliRef } from './engines';
 import { buildApp } from './http';
 import { cliRef, uiDir as defaultUiDir } from './paths';
-import { ModelRegistry } from './registry';
-import { RequestExecutor, RouterMetrics } from './serve';
-import { AnalyticsStore, ModelHashCache, openStore, type Db } from './store';
+import { ClusterCatalog, ModelRegistry } from './registry';
+import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
+import { AnalyticsStore, ClusterStore, ModelHashCache, openStore, type Db } from './store';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -24,8 +31,10 @@ export interface RouterNode {
   config: NodeConfig;
   app: FastifyInstance;
   registry: ModelRegistry;
+  catalog: ClusterCatalog;
   supervisor: Supervisor;
   analytics: AnalyticsStore;
+  membership?: Membership;
   db: Db;
   close(): Promise<void>;
 }
@@ -35,9 +44,15 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   checkRole(config);
   const version = options.version ?? ROUTER_VERSION;
   const nodeId = config.cluster.node_id;
+  const role = config.cluster.role;
+  const startedAt = new Date();
   const db = openStore(config.cluster.store_dir);
   const analytics = new AnalyticsStore(db);
+  const clusterStore = new ClusterStore(db);
   const registry = new ModelRegistry(loadModelConfigDir(config.models.config_dir));
+  const catalog = new ClusterCatalog(clusterStore);
+  const activity = new ActivityTracker();
+  const client = new NodeClient(config.cluster.token);
 
   let supervisor: Supervisor | undefined;
   const metrics = new RouterMetrics(() => supervisor, () => registry);
@@ -54,42 +69,75 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       },
     },
   );
+  const sup = supervisor;
+
+  let membership: Membership | undefined;
+  const refreshCatalog = () =>
+    catalog.update([{ nodeId, local: true, healthy: true, url: null, records: localRecords(registry, sup) }, ...(membership?.nodeRecords() ?? [])]);
+
+  let stt: SttScheduler | undefined;
+  const statusNow = () => runtimeStatus(nodeId, registry, sup, activity, stt?.reservationsOn(nodeId) ?? 0);
+  const snapshotNow = () => localSnapshot(config, version, startedAt, registry, sup);
+
+  const resolver = new TargetResolver({
+    nodeId, registry, catalog, supervisor: sup,
+    sttSelectors: new Set(['', config.models.stt_selector]),
+    selectStt: (exclude) => stt!.select(exclude),
+  });
   const executor = new RequestExecutor({
-    nodeId,
-    registry,
-    supervisor,
+    nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
     requestTimeoutMs: config.cluster.request_timeout,
+    onStart: (target) => (target.kind === 'local' ? activity.begin() : () => {}),
     onFinished: (row) => {
       metrics.request(row);
       analytics.recordRequest(row);
     },
   });
   const consoleToken = config.console.token || randomBytes(18).toString('base64url');
-  const app = await buildApp(
-    {
-      nodeId, role: config.cluster.role, version, startedAt: new Date(), executor, registry, supervisor, metrics, consoleToken,
-      bodyLimit: config.server.body_limit, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
-    },
-    { logLevel: options.logLevel },
-  );
+  const deps = {
+    nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
+    clusterToken: role === 'standalone' ? '' : config.cluster.token,
+    snapshot: snapshotNow, runtimeStatus: statusNow,
+    bodyLimit: config.server.body_limit, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
+  };
+  const app = await buildApp(deps, { logLevel: options.logLevel });
   await registry.computeHashes(new ModelHashCache(db), (rec, err) => app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`));
+
+  if (role === 'master') {
+    membership = new Membership({
+      localNodeId: nodeId, slaveUrls: config.cluster.slave_urls, healthIntervalMs: config.cluster.health_interval, client, store: clusterStore, log: app.log,
+      onChange: refreshCatalog,
+    });
+    Object.assign(deps, { membership });
+  }
+  stt = new SttScheduler({ localNodeId: nodeId, catalog, client, localStatus: statusNow, remotes: () => membership?.statusCapable() ?? [], log: app.log });
+  refreshCatalog();
 
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   const url = address.replace('[::1]', '127.0.0.1');
 
+  await membership?.start();
+  let registrar: Registrar | undefined;
+  if (role === 'slave') {
+    registrar = new Registrar({ masterUrl: config.cluster.master_url!, syncIntervalMs: config.cluster.sync_interval, client, snapshot: snapshotNow, log: app.log });
+    registrar.start();
+  }
+
   if (config.models.startup_model) {
     const rec = registry.resolve(config.models.startup_model)[0];
     if (!rec) app.log.error(`models.startup_model '${config.models.startup_model}' is not a configured model`);
-    else supervisor.preload(rec.localId).catch((err: Error) => app.log.error({ model: rec.localId }, `startup model failed to load: ${err.message}`));
+    else sup.preload(rec.localId).catch((err: Error) => app.log.error({ model: rec.localId }, `startup model failed to load: ${err.message}`));
   }
 
   let closing: Promise<void> | undefined;
   return {
-    url, consoleToken, config, app, registry, supervisor, analytics, db,
+    url, consoleToken, config, app, registry, catalog, supervisor: sup, analytics, membership, db,
     close: () =>
       (closing ??= (async () => {
+        membership?.stop();
+        registrar?.stop();
         await app.close();
-        await supervisor!.close();
+        await sup.close();
         db.close();
       })()),
   };

@@ -59,6 +59,17 @@ export class LaneRuntime {
     return f && f.count > 0 ? 'failed' : 'stopped';
   }
 
+  /** False while the model is held after repeated failed starts (HEALTH-3: a local model is selected only when its lane can serve it). */
+  availableFor(localId: string): boolean {
+    const f = this.failures.get(localId);
+    return !f || f.heldUntil <= this.host.now();
+  }
+
+  /** Requests waiting in this lane for `localId`. */
+  queuedFor(localId: string): number {
+    return this.queue.filter((w) => w.localId === localId).length;
+  }
+
   lastErrorOf(localId: string): string | null {
     if (this.current?.localId === localId && this.current.proc.lastError) return this.current.proc.lastError;
     return this.failures.get(localId)?.reason ?? null;

@@ -104,6 +104,22 @@ export class Supervisor {
     return this.laneOf(localId).stateOf(localId);
   }
 
+  available(localId: string): boolean {
+    return this.laneOf(localId).availableFor(localId);
+  }
+
+  /** Per model: loaded, loading, active (at the engine) and queued (waiting for it). */
+  modelLoad(localId: string) {
+    const lane = this.laneOf(localId);
+    const loadedHere = lane.current?.localId === localId;
+    return {
+      loaded: loadedHere && lane.current!.proc.state === 'ready',
+      loading: lane.switching === localId,
+      active: loadedHere ? lane.inflight : 0,
+      queued: lane.queuedFor(localId),
+    };
+  }
+
   lastError(localId: string): string | null {
     return this.laneOf(localId).lastErrorOf(localId);
   }

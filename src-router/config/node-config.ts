@@ -47,6 +47,7 @@ export const modelsSchema = z
     config_dir: z.string().default(''),
     startup_model: z.string().default(''),
     shared_dir: z.string().default(''),
+    stt_selector: z.string().default('auto').describe('model name that asks the router to pick a transcription model (STT); an absent model means the same'),
   })
   .strict();
 

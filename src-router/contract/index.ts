@@ -1,2 +1,4 @@
 export * from './console';
 export * from './client-requests';
+export * from './node';
+export * from './errors';

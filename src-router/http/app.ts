@@ -1,5 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { consoleRoutes } from './console-routes';
+import { nodeRoutes } from './node-routes';
 import type { HttpDeps } from './deps';
 import { installErrorHandling } from './errors';
 import { ollamaRoutes } from './ollama-routes';
@@ -15,15 +17,17 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   const app = Fastify({
     bodyLimit: deps.bodyLimit,
     logger: { level: opts.logLevel ?? process.env.ROUTERDESK_LOG_LEVEL ?? 'info' },
-    disableRequestLogging: process.env.ROUTERDESK_LOG_REQUESTS !== '1',
+    logController: new LogController({ disableRequestLogging: process.env.ROUTERDESK_LOG_REQUESTS !== '1' }),
     forceCloseConnections: true,
   });
   installErrorHandling(app);
   await app.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });
     await opsRoutes(scope, deps);
     await openaiRoutes(scope, deps);
     await ollamaRoutes(scope, deps);
     await consoleRoutes(scope, deps);
+    await nodeRoutes(scope, deps);
   });
   return app;
 }

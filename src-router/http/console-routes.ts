@@ -26,6 +26,23 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       })),
     }));
 
+    scope.get('/router/v1/console/cluster/nodes', async () => {
+      const self = deps.snapshot();
+      const local = {
+        nodeId: deps.nodeId, url: null, role: deps.role, local: true, healthy: true, lastSeen: new Date().toISOString(), lastError: null,
+        version: deps.version, settingsHash: self.settingsHash, models: self.models.length,
+      };
+      return { nodes: [local, ...(deps.membership?.views() ?? [])] };
+    });
+
+    scope.get('/router/v1/console/cluster/models', async () => ({
+      models: deps.catalog.all().map((e) => ({
+        id: e.id, baseId: e.baseId, capabilities: e.replicas[0].record.capabilities,
+        replicas: e.replicas.map((r) => ({ nodeId: r.nodeId, localId: r.record.localId, available: r.local ? deps.supervisor.available(r.record.localId) : r.available })),
+        configHash: e.replicas[0].record.configHash, modelHash: e.replicas[0].record.modelHash,
+      })),
+    }));
+
     scope.get('/router/v1/console/lanes', async () => ({ lanes: deps.supervisor.laneStatus() }));
 
     scope.get<{ Params: { localId: string }; Querystring: { lines?: string } }>('/router/v1/console/models/:localId/logs', async (request) => {

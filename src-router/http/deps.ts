@@ -1,5 +1,7 @@
 import type { Supervisor } from '../backends';
-import type { ModelRegistry } from '../registry';
+import type { Membership } from '../cluster/membership';
+import type { NodeSnapshot, RuntimeStatus } from '../contract';
+import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RequestExecutor, RouterMetrics } from '../serve';
 
 /** What the HTTP plugins are given by createNode; they hold no state of their own. */
@@ -13,6 +15,13 @@ export interface HttpDeps {
   supervisor: Supervisor;
   metrics: RouterMetrics;
   consoleToken: string;
+  /** Node-to-node calls carry it; empty or placeholder on a standalone node, so the node API admits nobody. */
+  clusterToken: string;
+  catalog: ClusterCatalog;
+  snapshot(): NodeSnapshot;
+  runtimeStatus(): RuntimeStatus;
+  /** The master's view of its slaves; absent on standalone and slave nodes. */
+  membership?: Membership;
   bodyLimit: number;
   uploadLimit: number;
   /** The built renderer (out/renderer), served at `/` when present. */

@@ -14,11 +14,11 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
   app.get('/api/version', async () => ({ version: deps.version }));
 
   app.get('/api/tags', async () => ({
-    models: deps.registry.publicIds().map((id) => {
-      const rec = deps.registry.replicas(id)[0];
+    models: deps.catalog.all().map((e) => {
+      const rec = e.replicas[0].record;
       return {
-        name: id, model: id, modified_at: deps.startedAt.toISOString(), size: 0, digest: rec.modelHash ?? rec.configHash,
-        details: { format: rec.config.backend === 'llama-node' || rec.config.backend === 'llama-server' ? 'gguf' : rec.config.backend, family: rec.config.backend, families: null, parameter_size: '', quantization_level: '' },
+        name: e.id, model: e.id, modified_at: deps.startedAt.toISOString(), size: 0, digest: rec.modelHash ?? rec.configHash,
+        details: { format: rec.backend === 'llama-node' || rec.backend === 'llama-server' ? 'gguf' : rec.backend, family: rec.backend, families: null, parameter_size: '', quantization_level: '' },
       };
     }),
   }));
@@ -40,7 +40,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const json = kind === 'chat' ? ollamaChatToOpenAI(body) : ollamaGenerateToOpenAI(body);
       const stream = json.stream === true;
       const out = await deps.executor.run({ endpoint: kind === 'chat' ? 'chat' : 'completion', model: body.model, json, stream, signal: clientSignal(reply), promptBytes: rawBytes(request) });
-      const model = out.model.publicId;
+      const model = out.modelId;
       if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, started), 'ndjson', out.close);
       if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
       return kind === 'chat' ? openAIChatToOllama(out.body as object, model, started) : openAICompletionToOllama(out.body as object, model, started);
@@ -52,7 +52,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
     const body = parseBody(ollamaEmbedSchema, request.body);
     const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), stream: false, signal: clientSignal(reply), promptBytes: rawBytes(request) });
     if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
-    const result = openAIEmbeddingsToOllama(out.body as object, out.model.publicId, started);
+    const result = openAIEmbeddingsToOllama(out.body as object, out.modelId, started);
     return legacy ? { embedding: (result.embeddings as number[][])[0] ?? [] } : result;
   };
   app.post('/api/embed', embed(false));

@@ -1,4 +1,3 @@
-import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { chatRequestSchema, completionRequestSchema, embeddingRequestSchema, imageRequestSchema } from '../contract';
 import type { Endpoint } from '../engines';
@@ -8,20 +7,23 @@ import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 import { writeStream } from './streaming';
 
-/** The OpenAI-compatible client API under /v1. */
-export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  await app.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });
+/**
+ * The OpenAI-compatible client API under /v1. Registered a second time under /router/v1/node/worker for a master's
+ * forwarded requests (`worker`): same shapes, the model named by its local ID on this node, never forwarded again.
+ */
+export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: { worker?: boolean } = {}): Promise<void> {
+  const worker = opts.worker === true;
 
   app.get('/v1/models', async () => ({
     object: 'list',
-    data: deps.registry.publicIds().map((id) => ({ id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: deps.nodeId })),
+    data: deps.catalog.all().map((e) => ({ id: e.id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
   }));
 
   const jsonEndpoint = (path: string, endpoint: Endpoint, schema: typeof chatRequestSchema | typeof completionRequestSchema | typeof embeddingRequestSchema | typeof imageRequestSchema) =>
     app.post(path, async (request, reply) => {
       const body = parseBody(schema, request.body) as Record<string, unknown> & { model: string };
       const stream = (endpoint === 'chat' || endpoint === 'completion') && body.stream === true;
-      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal: clientSignal(reply), promptBytes: rawBytes(request), worker });
       return send(request, reply, out);
     });
 
@@ -32,9 +34,8 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps): Promis
 
   app.post('/v1/audio/transcriptions', async (request, reply) => {
     const upload = await readUpload(request);
-    const model = upload.fields.model;
-    if (!model) throw badRequest('model: a form field `model` is required', 'model');
-    const out = await deps.executor.run({ endpoint: 'transcription', model, upload, stream: false, signal: clientSignal(reply) });
+    const model = upload.fields.model ?? '';
+    const out = await deps.executor.run({ endpoint: 'transcription', model, upload, stream: false, signal: clientSignal(reply), worker });
     return send(request, reply, out);
   });
 }

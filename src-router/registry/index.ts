@@ -1,2 +1,5 @@
 export * from './config-hash';
 export * from './model-registry';
+export * from './identity-merge';
+export * from './cluster-catalog';
+export * from './target';

@@ -1,17 +1,7 @@
 import { EngineError } from '../backends';
+import { RouterError } from '../contract';
 
-/** An error with its HTTP status and a stable code; `/v1/*` shows it OpenAI-shaped, `/api/*` Ollama-shaped. */
-export class RouterError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly type: string = status >= 500 ? 'server_error' : 'invalid_request_error',
-    readonly param: string | null = null,
-  ) {
-    super(message);
-  }
-}
+export { RouterError };
 
 export const modelNotFound = (model: string) => new RouterError(404, 'model_not_found', `The model '${model}' does not exist on this node`, 'invalid_request_error', 'model');
 export const badRequest = (message: string, param: string | null = null) => new RouterError(400, 'invalid_request', message, 'invalid_request_error', param);

@@ -6,3 +6,5 @@ export * from './work-measure';
 export * from './capabilities';
 export * from './router-metrics';
 export * from './ollama-translate';
+export * from './target-resolver';
+export * from './upstream';

@@ -2,3 +2,4 @@ export * from './db';
 export * from './migrations';
 export * from './analytics';
 export * from './hash-cache';
+export * from './cluster-store';

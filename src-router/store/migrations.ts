@@ -55,4 +55,44 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'cluster membership, identity suffixes, assets, recipes',
+    sql: `
+      CREATE TABLE cluster_nodes (
+        url TEXT PRIMARY KEY,            -- the configured slave URL
+        node_id TEXT,
+        snapshot TEXT,                   -- last NodeSnapshot JSON
+        version TEXT,
+        settings_hash TEXT,
+        healthy INTEGER NOT NULL DEFAULT 0,
+        last_seen INTEGER,               -- unix ms of the last successful poll or registration
+        last_error TEXT,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE identity_suffixes (
+        base_id TEXT NOT NULL,
+        hash_key TEXT NOT NULL,
+        cluster_id TEXT NOT NULL,
+        assigned_at INTEGER NOT NULL,
+        PRIMARY KEY (base_id, hash_key)
+      );
+      CREATE UNIQUE INDEX identity_suffixes_cluster_id ON identity_suffixes(cluster_id);
+      CREATE TABLE asset_bindings (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        reference TEXT NOT NULL,         -- what was asked for (name or hash)
+        sha256 TEXT NOT NULL,
+        from_node TEXT,
+        path TEXT,
+        result TEXT NOT NULL,            -- bound | substituted | rejected
+        reason TEXT
+      );
+      CREATE TABLE recipes (
+        name TEXT PRIMARY KEY,
+        definition TEXT NOT NULL,        -- JSON: components
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -146,6 +146,16 @@ describe('sim engine, llama-server shape', () => {
     for (const e of events.slice(0, -1)) expect(JSON.parse(e.slice('data: '.length)).id).toMatch(/^chatcmpl-/);
   });
 
+  it('reads JSON whatever the content type, answers unknown paths with an OpenAI 404, speaks vllm too', async () => {
+    const engine = await start({ shape: 'vllm', alias: 'v' });
+    const res = await fetch(`${engine.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ prompt: 'p', max_tokens: 2 }) });
+    expect((await readJson(res)).usage.completion_tokens).toBe(2);
+    const missing = await fetch(`${engine.url}/nope`);
+    expect(missing.status).toBe(404);
+    expect((await readJson(missing)).error.code).toBe(404);
+    expect((await readJson(fetch(`${engine.url}/v1/models`))).data[0]).toMatchObject({ id: 'v', owned_by: 'vllm' });
+  });
+
   it('queues FIFO beyond parallel slots and reports it in /metrics', async () => {
     const engine = await start({ parallel: 1, kv_pages: 64 });
     const done: number[] = [];

@@ -38,6 +38,8 @@ export interface Job {
 
 export interface JobSpec {
   hooks: RequestHooks;
+  /** Tokens the request puts in the KV cache before generating (its prompt). */
+  promptTokens?: number;
   /** The request carries image input (only matters with `fail: image_not_supported`). */
   imageInput?: boolean;
   /** Does the work and sends the reply (or streams it on the hijacked reply). */
@@ -76,6 +78,7 @@ export async function runJob(ctx: SimEngineContext, request: FastifyRequest, rep
     return abandon(reply);
   }
 
+  slot.tokens = spec.promptTokens ?? 0;
   let crashed = false;
   const job: Job = {
     signal,

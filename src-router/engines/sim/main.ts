@@ -104,5 +104,5 @@ export async function simEngineMain(argv: string[], io: Partial<SimEngineIo> = {
     });
   }
 
-  return { ...engine, close: stop, stats: engine.stats, loaded: engine.loaded };
+  return { ...engine, close: stop };
 }

@@ -141,9 +141,9 @@ function textHandler(ctx: SimEngineContext, kind: Kind) {
     const streamOptions = (body.stream_options ?? {}) as Body;
     return runJob(ctx, request as never, reply, {
       hooks: readHooks(body),
+      promptTokens: g.promptTokens,
       imageInput: kind === 'chat' && hasImageInput(body),
       run: async (job) => {
-        job.slot.tokens = g.promptTokens;
         if (body.stream === true) await streamGeneration(job, reply, g, streamOptions.include_usage === true);
         else await completeGeneration(job, reply, g);
       },
@@ -176,8 +176,8 @@ export function registerOpenAIRoutes(app: FastifyInstance, ctx: SimEngineContext
     const promptTokens = inputs.reduce((n, text) => n + countTokens(text), 0);
     return runJob(ctx, request, reply, {
       hooks: readHooks(body),
+      promptTokens,
       run: async (job) => {
-        job.slot.tokens = promptTokens;
         // One token time per input text.
         await work(job, job.tokenMs * inputs.length);
         reply.send({

@@ -106,6 +106,17 @@ async function buildApp(app: FastifyInstance, ctx: SimEngineContext): Promise<vo
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
     return sendError(reply, status, err.message || 'internal error');
   });
+  // Like llama-server, read any body that is not multipart as JSON, whatever its content type says.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
+    const raw = String(text);
+    if (raw.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(raw));
+    } catch (err) {
+      done(Object.assign(new Error(`invalid JSON body: ${(err as Error).message}`), { statusCode: 400 }), undefined);
+    }
+  });
   app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'File Not Found', 'not_found_error'));
 
   app.addHook('onRequest', async (request, reply) => {

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import type { Supervisor } from '../backends';
+import type { NodeConfig } from '../config';
+import type { NodeModelRecord, NodeSnapshot } from '../contract';
+import { canonicalJson, type ModelRegistry } from '../registry';
+
+/** Hash of the settings a master pushes (scheduling and offload keys), so each node can show whether it runs the master's. */
+export function settingsHash(config: NodeConfig): string {
+  const picked = Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_')));
+  return createHash('sha256').update(canonicalJson(picked)).digest('hex').slice(0, 16);
+}
+
+/** This node's model records (ID-1), availability read live from the supervisor (HEALTH-3). */
+export function localRecords(registry: ModelRegistry, supervisor: Supervisor): NodeModelRecord[] {
+  return registry.all().map((r) => ({
+    publicId: r.publicId,
+    localId: r.localId,
+    backend: r.config.backend,
+    capabilities: [...r.config.capabilities],
+    lane: supervisor.adapter(r.localId).lane,
+    configHash: r.configHash,
+    modelHash: r.modelHash,
+    contextsize: r.config.contextsize ?? r.config.vllm?.settings.max_model_length ?? null,
+    parallel: r.config.parallel ?? r.config.vllm?.settings.max_number_sequences ?? null,
+    engine: r.config.engine ?? null,
+    available: supervisor.available(r.localId),
+  }));
+}
+
+export function localSnapshot(config: NodeConfig, version: string, startedAt: Date, registry: ModelRegistry, supervisor: Supervisor): NodeSnapshot {
+  return {
+    nodeId: config.cluster.node_id,
+    role: config.cluster.role,
+    publicUrl: config.cluster.public_url ?? null,
+    version,
+    settingsHash: settingsHash(config),
+    startedAt: startedAt.toISOString(),
+    runtimeStatus: true,
+    models: localRecords(registry, supervisor),
+  };
+}

@@ -1,0 +1,152 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { NodeRecords } from '../registry';
+import { nodeSnapshotSchema, RouterError, type ClusterNodeView, type NodeSnapshot } from '../contract';
+import type { ClusterStore } from '../store';
+import { normalizeUrl, type NodeClient } from './node-client';
+
+interface Member {
+  url: string;
+  nodeId: string | null;
+  snapshot: NodeSnapshot | null;
+  healthy: boolean;
+  lastSeen: number | null;
+  lastError: string | null;
+  polling: boolean;
+}
+
+export interface MembershipOptions {
+  localNodeId: string;
+  slaveUrls: string[];
+  healthIntervalMs: number;
+  client: NodeClient;
+  store: ClusterStore;
+  log: FastifyBaseLogger;
+  /** Called after any change of a member's snapshot or health (the catalog is rebuilt). */
+  onChange(): void;
+  now?(): number;
+}
+
+/**
+ * The master's view of its slaves (ROLE-4, HEALTH-1/2/4): registrations only from `cluster.slave_urls`, a poll of
+ * every configured URL at start-up and each health interval, whole-node health, last known state kept in the store.
+ */
+export class Membership {
+  private readonly members = new Map<string, Member>();
+  private timer?: NodeJS.Timeout;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: MembershipOptions) {
+    this.now = opts.now ?? Date.now;
+    const stored = new Map(opts.store.nodes().map((n) => [n.url, n]));
+    for (const raw of opts.slaveUrls) {
+      const url = normalizeUrl(raw);
+      const s = stored.get(url);
+      let snapshot: NodeSnapshot | null = null;
+      if (s?.snapshot) {
+        const parsed = nodeSnapshotSchema.safeParse(JSON.parse(s.snapshot));
+        if (parsed.success) snapshot = parsed.data;
+      }
+      // Last known state is shown, but nothing on it is routable until a poll succeeds (HEALTH-2).
+      this.members.set(url, { url, nodeId: s?.nodeId ?? null, snapshot, healthy: false, lastSeen: s?.lastSeen ?? null, lastError: s ? 'not polled since the master started' : null, polling: false });
+    }
+  }
+
+  /** Polls every slave once (awaited, so the first catalog does not depend on poll order), then on each interval. */
+  async start(): Promise<void> {
+    await this.pollAll();
+    this.timer = setInterval(() => void this.pollAll(), this.opts.healthIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async pollAll(): Promise<void> {
+    await Promise.all([...this.members.values()].map((m) => this.poll(m)));
+  }
+
+  private async poll(m: Member): Promise<void> {
+    if (m.polling) return;
+    m.polling = true;
+    try {
+      const snapshot = await this.opts.client.snapshot(m.url);
+      this.accept(m, snapshot);
+    } catch (err) {
+      this.markUnhealthy(m, err instanceof RouterError ? err.message : (err as Error).message);
+    } finally {
+      m.polling = false;
+    }
+  }
+
+  /** A registration (HEALTH-1): only from a configured URL (403), never a duplicate node id (409). */
+  register(snapshot: NodeSnapshot): { masterId: string } {
+    const url = snapshot.publicUrl ? normalizeUrl(snapshot.publicUrl) : null;
+    const m = url ? this.members.get(url) : undefined;
+    if (!m) {
+      this.opts.log.warn({ nodeId: snapshot.nodeId, url }, 'registration refused: URL not in cluster.slave_urls');
+      throw new RouterError(403, 'not_a_configured_slave', `registration from ${url ?? '(no public_url)'} refused: it is not listed in the master's cluster.slave_urls`, 'permission_error');
+    }
+    this.accept(m, snapshot);
+    return { masterId: this.opts.localNodeId };
+  }
+
+  private duplicateOf(m: Member, nodeId: string): string | null {
+    if (nodeId === this.opts.localNodeId) return `node_id '${nodeId}' is the master's own`;
+    for (const other of this.members.values()) {
+      if (other !== m && other.nodeId === nodeId && other.healthy) return `node_id '${nodeId}' is already registered from ${other.url}`;
+    }
+    return null;
+  }
+
+  private accept(m: Member, snapshot: NodeSnapshot) {
+    const dup = this.duplicateOf(m, snapshot.nodeId);
+    if (dup) {
+      this.markUnhealthy(m, `refused: ${dup}`);
+      this.opts.log.error({ url: m.url }, `duplicate node id refused: ${dup}`);
+      throw new RouterError(409, 'duplicate_node_id', `${dup}; every node needs a unique cluster.node_id`);
+    }
+    const changed = !m.healthy || JSON.stringify(m.snapshot) !== JSON.stringify(snapshot);
+    Object.assign(m, { nodeId: snapshot.nodeId, snapshot, healthy: true, lastSeen: this.now(), lastError: null });
+    this.persist(m);
+    if (changed) this.opts.onChange();
+  }
+
+  private markUnhealthy(m: Member, reason: string) {
+    const changed = m.healthy || m.lastError !== reason;
+    if (m.healthy) this.opts.log.warn({ url: m.url, nodeId: m.nodeId }, `node unhealthy: ${reason}`);
+    m.healthy = false;
+    m.lastError = reason;
+    if (changed) {
+      this.persist(m);
+      this.opts.onChange();
+    }
+  }
+
+  private persist(m: Member) {
+    this.opts.store.saveNode({
+      url: m.url, nodeId: m.nodeId, snapshot: m.snapshot ? JSON.stringify(m.snapshot) : null, version: m.snapshot?.version ?? null,
+      settingsHash: m.snapshot?.settingsHash ?? null, healthy: m.healthy, lastSeen: m.lastSeen, lastError: m.lastError,
+    });
+  }
+
+  /** Inputs of the identity merge: every member with a known snapshot; unhealthy ones count as unavailable. */
+  nodeRecords(): NodeRecords[] {
+    return [...this.members.values()]
+      .filter((m) => m.snapshot && m.nodeId)
+      .map((m) => ({ nodeId: m.nodeId!, local: false, healthy: m.healthy, url: m.url, records: m.snapshot!.models }));
+  }
+
+  /** Healthy members that serve runtime status (STT-5). */
+  statusCapable(): { nodeId: string; url: string }[] {
+    return [...this.members.values()].filter((m) => m.healthy && m.snapshot?.runtimeStatus).map((m) => ({ nodeId: m.nodeId!, url: m.url }));
+  }
+
+  views(): ClusterNodeView[] {
+    return [...this.members.values()].map((m) => ({
+      nodeId: m.nodeId ?? '(unknown)', url: m.url, role: m.snapshot?.role ?? 'slave', local: false, healthy: m.healthy,
+      lastSeen: m.lastSeen ? new Date(m.lastSeen).toISOString() : null, lastError: m.lastError, version: m.snapshot?.version ?? null,
+      settingsHash: m.snapshot?.settingsHash ?? null, models: m.snapshot?.models.length ?? 0,
+    }));
+  }
+}

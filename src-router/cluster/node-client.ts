@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import { nodeSnapshotSchema, registerResponseSchema, runtimeStatusSchema, type NodeSnapshot, type RuntimeStatus } from '../contract';
+
+/** A node-to-node call that failed: not reachable, refused (status), or answered something we cannot read. */
+export class NodeCallError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Node-to-node HTTP with the cluster token, bounded by a timeout, answers validated against the contract. */
+export class NodeClient {
+  constructor(
+    private readonly token: string,
+    private readonly timeoutMs = 5000,
+  ) {}
+
+  private async call<T extends z.ZodType>(method: 'GET' | 'POST', url: string, schema: T, body?: unknown): Promise<z.output<T>> {
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause;
+      throw new NodeCallError(`${url}: ${(err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? (err as Error).message)}`, null);
+    }
+    const text = await res.text().catch(() => '');
+    if (!res.ok) {
+      let message = text.slice(0, 300);
+      try {
+        message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+      } catch {
+        /* keep text */
+      }
+      throw new NodeCallError(`${url}: ${res.status} ${message}`, res.status);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new NodeCallError(`${url}: answer is not JSON`, res.status);
+    }
+    const result = schema.safeParse(parsed);
+    if (!result.success) throw new NodeCallError(`${url}: unexpected answer (${result.error.issues[0]?.path.join('.')}: ${result.error.issues[0]?.message})`, res.status);
+    return result.data;
+  }
+
+  snapshot(baseUrl: string): Promise<NodeSnapshot> {
+    return this.call('GET', `${baseUrl}/router/v1/node/snapshot`, nodeSnapshotSchema);
+  }
+
+  register(masterUrl: string, snapshot: NodeSnapshot) {
+    return this.call('POST', `${masterUrl}/router/v1/node/register`, registerResponseSchema, snapshot);
+  }
+
+  runtimeStatus(baseUrl: string): Promise<RuntimeStatus> {
+    return this.call('GET', `${baseUrl}/router/v1/node/runtime-status`, runtimeStatusSchema);
+  }
+}
+
+/** URLs compare without a trailing slash. */
+export const normalizeUrl = (url: string) => url.replace(/\/+$/, '');

@@ -1,0 +1,48 @@
+import { mergeIdentities, type Assignment, type ClusterEntry, type NodeRecords, type Replica } from './identity-merge';
+
+/** Where suffix assignments are kept (the store in production). */
+export interface AssignmentStore {
+  suffixes(): Assignment[];
+  saveSuffixes(rows: Assignment[]): void;
+}
+
+/**
+ * The models a node can route to: its own, plus (on a master) every healthy node's, merged by identity (ID-2).
+ * Rebuilt whenever membership or local availability changes; replicas of one ID rotate (ID-4).
+ */
+export class ClusterCatalog {
+  private entries: ClusterEntry[] = [];
+  private byId = new Map<string, ClusterEntry>();
+  private readonly cursor = new Map<string, number>();
+  private prior: Assignment[];
+
+  constructor(private readonly store: AssignmentStore) {
+    this.prior = store.suffixes();
+  }
+
+  update(nodes: NodeRecords[]): void {
+    const { entries, added } = mergeIdentities(nodes, this.prior);
+    if (added.length) {
+      this.store.saveSuffixes(added);
+      this.prior = [...this.prior, ...added];
+    }
+    this.entries = entries;
+    this.byId = new Map(entries.map((e) => [e.id, e]));
+  }
+
+  all(): ClusterEntry[] {
+    return this.entries;
+  }
+
+  get(id: string): ClusterEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Round-robin over the given replicas of one cluster ID. */
+  rotate(id: string, eligible: Replica[]): Replica | undefined {
+    if (!eligible.length) return undefined;
+    const i = this.cursor.get(id) ?? 0;
+    this.cursor.set(id, i + 1);
+    return eligible[i % eligible.length];
+  }
+}

@@ -1,0 +1,31 @@
+import type { Replica } from './identity-merge';
+
+/** Where one request will run: an engine on this node, or another node of the cluster (ID-3). */
+export interface Target {
+  kind: 'local' | 'remote';
+  /** The ID the client sees (cluster ID, possibly suffixed, ID-2). */
+  clusterId: string;
+  nodeId: string;
+  /** The config's local ID on its node; engines and worker APIs are called with it. */
+  localId: string;
+  backend: string;
+  /** Base URL of the remote node. */
+  url?: string;
+  /** Model names in responses that are rewritten to `clusterId`. */
+  names: string[];
+  /** Frees what was reserved for this request (an STT route, STT-4) when it ends. */
+  release?: () => void;
+}
+
+export function toTarget(clusterId: string, r: Replica): Target {
+  return {
+    kind: r.local ? 'local' : 'remote',
+    clusterId,
+    nodeId: r.nodeId,
+    localId: r.record.localId,
+    backend: r.record.backend,
+    url: r.url ?? undefined,
+    names: [...new Set([r.record.localId, r.record.publicId])],
+  };
+}
+

@@ -1,0 +1,69 @@
+import type { Supervisor } from '../backends';
+import type { Endpoint } from '../engines';
+import { toTarget, type ClusterCatalog, type ModelRegistry, type Replica, type Target } from '../registry';
+import { canServe } from './capabilities';
+import { badRequest, modelNotFound, RouterError } from './errors';
+
+export interface ResolveInput {
+  endpoint: Endpoint;
+  model: string;
+  /** Worker requests from a master name the config by its local ID on this node. */
+  byLocalId?: boolean;
+  /** Nodes that just failed this request (it moves to another replica). */
+  excludeNodes?: ReadonlySet<string>;
+}
+
+export interface ResolverDeps {
+  nodeId: string;
+  registry: ModelRegistry;
+  catalog: ClusterCatalog;
+  supervisor: Supervisor;
+  /** Model names that mean "pick a transcription model for me" (STT-1..5). */
+  sttSelectors: ReadonlySet<string>;
+  /** Selector-less STT scheduling; absent where the node has nothing to choose between. */
+  selectStt?(exclude: ReadonlySet<string>): Promise<Target | undefined>;
+}
+
+/** Turns the model a client named into the engine or node that will serve it (ID-3, ID-4, HEALTH-3, STT). */
+export class TargetResolver {
+  constructor(private readonly deps: ResolverDeps) {}
+
+  async resolve(input: ResolveInput): Promise<Target> {
+    const { deps } = this;
+    const exclude = input.excludeNodes ?? new Set<string>();
+    if (input.byLocalId) {
+      const rec = deps.registry.byLocalId(input.model);
+      if (!rec) throw modelNotFound(input.model);
+      if (!canServe(rec.config.capabilities, input.endpoint)) throw cannotServe(input.model, input.endpoint, rec.config.capabilities);
+      return { kind: 'local', clusterId: rec.localId, nodeId: deps.nodeId, localId: rec.localId, backend: rec.config.backend, names: [rec.localId] };
+    }
+    if (input.endpoint === 'transcription' && deps.sttSelectors.has(input.model)) {
+      const chosen = await deps.selectStt?.(exclude);
+      if (!chosen) throw new RouterError(503, 'no_transcription_model', 'no node can take a transcription request now (no healthy node with runtime status has a transcription model)');
+      return chosen;
+    }
+    const entry = deps.catalog.get(input.model) ?? this.byLocalName(input.model);
+    if (!entry) throw modelNotFound(input.model);
+    const caps = entry.replicas[0].record.capabilities;
+    if (!canServe(caps, input.endpoint)) throw cannotServe(input.model, input.endpoint, caps);
+    const candidates = entry.replicas.filter((r) => !exclude.has(r.nodeId));
+    const eligible = candidates.filter((r) => this.available(r));
+    // Only local configs held after failed starts: let the lane answer, with the reason and the retry time.
+    const chosen = deps.catalog.rotate(entry.id, eligible.length ? eligible : candidates.filter((r) => r.local));
+    if (!chosen) throw new RouterError(503, 'model_unavailable', `no node serving '${entry.id}' is available now (${entry.replicas.map((r) => r.nodeId).join(', ')} unhealthy or held after failed starts)`);
+    return toTarget(entry.id, chosen);
+  }
+
+  private available(r: Replica): boolean {
+    return r.local ? this.deps.supervisor.available(r.record.localId) : r.available;
+  }
+
+  /** A local config can also be named by its local ID. */
+  private byLocalName(name: string) {
+    const rec = this.deps.registry.byLocalId(name);
+    if (!rec) return undefined;
+    return this.deps.catalog.all().find((e) => e.replicas.some((r) => r.local && r.record.localId === rec.localId));
+  }
+}
+
+const cannotServe = (model: string, endpoint: Endpoint, caps: readonly string[]) => badRequest(`The model '${model}' cannot serve ${endpoint} requests (capabilities: ${caps.join(', ')})`, 'model');

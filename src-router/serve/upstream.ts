@@ -1,0 +1,132 @@
+import type { EngineLease, Supervisor } from '../backends';
+import type { Endpoint, EngineRoute } from '../engines';
+import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
+import { RouterError } from './errors';
+import { parseSize, wavSeconds, type WorkMeasure } from './work-measure';
+import type { Target } from '../registry';
+
+/** What a request body is, before it is sent anywhere. */
+export interface RequestPayload {
+  endpoint: Endpoint;
+  json?: Record<string, unknown>;
+  upload?: TranscriptionUpload;
+  signal: AbortSignal;
+}
+
+/** An open call to whatever serves the target: its response (client-shaped), and how to end and explain it. */
+export interface Upstream {
+  response: Response;
+  waitedMs: number;
+  /** Work measured from the answer (audio seconds from a verbose transcription). */
+  work?: WorkMeasure;
+  release(): void;
+  /** Why the call or its body broke (crash with the engine's last words, unreachable node, timeout). */
+  explain(err: unknown): Promise<RouterError>;
+}
+
+/** The worker API path on another node for each endpoint (same shapes as the public /v1 API). */
+export const WORKER_PATHS: Record<Endpoint, string> = {
+  chat: '/router/v1/node/worker/v1/chat/completions',
+  completion: '/router/v1/node/worker/v1/completions',
+  embedding: '/router/v1/node/worker/v1/embeddings',
+  image: '/router/v1/node/worker/v1/images/generations',
+  transcription: '/router/v1/node/worker/v1/audio/transcriptions',
+};
+
+/** Runs on a local engine: waits for the lane, calls the engine in its own shape, answers in the client's shape. */
+export async function openLocal(supervisor: Supervisor, target: Target, p: RequestPayload, timeoutMs: number): Promise<Upstream> {
+  const route = supervisor.adapter(target.localId).routes[p.endpoint];
+  if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
+  const lease = await supervisor.acquire(target.localId, p.signal);
+  const signal = AbortSignal.any([p.signal, AbortSignal.timeout(timeoutMs)]);
+  const explain = async (err: unknown) => {
+    if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
+    if ((err as Error).name === 'TimeoutError') return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
+    await waitForExit(lease, 300);
+    const proc = lease.process;
+    if (proc.state === 'failed' || proc.state === 'stopped') return new RouterError(502, 'engine_crashed', `engine for model '${target.clusterId}' exited during the request: ${proc.lastError ?? 'no reason given'}`);
+    return new RouterError(502, 'engine_unreachable', `engine for model '${target.clusterId}' could not be reached: ${(err as Error).message}`);
+  };
+  const up: Upstream = { response: undefined as unknown as Response, waitedMs: lease.waitedMs, release: () => lease.release(), explain };
+  try {
+    if (route.kind === 'kobold-txt2img') up.response = await koboldImages(lease, route, p.json!, signal);
+    else if (route.kind === 'multipart-transcription') Object.assign(up, await transcribe(lease, route, target, p.upload!, signal));
+    else up.response = await callEngine(lease, route, { json: { ...p.json!, model: target.localId } }, signal);
+  } catch (err) {
+    const e = await explain(err);
+    lease.release();
+    throw e;
+  }
+  return up;
+}
+
+/** Forwards to the node that holds the target (ID-3): the body names that node's local ID. */
+export async function openRemote(target: Target, p: RequestPayload, token: string, timeoutMs: number): Promise<Upstream> {
+  const signal = AbortSignal.any([p.signal, AbortSignal.timeout(timeoutMs)]);
+  const url = `${target.url}${WORKER_PATHS[p.endpoint]}`;
+  const headers = { authorization: `Bearer ${token}` };
+  const explain = async (err: unknown) => {
+    if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
+    if ((err as Error).name === 'TimeoutError') return new RouterError(504, 'node_timeout', `node '${target.nodeId}' did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return new RouterError(502, 'node_unreachable', `node '${target.nodeId}' could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+  };
+  try {
+    let body: EngineBody;
+    if (p.upload) body = { upload: { ...p.upload, fields: { ...p.upload.fields, model: target.localId } } };
+    else body = { json: { ...p.json!, model: target.localId } };
+    const response = 'json' in body
+      ? await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal })
+      : await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal });
+    return { response, waitedMs: 0, release: () => {}, explain };
+  } catch (err) {
+    throw await explain(err);
+  }
+}
+
+function toForm(upload: TranscriptionUpload): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(upload.fields)) form.append(k, v);
+  form.append('file', new Blob([upload.file], { type: upload.mimetype || 'application/octet-stream' }), upload.filename || 'audio.wav');
+  return form;
+}
+
+/** KoboldCpp's txt2img makes one image per call: `n` images are `n` calls, answered as one OpenAI images body. */
+async function koboldImages(lease: EngineLease, route: EngineRoute, j: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+  const [width, height] = parseSize(j.size ?? '512x512') ?? [512, 512];
+  const n = typeof j.n === 'number' ? j.n : 1;
+  const data: { b64_json: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const seed = typeof j.seed === 'number' ? j.seed + i : undefined;
+    const res = await callEngine(lease, route, { json: { prompt: j.prompt, negative_prompt: j.negative_prompt, width, height, steps: j.steps ?? 20, seed } }, signal);
+    if (!res.ok) return res;
+    for (const b64 of ((await res.json()) as { images?: string[] }).images ?? []) data.push({ b64_json: b64 });
+  }
+  return json({ created: Math.floor(Date.now() / 1000), data });
+}
+
+/** Asks the engine for verbose JSON (to learn the audio length), then answers in the format the client asked for. */
+async function transcribe(lease: EngineLease, route: EngineRoute & { kind: 'multipart-transcription' }, target: Target, upload: TranscriptionUpload, signal: AbortSignal) {
+  const wanted = upload.fields.response_format ?? 'json';
+  const structured = wanted === 'json' || wanted === 'verbose_json';
+  const fields = { ...upload.fields, model: target.localId, response_format: structured ? route.responseFormat : wanted };
+  const res = await callEngine(lease, route, { upload: { ...upload, fields } }, signal);
+  const fromHeader = wavSeconds(upload.file);
+  if (!res.ok || !structured || !(res.headers.get('content-type') ?? '').includes('json')) return { response: res, work: { audioSeconds: fromHeader } };
+  const verbose = (await res.json()) as { text?: string; duration?: number };
+  return { response: json(wanted === 'verbose_json' ? verbose : { text: verbose.text ?? '' }), work: { audioSeconds: fromHeader ?? verbose.duration } };
+}
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+function waitForExit(lease: EngineLease, ms: number): Promise<void> {
+  const proc = lease.process;
+  if (proc.state === 'failed' || proc.state === 'stopped') return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    proc.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
