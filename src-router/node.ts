@@ -9,8 +9,13 @@ import { Registrar } from './cluster/registrar';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, loadModelConfigDir, type NodeConfig } from './config';
+import { RouterError } from './contract';
 import type { CliRef } from './engines';
 import { buildApp } from './http';
+import { createKeySpace, type KeySpace } from './kv';
+import { createRoutingWiring } from './node-routing';
+import { runtimeKeyFor, startRuntimePublishing } from './node-runtime';
+import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
@@ -35,6 +40,7 @@ export interface RouterNode {
   supervisor: Supervisor;
   analytics: AnalyticsStore;
   membership?: Membership;
+  keyspace: KeySpace;
   db: Db;
   close(): Promise<void>;
 }
@@ -53,6 +59,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const catalog = new ClusterCatalog(clusterStore);
   const activity = new ActivityTracker();
   const client = new NodeClient(config.cluster.token);
+  const keyspace = createKeySpace(config.redis.url);
+  const cli = options.cli ?? cliRef();
 
   let supervisor: Supervisor | undefined;
   const metrics = new RouterMetrics(() => supervisor, () => registry);
@@ -60,20 +68,25 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     registry.all().map((r) => ({ localId: r.localId, publicId: r.publicId, config: r.config })),
     {
       mode: config.backend.mode,
-      cli: options.cli ?? cliRef(),
+      cli,
       maxRestarts: config.backend.max_restarts,
       restartCooldownMs: config.backend.restart_cooldown,
       onLoad: (e) => {
         metrics.load(e);
+        routing?.syncTargets();
         analytics.recordLoad({ finishedAt: Date.now(), nodeId, model: e.publicId, localId: e.localId, backend: e.backend, lane: e.lane, durationMs: e.durationMs, success: e.success, displacedLocalId: e.displaced, error: e.error });
       },
     },
   );
   const sup = supervisor;
+  // Logging before the app exists goes to the console; the routing module logs through the app once it is built.
+  let routing: ReturnType<typeof createRoutingWiring> | undefined;
 
   let membership: Membership | undefined;
-  const refreshCatalog = () =>
+  const refreshCatalog = () => {
     catalog.update([{ nodeId, local: true, healthy: true, url: null, records: localRecords(registry, sup) }, ...(membership?.nodeRecords() ?? [])]);
+    routing?.syncTargets();
+  };
 
   let stt: SttScheduler | undefined;
   const statusNow = () => runtimeStatus(nodeId, registry, sup, activity, stt?.reservationsOn(nodeId) ?? 0);
@@ -83,24 +96,47 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     nodeId, registry, catalog, supervisor: sup,
     sttSelectors: new Set(['', config.models.stt_selector]),
     selectStt: (exclude) => stt!.select(exclude),
+    staticRoutes: config.routing.static_routes,
+    choose: (group, candidates, body) => routing?.choose(group, candidates, body),
   });
   const executor = new RequestExecutor({
     nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
     requestTimeoutMs: config.cluster.request_timeout,
-    onStart: (target) => (target.kind === 'local' ? activity.begin() : () => {}),
+    onStart: (target) => {
+      const endOwn = target.kind === 'local' ? activity.begin() : undefined;
+      const endPod = routing?.begin(target);
+      return () => {
+        endOwn?.();
+        endPod?.();
+      };
+    },
+    onTurn: (target, answered) => routing?.turn(target, answered),
     onFinished: (row) => {
       metrics.request(row);
       analytics.recordRequest(row);
     },
   });
   const consoleToken = config.console.token || randomBytes(18).toString('base64url');
+  const runtimeKey = runtimeKeyFor(config);
   const deps = {
     nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
     clusterToken: role === 'standalone' ? '' : config.cluster.token,
     snapshot: snapshotNow, runtimeStatus: statusNow,
     bodyLimit: config.server.body_limit, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
+    operators: config.console.operators,
+    routingWritesEnabled: config.console.routing_writes_enabled,
+    routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
+    staticRouteIds: Object.keys(config.routing.static_routes),
+    runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
+    remoteRuntimeHealth: async (id: string) => {
+      const url = membership?.urlOf(id);
+      if (!url) throw new RouterError(404, 'node_not_found', `no node '${id}' in this cluster`);
+      return client.runtimeHealth(url);
+    },
   };
   const app = await buildApp(deps, { logLevel: options.logLevel });
+  routing = createRoutingWiring({ config, keyspace, catalog, supervisor: sup, metrics, log: app.log });
+  deps.routing = routing;
   await registry.computeHashes(new ModelHashCache(db), (rec, err) => app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`));
 
   if (role === 'master') {
@@ -115,6 +151,14 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
 
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   const url = address.replace('[::1]', '127.0.0.1');
+  routing.start();
+  let publisher: RuntimePublisher | undefined;
+  void startRuntimePublishing({ config, registry, supervisor: sup, keyspace, cli, port: new URL(url).port ? Number(new URL(url).port) : config.server.port, version, startedAt, log: app.log })
+    .then((r) => {
+      if (closed) void r.publisher.stop();
+      else publisher = r.publisher;
+    })
+    .catch((err: Error) => app.log.error(`runtime publishing did not start: ${err.message}`));
 
   await membership?.start();
   let registrar: Registrar | undefined;
@@ -130,14 +174,19 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   }
 
   let closing: Promise<void> | undefined;
+  let closed = false;
   return {
-    url, consoleToken, config, app, registry, catalog, supervisor: sup, analytics, membership, db,
+    url, consoleToken, config, app, registry, catalog, supervisor: sup, analytics, membership, keyspace, db,
     close: () =>
       (closing ??= (async () => {
+        closed = true;
         membership?.stop();
         registrar?.stop();
+        routing!.stop();
+        await publisher?.stop();
         await app.close();
         await sup.close();
+        await keyspace.close();
         db.close();
       })()),
   };

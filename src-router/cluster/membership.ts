@@ -137,6 +137,11 @@ export class Membership {
       .map((m) => ({ nodeId: m.nodeId!, local: false, healthy: m.healthy, url: m.url, records: m.snapshot!.models }));
   }
 
+  /** The URL of a known member by node id. */
+  urlOf(nodeId: string): string | undefined {
+    return [...this.members.values()].find((m) => m.nodeId === nodeId)?.url;
+  }
+
   /** Healthy members that serve runtime status (STT-5). */
   statusCapable(): { nodeId: string; url: string }[] {
     return [...this.members.values()].filter((m) => m.healthy && m.snapshot?.runtimeStatus).map((m) => ({ nodeId: m.nodeId!, url: m.url }));

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { nodeSnapshotSchema, registerResponseSchema, runtimeStatusSchema, type NodeSnapshot, type RuntimeStatus } from '../contract';
+import { runtimeHealthSchema, type RuntimeHealth } from '../runtime';
 
 /** A node-to-node call that failed: not reachable, refused (status), or answered something we cannot read. */
 export class NodeCallError extends Error {
@@ -58,6 +59,10 @@ export class NodeClient {
 
   register(masterUrl: string, snapshot: NodeSnapshot) {
     return this.call('POST', `${masterUrl}/router/v1/node/register`, registerResponseSchema, snapshot);
+  }
+
+  runtimeHealth(baseUrl: string): Promise<RuntimeHealth> {
+    return this.call('GET', `${baseUrl}/router/v1/node/runtime-health`, runtimeHealthSchema);
   }
 
   runtimeStatus(baseUrl: string): Promise<RuntimeStatus> {

@@ -81,6 +81,8 @@ export const routingSchema = z
   .object({
     routing_key: z.string().min(1).default('clutchcall:inference:routing'),
     strategy: z.string().default('round-robin').describe('strategy used until the routing key says otherwise'),
+    poll_interval: duration('5s').describe('how often the live routing module reads the routing key and republishes the effective beacon'),
+    scrape_interval: duration('2s').describe('how often engine /metrics are scraped for metric strategies'),
     static_routes: z.record(z.string(), staticRouteSchema).default({}),
   })
   .strict();

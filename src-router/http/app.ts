@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
+import { runtimeRoutes } from './runtime-routes';
 import type { HttpDeps } from './deps';
 import { installErrorHandling } from './errors';
 import { ollamaRoutes } from './ollama-routes';
@@ -28,6 +29,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await ollamaRoutes(scope, deps);
     await consoleRoutes(scope, deps);
     await nodeRoutes(scope, deps);
+    await runtimeRoutes(scope, deps);
   });
   return app;
 }

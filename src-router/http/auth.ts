@@ -14,10 +14,12 @@ export function bearer(request: FastifyRequest): string {
   return h.toLowerCase().startsWith('bearer ') ? h.slice(7).trim() : '';
 }
 
-/** A preHandler that admits only requests carrying `token` as a Bearer token; others get 401 and are logged. */
-export function requireToken(token: string, what: string) {
+/** A preHandler that admits only requests carrying one of `tokens` as a Bearer token; others get 401 and are logged. */
+export function requireToken(token: string | readonly string[], what: string) {
+  const tokens = typeof token === 'string' ? [token] : token;
   return async (request: FastifyRequest) => {
-    if (!sameSecret(bearer(request), token)) {
+    const given = bearer(request);
+    if (!tokens.some((t) => sameSecret(given, t))) {
       throw new RouterError(401, 'unauthorized', `missing or wrong ${what} token (send it as Authorization: Bearer …)`, 'authentication_error');
     }
   };

@@ -1,6 +1,8 @@
 import type { Supervisor } from '../backends';
 import type { Membership } from '../cluster/membership';
 import type { NodeSnapshot, RuntimeStatus } from '../contract';
+import type { RoutingWiring } from '../node-routing';
+import type { RuntimeHealth } from '../runtime';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RequestExecutor, RouterMetrics } from '../serve';
 
@@ -22,6 +24,15 @@ export interface HttpDeps {
   runtimeStatus(): RuntimeStatus;
   /** The master's view of its slaves; absent on standalone and slave nodes. */
   membership?: Membership;
+  /** Console tokens of operators (console.operators); empty: the console token holder is the operator. */
+  operators: readonly string[];
+  routingWritesEnabled: boolean;
+  routing: RoutingWiring;
+  /** This node's runtime blob as published (RT-1). */
+  runtimeHealth(): Promise<RuntimeHealth>;
+  /** Another node's runtime blob, through its node API. */
+  remoteRuntimeHealth(nodeId: string): Promise<RuntimeHealth>;
+  staticRouteIds: readonly string[];
   bodyLimit: number;
   uploadLimit: number;
   /** The built renderer (out/renderer), served at `/` when present. */

@@ -21,6 +21,18 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
     scope.get('/router/v1/node/snapshot', async () => deps.snapshot());
 
     scope.get('/router/v1/node/runtime-status', async () => deps.runtimeStatus());
+
+    scope.get('/router/v1/node/runtime-health', async () => deps.runtimeHealth());
+
+    // A master scrapes this node's engines through here (their ports are not exposed).
+    scope.get<{ Params: { localId: string } }>('/router/v1/node/engine-metrics/:localId', async (request, reply) => {
+      const lane = deps.supervisor.laneStatus().find((l) => l.loaded === request.params.localId && l.state === 'ready' && l.port);
+      if (!lane) throw new RouterError(404, 'engine_not_running', `no running engine for '${request.params.localId}' on node '${deps.nodeId}'`);
+      const res = await fetch(`http://127.0.0.1:${lane.port}/metrics`, { signal: AbortSignal.timeout(2000) }).catch((err: Error) => {
+        throw new RouterError(502, 'engine_unreachable', `engine metrics unreachable: ${err.message}`);
+      });
+      return reply.status(res.status).type(res.headers.get('content-type') ?? 'text/plain').send(await res.text());
+    });
   });
 
   await app.register(

@@ -16,7 +16,10 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
 
   app.get('/v1/models', async () => ({
     object: 'list',
-    data: deps.catalog.all().map((e) => ({ id: e.id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
+    data: [
+      ...deps.catalog.all().map((e) => ({ id: e.id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
+      ...deps.staticRouteIds.filter((id) => !deps.catalog.get(id)).map((id) => ({ id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: 'static' })),
+    ],
   }));
 
   const jsonEndpoint = (path: string, endpoint: Endpoint, schema: typeof chatRequestSchema | typeof completionRequestSchema | typeof embeddingRequestSchema | typeof imageRequestSchema) =>

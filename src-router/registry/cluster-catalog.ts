@@ -1,4 +1,4 @@
-import { mergeIdentities, type Assignment, type ClusterEntry, type NodeRecords, type Replica } from './identity-merge';
+import { mergeIdentities, type Assignment, type ClusterEntry, type NodeRecords } from './identity-merge';
 
 /** Where suffix assignments are kept (the store in production). */
 export interface AssignmentStore {
@@ -38,8 +38,8 @@ export class ClusterCatalog {
     return this.byId.get(id);
   }
 
-  /** Round-robin over the given replicas of one cluster ID. */
-  rotate(id: string, eligible: Replica[]): Replica | undefined {
+  /** Round-robin over the given candidates of one cluster ID. */
+  rotate<T>(id: string, eligible: T[]): T | undefined {
     if (!eligible.length) return undefined;
     const i = this.cursor.get(id) ?? 0;
     this.cursor.set(id, i + 1);

@@ -2,14 +2,15 @@ import type { Replica } from './identity-merge';
 
 /** Where one request will run: an engine on this node, or another node of the cluster (ID-3). */
 export interface Target {
-  kind: 'local' | 'remote';
+  /** local engine, another node of the cluster, or a static-route endpoint (routing.static_routes). */
+  kind: 'local' | 'remote' | 'static';
   /** The ID the client sees (cluster ID, possibly suffixed, ID-2). */
   clusterId: string;
   nodeId: string;
   /** The config's local ID on its node; engines and worker APIs are called with it. */
   localId: string;
   backend: string;
-  /** Base URL of the remote node. */
+  /** Base URL of the remote node or the static endpoint. */
   url?: string;
   /** Model names in responses that are rewritten to `clusterId`. */
   names: string[];
@@ -29,3 +30,6 @@ export function toTarget(clusterId: string, r: Replica): Target {
   };
 }
 
+
+/** The pod a target runs on, as routing strategies and the scraper name it. */
+export const podIdOf = (t: Pick<Target, 'kind' | 'nodeId' | 'localId' | 'url'>) => (t.kind === 'static' ? t.url! : `${t.nodeId}/${t.localId}`);

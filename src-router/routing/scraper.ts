@@ -14,6 +14,8 @@ export interface ScrapeTarget {
   url: string;
   /** Profile name (clutch-layers, vllm, llama.cpp); anything else or empty → the module default. */
   profile?: string | null;
+  /** Extra request headers (a remote node's engine metrics need the cluster token). */
+  headers?: Record<string, string>;
 }
 
 export interface ScrapeRecord {
@@ -97,7 +99,7 @@ export class MetricScraper {
   private async scrapeOne(entry: Entry): Promise<void> {
     const { target } = entry;
     try {
-      const res = await fetch(target.url, { signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'text/plain' } });
+      const res = await fetch(target.url, { signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'text/plain', ...target.headers } });
       const text = await res.text();
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       entry.metrics = applyProfile(profileFor(target.profile), parsePrometheusText(text));

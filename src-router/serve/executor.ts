@@ -6,7 +6,7 @@ import { asRouterError, RouterError } from './errors';
 import { rewriteResponseModel, sseEvents } from './id-rewrite';
 import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
-import { openLocal, openRemote, type Upstream } from './upstream';
+import { openLocal, openRemote, openStatic, type Upstream } from './upstream';
 import { imageWork, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
@@ -36,8 +36,10 @@ export interface ExecutorDeps {
   clusterToken: string;
   requestTimeoutMs: number;
   onFinished(row: RequestRow): void;
-  /** Called when a request starts and ends (STT reservations, idle tracking). */
+  /** Called when a request starts; the returned function when it ends (in-flight counts, idle tracking). */
   onStart?(target: Target): () => void;
+  /** A real turn at a static-route endpoint: did it answer (ROUTE-9)? */
+  onTurn?(target: Target, answered: boolean): void;
   now?(): number;
 }
 
@@ -54,7 +56,7 @@ export class RequestExecutor {
   async run(input: ServeInput): Promise<ServeOutput> {
     const tried = new Set<string>();
     for (;;) {
-      const target = await this.deps.resolver.resolve({ endpoint: input.endpoint, model: input.model, byLocalId: input.worker, excludeNodes: tried });
+      const target = await this.deps.resolver.resolve({ endpoint: input.endpoint, model: input.model, body: input.json, byLocalId: input.worker, excludeNodes: tried });
       try {
         return await this.runOn(target, input);
       } catch (err) {
@@ -88,9 +90,17 @@ export class RequestExecutor {
     };
     try {
       const payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
-      upstream = target.kind === 'local'
-        ? await openLocal(this.deps.supervisor, target, payload, this.deps.requestTimeoutMs)
-        : await openRemote(target, payload, this.deps.clusterToken, this.deps.requestTimeoutMs);
+      try {
+        upstream = target.kind === 'local'
+          ? await openLocal(this.deps.supervisor, target, payload, this.deps.requestTimeoutMs)
+          : target.kind === 'remote'
+            ? await openRemote(target, payload, this.deps.clusterToken, this.deps.requestTimeoutMs)
+            : await openStatic(target, payload, this.deps.requestTimeoutMs);
+      } catch (err) {
+        if (target.kind === 'static' && !input.signal.aborted) this.deps.onTurn?.(target, false);
+        throw err;
+      }
+      if (target.kind === 'static') this.deps.onTurn?.(target, upstream.response.status < 500);
       const res = upstream.response;
       if (!res.ok) {
         const body = await errorBody(res, target);

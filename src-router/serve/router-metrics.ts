@@ -13,6 +13,7 @@ export class RouterMetrics {
   private readonly duration;
   private readonly queueWait;
   private readonly loads;
+  private readonly fallbacks;
 
   constructor(supervisor: () => Supervisor | undefined, models: () => ModelRegistry | undefined) {
     const registers = [this.registry];
@@ -20,6 +21,10 @@ export class RouterMetrics {
     this.duration = new Histogram({ name: 'routerdesk_request_duration_seconds', help: 'Client request duration', labelNames: ['model', 'endpoint'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
     this.queueWait = new Histogram({ name: 'routerdesk_queue_wait_seconds', help: 'Time a request waited for its engine (queue and load)', labelNames: ['model'], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60], registers });
     this.loads = new Counter({ name: 'routerdesk_engine_loads_total', help: 'Engine loads', labelNames: ['model', 'success'], registers });
+    this.fallbacks = new Counter({
+      name: 'routerdesk_routing_fallbacks_total', help: 'Picks where the strategy in force lacked scraped metrics and took a random ready pod (ROUTE-2)',
+      labelNames: ['model', 'missing'], registers,
+    });
     new Gauge({
       name: 'routerdesk_lane_requests', help: 'Requests per lane by phase (inflight at the engine, waiting for it)', labelNames: ['lane', 'phase'], registers,
       collect() {
@@ -47,6 +52,10 @@ export class RouterMetrics {
     this.requests.inc({ model: row.model, endpoint: row.endpoint, outcome: row.outcome });
     this.duration.observe({ model: row.model, endpoint: row.endpoint }, row.durationMs / 1000);
     this.queueWait.observe({ model: row.model }, row.queueWaitMs / 1000);
+  }
+
+  routingFallback(model: string, missing: readonly string[]) {
+    this.fallbacks.inc({ model, missing: missing.join(',') });
   }
 
   load(e: LoadEvent) {

@@ -7,6 +7,8 @@ import { badRequest, modelNotFound, RouterError } from './errors';
 export interface ResolveInput {
   endpoint: Endpoint;
   model: string;
+  /** The request body (prefix-affinity hashes its prompt). */
+  body?: Record<string, unknown>;
   /** Worker requests from a master name the config by its local ID on this node. */
   byLocalId?: boolean;
   /** Nodes that just failed this request (it moves to another replica). */
@@ -22,6 +24,10 @@ export interface ResolverDeps {
   sttSelectors: ReadonlySet<string>;
   /** Selector-less STT scheduling; absent where the node has nothing to choose between. */
   selectStt?(exclude: ReadonlySet<string>): Promise<Target | undefined>;
+  /** Static route table (routing.static_routes): public ID → endpoints of external servers. */
+  staticRoutes?: Readonly<Record<string, { engine?: string; endpoints: readonly string[] }>>;
+  /** The routing strategy in force picks among candidates (ROUTE-*); without it, replicas rotate. */
+  choose?(group: string, candidates: Target[], body?: Record<string, unknown>): Target | undefined;
 }
 
 /** Turns the model a client named into the engine or node that will serve it (ID-3, ID-4, HEALTH-3, STT). */
@@ -43,15 +49,21 @@ export class TargetResolver {
       return chosen;
     }
     const entry = deps.catalog.get(input.model) ?? this.byLocalName(input.model);
+    const endpoints = deps.staticRoutes?.[input.model]?.endpoints;
+    if (!entry && endpoints?.length) {
+      const candidates = endpoints.map((url): Target => ({ kind: 'static', clusterId: input.model, nodeId: 'static', localId: input.model, backend: 'static', url, names: [input.model] }));
+      return deps.choose?.(input.model, candidates, input.body) ?? candidates[0];
+    }
     if (!entry) throw modelNotFound(input.model);
     const caps = entry.replicas[0].record.capabilities;
     if (!canServe(caps, input.endpoint)) throw cannotServe(input.model, input.endpoint, caps);
     const candidates = entry.replicas.filter((r) => !exclude.has(r.nodeId));
     const eligible = candidates.filter((r) => this.available(r));
     // Only local configs held after failed starts: let the lane answer, with the reason and the retry time.
-    const chosen = deps.catalog.rotate(entry.id, eligible.length ? eligible : candidates.filter((r) => r.local));
-    if (!chosen) throw new RouterError(503, 'model_unavailable', `no node serving '${entry.id}' is available now (${entry.replicas.map((r) => r.nodeId).join(', ')} unhealthy or held after failed starts)`);
-    return toTarget(entry.id, chosen);
+    const pool = (eligible.length ? eligible : candidates.filter((r) => r.local)).map((r) => toTarget(entry.id, r));
+    if (!pool.length) throw new RouterError(503, 'model_unavailable', `no node serving '${entry.id}' is available now (${entry.replicas.map((r) => r.nodeId).join(', ')} unhealthy or held after failed starts)`);
+    if (pool.length === 1) return pool[0];
+    return deps.choose?.(entry.id, pool, input.body) ?? deps.catalog.rotate(entry.id, pool)!;
   }
 
   private available(r: Replica): boolean {

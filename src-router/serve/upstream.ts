@@ -60,16 +60,32 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   return up;
 }
 
+/** The public OpenAI paths, as a static-route endpoint serves them. */
+export const OPENAI_PATHS: Record<Endpoint, string> = {
+  chat: '/v1/chat/completions',
+  completion: '/v1/completions',
+  embedding: '/v1/embeddings',
+  image: '/v1/images/generations',
+  transcription: '/v1/audio/transcriptions',
+};
+
 /** Forwards to the node that holds the target (ID-3): the body names that node's local ID. */
-export async function openRemote(target: Target, p: RequestPayload, token: string, timeoutMs: number): Promise<Upstream> {
+export function openRemote(target: Target, p: RequestPayload, token: string, timeoutMs: number): Promise<Upstream> {
+  return forward(target, `${target.url}${WORKER_PATHS[p.endpoint]}`, p, { authorization: `Bearer ${token}` }, timeoutMs, `node '${target.nodeId}'`, 'node');
+}
+
+/** Sends to a static-route endpoint (routing.static_routes) in the OpenAI shape, under the public ID. */
+export function openStatic(target: Target, p: RequestPayload, timeoutMs: number): Promise<Upstream> {
+  return forward(target, `${target.url!.replace(/\/+$/, '')}${OPENAI_PATHS[p.endpoint]}`, p, {}, timeoutMs, `upstream ${target.url}`, 'upstream');
+}
+
+async function forward(target: Target, url: string, p: RequestPayload, headers: Record<string, string>, timeoutMs: number, who: string, code: 'node' | 'upstream'): Promise<Upstream> {
   const signal = AbortSignal.any([p.signal, AbortSignal.timeout(timeoutMs)]);
-  const url = `${target.url}${WORKER_PATHS[p.endpoint]}`;
-  const headers = { authorization: `Bearer ${token}` };
   const explain = async (err: unknown) => {
     if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
-    if ((err as Error).name === 'TimeoutError') return new RouterError(504, 'node_timeout', `node '${target.nodeId}' did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
+    if ((err as Error).name === 'TimeoutError') return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return new RouterError(502, 'node_unreachable', `node '${target.nodeId}' could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    return new RouterError(502, `${code}_unreachable`, `${who} could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   };
   try {
     let body: EngineBody;

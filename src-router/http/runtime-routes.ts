@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { RouterError } from '../contract';
+import { checkWriteGate } from '../routing';
+import { bearer, requireToken, sameSecret } from './auth';
+import type { HttpDeps } from './deps';
+import { parseBody } from './errors';
+
+const setRoutingSchema = z.object({ strategy: z.string({ error: 'strategy is required' }), routesEngine: z.string().optional() }).strict();
+
+/**
+ * The Runtime screen's procedures (issue #5): `runtime.health` reads only the blob (RT-1); `runtime.routing` and
+ * `runtime.setRouting` read and write desired routing state (ROUTE-1, 3, 5..8); routed upstreams (ROUTE-9).
+ */
+export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  const isOperator = (request: FastifyRequest) => {
+    const given = bearer(request);
+    return deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken);
+  };
+  const access = (request: FastifyRequest) => ({ writable: deps.routingWritesEnabled, canWrite: isOperator(request) });
+
+  app.register(async (scope) => {
+    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+
+    scope.get<{ Querystring: { node?: string } }>('/router/v1/console/runtime.health', async (request) => {
+      const node = request.query.node;
+      if (!node || node === deps.nodeId) return deps.runtimeHealth();
+      return deps.remoteRuntimeHealth(node);
+    });
+
+    scope.get('/router/v1/console/runtime.routing', async (request) => ({
+      ...(await deps.routing.live.routingView(access(request))),
+      gate: { deployment: 'console.routing_writes_enabled', operators: 'console.operators' },
+      status: deps.routing.live.status(),
+    }));
+
+    scope.post('/router/v1/console/runtime.setRouting', async (request, reply) => {
+      const refusal = checkWriteGate(access(request));
+      if (refusal) throw new RouterError(403, refusal.code, refusal.message, 'permission_error', refusal.gate);
+      const input = parseBody(setRoutingSchema, request.body);
+      const result = await deps.routing.live.setRouting(input).catch((err: Error) => {
+        throw new RouterError(503, 'keyspace_unavailable', `routing state not written: ${err.message}`);
+      });
+      if (!result.ok) return reply.status(400).send({ error: { message: result.message, type: 'invalid_request_error', param: result.field, code: 'invalid_routing' } });
+      request.log.info({ desired: result.desired }, 'routing desired state published');
+      return { desired: result.desired };
+    });
+
+    scope.get('/router/v1/console/runtime.upstreams', async () => ({ upstreams: deps.routing.upstreams() }));
+
+    scope.get('/router/v1/console/runtime.scrape', async () => ({ pods: deps.routing.scraper.records() }));
+  });
+}
