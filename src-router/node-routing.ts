@@ -6,6 +6,14 @@ import { podIdOf, type ClusterCatalog, type Target } from './registry';
 import { emptyUpstreamBook, LiveRoutingModule, MetricScraper, profileForPod, promptPrefixHash, recordTurn, upstreamsSnapshot, type ScrapeTarget } from './routing';
 import type { RouterMetrics } from './serve';
 
+/**
+ * A pod as the routing module knows it. Static-route endpoints are keyed by model and endpoint: one server can sit
+ * in the route table under several models with different engine labels, and each is scraped with its own profile
+ * (keyed by URL alone, the last model's profile would silently replace the others').
+ */
+export const routingPodId = (t: Target): string => (t.kind === 'static' ? staticPodId(t.clusterId, t.url!) : podIdOf(t));
+const staticPodId = (model: string, endpoint: string) => `${model} ${endpoint}`;
+
 export interface RoutingWiringDeps {
   config: NodeConfig;
   keyspace: KeySpace;
@@ -52,9 +60,9 @@ export function createRoutingWiring(deps: RoutingWiringDeps) {
       }
     }
     const routesEngine = live.current().routesEngine;
-    for (const [, route] of Object.entries(config.routing.static_routes)) {
+    for (const [model, route] of Object.entries(config.routing.static_routes)) {
       for (const endpoint of route.endpoints) {
-        targets.push({ podId: endpoint, url: `${endpoint.replace(/\/+$/, '')}/metrics`, profile: profileForPod({ staticRoute: true, engine: route.engine }, routesEngine).name });
+        targets.push({ podId: staticPodId(model, endpoint), url: `${endpoint.replace(/\/+$/, '')}/metrics`, profile: profileForPod({ staticRoute: true, engine: route.engine }, routesEngine).name });
       }
     }
     scraper.setTargets(targets);
@@ -66,13 +74,16 @@ export function createRoutingWiring(deps: RoutingWiringDeps) {
     syncTargets,
     /** The strategy in force picks one candidate (ROUTE-2: missing metrics → random ready pod, counted). */
     choose(group: string, candidates: Target[], body?: Record<string, unknown>): Target | undefined {
-      const pods = candidates.map((t) => ({ id: podIdOf(t), ready: true, inflight: inflight.get(podIdOf(t)) ?? 0, metrics: scraper.metricsFor(podIdOf(t)) }));
+      const pods = candidates.map((t) => {
+        const id = routingPodId(t);
+        return { id, ready: true, inflight: inflight.get(id) ?? 0, metrics: scraper.metricsFor(id) };
+      });
       const picked = live.pick(pods, { group, prefixHash: promptPrefixHash(body) });
-      return picked.pod ? candidates.find((t) => podIdOf(t) === picked.pod!.id) : undefined;
+      return picked.pod ? candidates.find((t) => routingPodId(t) === picked.pod!.id) : undefined;
     },
     /** Counts a request in flight at its pod until the returned function is called. */
     begin(target: Target): () => void {
-      const id = podIdOf(target);
+      const id = routingPodId(target);
       inflight.set(id, (inflight.get(id) ?? 0) + 1);
       let done = false;
       return () => {

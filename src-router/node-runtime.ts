@@ -59,6 +59,8 @@ export async function startRuntimePublishing(opts: {
     servingConfig: () => servingConfigOf(opts.registry, opts.supervisor),
     mappedModels: () => opts.supervisor.laneStatus().filter((l) => l.loaded && l.state === 'ready').length,
     readGpu: () => readNvidiaGpu(),
+    // A model load or switch changes the serving config: republish within a second instead of a whole period.
+    changeCheckMs: 1_000,
     onError: (err) => opts.log.warn(`runtime blob not published: ${(err as Error).message}`),
   });
   publisher.start();

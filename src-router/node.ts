@@ -13,13 +13,15 @@ import { RouterError } from './contract';
 import type { CliRef } from './engines';
 import { buildApp } from './http';
 import { createKeySpace, type KeySpace } from './kv';
+import { refreshLinkWeights } from './lending/links';
+import { createLendingWiring, type LendingWiring } from './node-lending';
 import { createRoutingWiring } from './node-routing';
 import { runtimeKeyFor, startRuntimePublishing } from './node-runtime';
 import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
-import { AnalyticsStore, ClusterStore, ModelHashCache, openStore, type Db } from './store';
+import { AnalyticsStore, ClusterStore, DecisionLogWriter, ModelHashCache, openStore, type Db } from './store';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -53,7 +55,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const role = config.cluster.role;
   const startedAt = new Date();
   const db = openStore(config.cluster.store_dir);
-  const analytics = new AnalyticsStore(db);
+  const analytics = new AnalyticsStore(db, nodeId);
   const clusterStore = new ClusterStore(db);
   const registry = new ModelRegistry(loadModelConfigDir(config.models.config_dir));
   const catalog = new ClusterCatalog(clusterStore);
@@ -83,14 +85,17 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   let routing: ReturnType<typeof createRoutingWiring> | undefined;
 
   let membership: Membership | undefined;
+  let lendingWiring: LendingWiring | undefined;
   const refreshCatalog = () => {
     catalog.update([{ nodeId, local: true, healthy: true, url: null, records: localRecords(registry, sup) }, ...(membership?.nodeRecords() ?? [])]);
     routing?.syncTargets();
+    if (lendingWiring && role === 'master') refreshLinkWeights(lendingWiring.links, catalog.all());
+    lendingWiring?.pushLinks();
   };
 
   let stt: SttScheduler | undefined;
   const statusNow = () => runtimeStatus(nodeId, registry, sup, activity, stt?.reservationsOn(nodeId) ?? 0);
-  const snapshotNow = () => localSnapshot(config, version, startedAt, registry, sup);
+  const snapshotNow = () => ({ ...localSnapshot(config, version, startedAt, registry, sup), linksVersion: lendingWiring?.lending.linksVersion ?? 0 });
 
   const resolver = new TargetResolver({
     nodeId, registry, catalog, supervisor: sup,
@@ -102,8 +107,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const executor = new RequestExecutor({
     nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
     requestTimeoutMs: config.cluster.request_timeout,
-    onStart: (target) => {
-      const endOwn = target.kind === 'local' ? activity.begin() : undefined;
+    onStart: (target, borrowed) => {
+      const endOwn = target.kind === 'local' && !borrowed ? activity.begin() : undefined;
       const endPod = routing?.begin(target);
       return () => {
         endOwn?.();
@@ -118,6 +123,13 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   });
   const consoleToken = config.console.token || randomBytes(18).toString('base64url');
   const runtimeKey = runtimeKeyFor(config);
+  const lendingHttp = {
+    lending: undefined as unknown as LendingWiring['lending'],
+    links: undefined as unknown as LendingWiring['links'],
+    linksChanged: () => lendingWiring!.linksChanged(),
+    coordinator: undefined as LendingWiring['coordinator'],
+    applyLinks: (v: number, specs: Parameters<LendingWiring['applyPushed']>[1]) => lendingWiring!.applyPushed(v, specs),
+  };
   const deps = {
     nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
     clusterToken: role === 'standalone' ? '' : config.cluster.token,
@@ -126,6 +138,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     operators: config.console.operators,
     routingWritesEnabled: config.console.routing_writes_enabled,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
+    lendingHttp,
     staticRouteIds: Object.keys(config.routing.static_routes),
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
     remoteRuntimeHealth: async (id: string) => {
@@ -137,6 +150,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const app = await buildApp(deps, { logLevel: options.logLevel });
   routing = createRoutingWiring({ config, keyspace, catalog, supervisor: sup, metrics, log: app.log });
   deps.routing = routing;
+  const decisions = new DecisionLogWriter(db, { nodeId, routerVersion: version, retentionMs: config.cluster.offload_decisions_retention, onError: (err) => app.log.error(`decision log write failed: ${err.message}`) });
   await registry.computeHashes(new ModelHashCache(db), (rec, err) => app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`));
 
   if (role === 'master') {
@@ -146,6 +160,12 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     });
     Object.assign(deps, { membership });
   }
+  lendingWiring = createLendingWiring({ config, db, registry, supervisor: sup, analytics, activity, decisions, executor, log: app.log, membership });
+  executor.deps.lending = lendingWiring.lending;
+  lendingHttp.lending = lendingWiring.lending;
+  lendingHttp.links = lendingWiring.links;
+  lendingHttp.coordinator = lendingWiring.coordinator;
+  lendingWiring.start();
   stt = new SttScheduler({ localNodeId: nodeId, catalog, client, localStatus: statusNow, remotes: () => membership?.statusCapable() ?? [], log: app.log });
   refreshCatalog();
 
@@ -183,10 +203,12 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         membership?.stop();
         registrar?.stop();
         routing!.stop();
+        lendingWiring?.stop();
         await publisher?.stop();
         await app.close();
         await sup.close();
         await keyspace.close();
+        decisions.close();
         db.close();
       })()),
   };

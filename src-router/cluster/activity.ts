@@ -2,6 +2,7 @@
 export class ActivityTracker {
   private active = 0;
   private idleSince: number;
+  private lastOwnEnd: number | null = null;
 
   constructor(private readonly now: () => number = Date.now) {
     this.idleSince = now();
@@ -15,8 +16,15 @@ export class ActivityTracker {
       if (done) return;
       done = true;
       this.active--;
+      this.lastOwnEnd = this.now();
       if (this.active === 0) this.idleSince = this.now();
     };
+  }
+
+  /** Time since own work last ended (0 while some runs), null when there was none yet (PRICE-7). */
+  sinceOwnRequestMs(): number | null {
+    if (this.active > 0) return 0;
+    return this.lastOwnEnd === null ? null : this.now() - this.lastOwnEnd;
   }
 
   idleMs(): number {

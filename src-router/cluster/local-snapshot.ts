@@ -21,7 +21,8 @@ export function localRecords(registry: ModelRegistry, supervisor: Supervisor): N
     configHash: r.configHash,
     modelHash: r.modelHash,
     contextsize: r.config.contextsize ?? r.config.vllm?.settings.max_model_length ?? null,
-    parallel: r.config.parallel ?? r.config.vllm?.settings.max_number_sequences ?? null,
+    // LLM-1 reads the larger of the two: a config serving concurrently by either setting is not one-at-a-time.
+    parallel: r.config.parallel === undefined && r.config.vllm?.settings.max_number_sequences === undefined ? null : Math.max(r.config.parallel ?? 1, r.config.vllm?.settings.max_number_sequences ?? 1),
     engine: r.config.engine ?? null,
     available: supervisor.available(r.localId),
   }));

@@ -2,3 +2,4 @@ export * from './console';
 export * from './client-requests';
 export * from './node';
 export * from './errors';
+export * from './links';

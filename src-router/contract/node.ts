@@ -32,6 +32,7 @@ export const nodeSnapshotSchema = z
     settingsHash: z.string(),
     startedAt: z.string(),
     runtimeStatus: z.boolean().describe('serves /router/v1/node/runtime-status (STT-5)'),
+    linksVersion: z.number().int().optional().describe('version of the links this node applied (LEASE-1)'),
     models: z.array(nodeModelRecordSchema),
   })
   .strict();

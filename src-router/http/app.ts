@@ -3,6 +3,8 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
+import { lendingRoutes } from './lending-routes';
+import { siteRoutes } from './site-routes';
 import type { HttpDeps } from './deps';
 import { installErrorHandling } from './errors';
 import { ollamaRoutes } from './ollama-routes';
@@ -30,6 +32,8 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await consoleRoutes(scope, deps);
     await nodeRoutes(scope, deps);
     await runtimeRoutes(scope, deps);
+    await lendingRoutes(scope, deps);
+    await siteRoutes(scope, deps);
   });
   return app;
 }

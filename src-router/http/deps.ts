@@ -3,6 +3,7 @@ import type { Membership } from '../cluster/membership';
 import type { NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
+import type { LendingHttp } from './lending-routes';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RequestExecutor, RouterMetrics } from '../serve';
 
@@ -33,6 +34,7 @@ export interface HttpDeps {
   /** Another node's runtime blob, through its node API. */
   remoteRuntimeHealth(nodeId: string): Promise<RuntimeHealth>;
   staticRouteIds: readonly string[];
+  lendingHttp: LendingHttp;
   bodyLimit: number;
   uploadLimit: number;
   /** The built renderer (out/renderer), served at `/` when present. */

@@ -26,7 +26,7 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
     app.post(path, async (request, reply) => {
       const body = parseBody(schema, request.body) as Record<string, unknown> & { model: string };
       const stream = (endpoint === 'chat' || endpoint === 'completion') && body.stream === true;
-      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal: clientSignal(reply), promptBytes: rawBytes(request), worker });
+      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal: clientSignal(reply), promptBytes: rawBytes(request), worker, ...borrowed(request, worker) });
       return send(request, reply, out);
     });
 
@@ -41,6 +41,15 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
     const out = await deps.executor.run({ endpoint: 'transcription', model, upload, stream: false, signal: clientSignal(reply), worker });
     return send(request, reply, out);
   });
+}
+
+/** A master relaying a lent request names its owner (LEASE-5); only worker calls may carry it. */
+function borrowed(request: FastifyRequest, worker: boolean) {
+  const from = worker ? request.headers['x-routerdesk-borrowed-from'] : undefined;
+  if (typeof from !== 'string' || !from.includes('/')) return {};
+  const i = from.indexOf('/');
+  const id = request.headers['x-routerdesk-request-id'];
+  return { borrowedFrom: { nodeId: from.slice(0, i), model: from.slice(i + 1) }, requestId: typeof id === 'string' ? id : undefined };
 }
 
 export function rawBytes(request: FastifyRequest): number {

@@ -25,7 +25,12 @@ export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.get<{ Querystring: { node?: string } }>('/router/v1/console/runtime.health', async (request) => {
       const node = request.query.node;
       if (!node || node === deps.nodeId) return deps.runtimeHealth();
-      return deps.remoteRuntimeHealth(node);
+      // An unknown node is a 404 (RouterError); a known one that cannot answer publishes nothing we can read (RT-1),
+      // the same answer as a keyspace that cannot answer, with the reason.
+      return deps.remoteRuntimeHealth(node).catch((err: Error) => {
+        if (err instanceof RouterError) throw err;
+        return { published: false as const, reason: `node '${node}' did not answer: ${err.message}` };
+      });
     });
 
     scope.get('/router/v1/console/runtime.routing', async (request) => ({

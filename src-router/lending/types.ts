@@ -3,6 +3,7 @@
  * The planner is a pure function of a PlanInput (a snapshot of every node, the links and a clock reading);
  * the owner, helper and coordinator do the IO around it.
  */
+import type { CostFit } from '../costs/fit';
 
 /** Lending lanes: image links and LLM (text) links are separate, each with its own cost model (LINK-2). */
 export type LendingLane = 'image' | 'text';
@@ -34,10 +35,9 @@ export type Trigger = 'enqueued' | 'completed' | 'borrowed_completed' | 'probe_d
  * A model's measured cost per job (PRICE-2), fitted by the node from its own analytics.
  * `scaled`: varying work, duration = interceptMs + slopeMsPerWork × work.
  * `constant`: every sample did the same work: meanMs prices exactly that work; any other work is unpriced.
+ * Defined in `costs/fit.ts` (costs sits above lending in the import order) and re-exported here unchanged.
  */
-export type CostFit =
-  | { kind: 'scaled'; interceptMs: number; slopeMsPerWork: number; samples: number }
-  | { kind: 'constant'; work: number; meanMs: number; samples: number };
+export type { CostFit };
 
 /** One model config on one node, as the master sees it at decision time. */
 export interface ModelState {
@@ -64,6 +64,16 @@ export interface ModelState {
   multimodal: boolean;
   /** LLM-2/3: conservative estimated size in tokens of the mean held request; null without a token profile. */
   meanHeldTokens: number | null;
+  /**
+   * Key in NodeState.lanes of the runtime this model loads into, when it differs from `lane`
+   * (e.g. kobold mode's one shared process). Absent: `lane`.
+   */
+  runtimeLane?: string;
+  /**
+   * Work of held requests that stay with the owner whatever happens: streams (LLM-4) and requests handed back
+   * (HELPER-2). They count in the owner's backlog and drain time but are never lent; not part of `held`/`heldWork`.
+   */
+  pinnedWork?: number[];
 }
 
 export interface NodeState {
@@ -134,15 +144,23 @@ export interface PlanRow {
   linkId: string;
   owner: ModelRef;
   helper: ModelRef;
+  /** The owner's lendable held requests. */
   held: number;
+  /** What the owner drains alone: held + pinned held (streams, returned) + requests at its engine. */
   backlog: number;
   ownerDrainMs: number | null;
   helperSwitchMs: number | null;
   helperServiceMs: number | null;
   serviceSource: 'helper' | 'owner_fallback' | null;
   helperIdleMs: number;
+  /** The owner's predicted time for the priced job (the oldest held request), null when unpriced. */
+  ownerJobMs: number | null;
+  /** PRICE-5: loading the displaced model back (0 when nothing is displaced), null when unmeasured. */
+  helperRestoreMs: number | null;
+  /** PROBE-4: when this pair's probe waits only for the helper's idleness, the time it becomes due; else null. */
+  probeDueAt: number | null;
   outcome: 'granted' | 'probe' | 'skipped';
-  /** Why a pair was skipped, or what held a probe back (e.g. waiting for idleness). */
+  /** Why a pair was skipped; for a probe, why the cost rule did not choose it (waiting for idleness: see probeDueAt). */
   reason: SkipReason | null;
   slots: number;
 }
@@ -160,6 +178,13 @@ export interface LeaseGrant {
   ownerJobMs: number | null;
   helperJobMs: number | null;
   helperSwitchMs: number | null;
+  /**
+   * Both per-job speeds are measured (the owner's own fit and the helper's own fit, not the owner fallback) and
+   * the lease is not a probe: only such leases may hold a request (HOLD-2) or cut a lent one off (HOLD-4).
+   */
+  measured: boolean;
+  /** The helper's context window (text): a withdrawn request that does not fit runs on the owner (LLM-2). */
+  helperContextsize?: number | null;
 }
 
 export interface PlanResult {

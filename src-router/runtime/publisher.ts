@@ -27,6 +27,11 @@ export interface RuntimePublisherOptions {
   intervalMs?: number;
   /** Wall clock in ms (default `Date.now`), for uptime. */
   now?: () => number;
+  /**
+   * How often (ms) to look whether the serving config or the mapped-model count changed since the last publish, and
+   * republish at once when they did, so a model load shows without waiting a whole period. Absent: only periodic.
+   */
+  changeCheckMs?: number;
   /** Called when a timed publish fails (the keyspace is down); the next period tries again. */
   onError?: (err: unknown) => void;
 }
@@ -72,6 +77,9 @@ export class RuntimePublisher {
   readonly key: string;
   readonly intervalMs: number;
   private timer?: NodeJS.Timeout;
+  private changeTimer?: NodeJS.Timeout;
+  /** What the serving inputs were at the last publish (see changeCheckMs). */
+  private publishedInputs?: string;
   private inFlight?: Promise<RuntimeBlob>;
   private readonly readHost: () => Promise<HostStats>;
   private readonly now: () => number;
@@ -100,6 +108,7 @@ export class RuntimePublisher {
   async buildBlob(): Promise<RuntimeBlob> {
     const o = this.opts;
     const startedAt = o.startedAt instanceof Date ? o.startedAt.getTime() : o.startedAt;
+    const inputs = this.servingInputs();
     const [host, gpu] = await Promise.all([this.readHost().catch(() => undefined), o.readGpu ? o.readGpu().catch(() => undefined) : undefined]);
     const blob = buildRuntimeBlob({
       version: o.version,
@@ -108,9 +117,10 @@ export class RuntimePublisher {
       host,
       gpu,
       selfTests: typeof o.selfTests === 'function' ? o.selfTests() : o.selfTests,
-      servingConfig: o.servingConfig?.(),
-      mappedModels: o.mappedModels?.(),
+      servingConfig: inputs.servingConfig,
+      mappedModels: inputs.mappedModels,
     });
+    this.publishedInputs = JSON.stringify(inputs);
     return runtimeBlobSchema.parse(blob);
   }
 
@@ -133,14 +143,26 @@ export class RuntimePublisher {
     if (this.timer) return;
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
     this.timer.unref();
+    if (this.opts.changeCheckMs && this.opts.changeCheckMs > 0) {
+      this.changeTimer = setInterval(() => {
+        if (!this.inFlight && JSON.stringify(this.servingInputs()) !== this.publishedInputs) void this.tick();
+      }, this.opts.changeCheckMs);
+      this.changeTimer.unref();
+    }
     await this.tick();
   }
 
   async stop(opts: { remove?: boolean } = {}): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.changeTimer) clearInterval(this.changeTimer);
     this.timer = undefined;
+    this.changeTimer = undefined;
     await this.inFlight?.catch(() => undefined);
     if (opts.remove) await this.opts.keyspace.del(this.key).catch((err: unknown) => this.opts.onError?.(err));
+  }
+
+  private servingInputs(): { servingConfig?: ServingConfig; mappedModels?: number } {
+    return { servingConfig: this.opts.servingConfig?.(), mappedModels: this.opts.mappedModels?.() };
   }
 
   private async tick(): Promise<void> {

@@ -4,9 +4,13 @@ import type { RequestOutcome, RequestRow } from '../store';
 import type { TranscriptionUpload } from './engine-call';
 import { asRouterError, RouterError } from './errors';
 import { rewriteResponseModel, sseEvents } from './id-rewrite';
+import type { LendingGate } from '../lending/gate';
+import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
-import { openLocal, openRemote, openStatic, type Upstream } from './upstream';
+import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
+import type { OwnTicket } from '../lending/gate';
+import { randomUUID } from 'node:crypto';
 import { imageWork, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
@@ -21,6 +25,10 @@ export interface ServeInput {
   promptBytes?: number;
   /** A worker request from the master: run here, the model named by its local ID. */
   worker?: boolean;
+  /** A lent request: the owner it was borrowed from (this node is the helper). */
+  borrowedFrom?: ModelRef;
+  /** Request id (lent requests keep the owner's). */
+  requestId?: string;
 }
 
 export type ServeOutput =
@@ -37,7 +45,9 @@ export interface ExecutorDeps {
   requestTimeoutMs: number;
   onFinished(row: RequestRow): void;
   /** Called when a request starts; the returned function when it ends (in-flight counts, idle tracking). */
-  onStart?(target: Target): () => void;
+  onStart?(target: Target, borrowed: boolean): () => void;
+  /** The router queue and lending of enrolled models (QUEUE-*, LEASE-*, HELPER-*). */
+  lending?: LendingGate;
   /** A real turn at a static-route endpoint: did it answer (ROUTE-9)? */
   onTurn?(target: Target, answered: boolean): void;
   now?(): number;
@@ -49,7 +59,7 @@ type Finish = (outcome: RequestOutcome, status: number | null, error: string | n
 export class RequestExecutor {
   private readonly now: () => number;
 
-  constructor(private readonly deps: ExecutorDeps) {
+  constructor(readonly deps: ExecutorDeps) {
     this.now = deps.now ?? Date.now;
   }
 
@@ -70,26 +80,62 @@ export class RequestExecutor {
     }
   }
 
+  /**
+   * The router queue of an enrolled model (QUEUE-1): own requests wait for the engine or are lent meanwhile;
+   * borrowed ones wait behind own work and can be handed back (409) until they claim the runtime.
+   */
+  private async admit(target: Target, input: ServeInput, payload: RequestPayload): Promise<{ kind: 'engine'; waitedMs: number; done(): void } | Extract<OwnTicket, { kind: 'lent' }> | undefined> {
+    const lending = this.deps.lending;
+    if (!lending) return undefined;
+    const req = { id: input.requestId ?? randomUUID(), endpoint: input.endpoint, stream: input.stream, bodyBytes: input.promptBytes ?? 0, json: input.json };
+    if (input.borrowedFrom) {
+      if (!lending.enrolled(target.localId)) throw new RouterError(409, 'offload_returned', `borrowed request handed back: '${target.localId}' is not linked on this node`);
+      const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.signal);
+      payload.acquireSignal = ticket.takeBack;
+      payload.onClaimed = ticket.claimed;
+      return { kind: 'engine', waitedMs: ticket.waitedMs, done: ticket.done };
+    }
+    lending.ownArrived();
+    if (!lending.enrolled(target.localId)) return undefined;
+    const ticket = await lending.admitOwn(target.localId, req, input.signal);
+    return ticket;
+  }
+
   private async runOn(target: Target, input: ServeInput): Promise<ServeOutput> {
     const started = this.now();
     const work: WorkMeasure = measure(input);
-    const ended = this.deps.onStart?.(target);
+    const ended = this.deps.onStart?.(target, input.borrowedFrom !== undefined);
     let upstream: Upstream | undefined;
     let finished = false;
+    let onDone: (() => void) | undefined;
     const finish: Finish = (outcome, status, error, extra = {}) => {
       if (finished) return;
       finished = true;
       upstream?.release();
+      onDone?.();
       target.release?.();
       ended?.();
       this.deps.onFinished({
         finishedAt: this.now(), nodeId: target.nodeId, model: target.clusterId, localId: target.localId, backend: target.backend,
-        endpoint: input.endpoint, streamed: input.stream, ...work, ...upstream?.work, ...extra, queueWaitMs: upstream?.waitedMs ?? this.now() - started,
+        endpoint: input.endpoint, streamed: input.stream, ...work, ...upstream?.work, ...extra, queueWaitMs: (upstream?.waitedMs ?? this.now() - started) + queueWaitMs,
         durationMs: this.now() - started, outcome, status, error,
       });
     };
+    let queueWaitMs = 0;
     try {
-      const payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
+      const payload: RequestPayload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
+      if (target.kind === 'local') {
+        const gate = await this.admit(target, input, payload);
+        if (gate?.kind === 'lent') {
+          const lentTarget = { ...target, names: [...target.names, gate.helper.model] };
+          finish('ok', gate.status, null, { ...usageWork(input, gate.body) });
+          return { kind: 'json', status: gate.status, body: rewrite(gate.body, lentTarget), modelId: target.clusterId };
+        }
+        if (gate) {
+          queueWaitMs = gate.waitedMs;
+          onDone = gate.done;
+        }
+      }
       try {
         upstream = target.kind === 'local'
           ? await openLocal(this.deps.supervisor, target, payload, this.deps.requestTimeoutMs)
@@ -121,6 +167,11 @@ export class RequestExecutor {
       throw e;
     }
   }
+}
+
+/** Tokens of a lent request's answer, for the owner's analytics. */
+function usageWork(input: ServeInput, body: unknown): WorkMeasure {
+  return input.endpoint === 'chat' || input.endpoint === 'completion' ? { tokensGenerated: usageTokens(body) } : {};
 }
 
 function measure(input: ServeInput): WorkMeasure {

@@ -11,6 +11,10 @@ export interface RequestPayload {
   json?: Record<string, unknown>;
   upload?: TranscriptionUpload;
   signal: AbortSignal;
+  /** Aborts the wait for the runtime only (a borrowed request taken back before it claims it, HELPER-2). */
+  acquireSignal?: AbortSignal;
+  /** Called once the request holds the runtime. */
+  onClaimed?: () => void;
 }
 
 /** An open call to whatever serves the target: its response (client-shaped), and how to end and explain it. */
@@ -37,7 +41,11 @@ export const WORKER_PATHS: Record<Endpoint, string> = {
 export async function openLocal(supervisor: Supervisor, target: Target, p: RequestPayload, timeoutMs: number): Promise<Upstream> {
   const route = supervisor.adapter(target.localId).routes[p.endpoint];
   if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
-  const lease = await supervisor.acquire(target.localId, p.signal);
+  const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.signal, p.acquireSignal]) : p.signal).catch((err: unknown) => {
+    if (p.acquireSignal?.aborted && !p.signal.aborted) throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (own_work_arrived)');
+    throw err;
+  });
+  p.onClaimed?.();
   const signal = AbortSignal.any([p.signal, AbortSignal.timeout(timeoutMs)]);
   const explain = async (err: unknown) => {
     if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');

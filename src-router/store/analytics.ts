@@ -13,6 +13,8 @@ export interface RequestRow {
   endpoint: RequestEndpoint;
   streamed: boolean;
   promptBytes?: number | null;
+  /** Prompt tokens the engine reported (usage), for the bytes-per-token profile (LLM-3). */
+  promptTokens?: number | null;
   tokensGenerated?: number | null;
   imagePixels?: number | null;
   imageSteps?: number | null;
@@ -43,7 +45,11 @@ export class AnalyticsStore {
   private readonly insertRequestStmt;
   private readonly insertLoadStmt;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** This node's id: its own fits read only the rows of requests it served itself. */
+    private readonly nodeId?: string,
+  ) {
     this.insertRequestStmt = db.prepare(`INSERT INTO request_analytics
       (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, tokens_generated, image_pixels, image_steps, image_count,
        audio_seconds, queue_wait_ms, duration_ms, outcome, status, error)
@@ -73,6 +79,11 @@ export class AnalyticsStore {
     return (this.db.prepare('SELECT * FROM request_analytics WHERE model = ? AND finished_at >= ? ORDER BY id').all(model, sinceMs) as Record<string, unknown>[]).map(toRequestRow);
   }
 
+  /** Requests served by one local config since `sinceMs`, oldest first (this node's own cost fits). */
+  requestsForLocal(localId: string, sinceMs = 0): RequestRow[] {
+    return (this.db.prepare('SELECT * FROM request_analytics WHERE local_id = ? AND node_id = ? AND finished_at >= ? ORDER BY id').all(localId, this.nodeId ?? '', sinceMs) as Record<string, unknown>[]).map(toRequestRow);
+  }
+
   recentRequests(limit = 100): RequestRow[] {
     return (this.db.prepare('SELECT * FROM request_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toRequestRow);
   }
@@ -90,7 +101,7 @@ function toRequestRow(r: Record<string, unknown>): RequestRow {
   return {
     finishedAt: r.finished_at as number, nodeId: r.node_id as string, model: r.model as string, localId: r.local_id as string,
     backend: r.backend as string, endpoint: r.endpoint as RequestEndpoint, streamed: r.streamed === 1,
-    promptBytes: r.prompt_bytes as number | null, tokensGenerated: r.tokens_generated as number | null,
+    promptBytes: r.prompt_bytes as number | null, promptTokens: (r.prompt_tokens as number | null | undefined) ?? null, tokensGenerated: r.tokens_generated as number | null,
     imagePixels: r.image_pixels as number | null, imageSteps: r.image_steps as number | null, imageCount: r.image_count as number | null,
     audioSeconds: r.audio_seconds as number | null, queueWaitMs: r.queue_wait_ms as number, durationMs: r.duration_ms as number,
     outcome: r.outcome as RequestOutcome, status: r.status as number | null, error: r.error as string | null,

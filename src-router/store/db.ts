@@ -29,7 +29,8 @@ export function migrate(db: Db, migrations: Migration[]): void {
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue;
     db.transaction(() => {
-      db.exec(m.sql);
+      if (m.sql) db.exec(m.sql);
+      m.run?.(db);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
     })();
   }

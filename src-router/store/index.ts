@@ -3,3 +3,8 @@ export * from './migrations';
 export * from './analytics';
 export * from './hash-cache';
 export * from './cluster-store';
+export * from './decision-log-row';
+export * from './decision-log';
+export * from './decision-log-query';
+export * from './decision-log-merge';
+export * from './decision-log-export';

@@ -1,8 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from './db';
+
 /** Versioned schema migrations, applied in order inside one transaction each. Never edit a released one: add the next. */
 export interface Migration {
   version: number;
   name: string;
+  /** Plain DDL/DML, run first ('' when the migration is all code). */
   sql: string;
+  /** Data step run after `sql`, inside the same transaction (e.g. converting legacy tables). */
+  run?(db: Db): void;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -95,4 +101,116 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'routing links (LINK-1..5), settings, links_version',
+    sql: `
+      CREATE TABLE links (
+        id TEXT PRIMARY KEY,             -- uuid
+        lane TEXT NOT NULL CHECK (lane IN ('image', 'text')),
+        owner_node TEXT NOT NULL,        -- the owner lends held work (LINK-1)
+        owner_model TEXT NOT NULL,       -- local ID on owner_node
+        helper_node TEXT NOT NULL,       -- the helper borrows it
+        helper_model TEXT NOT NULL,      -- local ID on helper_node
+        load_if_unloaded INTEGER NOT NULL DEFAULT 1,
+        restore_after_borrow INTEGER NOT NULL DEFAULT 0,
+        weights TEXT NOT NULL CHECK (weights IN ('same', 'different')),
+        acknowledged INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,     -- unix ms
+        updated_at INTEGER NOT NULL,
+        UNIQUE (lane, owner_node, owner_model, helper_node, helper_model)
+      );
+      CREATE INDEX links_helper ON links(helper_node, helper_model);
+      CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT OR IGNORE INTO settings (key, value) VALUES ('links_version', '0');
+    `,
+    run: upgradeRoutingGroups,
+  },
+  {
+    version: 4,
+    name: 'offload decision log (LOG-1..4)',
+    sql: `
+      CREATE TABLE offload_decisions (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,                 -- unix ms on the writing node
+        node_id TEXT NOT NULL,               -- the node that wrote it
+        router_version TEXT NOT NULL,
+        kind TEXT NOT NULL,                  -- plan | dispatch | helper
+        event TEXT NOT NULL,                 -- plan: the outcome; dispatch/helper: what happened
+        "trigger" TEXT,                      -- enqueued | completed | borrowed_completed | probe_due | tick
+        link_id TEXT,
+        owner_node TEXT,
+        owner_model TEXT,
+        helper_node TEXT,
+        helper_model TEXT,
+        held INTEGER,
+        backlog INTEGER,
+        owner_drain_ms INTEGER,
+        helper_switch_ms INTEGER,
+        helper_service_ms INTEGER,
+        service_source TEXT,                 -- helper | owner_fallback
+        helper_idle_ms INTEGER,
+        outcome TEXT,                        -- granted | probe | skipped (plan rows)
+        reason TEXT,
+        slots INTEGER,
+        requests_out INTEGER,
+        owner_predicted_finish_ms INTEGER,   -- ms from at
+        owner_job_ms INTEGER,
+        helper_job_ms INTEGER,
+        waited_ms INTEGER,
+        borrowed_in_backend INTEGER,
+        request_id TEXT,
+        details TEXT                         -- JSON object
+      );
+      CREATE INDEX offload_decisions_time ON offload_decisions(at);
+      CREATE INDEX offload_decisions_owner_time ON offload_decisions(owner_model, at);
+      CREATE INDEX offload_decisions_helper_time ON offload_decisions(helper_model, at);
+    `,
+  },
 ];
+
+interface LegacyMember {
+  groupId: string;
+  lane: string;
+  nodeId: string;
+  model: string;
+  restore: number | null;
+}
+
+/**
+ * LINK-5: earlier releases stored symmetric routing groups (`routing_groups`, `routing_group_members`). Each pair of
+ * members on different nodes becomes two links, one per direction, loading allowed, restore flag taken from the
+ * member that is the helper of that link. Weights are unknown here (no catalog): stored as 'different' and
+ * acknowledged, since the operator already linked them; `refreshLinkWeights` recomputes them later. Same-node pairs
+ * are skipped (a link lends to another node). The legacy tables are dropped. A store without them is unaffected.
+ */
+function upgradeRoutingGroups(db: Db): void {
+  const exists = (t: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined;
+  const hasGroups = exists('routing_groups');
+  const hasMembers = exists('routing_group_members');
+  if (hasGroups && hasMembers) {
+    const members = db
+      .prepare(`SELECT m.group_id AS groupId, g.lane AS lane, m.node_id AS nodeId, m.model AS model, m.restore_after_borrow AS restore
+        FROM routing_group_members m JOIN routing_groups g ON g.id = m.group_id
+        WHERE m.node_id IS NOT NULL AND m.model IS NOT NULL ORDER BY m.group_id, m.node_id, m.model`)
+      .all() as LegacyMember[];
+    const groups = new Map<string, LegacyMember[]>();
+    for (const m of members) groups.set(m.groupId, [...(groups.get(m.groupId) ?? []), m]);
+    const insert = db.prepare(`INSERT OR IGNORE INTO links (id, lane, owner_node, owner_model, helper_node, helper_model,
+      load_if_unloaded, restore_after_borrow, weights, acknowledged, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, 'different', 1, ?, ?)`);
+    const now = Date.now();
+    let created = 0;
+    for (const group of groups.values()) {
+      for (const owner of group) {
+        for (const helper of group) {
+          if (owner.nodeId === helper.nodeId) continue;
+          const lane = owner.lane === 'text' || owner.lane === 'llm' ? 'text' : 'image';
+          created += insert.run(randomUUID(), lane, owner.nodeId, owner.model, helper.nodeId, helper.model, helper.restore ? 1 : 0, now, now).changes;
+        }
+      }
+    }
+    if (created) db.prepare("UPDATE settings SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'links_version'").run();
+  }
+  if (hasMembers) db.exec('DROP TABLE routing_group_members');
+  if (hasGroups) db.exec('DROP TABLE routing_groups');
+}

@@ -104,14 +104,16 @@ export async function startNode(opts: { models: Record<string, ModelConfigInput>
   return node;
 }
 
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
 /** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T> | T, { timeoutMs = 10_000, everyMs = 50, what = 'condition' } = {}): Promise<T> {
+export async function eventually<T>(check: () => Promise<T> | T, { timeoutMs = 10_000, everyMs = 50, what = 'condition' } = {}): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
-      if (v) return v;
+      if (v) return v as Truthy<T>;
     } catch (err) {
       last = err;
     }

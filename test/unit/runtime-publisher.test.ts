@@ -107,6 +107,25 @@ describe('runtime publisher', () => {
     expect(onError).not.toHaveBeenCalled();
   });
 
+  it('with changeCheckMs, a changed serving config or mapped-model count is republished at the next check, not the next period', async () => {
+    vi.useFakeTimers();
+    let served: ServingConfig | undefined;
+    let mapped = 0;
+    const { ks, pub } = setup({ intervalMs: 10_000, changeCheckMs: 500, now: () => Date.now(), startedAt: Date.now(), servingConfig: () => served, mappedModels: () => mapped });
+    await pub.start();
+    expect((await stored(ks)).servingConfig).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect((await stored(ks)).uptime).toBe(0); // nothing changed: no extra publish
+    served = SERVING;
+    mapped = 1;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await stored(ks)).toMatchObject({ uptime: 1500, servingConfig: SERVING, memory: { mappedModels: 1 } });
+    await pub.stop();
+    served = undefined;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect((await stored(ks)).servingConfig).toEqual(SERVING);
+  });
+
   it('a keyspace failure rejects publishNow, goes to onError from start, and never throws out of the timer', async () => {
     const { ks, pub, onError } = setup();
     await ks.close();

@@ -1,0 +1,90 @@
+/**
+ * Token estimates for text lending (LLM-2, LLM-3). Tokens are estimated, never counted: body bytes divided by a
+ * bytes-per-token ratio measured from the model's own traffic, pulled conservative by the ratio's spread.
+ */
+
+/** One finished request of the model: its raw body size and what the engine reported using. */
+export interface TokenSample {
+  bodyBytes: number;
+  promptTokens: number;
+  /** Tokens generated (usage.completion_tokens), when known. */
+  answerTokens?: number | null;
+}
+
+export interface TokenProfile {
+  /** The conservative ratio used for estimates (fewer bytes per token → more tokens estimated). */
+  bytesPerToken: number;
+  meanBytesPerToken: number;
+  /** Sample standard deviation of the measured ratio. */
+  spreadBytesPerToken: number;
+  /** Mean tokens generated per answer, null when no sample reported it. */
+  meanAnswerTokens: number | null;
+  samples: number;
+}
+
+/**
+ * The model's token profile, or null below `minSamples` usable samples ("A model with no measured token profile
+ * has no size estimate, the same discipline cluster.scheduling_min_samples already applies to cost fitting").
+ *
+ * Interpretation ("pulled conservative by the ratio's own measured spread rather than a configured margin"):
+ * ratio = mean − 1 σ (sample σ), floored at the lowest ratio actually measured, so a skewed spread can never
+ * drive the ratio to zero or below and no configured margin is involved.
+ */
+export function tokenProfile(samples: TokenSample[], minSamples: number): TokenProfile | null {
+  const ok = samples.filter((s) => Number.isFinite(s.bodyBytes) && s.bodyBytes > 0 && Number.isFinite(s.promptTokens) && s.promptTokens > 0);
+  const n = ok.length;
+  if (n === 0 || n < minSamples) return null;
+  const ratios = ok.map((s) => s.bodyBytes / s.promptTokens);
+  const mean = ratios.reduce((a, r) => a + r, 0) / n;
+  const spread = n > 1 ? Math.sqrt(ratios.reduce((a, r) => a + (r - mean) ** 2, 0) / (n - 1)) : 0;
+  const answers = ok.map((s) => s.answerTokens).filter((a): a is number => typeof a === 'number' && Number.isFinite(a) && a >= 0);
+  return {
+    bytesPerToken: Math.max(mean - spread, Math.min(...ratios)),
+    meanBytesPerToken: mean,
+    spreadBytesPerToken: spread,
+    meanAnswerTokens: answers.length ? answers.reduce((a, x) => a + x, 0) / answers.length : null,
+    samples: n,
+  };
+}
+
+/** Estimated prompt tokens of a body; null without a profile. */
+export function estimatePromptTokens(bodyBytes: number, profile: TokenProfile | null): number | null {
+  if (!profile) return null;
+  return Math.ceil(Math.max(0, bodyBytes) / profile.bytesPerToken);
+}
+
+/**
+ * LLM-2/3: the context a request needs = prompt estimate + the answer's room: the client's max_tokens when
+ * stated, else max(cluster.scheduling_context_reserve, the measured mean answer) ("the reserve is only the
+ * floor ... the rest comes from the same measured history"). No profile, no estimate.
+ */
+export function estimateTokens(bodyBytes: number, profile: TokenProfile | null, maxTokens: number | undefined, contextReserve: number): number | null {
+  const prompt = estimatePromptTokens(bodyBytes, profile);
+  if (prompt === null || !profile) return null;
+  const answer = maxTokens ?? Math.max(contextReserve, Math.ceil(profile.meanAnswerTokens ?? 0));
+  return prompt + answer;
+}
+
+export interface QueuedTextRequest {
+  bodyBytes: number;
+  maxTokens?: number;
+}
+
+/** ModelState.meanHeldTokens: mean estimated size of the owner's lendable queued requests; null without a profile or requests. */
+export function meanEstimatedTokens(requests: QueuedTextRequest[], profile: TokenProfile | null, contextReserve: number): number | null {
+  if (!profile || requests.length === 0) return null;
+  let sum = 0;
+  for (const r of requests) sum += estimateTokens(r.bodyBytes, profile, r.maxTokens, contextReserve) ?? 0;
+  return sum / requests.length;
+}
+
+/**
+ * Work measure of a held text request for pricing (ModelState.heldWork): the tokens it is expected to generate,
+ * i.e. the measured mean answer capped by the client's max_tokens; the cap alone when the history has no answer
+ * sizes; null when neither is known (the caller then has no work measure for the request).
+ */
+export function expectedAnswerTokens(profile: TokenProfile | null, maxTokens: number | undefined): number | null {
+  const mean = profile?.meanAnswerTokens ?? null;
+  if (mean === null) return maxTokens ?? null;
+  return Math.round(maxTokens === undefined ? mean : Math.min(maxTokens, mean));
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { RouterError } from '../contract';
+import type { Coordinator } from '../lending/coordinator';
+import type { LendingNode } from '../lending/lending-node';
+import type { LinkStore } from '../lending/links';
+import { requireToken } from './auth';
+import type { HttpDeps } from './deps';
+import { parseBody } from './errors';
+
+const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).strict();
+const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']) }).strict();
+const relaySchema = z.object({ requestId: z.string(), owner: ref, helper: ref, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) }).strict();
+const linkSpec = z.object({ id: z.string(), lane: z.enum(['image', 'text']), owner: ref, helper: ref, loadIfUnloaded: z.boolean(), restoreAfterBorrow: z.boolean() }).strict();
+const linksPushSchema = z.object({ version: z.number().int().min(0), links: z.array(linkSpec) }).strict();
+const leasePushSchema = z.object({ owner: ref, lease: z.unknown().nullable() }).strict();
+
+export interface LendingHttp {
+  lending: LendingNode;
+  links: LinkStore;
+  /** After a site API change: apply here and push to every slave (LEASE-1). */
+  linksChanged(): void;
+  /** The decider, on the master only. */
+  coordinator?: Coordinator;
+  /** A slave stores the links the master pushed (LEASE-1). */
+  applyLinks(version: number, links: z.infer<typeof linkSpec>[]): void;
+}
+
+/** The node API of lending (cluster token): events and relay on the master, state, lease and link pushes on every node. */
+export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  const l = deps.lendingHttp;
+  const master = () => {
+    if (!l.coordinator) throw new RouterError(404, 'not_a_master', `node '${deps.nodeId}' is a ${deps.role}, not a master: it makes no lending decisions`);
+    return l.coordinator;
+  };
+  app.register(async (scope) => {
+    scope.addHook('preHandler', requireToken(deps.clusterToken, 'cluster'));
+
+    scope.post('/router/v1/node/offload/event', async (request) => {
+      const { owner, trigger } = parseBody(eventSchema, request.body);
+      return { lease: await master().event(owner, trigger) };
+    });
+
+    scope.post('/router/v1/node/offload/relay', async (request, reply) => {
+      const req = parseBody(relaySchema, request.body);
+      const ctl = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) ctl.abort();
+      });
+      return master().relay(req, ctl.signal);
+    });
+
+    scope.get('/router/v1/node/offload/state', async () => l.lending.state());
+
+    scope.post('/router/v1/node/offload/lease', async (request) => {
+      const { owner, lease } = parseBody(leasePushSchema, request.body);
+      if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
+      l.lending.owner.apply(owner.model, lease as Parameters<typeof l.lending.owner.apply>[1]);
+      return { applied: true };
+    });
+
+    scope.post('/router/v1/node/links', async (request) => {
+      const { version, links } = parseBody(linksPushSchema, request.body);
+      l.applyLinks(version, links);
+      return { applied: version };
+    });
+
+    scope.get('/router/v1/node/held', async () => ({ nodeId: deps.nodeId, models: l.lending.heldView() }));
+  });
+}

@@ -1,0 +1,162 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { plan } from './planner';
+import type { DecisionSink, RelayAnswer, RelayRequest } from './ports';
+import { refKey, type LeaseGrant, type LinkSpec, type LiveLease, type ModelRef, type NodeState, type PlanResult, type PlanSettings, type Trigger } from './types';
+
+export interface CoordinatorDeps {
+  nodeId: string;
+  links(): LinkSpec[];
+  /** This node's lending state, in-process. */
+  localState(): NodeState;
+  /** Every other node that takes part (healthy members). */
+  remotes(): { nodeId: string; url: string }[];
+  /** Polls one remote node (LEASE-3); rejects when it does not answer. */
+  pollRemote(url: string): Promise<NodeState>;
+  /** Sends a lease (or none) to an owner that did not ask this time (tick, probe_due, another owner's event). */
+  pushLease(owner: ModelRef, grant: LeaseGrant | null): void;
+  /** Forwards a lent request to a remote helper's worker API, rewritten to the helper's model (LEASE-5). */
+  forwardRemote(url: string, req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;
+  /** Serves a lent request in-process when the helper is this node (LEASE-7). */
+  serveLocal(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;
+  settings: PlanSettings;
+  refreshIntervalMs: number;
+  decisions: DecisionSink;
+  log: FastifyBaseLogger;
+  now?(): number;
+}
+
+/**
+ * The master's decider (LEASE-2..8): owners report queue events; events coalesce (one decision in flight, at most one
+ * queued behind it); each decision polls every node and runs the pure planner; plan rows go to the decision log;
+ * owners are answered (or pushed) their lease. Also relays lent requests to helpers, refusing without a live lease.
+ */
+export class Coordinator {
+  private inFlight: Promise<PlanResult> | null = null;
+  private queued: Promise<PlanResult> | null = null;
+  private readonly live = new Map<string, LiveLease & { grant: LeaseGrant }>();
+  private readonly lastPushed = new Map<string, string>();
+  private tickTimer?: NodeJS.Timeout;
+  private wakeTimer?: NodeJS.Timeout;
+  decisionsMade = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: CoordinatorDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  start(): void {
+    this.tickTimer = setInterval(() => void this.decide('tick').catch(() => {}), this.deps.refreshIntervalMs);
+    this.tickTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.tickTimer);
+    clearTimeout(this.wakeTimer);
+  }
+
+  /** An owner's event: answered with that owner's lease from a decision that started after the event arrived. */
+  async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
+    const result = await this.decide(trigger, owner);
+    return result.leases.find((l) => refKey(l.owner) === refKey(owner)) ?? null;
+  }
+
+  /** Coalesces: at most one decision in flight and one queued behind it; later events share the queued one. */
+  decide(trigger: Trigger, asker?: ModelRef): Promise<PlanResult> {
+    if (!this.inFlight) {
+      this.inFlight = this.run(trigger, asker).finally(() => {
+        this.inFlight = this.queued;
+        this.queued = null;
+      });
+      return this.inFlight;
+    }
+    this.queued ??= this.inFlight.then(
+      () => this.run(trigger, asker),
+      () => this.run(trigger, asker),
+    );
+    return this.queued;
+  }
+
+  private async run(trigger: Trigger, asker?: ModelRef): Promise<PlanResult> {
+    this.decisionsMade++;
+    const links = this.deps.links();
+    const nodes = await this.snapshot(links);
+    const now = this.now();
+    for (const [k, l] of this.live) if (l.expiresAt <= now) this.live.delete(k);
+    const result = plan({ now, trigger, links, nodes, live: [...this.live.values()], settings: this.deps.settings });
+    for (const { owner, helper, ...row } of result.rows) {
+      this.deps.decisions.add({ kind: 'plan', event: row.outcome, ...row, ownerNode: owner.nodeId, ownerModel: owner.model, helperNode: helper.nodeId, helperModel: helper.model });
+    }
+    for (const lease of result.leases) {
+      const helperState = nodes.find((n) => n.nodeId === lease.helper.nodeId)?.models.find((m) => m.model === lease.helper.model);
+      lease.helperContextsize = helperState?.contextsize ?? null;
+      for (const [k, l] of this.live) if (refKey(l.owner) === refKey(lease.owner)) this.live.delete(k);
+      this.live.set(refKey(lease.helper), { owner: lease.owner, helper: lease.helper, slots: lease.slots, probe: lease.probe, expiresAt: now + lease.ttlMs, grant: lease });
+    }
+    for (const owner of result.noLease) for (const [k, l] of this.live) if (refKey(l.owner) === refKey(owner)) this.live.delete(k);
+    this.push(result, asker);
+    this.scheduleWake(result.wakeAt);
+    return result;
+  }
+
+  /** Every node's state; a node that does not answer takes part as unreachable (its models are not helpers now). */
+  private async snapshot(links: LinkSpec[]): Promise<NodeState[]> {
+    const involved = new Set(links.flatMap((l) => [l.owner.nodeId, l.helper.nodeId]));
+    const remote = this.deps.remotes().filter((r) => involved.has(r.nodeId));
+    const states = await Promise.all(
+      remote.map((r) =>
+        this.deps.pollRemote(r.url).catch((err: Error): NodeState => {
+          this.deps.log.warn({ nodeId: r.nodeId }, `lending poll failed: ${err.message}`);
+          return { nodeId: r.nodeId, reachable: false, acceptsBorrowed: false, ownIdleMs: 0, sinceOwnRequestMs: null, lanes: {}, borrowedInFlight: 0, models: [] };
+        }),
+      ),
+    );
+    return [this.deps.localState(), ...states];
+  }
+
+  /** Leases to owners that did not ask: only when what they hold changed. */
+  private push(result: PlanResult, asker?: ModelRef) {
+    const answers: [ModelRef, LeaseGrant | null][] = [...result.leases.map((l): [ModelRef, LeaseGrant] => [l.owner, l]), ...result.noLease.map((o): [ModelRef, null] => [o, null])];
+    for (const [owner, grant] of answers) {
+      const key = refKey(owner);
+      const sig = grant ? `${refKey(grant.helper)}:${grant.slots}:${grant.probe}` : 'none';
+      const changed = this.lastPushed.get(key) !== sig;
+      this.lastPushed.set(key, sig);
+      if (asker && refKey(asker) === key) continue;
+      if (changed || grant) this.deps.pushLease(owner, grant);
+    }
+  }
+
+  /** PROBE-4: decide again the moment a helper has idled long enough. */
+  private scheduleWake(wakeAt: number | null) {
+    clearTimeout(this.wakeTimer);
+    if (wakeAt === null) return;
+    this.wakeTimer = setTimeout(() => void this.decide('probe_due').catch(() => {}), Math.max(0, wakeAt - this.now()) + 5);
+    this.wakeTimer.unref();
+  }
+
+  /** Live leases, for the Lending tab. */
+  leases(): LeaseGrant[] {
+    const now = this.now();
+    return [...this.live.values()].filter((l) => l.expiresAt > now).map((l) => l.grant);
+  }
+
+  /** A lent request from an owner (LEASE-5, LEASE-8): relayed to the helper named by a live lease, else refused. */
+  async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
+    const lease = this.live.get(refKey(req.helper));
+    const refuse = (reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed', message: string): RelayAnswer => {
+      this.deps.decisions.add({ kind: 'dispatch', event: 'relay_refused', at: this.now(), reason, requestId: req.requestId, ownerNode: req.owner.nodeId, ownerModel: req.owner.model, helperNode: req.helper.nodeId, helperModel: req.helper.model, details: JSON.stringify({ message }) });
+      return { kind: 'refused', reason, message };
+    };
+    if (!lease || lease.expiresAt <= this.now() || refKey(lease.owner) !== refKey(req.owner)) return refuse('no_live_lease', 'no live lease from this owner to this helper');
+    const answer =
+      req.helper.nodeId === this.deps.nodeId
+        ? await this.deps.serveLocal(req, signal)
+        : await (async () => {
+            const url = this.deps.remotes().find((r) => r.nodeId === req.helper.nodeId)?.url;
+            if (!url) return { kind: 'refused', reason: 'helper_unreachable', message: `helper node '${req.helper.nodeId}' is not a healthy member` } as RelayAnswer;
+            return this.deps.forwardRemote(url, req, signal);
+          })();
+    if (answer.kind === 'refused') return refuse(answer.reason, answer.message);
+    return answer;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Decision-log rows from lending values (LOG-2..4), one typed constructor per event so the plumbing cannot forget a
+ * column, and folding for the Lending tab (UI-1). Pure: the writer (store/decision-log.ts) stamps node and version.
+ */
+import type { DecisionDetails, DecisionInput, DecisionRow } from '../store/decision-log-row';
+import type { ModelRef, PlanRow } from './types';
+
+/** LEASE-8: why the master could not pass a lent request on. */
+export type RelayRefusedReason = 'no_live_lease' | 'helper_unreachable' | 'forward_failed';
+/** LOG-4 / HELPER-1/3: why a helper handed a borrowed request back (409 offload_returned). */
+export type BorrowedReturnedReason = 'busy_on_arrival' | 'own_work_arrived' | 'no_link' | 'load_forbidden';
+/** Why an owner dropped its lease. */
+export type LeaseClearedReason = 'no_lease' | 'ttl_expired';
+/** Why a lent request came back to its owner: the helper's 409 reason, the master's refusal, or a cut-off (HOLD-4/HELPER-5). */
+export type ReturnedReason = BorrowedReturnedReason | RelayRefusedReason | 'cut_off' | 'helper_stalled';
+
+const BLANK: Omit<DecisionInput, 'at' | 'kind' | 'event'> = {
+  trigger: null, linkId: null, ownerNode: null, ownerModel: null, helperNode: null, helperModel: null, held: null, backlog: null,
+  ownerDrainMs: null, helperSwitchMs: null, helperServiceMs: null, serviceSource: null, helperIdleMs: null, outcome: null, reason: null,
+  slots: null, requestsOut: null, ownerPredictedFinishMs: null, ownerJobMs: null, helperJobMs: null, waitedMs: null, borrowedInBackend: null,
+  requestId: null, details: null,
+};
+
+const owner = (r: ModelRef | null) => ({ ownerNode: r?.nodeId ?? null, ownerModel: r?.model ?? null });
+const helper = (r: ModelRef | null) => ({ helperNode: r?.nodeId ?? null, helperModel: r?.model ?? null });
+const details = (d: DecisionDetails | undefined): DecisionDetails | null => (d && Object.keys(d).length ? d : null);
+
+/** LOG-2: one plan row (master). The PlanRow fields without a column of their own go to `details`. */
+export function planRowToDecision(row: PlanRow): DecisionInput {
+  return {
+    ...BLANK, at: row.at, kind: 'plan', event: row.outcome, trigger: row.trigger, linkId: row.linkId, ...owner(row.owner), ...helper(row.helper),
+    held: row.held, backlog: row.backlog, ownerDrainMs: row.ownerDrainMs, helperSwitchMs: row.helperSwitchMs, helperServiceMs: row.helperServiceMs,
+    serviceSource: row.serviceSource, helperIdleMs: row.helperIdleMs, outcome: row.outcome, reason: row.reason, slots: row.slots, ownerJobMs: row.ownerJobMs,
+    details: details({
+      ...(row.helperRestoreMs !== null ? { helperRestoreMs: row.helperRestoreMs } : {}),
+      ...(row.probeDueAt !== null ? { probeDueAt: row.probeDueAt } : {}),
+    }),
+  };
+}
+
+interface OwnerLeaseArgs {
+  at: number;
+  linkId: string | null;
+  owner: ModelRef;
+  helper: ModelRef | null;
+  slots: number | null;
+  /** Requests of this owner out to helpers at that moment. */
+  requestsOut: number;
+  details?: DecisionDetails;
+}
+
+/** LOG-3 (owner): a new or changed lease. */
+export function leaseUpdatedRow(a: OwnerLeaseArgs & { helper: ModelRef; linkId: string; slots: number; probe: boolean; ttlMs: number; ownerJobMs: number | null; helperJobMs: number | null }): DecisionInput {
+  return dispatchRow('lease_updated', a, { ownerJobMs: a.ownerJobMs, helperJobMs: a.helperJobMs, details: { probe: a.probe, ttlMs: a.ttlMs, ...a.details } });
+}
+
+/** LOG-3 (owner): the lease ended (the master answered none, or it expired on the owner's clock). */
+export function leaseClearedRow(a: OwnerLeaseArgs & { reason: LeaseClearedReason }): DecisionInput {
+  return dispatchRow('lease_cleared', a, { reason: a.reason });
+}
+
+/** LOG-3 (owner): a lease for a model this node does not lend. */
+export function leaseRefusedRow(a: Omit<OwnerLeaseArgs, 'requestsOut'> & { reason: 'not_an_owner' }): DecisionInput {
+  return dispatchRow('lease_refused', { ...a, requestsOut: null }, { reason: a.reason });
+}
+
+/** LOG-3 (owner): a held request went to the helper. */
+export function lentRow(a: OwnerLeaseArgs & { helper: ModelRef; requestId: string }): DecisionInput {
+  return dispatchRow('lent', a, { requestId: a.requestId });
+}
+
+/** LOG-3 (owner): a lent request came back; a return is not a failure (HELPER-1). */
+export function returnedRow(a: OwnerLeaseArgs & { requestId: string; reason: ReturnedReason }): DecisionInput {
+  return dispatchRow('returned', a, { requestId: a.requestId, reason: a.reason });
+}
+
+/** LOG-3 (owner): a request kept waiting for a faster helper (HOLD-1..4). */
+export function heldForHelperRow(
+  a: OwnerLeaseArgs & {
+    helper: ModelRef;
+    requestId: string;
+    /** When the owner would finish this request, in ms from `at`. */
+    ownerPredictedFinishMs: number;
+    ownerJobMs: number;
+    helperJobMs: number;
+    /** How long the request has waited so far. */
+    waitedMs: number;
+  },
+): DecisionInput {
+  return dispatchRow('held_for_helper', a, {
+    requestId: a.requestId, ownerPredictedFinishMs: a.ownerPredictedFinishMs, ownerJobMs: a.ownerJobMs, helperJobMs: a.helperJobMs, waitedMs: a.waitedMs,
+  });
+}
+
+/** LOG-3 (master): a lent request the master could not pass on (LEASE-8). */
+export function relayRefusedRow(a: { at: number; linkId: string | null; owner: ModelRef; helper: ModelRef | null; requestId: string; reason: RelayRefusedReason; details?: DecisionDetails }): DecisionInput {
+  return { ...BLANK, at: a.at, kind: 'dispatch', event: 'relay_refused', linkId: a.linkId, ...owner(a.owner), ...helper(a.helper), requestId: a.requestId, reason: a.reason, details: details(a.details) };
+}
+
+/** LOG-4 (helper): the node's own request waited behind borrowed jobs already in its backend. `model`: its own model. */
+export function nativeWaitedBehindBorrowedRow(a: { at: number; model: ModelRef; requestId: string | null; borrowedInBackend: number; waitedMs: number; details?: DecisionDetails }): DecisionInput {
+  return {
+    ...BLANK, at: a.at, kind: 'helper', event: 'native_waited_behind_borrowed', ...helper(a.model), requestId: a.requestId,
+    borrowedInBackend: a.borrowedInBackend, waitedMs: a.waitedMs, details: details(a.details),
+  };
+}
+
+/** LOG-4 (helper): a borrowed request handed back with 409 offload_returned. `owner` null when several went back at once (count in details). */
+export function borrowedReturnedRow(a: {
+  at: number;
+  linkId: string | null;
+  owner: ModelRef | null;
+  helper: ModelRef;
+  requestId: string | null;
+  reason: BorrowedReturnedReason;
+  borrowedInBackend: number | null;
+  details?: DecisionDetails;
+}): DecisionInput {
+  return {
+    ...BLANK, at: a.at, kind: 'helper', event: 'borrowed_returned', linkId: a.linkId, ...owner(a.owner), ...helper(a.helper), requestId: a.requestId,
+    reason: a.reason, borrowedInBackend: a.borrowedInBackend, details: details(a.details),
+  };
+}
+
+function dispatchRow(event: DecisionInput['event'], a: Omit<OwnerLeaseArgs, 'requestsOut'> & { requestsOut: number | null }, extra: Partial<DecisionInput>): DecisionInput {
+  const base: DecisionInput = {
+    ...BLANK, at: a.at, kind: 'dispatch', event, linkId: a.linkId, ...owner(a.owner), ...helper(a.helper), slots: a.slots, requestsOut: a.requestsOut,
+  };
+  return { ...base, ...extra, details: details(extra.details ?? a.details) };
+}
+
+/** Consecutive repeats of one decision shown as one line of the Lending tab (UI-1). */
+export interface FoldedRow {
+  /** The newest row of the run: shows every variable of the decision. */
+  row: DecisionRow;
+  count: number;
+  /** Earliest and latest `at` in the run. */
+  firstAt: number;
+  lastAt: number;
+}
+
+/** Which stream of decisions a row belongs to: one writing node, kind, owner and helper. */
+function streamKey(r: DecisionRow): string {
+  return JSON.stringify([r.nodeId, r.kind, r.ownerNode, r.ownerModel, r.helperNode, r.helperModel]);
+}
+
+function foldKey(r: DecisionRow): string {
+  return JSON.stringify([r.event, r.outcome, r.reason, r.slots]);
+}
+
+/**
+ * Folds rows that repeat into one line with a count and time span. Rows repeat when they share node, kind, event,
+ * owner, helper, outcome, reason and slots and are consecutive within their stream (same node, kind, owner and
+ * helper): a plan decision writes one row per pair, so the pairs of one tick interleave and each pair still folds;
+ * a different row of the same pair ends the run. A line sits where its newest row was. Input order is kept
+ * (newest first from the log); `firstAt`/`lastAt` do not depend on it. `adjacentOnly`: fold only rows next to
+ * each other in the input.
+ */
+export function foldRows(rows: readonly DecisionRow[], opts: { adjacentOnly?: boolean } = {}): FoldedRow[] {
+  const out: FoldedRow[] = [];
+  const open = new Map<string, { index: number; key: string }>();
+  for (const r of rows) {
+    const stream = streamKey(r);
+    const key = foldKey(r);
+    const o = open.get(stream);
+    if (o && o.key === key && (!opts.adjacentOnly || o.index === out.length - 1)) {
+      const f = out[o.index];
+      f.count++;
+      f.firstAt = Math.min(f.firstAt, r.at);
+      f.lastAt = Math.max(f.lastAt, r.at);
+      if (r.at > f.row.at) f.row = r;
+      continue;
+    }
+    open.set(stream, { index: out.length, key });
+    out.push({ row: r, count: 1, firstAt: r.at, lastAt: r.at });
+  }
+  return out;
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Supervisor } from '../backends';
+import type { NodeConfig } from '../config';
+import { RouterError } from '../contract';
+import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, tokenProfile, type TokenProfile } from '../costs';
+import { ModelQueue, type QueueItem } from '../queue';
+import type { ModelRegistry } from '../registry';
+import type { AnalyticsStore } from '../store';
+import type { AdmitRequest, BorrowedTicket, LendingGate, OwnTicket } from './gate';
+import { HelperSide } from './helper-side';
+import { OwnerSide } from './owner-side';
+import type { DecisionSink, MasterPort } from './ports';
+import { refKey, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
+
+export interface LendingNodeDeps {
+  nodeId: string;
+  config: NodeConfig;
+  supervisor: Supervisor;
+  registry: ModelRegistry;
+  analytics: AnalyticsStore;
+  decisions: DecisionSink;
+  log: FastifyBaseLogger;
+  /** Own-work activity of this node (borrowed work excluded, PROBE-3). */
+  activity: { idleMs(): number; sinceOwnRequestMs(): number | null; begin(): () => void };
+  now?(): number;
+}
+
+const laneOf = (caps: readonly string[]): LendingLane => (caps.includes('image') || caps.includes('video') ? 'image' : 'text');
+
+/**
+ * Lending on one node: the router queues of its enrolled models, its owner side and helper side, and the
+ * snapshot it answers the master's poll with (LEASE-3). Links are the ones this node applied (pushed by the master).
+ */
+export class LendingNode implements LendingGate {
+  private links: LinkSpec[] = [];
+  linksVersion = 0;
+  private readonly queues = new Map<string, ModelQueue>();
+  readonly owner: OwnerSide;
+  readonly helper: HelperSide;
+  private master?: MasterPort;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: LendingNodeDeps) {
+    this.now = deps.now ?? Date.now;
+    const master: MasterPort = {
+      event: (owner, trigger) => (this.master ? this.master.event(owner, trigger) : Promise.resolve(null)),
+      relay: (req, signal) => (this.master ? this.master.relay(req, signal) : Promise.resolve({ kind: 'refused', reason: 'no_live_lease', message: 'no master' })),
+    };
+    this.owner = new OwnerSide({
+      nodeId: deps.nodeId, master, decisions: deps.decisions, log: deps.log, now: this.now,
+      queueOf: (id) => this.queues.get(id),
+      isOwner: (id) => this.links.some((l) => l.owner.nodeId === deps.nodeId && l.owner.model === id),
+      tokensOf: (id, item) => this.itemTokens(id, item),
+    });
+    this.helper = new HelperSide({
+      nodeId: deps.nodeId, decisions: deps.decisions, log: deps.log, now: this.now, supervisor: deps.supervisor,
+      queues: () => [...this.queues.values()],
+      linkFor: (owner, id) => this.links.find((l) => l.owner.nodeId === owner.nodeId && l.owner.model === owner.model && l.helper.nodeId === deps.nodeId && l.helper.model === id),
+      restoreDelayMs: deps.config.cluster.offload_restore_delay,
+      ownBusy: () => deps.activity.begin(),
+    });
+  }
+
+  setMaster(master: MasterPort): void {
+    this.master = master;
+  }
+
+  /** Applies the links the master pushed (LEASE-1); models leaving every link keep their queue until it drains. */
+  applyLinks(version: number, links: LinkSpec[]): void {
+    this.links = links;
+    this.linksVersion = version;
+    for (const id of this.enrolledIds()) if (!this.queues.has(id)) this.queues.set(id, this.newQueue(id));
+  }
+
+  appliedLinks(): LinkSpec[] {
+    return this.links;
+  }
+
+  private enrolledIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const l of this.links) {
+      if (l.owner.nodeId === this.deps.nodeId) ids.add(l.owner.model);
+      if (l.helper.nodeId === this.deps.nodeId) ids.add(l.helper.model);
+    }
+    return new Set([...ids].filter((id) => this.deps.registry.byLocalId(id)));
+  }
+
+  private newQueue(localId: string): ModelQueue {
+    const queue = new ModelQueue(localId, this.deps.config.cluster.scheduling_backend_depth, (event) => {
+      if (event === 'enqueued') this.owner.onQueueEvent(localId, 'enqueued');
+      else if (event === 'finished') this.owner.onQueueEvent(localId, 'completed');
+      else this.owner.dispatch(localId);
+    });
+    return queue;
+  }
+
+  enrolled(localId: string): boolean {
+    return this.enrolledIds().has(localId);
+  }
+
+  ownArrived(): void {
+    this.helper.onOwnArrival();
+  }
+
+  private item(req: AdmitRequest, borrowed: boolean): QueueItem {
+    return { id: req.id || randomUUID(), arrivedAt: this.now(), stream: req.stream, bodyBytes: req.bodyBytes, work: this.work(req), borrowed, returned: false, state: 'queued' };
+  }
+
+  /** The work measure pricing uses: expected tokens for text, pixels × steps × count for images. */
+  private work(req: AdmitRequest): number {
+    const j = req.json ?? {};
+    if (req.endpoint === 'image') {
+      const [w, h] = typeof j.size === 'string' && /^\d+x\d+$/.test(j.size) ? j.size.split('x').map(Number) : [512, 512];
+      return w * h * (typeof j.steps === 'number' ? j.steps : 20) * (typeof j.n === 'number' ? j.n : 1);
+    }
+    const max = typeof j.max_tokens === 'number' ? j.max_tokens : typeof j.max_completion_tokens === 'number' ? j.max_completion_tokens : undefined;
+    return max ?? 0;
+  }
+
+  async admitOwn(localId: string, req: AdmitRequest, signal: AbortSignal): Promise<OwnTicket> {
+    const queue = this.queues.get(localId)!;
+    const item = this.item(req, false);
+    const owner: ModelRef = { nodeId: this.deps.nodeId, model: localId };
+    const borrowedAhead = queue.borrowedActive();
+    let dispatch = await queue.enqueue(item, signal);
+    for (;;) {
+      const waitedMs = this.now() - item.arrivedAt;
+      if (dispatch.kind === 'engine') {
+        this.helper.nativeWaited(localId, borrowedAhead, waitedMs);
+        return { kind: 'engine', waitedMs, done: () => queue.finished(item) };
+      }
+      if (dispatch.kind === 'returned') throw new Error('own requests are never handed back');
+      const lease = dispatch.lease as { helper: ModelRef };
+      const answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, signal);
+      queue.lentDone(item);
+      if (answer.kind === 'answered') {
+        this.owner.onQueueEvent(localId, 'borrowed_completed');
+        return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper };
+      }
+      if (signal.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
+      this.owner.returned(localId, item, answer.reason);
+      dispatch = await queue.requeue(item, signal);
+    }
+  }
+
+  async admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, signal: AbortSignal): Promise<BorrowedTicket> {
+    const refusal = this.helper.checkArrival(localId, owner);
+    if (refusal) throw offloadReturned(refusal);
+    const queue = this.queues.get(localId)!;
+    const item = this.item(req, true);
+    const d = await queue.enqueue(item, signal);
+    if (d.kind === 'returned') throw offloadReturned(d.reason);
+    const takeBack = this.helper.claimSignal(item);
+    this.helper.beforeBorrowedLoad(localId);
+    let claimed = false;
+    return {
+      waitedMs: this.now() - item.arrivedAt,
+      takeBack,
+      claimed: () => {
+        claimed = true;
+        this.helper.claimed(item, localId);
+      },
+      done: () => {
+        queue.finished(item);
+        this.helper.borrowedDone(item, localId, owner, claimed);
+      },
+    };
+  }
+
+  /** Pricing work of a held request: expected answer tokens for text (its max_tokens, else the measured mean), pixels × steps × count for images. */
+  private workOf(lane: LendingLane, item: QueueItem, profile: TokenProfile | null): number {
+    if (lane === 'image') return item.work;
+    return expectedAnswerTokens(profile, item.work || undefined) ?? item.work;
+  }
+
+  /** LLM-2/3: estimated tokens of one request, or null without a token profile. */
+  private itemTokens(localId: string, item: QueueItem): number | null {
+    const profile = this.tokenProfile(localId);
+    return meanEstimatedTokens([{ bodyBytes: item.bodyBytes, maxTokens: item.work || undefined }], profile, this.deps.config.cluster.scheduling_context_reserve);
+  }
+
+  private tokenProfile(localId: string): TokenProfile | null {
+    const c = this.deps.config.cluster;
+    const rows = this.deps.analytics.requestsForLocal(localId, this.now() - c.scheduling_sample_window);
+    return tokenProfile(
+      rows.filter((r) => r.outcome === 'ok' && r.promptBytes && r.promptTokens).map((r) => ({ bodyBytes: r.promptBytes!, promptTokens: r.promptTokens!, answerTokens: r.tokensGenerated ?? null })),
+      c.scheduling_min_samples,
+    );
+  }
+
+  /** This node as the planner sees it (LEASE-3): queues, whether it accepts borrowed work, idle time, fitted costs. */
+  state(): NodeState {
+    const c = this.deps.config.cluster;
+    const now = this.now();
+    const lanes = this.deps.supervisor.laneStatus();
+    const models: ModelState[] = [];
+    for (const id of this.enrolledIds()) {
+      const rec = this.deps.registry.byLocalId(id)!;
+      const queue = this.queues.get(id);
+      const lane = laneOf(rec.config.capabilities);
+      const lendable = queue?.lendable() ?? [];
+      const profile = lane === 'text' ? this.tokenProfile(id) : null;
+      const contextsize = rec.config.contextsize ?? rec.config.vllm?.settings.max_model_length ?? null;
+      const parallel = Math.max(rec.config.parallel ?? 1, rec.config.vllm?.settings.max_number_sequences ?? 1);
+      models.push({
+        model: id, lane, runtimeLane: this.deps.supervisor.adapter(id).lane,
+        loaded: this.deps.supervisor.modelLoad(id).loaded,
+        held: lendable.length,
+        heldWork: lendable.map((i) => this.workOf(lane, i, profile)),
+        pinnedWork: (queue?.view().waiting ?? []).filter((i) => !i.borrowed && !lendable.includes(i)).map((i) => this.workOf(lane, i, profile)),
+        active: queue?.activeCount ?? 0,
+        lentOut: queue?.lentCount ?? 0,
+        fit: fitFromAnalytics(this.deps.analytics.requestsForLocal(id, now - c.scheduling_sample_window), { now, windowMs: c.scheduling_sample_window, minSamples: c.scheduling_min_samples, lane }),
+        loadMs: loadCost(this.deps.analytics.loadsFor(id)),
+        contextsize,
+        eligible: lane === 'image' || (parallel <= 1 && contextsize !== null),
+        multimodal: rec.config.capabilities.includes('multimodal'),
+        meanHeldTokens: lane === 'text' ? meanEstimatedTokens(lendable.map((i) => ({ bodyBytes: i.bodyBytes, maxTokens: i.work || undefined })), profile, c.scheduling_context_reserve) : null,
+      });
+    }
+    // Models that hold a runtime lane without being linked still price a displacement (PRICE-5/6): list them too.
+    for (const l of lanes) {
+      if (!l.loaded || models.some((m) => m.model === l.loaded)) continue;
+      const rec = this.deps.registry.byLocalId(l.loaded);
+      if (!rec) continue;
+      models.push({
+        model: rec.localId, lane: laneOf(rec.config.capabilities), runtimeLane: l.lane, loaded: l.state === 'ready', held: 0, heldWork: [], active: l.inflight, lentOut: 0,
+        fit: null, loadMs: loadCost(this.deps.analytics.loadsFor(rec.localId)), contextsize: rec.config.contextsize ?? null, eligible: false,
+        multimodal: rec.config.capabilities.includes('multimodal'), meanHeldTokens: null,
+      });
+    }
+    return {
+      nodeId: this.deps.nodeId, reachable: true, acceptsBorrowed: this.helper.acceptsBorrowed(),
+      ownIdleMs: this.deps.activity.idleMs(), sinceOwnRequestMs: this.deps.activity.sinceOwnRequestMs(),
+      lanes: Object.fromEntries(lanes.map((l) => [l.lane, l.state === 'ready' ? l.loaded : null])),
+      borrowedInFlight: this.helper.borrowedInFlight(), models,
+    };
+  }
+
+  /** Held requests for the Nodes page (UI-2): queued / held / lent with first arrival. */
+  heldView() {
+    return [...this.queues.values()].map((q) => {
+      const v = q.view();
+      const row = (i: QueueItem) => ({ id: i.id, state: i.state, firstArrival: new Date(i.arrivedAt).toISOString(), borrowed: i.borrowed, returned: i.returned, stream: i.stream });
+      return { model: q.localId, depth: v.depth, active: v.active.map(row), held: [...v.waiting, ...v.lent].map(row) };
+    });
+  }
+
+  stop(): void {
+    this.owner.stop();
+    this.helper.stop();
+  }
+}
+
+export const offloadReturned = (reason: string) => new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`);
+
+export { refKey };

@@ -1,0 +1,53 @@
+import type { LeaseGrant, ModelRef, Trigger } from './types';
+import type { MasterPort, RelayAnswer, RelayRequest } from './ports';
+
+/** A slave's way to its master's decider and relay (LEASE-2, LEASE-5), with the cluster token and bounded time. */
+export function masterClient(masterUrl: string, token: string, opts: { eventTimeoutMs: number; relayTimeoutMs: number }): MasterPort {
+  const base = masterUrl.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  return {
+    async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
+      const res = await fetch(`${base}/router/v1/node/offload/event`, { method: 'POST', headers, body: JSON.stringify({ owner, trigger }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
+      if (!res.ok) throw new Error(`master answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      return ((await res.json()) as { lease: LeaseGrant | null }).lease;
+    },
+    async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
+      try {
+        const res = await fetch(`${base}/router/v1/node/offload/relay`, { method: 'POST', headers, body: JSON.stringify(req), signal: AbortSignal.any([signal, AbortSignal.timeout(opts.relayTimeoutMs)]) });
+        if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
+        return (await res.json()) as RelayAnswer;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        return { kind: 'refused', reason: 'helper_unreachable', message: `master relay unreachable: ${(err as Error).message}` };
+      }
+    },
+  };
+}
+
+/** The master's forward of a lent request to a remote helper's worker API (the owner's model named in a header). */
+export async function forwardToHelper(helperUrl: string, token: string, req: RelayRequest, signal: AbortSignal, timeoutMs: number): Promise<RelayAnswer> {
+  const paths = { chat: '/v1/chat/completions', completion: '/v1/completions', embedding: '/v1/embeddings', image: '/v1/images/generations' } as const;
+  let res: Response;
+  try {
+    res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/worker${paths[req.endpoint]}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-routerdesk-borrowed-from': `${req.owner.nodeId}/${req.owner.model}`, 'x-routerdesk-request-id': req.requestId },
+      body: JSON.stringify({ ...req.json, model: req.helper.model, stream: false }),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { kind: 'refused', reason: 'helper_unreachable', message: (err as Error).message };
+  }
+  const text = await res.text().catch(() => '');
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* keep text */
+  }
+  const code = (body as { error?: { code?: string; message?: string } })?.error?.code;
+  if (res.status === 409 && code === 'offload_returned') return { kind: 'returned', reason: (body as { error: { message: string } }).error.message };
+  if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${res.status}: ${(body as { error?: { message?: string } })?.error?.message ?? text.slice(0, 200)}` };
+  return { kind: 'answered', status: res.status, body };
+}

@@ -1,0 +1,30 @@
+import type { LeaseGrant, ModelRef, Trigger } from './types';
+
+/** A lent request on its way owner → master → helper (LEASE-5); only non-streaming bodies are lent (LLM-4). */
+export interface RelayRequest {
+  requestId: string;
+  owner: ModelRef;
+  helper: ModelRef;
+  endpoint: 'chat' | 'completion' | 'embedding' | 'image';
+  json: Record<string, unknown>;
+}
+
+/** The helper's answer as the owner gets it back, or why it did not run there. */
+export type RelayAnswer =
+  | { kind: 'answered'; status: number; body: unknown }
+  /** 409 offload_returned from the helper (HELPER-1/3): not a failure; the owner re-queues it. */
+  | { kind: 'returned'; reason: string }
+  /** The master could not pass it on (LEASE-8): no_live_lease, helper_unreachable, forward_failed. */
+  | { kind: 'refused'; reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed'; message: string };
+
+/** How an owner reaches the decider: in-process on the master, over HTTP on a slave. */
+export interface MasterPort {
+  /** Reports a queue event of an owner model; answers with its lease, or null for no lease (LEASE-2, LEASE-4). */
+  event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null>;
+  relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;
+}
+
+/** Where decisions are written (the batched decision log). Rows are plain objects of DecisionRow fields. */
+export interface DecisionSink {
+  add(row: Record<string, unknown>): void;
+}

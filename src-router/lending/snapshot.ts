@@ -1,0 +1,54 @@
+/** Look-ups into a plan snapshot (pure). */
+import { refKey, type LiveLease, type ModelRef, type ModelState, type NodeState, type PlanInput } from './types';
+
+export function findNode(input: PlanInput, nodeId: string): NodeState | undefined {
+  return input.nodes.find((n) => n.nodeId === nodeId);
+}
+
+export function findModel(node: NodeState | undefined, model: string): ModelState | undefined {
+  return node?.models.find((m) => m.model === model);
+}
+
+/** The key of the runtime lane a model loads into on its node (`runtimeLane`, else its lending lane). */
+export function runtimeLaneOf(m: ModelState): string {
+  return m.runtimeLane ?? m.lane;
+}
+
+/**
+ * What a helper claim locks: one runtime lane of one node. Interpretation ("a lease naming the helper";
+ * LeaseGrant has one owner per helper runtime): two owners lending into the same runtime of one node would
+ * evict each other's model, so a claim covers the whole lane, not only the linked model. A model missing from
+ * the snapshot claims just its own reference.
+ */
+export function claimKey(input: PlanInput, helper: ModelRef): string {
+  const m = findModel(findNode(input, helper.nodeId), helper.model);
+  return m ? `${helper.nodeId}#${runtimeLaneOf(m)}` : refKey(helper);
+}
+
+/** Live leases (not expired at `now`) keyed by the claim they hold, with the owner holding each. */
+export function liveClaims(input: PlanInput): Map<string, LiveLease[]> {
+  const out = new Map<string, LiveLease[]>();
+  for (const l of input.live) {
+    if (l.expiresAt <= input.now) continue;
+    const k = claimKey(input, l.helper);
+    out.set(k, [...(out.get(k) ?? []), l]);
+  }
+  return out;
+}
+
+/** Owner models with held work, in planning order: most held first, then by node/model for determinism. */
+export function ownersWithHeldWork(input: PlanInput): { ref: ModelRef; node: NodeState; state: ModelState }[] {
+  const seen = new Map<string, { ref: ModelRef; node: NodeState; state: ModelState }>();
+  for (const link of input.links) {
+    const key = refKey(link.owner);
+    if (seen.has(key)) continue;
+    const node = findNode(input, link.owner.nodeId);
+    const state = findModel(node, link.owner.model);
+    // An owner we cannot see has no known held work to lend: it gets no rows and no answer.
+    if (!node || !node.reachable || !state || state.held <= 0) continue;
+    seen.set(key, { ref: link.owner, node, state });
+  }
+  return [...seen.values()].sort((a, b) => b.state.held - a.state.held || cmp(refKey(a.ref), refKey(b.ref)));
+}
+
+export const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,126 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Supervisor } from './backends';
+import type { ActivityTracker } from './cluster/activity';
+import type { Membership } from './cluster/membership';
+import type { NodeConfig } from './config';
+import { RouterError } from './contract';
+import { Coordinator } from './lending/coordinator';
+import { LendingNode } from './lending/lending-node';
+import { LinkStore } from './lending/links';
+import { forwardToHelper, masterClient } from './lending/master-client';
+import type { RelayAnswer, RelayRequest } from './lending/ports';
+import type { LeaseGrant, LinkSpec, ModelRef, NodeState } from './lending/types';
+import type { ModelRegistry } from './registry';
+import type { RequestExecutor } from './serve';
+import type { AnalyticsStore, Db, DecisionLogWriter } from './store';
+
+export interface LendingWiringDeps {
+  config: NodeConfig;
+  db: Db;
+  registry: ModelRegistry;
+  supervisor: Supervisor;
+  analytics: AnalyticsStore;
+  activity: ActivityTracker;
+  decisions: DecisionLogWriter;
+  executor: RequestExecutor;
+  log: FastifyBaseLogger;
+  membership?: Membership;
+}
+
+/** Lending on this node (issue #4): queues, owner and helper sides; on the master also the decider, the relay and link pushes. */
+export function createLendingWiring(d: LendingWiringDeps) {
+  const { config } = d;
+  const c = config.cluster;
+  const token = c.token;
+  const nodeId = c.node_id;
+  const links = new LinkStore(d.db);
+  const lending = new LendingNode({
+    nodeId, config, supervisor: d.supervisor, registry: d.registry, analytics: d.analytics, decisions: d.decisions, log: d.log,
+    activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), begin: () => d.activity.begin() },
+  });
+  lending.applyLinks(links.version(), links.toSpecs());
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+  /** LEASE-7: the master serves a lent request in-process when it is the helper. */
+  const serveLocal = async (req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> => {
+    try {
+      const out = await d.executor.run({ endpoint: req.endpoint, model: req.helper.model, json: { ...req.json, model: req.helper.model, stream: false }, stream: false, signal, worker: true, borrowedFrom: req.owner, requestId: req.requestId });
+      if (out.kind !== 'json' || out.status >= 400) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${out.status}` };
+      return { kind: 'answered', status: out.status, body: out.body };
+    } catch (err) {
+      if (err instanceof RouterError && err.code === 'offload_returned') return { kind: 'returned', reason: err.message };
+      if (signal.aborted) throw err;
+      return { kind: 'refused', reason: 'forward_failed', message: (err as Error).message };
+    }
+  };
+
+  let coordinator: Coordinator | undefined;
+  const remotes = () => d.membership?.statusCapable() ?? [];
+  if (c.role === 'master') {
+    coordinator = new Coordinator({
+      nodeId,
+      links: () => links.toSpecs(),
+      localState: () => lending.state(),
+      remotes,
+      pollRemote: async (url) => {
+        const res = await fetch(`${url}/router/v1/node/offload/state`, { headers: auth, signal: AbortSignal.timeout(2_000) });
+        if (!res.ok) throw new Error(`${res.status}`);
+        return (await res.json()) as NodeState;
+      },
+      pushLease: (owner: ModelRef, grant: LeaseGrant | null) => {
+        if (owner.nodeId === nodeId) return lending.owner.apply(owner.model, grant);
+        const url = remotes().find((r) => r.nodeId === owner.nodeId)?.url;
+        if (!url) return;
+        void fetch(`${url}/router/v1/node/offload/lease`, { method: 'POST', headers: auth, body: JSON.stringify({ owner, lease: grant }), signal: AbortSignal.timeout(2_000) }).catch((err: Error) =>
+          d.log.warn({ nodeId: owner.nodeId }, `lease push failed: ${err.message}`),
+        );
+      },
+      forwardRemote: (url, req, signal) => forwardToHelper(url, token, req, signal, c.request_timeout),
+      serveLocal,
+      settings: { probeIdleMs: c.offload_probe_idle, switchProbeFactor: 12, leaseTtlMs: Math.max(3 * c.scheduling_refresh_interval, 5_000) },
+      refreshIntervalMs: c.scheduling_refresh_interval,
+      decisions: d.decisions,
+      log: d.log,
+    });
+    lending.setMaster({ event: (o, t) => coordinator!.event(o, t), relay: (r, s) => coordinator!.relay(r, s) });
+  } else if (c.role === 'slave') {
+    lending.setMaster(masterClient(c.master_url!, token, { eventTimeoutMs: 5_000, relayTimeoutMs: c.request_timeout }));
+  }
+
+  /** LEASE-1: the master pushes its links to every healthy slave (after a change, and when membership changes). */
+  const pushLinks = () => {
+    if (c.role !== 'master') return;
+    const body = JSON.stringify({ version: links.version(), links: links.toSpecs() });
+    for (const r of remotes()) {
+      void fetch(`${r.url}/router/v1/node/links`, { method: 'POST', headers: auth, body, signal: AbortSignal.timeout(5_000) }).catch((err: Error) =>
+        d.log.warn({ nodeId: r.nodeId }, `link push failed: ${err.message}`),
+      );
+    }
+  };
+
+  return {
+    lending,
+    links,
+    coordinator,
+    pushLinks,
+    /** After a site API change on the master: apply here and push everywhere. */
+    linksChanged(): void {
+      lending.applyLinks(links.version(), links.toSpecs());
+      pushLinks();
+    },
+    /** A slave applies what the master pushed, and keeps it for its next start. */
+    applyPushed(version: number, specs: LinkSpec[]): void {
+      links.replaceAll(version, specs);
+      lending.applyLinks(version, specs);
+    },
+    start(): void {
+      coordinator?.start();
+    },
+    stop(): void {
+      coordinator?.stop();
+      lending.stop();
+    },
+  };
+}
+
+export type LendingWiring = ReturnType<typeof createLendingWiring>;

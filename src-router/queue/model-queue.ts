@@ -1,0 +1,182 @@
+/**
+ * The router queue of one enrolled model (QUEUE-1..5): requests wait here instead of going straight to the
+ * engine; at most `depth` are at the engine at once. Own requests go ahead of borrowed ones (QUEUE-4); within each,
+ * the oldest first arrival goes first — a request that comes back from a helper keeps its first arrival (QUEUE-5).
+ * Only waiting requests can be lent (QUEUE-2); the ones at the engine never move.
+ */
+
+export type ItemState = 'queued' | 'held' | 'lent' | 'active';
+
+export interface QueueItem {
+  id: string;
+  /** First arrival at the owning node, kept across returns (QUEUE-5). */
+  arrivedAt: number;
+  stream: boolean;
+  /** Raw body bytes (token estimates, LLM-3) and the work measure (pricing). */
+  bodyBytes: number;
+  work: number;
+  /** Borrowed from another node's owner (this node is the helper). */
+  borrowed: boolean;
+  /** Came back from a helper: never lent again (HELPER-2). */
+  returned: boolean;
+  state: ItemState;
+}
+
+/** What a waiting request is told to do. */
+export type Dispatch = { kind: 'engine' } | { kind: 'lend'; lease: unknown } | { kind: 'returned'; reason: string };
+
+interface Waiter {
+  item: QueueItem;
+  resolve(d: Dispatch): void;
+}
+
+export interface QueueView {
+  depth: number;
+  active: QueueItem[];
+  waiting: QueueItem[];
+  lent: QueueItem[];
+}
+
+export class ModelQueue {
+  private readonly waiting: Waiter[] = [];
+  private readonly active = new Set<QueueItem>();
+  private readonly lent = new Set<QueueItem>();
+
+  constructor(
+    readonly localId: string,
+    public depth: number,
+    private readonly onChange: (event: 'enqueued' | 'started' | 'finished' | 'lent' | 'requeued' | 'withdrawn') => void = () => {},
+  ) {}
+
+  /** Waits for this request's turn: the engine, a helper (lend), or — for borrowed work — a hand-back. */
+  enqueue(item: QueueItem, signal?: AbortSignal): Promise<Dispatch> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { item, resolve };
+      this.insert(waiter);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (this.remove(item)) {
+            reject(Object.assign(new Error('client closed the request'), { name: 'AbortError' }));
+            this.onChange('withdrawn');
+            this.pump();
+          }
+        },
+        { once: true },
+      );
+      this.onChange('enqueued');
+      this.pump();
+    });
+  }
+
+  /** Own work first, then by first arrival (QUEUE-4, QUEUE-5). */
+  private insert(w: Waiter) {
+    const before = (a: QueueItem, b: QueueItem) => (a.borrowed !== b.borrowed ? !a.borrowed : a.arrivedAt < b.arrivedAt);
+    const i = this.waiting.findIndex((x) => before(w.item, x.item));
+    if (i < 0) this.waiting.push(w);
+    else this.waiting.splice(i, 0, w);
+  }
+
+  private remove(item: QueueItem): boolean {
+    const i = this.waiting.findIndex((w) => w.item === item);
+    if (i < 0) return false;
+    this.waiting.splice(i, 1);
+    return true;
+  }
+
+  /** Tops the engine back up to the depth from the waiting requests (QUEUE-2: the owner is always topped up). */
+  pump(canStart: (item: QueueItem) => boolean = () => true): void {
+    while (this.active.size < this.depth) {
+      const next = this.waiting.find((w) => w.item.state !== 'held' || this.active.size === 0);
+      if (!next || !canStart(next.item)) break;
+      this.remove(next.item);
+      next.item.state = 'active';
+      this.active.add(next.item);
+      next.resolve({ kind: 'engine' });
+      this.onChange('started');
+    }
+  }
+
+  /** A request at the engine finished: its slot goes to the next one. */
+  finished(item: QueueItem): void {
+    if (this.active.delete(item)) {
+      this.onChange('finished');
+      this.pump();
+    }
+  }
+
+  /** Waiting requests that may be lent: not streaming (LLM-4), not borrowed, not already returned (HELPER-2). */
+  lendable(): QueueItem[] {
+    return this.waiting.filter((w) => !w.item.stream && !w.item.borrowed && !w.item.returned).map((w) => w.item);
+  }
+
+  /** Withdraws a waiting request for a helper. */
+  lend(item: QueueItem, lease: unknown): boolean {
+    const w = this.waiting.find((x) => x.item === item);
+    if (!w) return false;
+    this.remove(item);
+    item.state = 'lent';
+    this.lent.add(item);
+    w.resolve({ kind: 'lend', lease });
+    this.onChange('lent');
+    return true;
+  }
+
+  /** A lent request is over (answered through the helper, or about to be re-queued). */
+  lentDone(item: QueueItem): void {
+    this.lent.delete(item);
+  }
+
+  /** A request came back from a helper (409 offload_returned, relay refused): it waits again with its first arrival. */
+  requeue(item: QueueItem, signal?: AbortSignal): Promise<Dispatch> {
+    this.lent.delete(item);
+    item.state = 'queued';
+    item.returned = true;
+    return this.enqueue(item, signal);
+  }
+
+  /** Marks a waiting request as held on purpose for a faster helper (HOLD-1), or back to queued. */
+  setHeld(item: QueueItem, held: boolean): void {
+    if (item.state === 'queued' || item.state === 'held') item.state = held ? 'held' : 'queued';
+    if (!held) this.pump();
+  }
+
+  /** Hands back every borrowed request still waiting (HELPER-1/2); returns how many. */
+  returnBorrowed(reason: string): number {
+    const back = this.waiting.filter((w) => w.item.borrowed);
+    for (const w of back) {
+      this.remove(w.item);
+      w.resolve({ kind: 'returned', reason });
+    }
+    if (back.length) this.onChange('withdrawn');
+    return back.length;
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  get lentCount(): number {
+    return this.lent.size;
+  }
+
+  ownWaiting(): number {
+    return this.waiting.filter((w) => !w.item.borrowed).length;
+  }
+
+  borrowedActive(): number {
+    return [...this.active].filter((i) => i.borrowed).length;
+  }
+
+  borrowedWaiting(): number {
+    return this.waiting.filter((w) => w.item.borrowed).length;
+  }
+
+  view(): QueueView {
+    return { depth: this.depth, active: [...this.active], waiting: this.waiting.map((w) => w.item), lent: [...this.lent] };
+  }
+}
