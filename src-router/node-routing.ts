@@ -37,6 +37,8 @@ export function createRoutingWiring(deps: RoutingWiringDeps) {
     onApplied: (next, prev) => {
       log.info(`routing strategy applied: ${next.strategy.spec} (was ${prev.strategy.spec}; source ${next.source})`);
       syncTargets();
+      // A changed static-route profile drops those pods' metrics: read them again now, not one interval later.
+      if (next.routesEngine !== prev.routesEngine) void scraper.scrapeNow();
     },
     onFallback: (result, request) => deps.metrics.routingFallback(request.group ?? '', result.missing ?? []),
   });

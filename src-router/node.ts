@@ -21,7 +21,7 @@ import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
-import { AnalyticsStore, ClusterStore, DecisionLogWriter, ModelHashCache, openStore, type Db } from './store';
+import { AnalyticsStore, ClusterStore, DecisionLogWriter, ModelHashCache, openStore, queryDecisions, type Db, type DecisionQuery } from './store';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -61,7 +61,17 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const catalog = new ClusterCatalog(clusterStore);
   const activity = new ActivityTracker();
   const client = new NodeClient(config.cluster.token);
-  const keyspace = createKeySpace(config.redis.url);
+  let publisher: RuntimePublisher | undefined;
+  let logRef: { warn(msg: string): void } = { warn: (m) => console.warn(m) };
+  // A Redis outage is logged once each way; the blob is republished as soon as Redis is back (RT-1).
+  const keyspace = createKeySpace(config.redis.url, {
+    redis: {
+      onReachableChange: (ok: boolean, detail: string) => {
+        logRef.warn(`redis ${ok ? 'reachable again' : 'unreachable'}: ${detail}`);
+        if (ok) void publisher?.publishNow().catch(() => {});
+      },
+    },
+  });
   const cli = options.cli ?? cliRef();
 
   let supervisor: Supervisor | undefined;
@@ -123,6 +133,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   });
   const consoleToken = config.console.token || randomBytes(18).toString('base64url');
   const runtimeKey = runtimeKeyFor(config);
+  let decisionsWriter: DecisionLogWriter | undefined;
   const lendingHttp = {
     lending: undefined as unknown as LendingWiring['lending'],
     links: undefined as unknown as LendingWiring['links'],
@@ -139,6 +150,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     routingWritesEnabled: config.console.routing_writes_enabled,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
     lendingHttp,
+    lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
+    decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     staticRouteIds: Object.keys(config.routing.static_routes),
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
     remoteRuntimeHealth: async (id: string) => {
@@ -148,9 +161,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     },
   };
   const app = await buildApp(deps, { logLevel: options.logLevel });
+  logRef = { warn: (m) => app.log.warn(m) };
   routing = createRoutingWiring({ config, keyspace, catalog, supervisor: sup, metrics, log: app.log });
   deps.routing = routing;
-  const decisions = new DecisionLogWriter(db, { nodeId, routerVersion: version, retentionMs: config.cluster.offload_decisions_retention, onError: (err) => app.log.error(`decision log write failed: ${err.message}`) });
+  const decisions = (decisionsWriter = new DecisionLogWriter(db, { nodeId, routerVersion: version, retentionMs: config.cluster.offload_decisions_retention, onError: (err) => app.log.error(`decision log write failed: ${err.message}`) }));
   await registry.computeHashes(new ModelHashCache(db), (rec, err) => app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`));
 
   if (role === 'master') {
@@ -172,7 +186,6 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   const url = address.replace('[::1]', '127.0.0.1');
   routing.start();
-  let publisher: RuntimePublisher | undefined;
   void startRuntimePublishing({ config, registry, supervisor: sup, keyspace, cli, port: new URL(url).port ? Number(new URL(url).port) : config.server.port, version, startedAt, log: app.log })
     .then((r) => {
       if (closed) void r.publisher.stop();

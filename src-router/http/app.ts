@@ -5,6 +5,7 @@ import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
 import { lendingRoutes } from './lending-routes';
 import { siteRoutes } from './site-routes';
+import { decisionRoutes } from './decision-routes';
 import type { HttpDeps } from './deps';
 import { installErrorHandling } from './errors';
 import { ollamaRoutes } from './ollama-routes';
@@ -34,6 +35,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await runtimeRoutes(scope, deps);
     await lendingRoutes(scope, deps);
     await siteRoutes(scope, deps);
+    await decisionRoutes(scope, deps);
   });
   return app;
 }

@@ -4,6 +4,7 @@ import type { NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
 import type { LendingHttp } from './lending-routes';
+import type { DecisionPage, DecisionQuery } from '../store';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RequestExecutor, RouterMetrics } from '../serve';
 
@@ -35,6 +36,10 @@ export interface HttpDeps {
   remoteRuntimeHealth(nodeId: string): Promise<RuntimeHealth>;
   staticRouteIds: readonly string[];
   lendingHttp: LendingHttp;
+  /** The scheduling_* and offload_* settings in force (shown on the Lending tab). */
+  lendingSettings: Record<string, unknown>;
+  /** This node's decision log (LOG-1). */
+  decisions: { query(q: DecisionQuery): DecisionPage; flush(): void };
   bodyLimit: number;
   uploadLimit: number;
   /** The built renderer (out/renderer), served at `/` when present. */

@@ -67,4 +67,32 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
     scope.get('/router/v1/node/held', async () => ({ nodeId: deps.nodeId, models: l.lending.heldView() }));
   });
+
+  // The Lending tab and the Nodes page (UI-1, UI-2): live leases, settings, each node's build and whether it runs
+  // the master's settings, and every node's held requests marked queued / held / lent with first arrival.
+  app.register(async (scope) => {
+    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.get('/router/v1/console/lending', async (request) => {
+      const self = deps.snapshot();
+      const members = deps.membership?.statusCapable() ?? [];
+      const held = await Promise.all([
+        Promise.resolve({ nodeId: deps.nodeId, models: l.lending.heldView() }),
+        ...members.map(async (m) => {
+          try {
+            const res = await fetch(`${m.url}/router/v1/node/held`, { headers: { authorization: `Bearer ${deps.clusterToken}` }, signal: AbortSignal.timeout(3_000) });
+            if (!res.ok) throw new Error(`${res.status}`);
+            return (await res.json()) as { nodeId: string; models: unknown[] };
+          } catch (err) {
+            request.log.warn({ nodeId: m.nodeId }, `held requests of node not read: ${(err as Error).message}`);
+            return { nodeId: m.nodeId, models: [], error: (err as Error).message };
+          }
+        }),
+      ]);
+      const nodes = [
+        { nodeId: deps.nodeId, version: deps.version, settingsHash: self.settingsHash, inSync: true, linksVersion: l.lending.linksVersion },
+        ...(deps.membership?.views() ?? []).map((v) => ({ nodeId: v.nodeId, version: v.version, settingsHash: v.settingsHash, inSync: v.settingsHash === self.settingsHash, healthy: v.healthy })),
+      ];
+      return { leases: l.coordinator?.leases() ?? [], settings: deps.lendingSettings, nodes, held };
+    });
+  });
 }

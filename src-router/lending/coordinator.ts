@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { planRowToDecision } from './decision-rows';
 import { plan } from './planner';
 import type { DecisionSink, RelayAnswer, RelayRequest } from './ports';
 import { refKey, type LeaseGrant, type LinkSpec, type LiveLease, type ModelRef, type NodeState, type PlanResult, type PlanSettings, type Trigger } from './types';
@@ -83,9 +84,7 @@ export class Coordinator {
     const now = this.now();
     for (const [k, l] of this.live) if (l.expiresAt <= now) this.live.delete(k);
     const result = plan({ now, trigger, links, nodes, live: [...this.live.values()], settings: this.deps.settings });
-    for (const { owner, helper, ...row } of result.rows) {
-      this.deps.decisions.add({ kind: 'plan', event: row.outcome, ...row, ownerNode: owner.nodeId, ownerModel: owner.model, helperNode: helper.nodeId, helperModel: helper.model });
-    }
+    for (const row of result.rows) this.deps.decisions.add(planRowToDecision(row) as unknown as Record<string, unknown>);
     for (const lease of result.leases) {
       const helperState = nodes.find((n) => n.nodeId === lease.helper.nodeId)?.models.find((m) => m.model === lease.helper.model);
       lease.helperContextsize = helperState?.contextsize ?? null;

@@ -11,7 +11,7 @@ import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
-import { imageWork, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
+import { imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
   endpoint: Endpoint;
@@ -108,6 +108,8 @@ export class RequestExecutor {
     let upstream: Upstream | undefined;
     let finished = false;
     let onDone: (() => void) | undefined;
+    // Who served it: a lent request is recorded as the helper's work, so the owner's own fit stays its own (PRICE-2).
+    let servedBy = { nodeId: target.nodeId, localId: target.localId };
     const finish: Finish = (outcome, status, error, extra = {}) => {
       if (finished) return;
       finished = true;
@@ -116,7 +118,7 @@ export class RequestExecutor {
       target.release?.();
       ended?.();
       this.deps.onFinished({
-        finishedAt: this.now(), nodeId: target.nodeId, model: target.clusterId, localId: target.localId, backend: target.backend,
+        finishedAt: this.now(), nodeId: servedBy.nodeId, model: target.clusterId, localId: servedBy.localId, backend: target.backend,
         endpoint: input.endpoint, streamed: input.stream, ...work, ...upstream?.work, ...extra, queueWaitMs: (upstream?.waitedMs ?? this.now() - started) + queueWaitMs,
         durationMs: this.now() - started, outcome, status, error,
       });
@@ -128,6 +130,7 @@ export class RequestExecutor {
         const gate = await this.admit(target, input, payload);
         if (gate?.kind === 'lent') {
           const lentTarget = { ...target, names: [...target.names, gate.helper.model] };
+          servedBy = { nodeId: gate.helper.nodeId, localId: gate.helper.model };
           finish('ok', gate.status, null, { ...usageWork(input, gate.body) });
           return { kind: 'json', status: gate.status, body: rewrite(gate.body, lentTarget), modelId: target.clusterId };
         }
@@ -171,7 +174,7 @@ export class RequestExecutor {
 
 /** Tokens of a lent request's answer, for the owner's analytics. */
 function usageWork(input: ServeInput, body: unknown): WorkMeasure {
-  return input.endpoint === 'chat' || input.endpoint === 'completion' ? { tokensGenerated: usageTokens(body) } : {};
+  return input.endpoint === 'chat' || input.endpoint === 'completion' ? { tokensGenerated: usageTokens(body), promptTokens: usagePromptTokens(body) } : {};
 }
 
 function measure(input: ServeInput): WorkMeasure {
@@ -200,7 +203,7 @@ async function readBody(res: Response, upstream: Upstream, input: ServeInput, ta
   } catch {
     throw new RouterError(502, 'engine_bad_response', `'${target.clusterId}' on node '${target.nodeId}' answered with invalid JSON`);
   }
-  finish('ok', res.status, null, input.endpoint === 'chat' || input.endpoint === 'completion' ? { tokensGenerated: usageTokens(body) } : {});
+  finish('ok', res.status, null, usageWork(input, body));
   return { kind: 'json', status: res.status, body: rewrite(body, target), modelId: target.clusterId };
 }
 
@@ -208,6 +211,7 @@ async function readBody(res: Response, upstream: Upstream, input: ServeInput, ta
 async function* relayEvents(res: Response, upstream: Upstream, target: Target, finish: Finish): AsyncGenerator<unknown> {
   let tokens = 0;
   let usage: number | undefined;
+  let promptTokens: number | undefined;
   let outcome: RequestOutcome = 'cancelled';
   let error: string | null = 'client closed the request';
   let status = 499;
@@ -218,6 +222,7 @@ async function* relayEvents(res: Response, upstream: Upstream, target: Target, f
       if (e.error && !e.choices) throw new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
       if (e.choices?.some((c) => c.delta?.content || c.text)) tokens++;
       if (typeof e.usage?.completion_tokens === 'number') usage = e.usage.completion_tokens;
+      promptTokens = usagePromptTokens(e) ?? promptTokens;
       yield rewrite(event, target);
     }
     outcome = 'ok';
@@ -231,7 +236,7 @@ async function* relayEvents(res: Response, upstream: Upstream, target: Target, f
     status = e.status;
     throw new RouterError(e.status, e.code, e.message.includes('broke off') || err instanceof RouterError ? e.message : `stream broke off: ${e.message}`);
   } finally {
-    finish(outcome, status, error, { tokensGenerated: usage ?? tokens });
+    finish(outcome, status, error, { tokensGenerated: usage ?? tokens, promptTokens });
   }
 }
 

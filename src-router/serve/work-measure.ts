@@ -1,6 +1,7 @@
 /** The work a request does, as the analytics and cost fits measure it. */
 export interface WorkMeasure {
   promptBytes?: number;
+  promptTokens?: number;
   tokensGenerated?: number;
   imagePixels?: number;
   imageSteps?: number;
@@ -40,6 +41,12 @@ export function wavSeconds(buf: Uint8Array): number | undefined {
     off += 8 + size + (size % 2);
   }
   return undefined;
+}
+
+/** Prompt tokens of an OpenAI response or final usage chunk, else undefined. */
+export function usagePromptTokens(body: unknown): number | undefined {
+  const usage = (body as { usage?: { prompt_tokens?: unknown } } | null)?.usage;
+  return typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : undefined;
 }
 
 /** Generated tokens of a non-streamed OpenAI response: its usage, else undefined. */

@@ -51,9 +51,9 @@ export class AnalyticsStore {
     private readonly nodeId?: string,
   ) {
     this.insertRequestStmt = db.prepare(`INSERT INTO request_analytics
-      (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, tokens_generated, image_pixels, image_steps, image_count,
+      (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, prompt_tokens, tokens_generated, image_pixels, image_steps, image_count,
        audio_seconds, queue_wait_ms, duration_ms, outcome, status, error)
-      VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @endpoint, @streamed, @promptBytes, @tokensGenerated, @imagePixels, @imageSteps, @imageCount,
+      VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @endpoint, @streamed, @promptBytes, @promptTokens, @tokensGenerated, @imagePixels, @imageSteps, @imageCount,
        @audioSeconds, @queueWaitMs, @durationMs, @outcome, @status, @error)`);
     this.insertLoadStmt = db.prepare(`INSERT INTO load_analytics
       (finished_at, node_id, model, local_id, backend, lane, duration_ms, success, displaced_local_id, error)
@@ -62,7 +62,7 @@ export class AnalyticsStore {
 
   recordRequest(row: RequestRow): void {
     this.insertRequestStmt.run({
-      promptBytes: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
+      promptBytes: null, promptTokens: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
       ...row,
       streamed: row.streamed ? 1 : 0,
       queueWaitMs: Math.round(row.queueWaitMs),

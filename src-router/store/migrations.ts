@@ -167,6 +167,11 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX offload_decisions_helper_time ON offload_decisions(helper_model, at);
     `,
   },
+  {
+    version: 5,
+    name: 'prompt tokens in request analytics (LLM-3 token profiles)',
+    sql: 'ALTER TABLE request_analytics ADD COLUMN prompt_tokens INTEGER;',
+  },
 ];
 
 interface LegacyMember {
