@@ -34,8 +34,12 @@ export function createLendingWiring(d: LendingWiringDeps) {
   const token = c.token;
   const nodeId = c.node_id;
   const links = new LinkStore(d.db);
+  // A node's clock may run ahead of or behind its peers; ROUTERDESK_CLOCK_OFFSET_MS shifts this node's lending clock
+  // (tests use it to show that an owner times its lease on its own clock, LEASE-6).
+  const offset = Number(process.env.ROUTERDESK_CLOCK_OFFSET_MS ?? 0) || 0;
+  const now = () => Date.now() + offset;
   const lending = new LendingNode({
-    nodeId, config, supervisor: d.supervisor, registry: d.registry, analytics: d.analytics, decisions: d.decisions, log: d.log,
+    nodeId, config, supervisor: d.supervisor, registry: d.registry, analytics: d.analytics, decisions: d.decisions, log: d.log, now,
     activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), begin: () => d.activity.begin() },
   });
   lending.applyLinks(links.version(), links.toSpecs());
@@ -81,6 +85,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
       refreshIntervalMs: c.scheduling_refresh_interval,
       decisions: d.decisions,
       log: d.log,
+      now,
     });
     lending.setMaster({ event: (o, t) => coordinator!.event(o, t), relay: (r, s) => coordinator!.relay(r, s) });
   } else if (c.role === 'slave') {

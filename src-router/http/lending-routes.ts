@@ -92,7 +92,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         { nodeId: deps.nodeId, version: deps.version, settingsHash: self.settingsHash, inSync: true, linksVersion: l.lending.linksVersion },
         ...(deps.membership?.views() ?? []).map((v) => ({ nodeId: v.nodeId, version: v.version, settingsHash: v.settingsHash, inSync: v.settingsHash === self.settingsHash, healthy: v.healthy })),
       ];
-      return { leases: l.coordinator?.leases() ?? [], settings: deps.lendingSettings, nodes, held };
+      return { leases: l.coordinator?.leases() ?? [], decisionsMade: l.coordinator?.decisionsMade ?? null, settings: deps.lendingSettings, nodes, held };
     });
   });
 }
