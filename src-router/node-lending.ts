@@ -83,6 +83,16 @@ export function createLendingWiring(d: LendingWiringDeps) {
       serveLocal,
       settings: { probeIdleMs: c.offload_probe_idle, switchProbeFactor: 12, leaseTtlMs: Math.max(3 * c.scheduling_refresh_interval, 5_000) },
       refreshIntervalMs: c.scheduling_refresh_interval,
+      stallTimeoutMs: c.offload_lent_stall_timeout,
+      askBorrowed: async (helper) => {
+        if (helper === nodeId) return lending.helper.borrowedInFlight();
+        const url = remotes().find((r) => r.nodeId === helper)?.url;
+        if (!url) return 0;
+        const res = await fetch(`${url}/router/v1/node/offload/borrowed`, { headers: auth, signal: AbortSignal.timeout(3_000) });
+        if (res.status === 404) return null;
+        if (!res.ok) throw new Error(`${res.status}`);
+        return ((await res.json()) as { running: number }).running;
+      },
       decisions: d.decisions,
       log: d.log,
       now,

@@ -52,6 +52,9 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
     scope.get('/router/v1/node/offload/state', async () => l.lending.state());
 
+    // HELPER-5: the master asks a helper that looks stalled whether it still runs borrowed work.
+    scope.get('/router/v1/node/offload/borrowed', async () => ({ running: l.lending.helper.borrowedInFlight() }));
+
     scope.post('/router/v1/node/offload/lease', async (request) => {
       const { owner, lease } = parseBody(leasePushSchema, request.body);
       if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);

@@ -21,6 +21,10 @@ export interface CoordinatorDeps {
   serveLocal(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;
   settings: PlanSettings;
   refreshIntervalMs: number;
+  /** cluster.offload_lent_stall_timeout (HELPER-5). */
+  stallTimeoutMs: number;
+  /** Borrowed jobs the helper says it runs now; null when it cannot say (a build from before this check: busy). */
+  askBorrowed(helperNodeId: string): Promise<number | null>;
   decisions: DecisionSink;
   log: FastifyBaseLogger;
   now?(): number;
@@ -39,6 +43,9 @@ export class Coordinator {
   private tickTimer?: NodeJS.Timeout;
   private wakeTimer?: NodeJS.Timeout;
   decisionsMade = 0;
+  /** Lent requests being relayed, per helper node, and when that set last changed (HELPER-5). */
+  private readonly relays = new Map<string, { inflight: Set<AbortController>; lastChange: number }>();
+  private stallTimer?: NodeJS.Timeout;
   private readonly now: () => number;
 
   constructor(private readonly deps: CoordinatorDeps) {
@@ -48,10 +55,31 @@ export class Coordinator {
   start(): void {
     this.tickTimer = setInterval(() => void this.decide('tick').catch(() => {}), this.deps.refreshIntervalMs);
     this.tickTimer.unref();
+    this.stallTimer = setInterval(() => void this.checkStalls(), Math.max(250, Math.min(10_000, this.deps.stallTimeoutMs / 4)));
+    this.stallTimer.unref();
+  }
+
+  /**
+   * HELPER-5: a helper whose lent requests have not changed for the stall timeout is asked whether it still runs
+   * borrowed work; if not, every request lent to it returns to its owner at once. One too old to answer counts as busy.
+   */
+  async checkStalls(): Promise<void> {
+    const now = this.now();
+    for (const [helper, r] of this.relays) {
+      if (!r.inflight.size || now - r.lastChange < this.deps.stallTimeoutMs) continue;
+      const running = await this.deps.askBorrowed(helper).catch(() => 0);
+      if (running === null || running > 0) {
+        r.lastChange = this.now();
+        continue;
+      }
+      this.deps.log.warn({ helper }, `helper stalled: ${r.inflight.size} lent request(s) return to their owners`);
+      for (const ctl of r.inflight) ctl.abort(new Error('helper_stalled'));
+    }
   }
 
   stop(): void {
     clearInterval(this.tickTimer);
+    clearInterval(this.stallTimer);
     clearTimeout(this.wakeTimer);
   }
 
@@ -147,6 +175,24 @@ export class Coordinator {
       return { kind: 'refused', reason, message };
     };
     if (!lease || lease.expiresAt <= this.now() || refKey(lease.owner) !== refKey(req.owner)) return refuse('no_live_lease', 'no live lease from this owner to this helper');
+    const track = this.relays.get(req.helper.nodeId) ?? { inflight: new Set<AbortController>(), lastChange: this.now() };
+    this.relays.set(req.helper.nodeId, track);
+    const stall = new AbortController();
+    track.inflight.add(stall);
+    track.lastChange = this.now();
+    signal = AbortSignal.any([signal, stall.signal]);
+    try {
+      return await this.relayTo(req, signal, refuse);
+    } catch (err) {
+      if (stall.signal.aborted) return { kind: 'returned', reason: 'helper_stalled' };
+      throw err;
+    } finally {
+      track.inflight.delete(stall);
+      track.lastChange = this.now();
+    }
+  }
+
+  private async relayTo(req: RelayRequest, signal: AbortSignal, refuse: (reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed', message: string) => RelayAnswer): Promise<RelayAnswer> {
     const answer =
       req.helper.nodeId === this.deps.nodeId
         ? await this.deps.serveLocal(req, signal)

@@ -10,8 +10,9 @@ import type { AnalyticsStore } from '../store';
 import type { AdmitRequest, BorrowedTicket, LendingGate, OwnTicket } from './gate';
 import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
-import type { DecisionSink, MasterPort } from './ports';
-import { refKey, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
+import { lentCutoffAt } from './holds';
+import type { DecisionSink, MasterPort, RelayAnswer } from './ports';
+import { refKey, type LeaseGrant, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
 
 export interface LendingNodeDeps {
   nodeId: string;
@@ -52,6 +53,7 @@ export class LendingNode implements LendingGate {
       queueOf: (id) => this.queues.get(id),
       isOwner: (id) => this.links.some((l) => l.owner.nodeId === deps.nodeId && l.owner.model === id),
       tokensOf: (id, item) => this.itemTokens(id, item),
+      holdEnabled: deps.config.cluster.offload_hold_for_faster_helper,
     });
     this.helper = new HelperSide({
       nodeId: deps.nodeId, decisions: deps.decisions, log: deps.log, now: this.now, supervisor: deps.supervisor,
@@ -91,7 +93,8 @@ export class LendingNode implements LendingGate {
       if (event === 'enqueued') this.owner.onQueueEvent(localId, 'enqueued');
       else if (event === 'finished') this.owner.onQueueEvent(localId, 'completed');
       else this.owner.dispatch(localId);
-    });
+    }, this.now);
+    queue.holdPolicy = (item, firstStartedAt) => this.owner.holdSecond(localId, item, firstStartedAt);
     return queue;
   }
 
@@ -131,8 +134,21 @@ export class LendingNode implements LendingGate {
         return { kind: 'engine', waitedMs, done: () => queue.finished(item) };
       }
       if (dispatch.kind === 'returned') throw new Error('own requests are never handed back');
-      const lease = dispatch.lease as { helper: ModelRef };
-      const answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, signal);
+      const lease = dispatch.lease as LeaseGrant;
+      // HOLD-4: a helper that has not started answering by 3 × (switch + job) + 30 s is cut off; the owner serves it.
+      const cutoffAt = lentCutoffAt(item.startedAt ?? this.now(), lease);
+      const cut = new AbortController();
+      const timer = cutoffAt === null ? undefined : setTimeout(() => cut.abort(), Math.max(0, cutoffAt - this.now()));
+      timer?.unref();
+      let answer: RelayAnswer;
+      try {
+        answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, AbortSignal.any([signal, cut.signal]));
+      } catch (err) {
+        if (!cut.signal.aborted || signal.aborted) throw err;
+        answer = { kind: 'returned', reason: 'cut_off' };
+      } finally {
+        clearTimeout(timer);
+      }
       queue.lentDone(item);
       if (answer.kind === 'answered') {
         this.owner.onQueueEvent(localId, 'borrowed_completed');

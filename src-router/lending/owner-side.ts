@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ModelQueue, QueueItem } from '../queue';
+import { helperLentFinishAt, holdReleaseReason, shouldHoldSecondSlot } from './holds';
 import type { DecisionSink, MasterPort } from './ports';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
 
@@ -21,6 +22,8 @@ export interface OwnerSideDeps {
   isOwner(localId: string): boolean;
   /** LLM-2: the estimated size of a request in tokens, or null when unknown. */
   tokensOf?(localId: string, item: QueueItem): number | null;
+  /** cluster.offload_hold_for_faster_helper (HOLD-1). */
+  holdEnabled: boolean;
 }
 
 /**
@@ -31,6 +34,7 @@ export interface OwnerSideDeps {
 export class OwnerSide {
   private readonly leases = new Map<string, LiveLeaseOnOwner>();
   private readonly reporting = new Map<string, { inFlight: boolean; pending: Trigger | null }>();
+  private readonly holdTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly deps: OwnerSideDeps) {}
 
@@ -81,6 +85,7 @@ export class OwnerSide {
       if (old) {
         this.leases.delete(localId);
         this.row('lease_cleared', localId, old.grant, { reason: 'no_lease', requestsOut: queue?.lentCount ?? 0 });
+        this.releaseHeld(localId);
       }
       return;
     }
@@ -99,6 +104,43 @@ export class OwnerSide {
     if (!l || l.expiresAt !== expiresAt) return;
     this.leases.delete(localId);
     this.row('lease_cleared', localId, l.grant, { reason: 'ttl_expired', requestsOut: this.deps.queueOf(localId)?.lentCount ?? 0 });
+    this.releaseHeld(localId);
+  }
+
+  /**
+   * HOLD-1: the request that would fill the owner's second slot waits in the router for the helper when a measured
+   * lease is live, every lent slot is busy, and the helper is predicted to finish it sooner. Logged held_for_helper;
+   * released when the helper overruns its prediction plus one job (HOLD-3), the lease clears, or the owner idles.
+   */
+  holdSecond(localId: string, item: QueueItem, firstStartedAt: number): boolean {
+    const queue = this.deps.queueOf(localId);
+    const grant = this.lease(localId);
+    if (!queue || !grant) return false;
+    const now = this.deps.now();
+    const lent = queue.view().lent;
+    const verdict = shouldHoldSecondSlot({
+      now, enabled: this.deps.holdEnabled, ownerCurrentStartedAt: firstStartedAt, lease: grant, lentOut: lent.length,
+      helperLentFinishAt: grant.helperJobMs === null ? null : helperLentFinishAt(lent.map((i) => i.startedAt ?? now), grant.helperJobMs, grant.helperSwitchMs ?? 0),
+    });
+    if (!verdict.hold || verdict.releaseAt === null) return false;
+    this.row('held_for_helper', localId, grant, {
+      requestId: item.id, requestsOut: lent.length, ownerPredictedFinishMs: verdict.ownerFinishMs, waitedMs: now - item.arrivedAt,
+      details: JSON.stringify({ helperPredictedFinishMs: verdict.helperFinishMs }),
+    });
+    clearTimeout(this.holdTimers.get(localId));
+    const timer = setTimeout(() => {
+      const reason = holdReleaseReason({ now: this.deps.now(), enabled: this.deps.holdEnabled, ownerBusy: queue.activeCount > 0, leaseLive: this.lease(localId) !== null, releaseAt: verdict.releaseAt! });
+      if (reason) this.releaseHeld(localId);
+    }, Math.max(0, verdict.releaseAt - now) + 1);
+    timer.unref();
+    this.holdTimers.set(localId, timer);
+    return true;
+  }
+
+  private releaseHeld(localId: string) {
+    clearTimeout(this.holdTimers.get(localId));
+    this.holdTimers.delete(localId);
+    this.deps.queueOf(localId)?.releaseHeld();
   }
 
   /** Lends held requests up to the lease's slots (LEASE-4); a request too large for the helper stays (LLM-2). */
@@ -131,6 +173,7 @@ export class OwnerSide {
   }
 
   stop(): void {
+    for (const t of this.holdTimers.values()) clearTimeout(t);
     for (const l of this.leases.values()) clearTimeout(l.timer);
     this.leases.clear();
   }

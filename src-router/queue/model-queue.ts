@@ -20,7 +20,12 @@ export interface QueueItem {
   /** Came back from a helper: never lent again (HELPER-2). */
   returned: boolean;
   state: ItemState;
+  /** When it reached the engine (active) or was sent to a helper (lent). */
+  startedAt?: number;
 }
+
+/** Decides whether the request that would fill the SECOND engine slot waits for a faster helper instead (HOLD-1). */
+export type SecondSlotPolicy = (item: QueueItem, firstStartedAt: number) => boolean;
 
 /** What a waiting request is told to do. */
 export type Dispatch = { kind: 'engine' } | { kind: 'lend'; lease: unknown } | { kind: 'returned'; reason: string };
@@ -42,10 +47,13 @@ export class ModelQueue {
   private readonly active = new Set<QueueItem>();
   private readonly lent = new Set<QueueItem>();
 
+  holdPolicy?: SecondSlotPolicy;
+
   constructor(
     readonly localId: string,
     public depth: number,
     private readonly onChange: (event: 'enqueued' | 'started' | 'finished' | 'lent' | 'requeued' | 'withdrawn') => void = () => {},
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Waits for this request's turn: the engine, a helper (lend), or — for borrowed work — a hand-back. */
@@ -85,12 +93,23 @@ export class ModelQueue {
   }
 
   /** Tops the engine back up to the depth from the waiting requests (QUEUE-2: the owner is always topped up). */
-  pump(canStart: (item: QueueItem) => boolean = () => true): void {
+  pump(): void {
     while (this.active.size < this.depth) {
-      const next = this.waiting.find((w) => w.item.state !== 'held' || this.active.size === 0);
-      if (!next || !canStart(next.item)) break;
+      // A request held for a faster helper keeps the second slot's turn; it goes to the owner as soon as the owner
+      // would otherwise idle (HOLD-2).
+      if (this.active.size > 0 && this.waiting.some((w) => w.item.state === 'held')) break;
+      const next = this.waiting[0];
+      if (!next) break;
+      if (this.active.size === 1 && !next.item.borrowed && this.holdPolicy) {
+        const first = [...this.active][0];
+        if (this.holdPolicy(next.item, first.startedAt ?? this.now())) {
+          next.item.state = 'held';
+          break; // only the second slot, and the owner never stops generating
+        }
+      }
       this.remove(next.item);
       next.item.state = 'active';
+      next.item.startedAt = this.now();
       this.active.add(next.item);
       next.resolve({ kind: 'engine' });
       this.onChange('started');
@@ -116,6 +135,7 @@ export class ModelQueue {
     if (!w) return false;
     this.remove(item);
     item.state = 'lent';
+    item.startedAt = this.now();
     this.lent.add(item);
     w.resolve({ kind: 'lend', lease });
     this.onChange('lent');
@@ -135,10 +155,12 @@ export class ModelQueue {
     return this.enqueue(item, signal);
   }
 
-  /** Marks a waiting request as held on purpose for a faster helper (HOLD-1), or back to queued. */
-  setHeld(item: QueueItem, held: boolean): void {
-    if (item.state === 'queued' || item.state === 'held') item.state = held ? 'held' : 'queued';
-    if (!held) this.pump();
+  /** Releases every request held for a faster helper back to the queue (HOLD-2/3); returns how many. */
+  releaseHeld(): number {
+    const held = this.waiting.filter((w) => w.item.state === 'held');
+    for (const w of held) w.item.state = 'queued';
+    if (held.length) this.pump();
+    return held.length;
   }
 
   /** Hands back every borrowed request still waiting (HELPER-1/2); returns how many. */

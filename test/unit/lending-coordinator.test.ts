@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { Coordinator, type CoordinatorDeps } from '../../src-router/lending/coordinator';
+import type { RelayAnswer, RelayRequest } from '../../src-router/lending/ports';
+import type { LinkSpec, NodeState } from '../../src-router/lending/types';
+
+// The decider around the pure planner: coalescing (LEASE-2), relay refusals (LEASE-8), stall returns (HELPER-5).
+const link: LinkSpec = { id: 'l1', lane: 'text', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, loadIfUnloaded: true, restoreAfterBorrow: false };
+const fit = { kind: 'constant' as const, work: 8, meanMs: 200, samples: 5 };
+const model = (id: string, held: number) => ({
+  model: id, lane: 'text' as const, loaded: true, held, heldWork: Array(held).fill(8), active: held ? 2 : 0, lentOut: 0, fit, loadMs: 300, contextsize: 4096, eligible: true, multimodal: false, meanHeldTokens: held ? 40 : null,
+});
+const node = (nodeId: string, models: ReturnType<typeof model>[]): NodeState => ({ nodeId, reachable: true, acceptsBorrowed: true, ownIdleMs: 10_000, sinceOwnRequestMs: 10_000, lanes: { text: models[0]?.model ?? null }, borrowedInFlight: 0, models });
+const log = { warn() {}, info() {}, error() {}, debug() {} } as unknown as CoordinatorDeps['log'];
+
+function coordinator(over: Partial<CoordinatorDeps> = {}) {
+  let polls = 0;
+  let release: (() => void) | undefined;
+  const rows: Record<string, unknown>[] = [];
+  const c = new Coordinator({
+    nodeId: 'm', links: () => [link], localState: () => node('m', []), remotes: () => [{ nodeId: 'o', url: 'http://o' }, { nodeId: 'h', url: 'http://h' }],
+    pollRemote: async (url) => {
+      polls++;
+      if (url === 'http://o') await new Promise<void>((r) => (release = r));
+      return url === 'http://o' ? node('o', [model('a', 6)]) : node('h', [model('b', 0)]);
+    },
+    pushLease: () => {}, forwardRemote: async (): Promise<RelayAnswer> => ({ kind: 'answered', status: 200, body: {} }), serveLocal: async () => ({ kind: 'answered', status: 200, body: {} }),
+    settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 5000 }, refreshIntervalMs: 60_000, stallTimeoutMs: 1000, askBorrowed: async () => 0,
+    decisions: { add: (r) => rows.push(r) }, log, ...over,
+  });
+  return { c, rows, polls: () => polls, release: () => release?.() };
+}
+
+describe('coordinator', () => {
+  it('coalesces a burst of 1,000 events into one decision in flight and one queued; every event is answered', async () => {
+    const { c, release } = coordinator();
+    const answers = Array.from({ length: 1000 }, () => c.event({ nodeId: 'o', model: 'a' }, 'enqueued'));
+    expect(c.decisionsMade).toBe(1);
+    for (let i = 0; i < 5 && c.decisionsMade < 2; i++) {
+      release();
+      await new Promise((r) => setImmediate(r));
+    }
+    release();
+    const leases = await Promise.all(answers);
+    expect(c.decisionsMade).toBe(2);
+    expect(leases.every((l) => l?.helper.model === 'b' && l.slots === 2)).toBe(true); // equal speeds: 2 slots (LEASE-9)
+  });
+
+  it('writes one plan row per owner–helper pair per decision', async () => {
+    const { c, rows, release } = coordinator();
+    const p = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
+    release();
+    await p;
+    expect(rows.filter((r) => r.kind === 'plan')).toEqual([expect.objectContaining({ ownerNode: 'o', ownerModel: 'a', helperNode: 'h', helperModel: 'b', event: 'granted', trigger: 'enqueued' })]);
+  });
+
+  it('refuses a relay without a live lease and logs relay_refused no_live_lease', async () => {
+    const { c, rows } = coordinator();
+    const req: RelayRequest = { requestId: 'r1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: {} };
+    expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'refused', reason: 'no_live_lease' });
+    expect(rows).toEqual([expect.objectContaining({ event: 'relay_refused', reason: 'no_live_lease', requestId: 'r1' })]);
+  });
+
+  it('returns every request lent to a helper that stalled and no longer runs borrowed work (HELPER-5)', async () => {
+    let clock = 0;
+    const pending: ((a: RelayAnswer) => void)[] = [];
+    const { c, release } = coordinator({
+      now: () => clock,
+      forwardRemote: (_url, _req, signal) =>
+        new Promise((resolve, reject) => {
+          pending.push(resolve);
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    });
+    const lease = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
+    release();
+    expect((await lease)?.helper.nodeId).toBe('h');
+    const req: RelayRequest = { requestId: 'r1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: {} };
+    const relayed = c.relay(req, new AbortController().signal);
+    clock += 500;
+    await c.checkStalls();
+    expect(pending).toHaveLength(1); // not stalled yet
+    clock += 600;
+    await c.checkStalls();
+    expect(await relayed).toEqual({ kind: 'returned', reason: 'helper_stalled' });
+  });
+
+  it('keeps lent requests with a helper that still runs borrowed work, or is too old to say', async () => {
+    for (const running of [2, null]) {
+      let clock = 0;
+      const { c, release } = coordinator({ now: () => clock, askBorrowed: async () => running, forwardRemote: () => new Promise(() => {}) });
+      const lease = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
+      release();
+      await lease;
+      let settled = false;
+      void c.relay({ requestId: 'r', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: {} }, new AbortController().signal).then(() => (settled = true));
+      clock += 5000;
+      await c.checkStalls();
+      await new Promise((r) => setImmediate(r));
+      expect(settled).toBe(false);
+    }
+  });
+});
