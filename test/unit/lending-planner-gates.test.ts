@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src-router/lending/planner';
-import type { CostFit, LinkSpec, LiveLease, ModelState, NodeState, PlanInput, PlanRow } from '../../src-router/lending/types';
+import type { LinkSpec, LiveLease, ModelState, NodeState, PlanInput, PlanRow } from '../../src-router/lending/types';
+import { NOW, per, model, node, link } from '../support/plan-fixtures';
 
-// Snapshot builders (kept per file: test files share no helpers).
-const NOW = 1_000_000;
-const per = (ms: number): CostFit => ({ kind: 'scaled', interceptMs: ms, slopeMsPerWork: 0, samples: 5 });
-const model = (name: string, o: Partial<ModelState> = {}): ModelState => ({
-  model: name, lane: 'image', loaded: true, held: 0, heldWork: [], active: 0, lentOut: 0, fit: null, loadMs: null,
-  contextsize: null, eligible: true, multimodal: false, meanHeldTokens: null, ...o,
-});
-const node = (nodeId: string, models: ModelState[], o: Partial<NodeState> = {}): NodeState => ({
-  nodeId, reachable: true, acceptsBorrowed: true, ownIdleMs: 0, sinceOwnRequestMs: null,
-  lanes: Object.fromEntries(models.filter((m) => m.loaded).map((m) => [m.runtimeLane ?? m.lane, m.model])), borrowedInFlight: 0, models, ...o,
-});
-const link = (id: string, owner: string, helper: string, o: Partial<LinkSpec> = {}): LinkSpec => {
-  const [on, om] = owner.split('/');
-  const [hn, hm] = helper.split('/');
-  return { id, lane: 'image', owner: { nodeId: on, model: om }, helper: { nodeId: hn, model: hm }, loadIfUnloaded: true, restoreAfterBorrow: false, ...o };
-};
 const input = (nodes: NodeState[], links: LinkSpec[], o: Partial<PlanInput> = {}): PlanInput => ({
   now: NOW, trigger: 'tick', links, nodes, live: [], settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 30_000 }, ...o,
 });

@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src-router/lending/planner';
 import { compareProbeCandidates, probeIdleThresholdMs, probeTiming } from '../../src-router/lending/probes';
-import type { CostFit, LinkSpec, ModelState, NodeState, PlanInput, PlanSettings } from '../../src-router/lending/types';
+import type { LinkSpec, ModelState, NodeState, PlanInput } from '../../src-router/lending/types';
+import { NOW, SETTINGS as S, per, model, node, link } from '../support/plan-fixtures';
 
-// Snapshot builders (kept per file: test files share no helpers).
-const NOW = 1_000_000;
-const S: PlanSettings = { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 30_000 };
-const per = (ms: number): CostFit => ({ kind: 'scaled', interceptMs: ms, slopeMsPerWork: 0, samples: 5 });
-const model = (name: string, o: Partial<ModelState> = {}): ModelState => ({
-  model: name, lane: 'image', loaded: true, held: 0, heldWork: [], active: 0, lentOut: 0, fit: null, loadMs: null,
-  contextsize: null, eligible: true, multimodal: false, meanHeldTokens: null, ...o,
-});
-const node = (nodeId: string, models: ModelState[], o: Partial<NodeState> = {}): NodeState => ({
-  nodeId, reachable: true, acceptsBorrowed: true, ownIdleMs: 0, sinceOwnRequestMs: null,
-  lanes: Object.fromEntries(models.filter((m) => m.loaded).map((m) => [m.lane, m.model])), borrowedInFlight: 0, models, ...o,
-});
-const link = (id: string, owner: string, helper: string, o: Partial<LinkSpec> = {}): LinkSpec => {
-  const [on, om] = owner.split('/');
-  const [hn, hm] = helper.split('/');
-  return { id, lane: 'image', owner: { nodeId: on, model: om }, helper: { nodeId: hn, model: hm }, loadIfUnloaded: true, restoreAfterBorrow: false, ...o };
-};
 const input = (nodes: NodeState[], links: LinkSpec[], o: Partial<PlanInput> = {}): PlanInput => ({ now: NOW, trigger: 'probe_due', links, nodes, live: [], settings: S, ...o });
 /** Owner A: 2 held + 2 at the engine, 1 s per job: drains in 4 s, faster than any helper below. */
 const ownerA = (o: Partial<ModelState> = {}) => node('o', [model('a', { held: 2, heldWork: [1, 1], active: 2, fit: per(1000), ...o })]);
