@@ -166,7 +166,7 @@ export class RequestExecutor {
       return await readBody(res, upstream, input, target, finish);
     } catch (err) {
       const e = input.signal.aborted ? new RouterError(499, 'client_closed', 'client closed the request') : asRouterError(err);
-      finish(input.signal.aborted ? 'cancelled' : 'error', e.status, e.message);
+      finish(input.signal.aborted ? 'cancelled' : e.code === 'offload_returned' ? 'returned' : 'error', e.status, e.message);
       throw e;
     }
   }

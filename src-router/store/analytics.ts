@@ -1,7 +1,8 @@
 import type { Db } from './db';
 
 export type RequestEndpoint = 'chat' | 'completion' | 'embedding' | 'image' | 'transcription';
-export type RequestOutcome = 'ok' | 'error' | 'cancelled';
+/** `returned`: borrowed work handed back to its owner unstarted (HELPER-1) — not a failure. */
+export type RequestOutcome = 'ok' | 'error' | 'cancelled' | 'returned';
 
 /** One finished request, with the measure of work it did. */
 export interface RequestRow {
