@@ -29,6 +29,8 @@ async function main(argv: string[]): Promise<void> {
       return void (await (await import('./engines/llama-node/main')).makeModelMain(rest));
     case 'schema':
       return (await import('./cli/schema-command')).schemaCommand(rest);
+    case 'bench':
+      return (await import('./bench/runner')).benchCommand(rest);
     case undefined:
     case '-h':
     case '--help':

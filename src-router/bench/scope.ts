@@ -1,0 +1,160 @@
+/**
+ * What a benchmark starts, it stops: child processes of the built CLI (nodes, sim engines) on loopback, and temp
+ * folders. A scope is closed by its benchmark; the runner also kills whatever is left when it exits or is
+ * interrupted (`killAllNow`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { ModelConfigInput, NodeConfigInput } from '../config';
+import { cliRef } from '../paths';
+
+/** The console token of every node a benchmark starts (loopback only, gone when the benchmark ends). */
+export const BENCH_CONSOLE_TOKEN = 'bench-console-token-0123456789';
+
+export interface CliProcess {
+  url: string;
+  proc: ChildProcess;
+  output(): string;
+}
+
+const open = new Set<BenchScope>();
+
+export class BenchScope {
+  private readonly children = new Set<ChildProcess>();
+  private readonly dirs = new Set<string>();
+
+  constructor() {
+    open.add(this);
+  }
+
+  tempDir(prefix = 'routerdesk-bench-'): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.add(dir);
+    return dir;
+  }
+
+  /**
+   * Runs `routerdesk <args>` from the built CLI and resolves once it prints `listening on <url>`; rejects (and
+   * kills it) if it exits or stays silent past `timeoutMs`.
+   */
+  async startCli(args: string[], opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CliProcess> {
+    const cli = cliRef();
+    const proc = spawn(cli.node, [cli.script, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...cli.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
+    });
+    this.children.add(proc);
+    proc.once('exit', () => this.children.delete(proc));
+    let out = '';
+    const keep = (d: Buffer) => {
+      out += d.toString();
+      if (out.length > 64_000) out = out.slice(-32_000);
+    };
+    proc.stdout!.on('data', keep);
+    proc.stderr!.on('data', keep);
+    const url = await new Promise<string>((resolve, reject) => {
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        proc.kill('SIGKILL');
+        reject(new Error(`routerdesk ${args[0]} ${why}:\n${out.slice(-4000)}`));
+      };
+      const timer = setTimeout(() => fail('did not start in time'), opts.timeoutMs ?? 20_000);
+      proc.stdout!.on('data', () => {
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      proc.once('exit', (code, signal) => fail(`exited (${code ?? signal})`));
+    });
+    return { url, proc, output: () => out };
+  }
+
+  /** `routerdesk sim-engine --port 0 <args>`. */
+  startSim(args: string[]): Promise<CliProcess> {
+    return this.startCli(['sim-engine', '--host', '127.0.0.1', '--port', '0', ...args]);
+  }
+
+  /** `routerdesk node --config <tmp yaml>` with these model configs, on a loopback port, its store in a temp folder. */
+  async startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}): Promise<CliProcess> {
+    const dir = this.tempDir('routerdesk-bench-node-');
+    const modelsDir = join(dir, 'models');
+    mkdirSync(modelsDir, { recursive: true });
+    for (const [file, cfg] of Object.entries(models)) writeFileSync(join(modelsDir, `${file}.yaml`), stringify(cfg));
+    const full: NodeConfigInput = {
+      ...config,
+      server: { port: 0, ...config.server, host: '127.0.0.1' },
+      cluster: { node_id: 'bench', ...config.cluster, store_dir: join(dir, 'store') },
+      models: { ...config.models, config_dir: modelsDir },
+      console: { token: BENCH_CONSOLE_TOKEN, ...config.console },
+    };
+    const file = join(dir, 'node.yaml');
+    writeFileSync(file, stringify(full));
+    return this.startCli(['node', '--config', file]);
+  }
+
+  /** SIGTERM every child (SIGKILL after `graceMs`), then remove the temp folders. */
+  async close(graceMs = 8_000): Promise<void> {
+    await Promise.all([...this.children].map((p) => stopChild(p, graceMs)));
+    this.removeDirs();
+    open.delete(this);
+  }
+
+  /** Synchronous last resort (process exit): SIGKILL every child, remove the temp folders. */
+  killNow(): void {
+    for (const p of this.children) {
+      try {
+        p.kill('SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    this.children.clear();
+    this.removeDirs();
+    open.delete(this);
+  }
+
+  private removeDirs() {
+    for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+    this.dirs.clear();
+  }
+}
+
+function stopChild(proc: ChildProcess, graceMs: number): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    proc.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+/** Kills the children and removes the folders of every scope still open. */
+export function killAllNow(): void {
+  for (const s of [...open]) s.killNow();
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns a truthy value; throws after `timeoutMs`. */
+export async function until<T>(check: () => Promise<T> | T, what: string, timeoutMs = 15_000, everyMs = 50): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await sleep(everyMs);
+  }
+}
