@@ -100,12 +100,24 @@ function comparePayers(a: PairEval, b: PairEval): number {
   return cmp(a.helperKey, b.helperKey) || cmp(a.link.id, b.link.id);
 }
 
+/** Links grouped by owner once per snapshot, sorted by ID (so a plan stays linear in links). */
+const linksByOwner = new WeakMap<readonly LinkSpec[], Map<string, LinkSpec[]>>();
+
 /** One link per owner–helper pair (LOG-2: one row per pair), the lowest link ID winning a duplicate. */
 function linksOf(input: PlanInput, owner: ModelRef): LinkSpec[] {
+  let grouped = linksByOwner.get(input.links);
+  if (!grouped) {
+    grouped = new Map();
+    for (const l of [...input.links].sort((a, b) => cmp(a.id, b.id))) {
+      const k = refKey(l.owner);
+      grouped.set(k, [...(grouped.get(k) ?? []), l]);
+    }
+    linksByOwner.set(input.links, grouped);
+  }
   const byHelper = new Map<string, LinkSpec>();
   const ownerKey = refKey(owner);
-  for (const l of [...input.links].sort((a, b) => cmp(a.id, b.id))) {
-    if (refKey(l.owner) !== ownerKey || refKey(l.helper) === ownerKey) continue;
+  for (const l of grouped.get(ownerKey) ?? []) {
+    if (refKey(l.helper) === ownerKey) continue;
     if (!byHelper.has(refKey(l.helper))) byHelper.set(refKey(l.helper), l);
   }
   return [...byHelper.values()].sort((a, b) => cmp(refKey(a.helper), refKey(b.helper)) || cmp(a.id, b.id));

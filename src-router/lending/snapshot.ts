@@ -1,12 +1,22 @@
 /** Look-ups into a plan snapshot (pure). */
 import { refKey, type LiveLease, type ModelRef, type ModelState, type NodeState, type PlanInput } from './types';
 
+// Indexes built once per snapshot (the snapshot is never mutated while planning), so look-ups stay O(1)
+// however many nodes and links a cluster has (see the planner-scale benchmark).
+const nodeIndex = new WeakMap<readonly NodeState[], Map<string, NodeState>>();
+const modelIndex = new WeakMap<NodeState, Map<string, ModelState>>();
+
 export function findNode(input: PlanInput, nodeId: string): NodeState | undefined {
-  return input.nodes.find((n) => n.nodeId === nodeId);
+  let index = nodeIndex.get(input.nodes);
+  if (!index) nodeIndex.set(input.nodes, (index = new Map(input.nodes.map((n) => [n.nodeId, n]))));
+  return index.get(nodeId);
 }
 
 export function findModel(node: NodeState | undefined, model: string): ModelState | undefined {
-  return node?.models.find((m) => m.model === model);
+  if (!node) return undefined;
+  let index = modelIndex.get(node);
+  if (!index) modelIndex.set(node, (index = new Map(node.models.map((m) => [m.model, m]))));
+  return index.get(model);
 }
 
 /** The key of the runtime lane a model loads into on its node (`runtimeLane`, else its lending lane). */
