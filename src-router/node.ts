@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Supervisor } from './backends';
 import { ActivityTracker } from './cluster/activity';
+import { AssetService, fileRootsFromConfig } from './cluster/assets';
 import { localRecords, localSnapshot } from './cluster/local-snapshot';
 import { Membership } from './cluster/membership';
-import { NodeClient } from './cluster/node-client';
+import { NodeClient, normalizeUrl } from './cluster/node-client';
 import { Registrar } from './cluster/registrar';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
@@ -107,12 +108,24 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const statusNow = () => runtimeStatus(nodeId, registry, sup, activity, stt?.reservationsOn(nodeId) ?? 0);
   const snapshotNow = () => ({ ...localSnapshot(config, version, startedAt, registry, sup), linksVersion: lendingWiring?.lending.linksVersion ?? 0 });
 
+  // Assets and split recipes (ASSET-1..4): file roots, hash index (warmed in the background), bindings, recipes.
+  // The node relationship is the configured one: slave_urls on a master, master_url on a slave (ASSET-3).
+  const masterUrl = config.cluster.master_url;
+  const assets = new AssetService({
+    roots: fileRootsFromConfig(config), hashCache: new ModelHashCache(db), db, token: config.cluster.token,
+    maxBytes: config.models.asset_max_bytes, transferTimeoutMs: config.cluster.request_timeout,
+    relatedUrls: [...config.cluster.slave_urls, ...(masterUrl ? [masterUrl] : [])],
+    nodeUrl: async (id) => membership?.urlOf(id) ?? (masterUrl && (await client.snapshot(normalizeUrl(masterUrl)).catch(() => undefined))?.nodeId === id ? masterUrl : undefined),
+    localNodeId: nodeId, preloadLocal: (localId) => sup.preload(localId), loadTimeoutMs: config.backend.load_timeout + 30_000,
+  });
+
   const resolver = new TargetResolver({
     nodeId, registry, catalog, supervisor: sup,
     sttSelectors: new Set(['', config.models.stt_selector]),
     selectStt: (exclude) => stt!.select(exclude),
     staticRoutes: config.routing.static_routes,
     choose: (group, candidates, body) => routing?.choose(group, candidates, body),
+    recipes: assets.recipes,
   });
   const executor = new RequestExecutor({
     nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
@@ -153,6 +166,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     staticRouteIds: Object.keys(config.routing.static_routes),
+    assets,
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
     remoteRuntimeHealth: async (id: string) => {
       const url = membership?.urlOf(id);
@@ -166,6 +180,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   deps.routing = routing;
   const decisions = (decisionsWriter = new DecisionLogWriter(db, { nodeId, routerVersion: version, retentionMs: config.cluster.offload_decisions_retention, onError: (err) => app.log.error(`decision log write failed: ${err.message}`) }));
   await registry.computeHashes(new ModelHashCache(db), (rec, err) => app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`));
+  // After the model hashes, so weights next to their YAML are hashed once (the index reuses the cache).
+  void assets.warm().catch((err: Error) => app.log.warn(`asset index: ${err.message}`));
 
   if (role === 'master') {
     membership = new Membership({

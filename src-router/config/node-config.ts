@@ -47,6 +47,7 @@ export const modelsSchema = z
     config_dir: z.string().default(''),
     startup_model: z.string().default(''),
     shared_dir: z.string().default(''),
+    asset_max_bytes: z.number().int().positive().default(64 * 1024 ** 3).describe('largest asset a fetch from another node may transfer, in bytes (413 above)'),
     stt_selector: z.string().default('auto').describe('model name that asks the router to pick a transcription model (STT); an absent model means the same'),
   })
   .strict();

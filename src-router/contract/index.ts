@@ -3,3 +3,4 @@ export * from './client-requests';
 export * from './node';
 export * from './errors';
 export * from './links';
+export * from './assets';

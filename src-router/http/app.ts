@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { assetRoutes } from './asset-routes';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
@@ -36,6 +37,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await lendingRoutes(scope, deps);
     await siteRoutes(scope, deps);
     await decisionRoutes(scope, deps);
+    await assetRoutes(scope, deps);
   });
   return app;
 }

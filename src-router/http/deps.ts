@@ -1,4 +1,5 @@
 import type { Supervisor } from '../backends';
+import type { AssetService } from '../cluster/assets';
 import type { Membership } from '../cluster/membership';
 import type { NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
@@ -40,6 +41,8 @@ export interface HttpDeps {
   lendingSettings: Record<string, unknown>;
   /** This node's decision log (LOG-1). */
   decisions: { query(q: DecisionQuery): DecisionPage; flush(): void };
+  /** File roots, asset index, bindings, recipes and recipe loading of this node (ASSET-1..4). */
+  assets: AssetService;
   bodyLimit: number;
   uploadLimit: number;
   /** The built renderer (out/renderer), served at `/` when present. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ollamaChatSchema, ollamaEmbedSchema, ollamaGenerateSchema } from '../contract';
 import {
@@ -13,15 +14,29 @@ import { writeStream } from './streaming';
 export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   app.get('/api/version', async () => ({ version: deps.version }));
 
-  app.get('/api/tags', async () => ({
-    models: deps.catalog.all().map((e) => {
-      const rec = e.replicas[0].record;
-      return {
-        name: e.id, model: e.id, modified_at: deps.startedAt.toISOString(), size: 0, digest: rec.modelHash ?? rec.configHash,
-        details: { format: rec.backend === 'llama-node' || rec.backend === 'llama-server' ? 'gguf' : rec.backend, family: rec.backend, families: null, parameter_size: '', quantization_level: '' },
-      };
-    }),
-  }));
+  app.get('/api/tags', async () => {
+    const recipes = deps.assets.recipes.list();
+    const names = new Set(recipes.map((r) => r.name));
+    return {
+      models: [
+        ...deps.catalog.all().filter((e) => !names.has(e.id)).map((e) => {
+          const rec = e.replicas[0].record;
+          return {
+            name: e.id, model: e.id, modified_at: deps.startedAt.toISOString(), size: 0, digest: rec.modelHash ?? rec.configHash,
+            details: { format: rec.backend === 'llama-node' || rec.backend === 'llama-server' ? 'gguf' : rec.backend, family: rec.backend, families: null, parameter_size: '', quantization_level: '' },
+          };
+        }),
+        // Split recipes (ASSET-4): one name, components on several nodes and backends.
+        ...recipes.map((r) => {
+          const backends = [...new Set(r.components.map((c) => c.backend))];
+          return {
+            name: r.name, model: r.name, modified_at: new Date(r.updatedAt).toISOString(), size: 0, digest: createHash('sha256').update(JSON.stringify(r.components)).digest('hex'),
+            details: { format: 'recipe', family: backends[0], families: backends, parameter_size: '', quantization_level: '' },
+          };
+        }),
+      ],
+    };
+  });
 
   app.get('/api/ps', async () => ({
     models: deps.supervisor

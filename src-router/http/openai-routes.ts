@@ -14,13 +14,20 @@ import { writeStream } from './streaming';
 export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: { worker?: boolean } = {}): Promise<void> {
   const worker = opts.worker === true;
 
-  app.get('/v1/models', async () => ({
-    object: 'list',
-    data: [
-      ...deps.catalog.all().map((e) => ({ id: e.id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
-      ...deps.staticRouteIds.filter((id) => !deps.catalog.get(id)).map((id) => ({ id, object: 'model', created: Math.floor(deps.startedAt.getTime() / 1000), owned_by: 'static' })),
-    ],
-  }));
+  app.get('/v1/models', async () => {
+    // A recipe name routes before the catalog (ASSET-4): it is listed once, as the recipe.
+    const recipes = worker ? [] : deps.assets.recipes.list();
+    const names = new Set(recipes.map((r) => r.name));
+    const created = Math.floor(deps.startedAt.getTime() / 1000);
+    return {
+      object: 'list',
+      data: [
+        ...deps.catalog.all().filter((e) => !names.has(e.id)).map((e) => ({ id: e.id, object: 'model', created, owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
+        ...deps.staticRouteIds.filter((id) => !deps.catalog.get(id) && !names.has(id)).map((id) => ({ id, object: 'model', created, owned_by: 'static' })),
+        ...recipes.map((r) => ({ id: r.name, object: 'model', created: Math.floor(r.updatedAt / 1000), owned_by: [...new Set(r.components.map((c) => c.nodeId))].join(',') })),
+      ],
+    };
+  });
 
   const jsonEndpoint = (path: string, endpoint: Endpoint, schema: typeof chatRequestSchema | typeof completionRequestSchema | typeof embeddingRequestSchema | typeof imageRequestSchema) =>
     app.post(path, async (request, reply) => {

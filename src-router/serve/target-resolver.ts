@@ -1,4 +1,5 @@
 import type { Supervisor } from '../backends';
+import { componentReplica, routeRecipe, type Recipe } from '../cluster/assets';
 import type { Endpoint } from '../engines';
 import { toTarget, type ClusterCatalog, type ModelRegistry, type Replica, type Target } from '../registry';
 import { canServe } from './capabilities';
@@ -28,6 +29,8 @@ export interface ResolverDeps {
   staticRoutes?: Readonly<Record<string, { engine?: string; endpoints: readonly string[] }>>;
   /** The routing strategy in force picks among candidates (ROUTE-*); without it, replicas rotate. */
   choose?(group: string, candidates: Target[], body?: Record<string, unknown>): Target | undefined;
+  /** Split recipes (ASSET-4): a recipe name routes to the node owning the component for the endpoint. */
+  recipes?: { get(name: string): Recipe | undefined };
 }
 
 /** Turns the model a client named into the engine or node that will serve it (ID-3, ID-4, HEALTH-3, STT). */
@@ -48,6 +51,8 @@ export class TargetResolver {
       if (!chosen) throw new RouterError(503, 'no_transcription_model', 'no node can take a transcription request now (no healthy node with runtime status has a transcription model)');
       return chosen;
     }
+    const recipe = deps.recipes?.get(input.model);
+    if (recipe) return this.byRecipe(recipe, input.endpoint, exclude);
     const entry = deps.catalog.get(input.model) ?? this.byLocalName(input.model);
     const endpoints = deps.staticRoutes?.[input.model]?.endpoints;
     if (!entry && endpoints?.length) {
@@ -64,6 +69,19 @@ export class TargetResolver {
     if (!pool.length) throw new RouterError(503, 'model_unavailable', `no node serving '${entry.id}' is available now (${entry.replicas.map((r) => r.nodeId).join(', ')} unhealthy or held after failed starts)`);
     if (pool.length === 1) return pool[0];
     return deps.choose?.(entry.id, pool, input.body) ?? deps.catalog.rotate(entry.id, pool)!;
+  }
+
+  /**
+   * ASSET-4: the component for the endpoint's capability on a node that has that config with that backend family and
+   * is available now; the public identity stays the recipe name (responses are rewritten to it).
+   */
+  private byRecipe(recipe: Recipe, endpoint: Endpoint, exclude: ReadonlySet<string>): Target {
+    const entries = this.deps.catalog.all();
+    const { component } = routeRecipe(recipe, endpoint, (c) => {
+      const r = componentReplica(entries, c);
+      return !!r && !exclude.has(r.nodeId) && this.available(r);
+    });
+    return toTarget(recipe.name, componentReplica(entries, component)!);
   }
 
   private available(r: Replica): boolean {

@@ -56,6 +56,11 @@ export class AssetIndex {
     return this.walking;
   }
 
+  /** A walk in the background unless one ran within `refreshMinIntervalMs` (inventory views show new files' hashes soon). */
+  refreshSoon(): void {
+    if (!this.walking && this.now() - this.lastWalk >= (this.opts.refreshMinIntervalMs ?? 2000)) void this.refresh().catch(() => undefined);
+  }
+
   /** The current index, for inventory views (no re-check). */
   entries(): IndexedAsset[] {
     return [...this.byHash.values()];

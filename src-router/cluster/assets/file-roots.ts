@@ -199,6 +199,6 @@ export class FileRoots {
 const printable = (s: string) => s.replace(/[\u0000-\u001f]/g, '?').slice(0, 200);
 
 /** The roots of a node config: `models` = `models.config_dir` (weights sit next to their YAML), `shared` = `models.shared_dir`. */
-export function fileRootsFromConfig(config: Pick<NodeConfig, 'models'>, extra: Record<string, string> = {}): FileRoots {
+export function fileRootsFromConfig(config: { models: Pick<NodeConfig['models'], 'config_dir' | 'shared_dir'> & Partial<NodeConfig['models']> }, extra: Record<string, string> = {}): FileRoots {
   return new FileRoots({ models: config.models.config_dir, shared: config.models.shared_dir, ...extra });
 }

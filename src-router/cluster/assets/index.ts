@@ -5,3 +5,5 @@ export * from './asset-index';
 export * from './binding-store';
 export * from './transfer';
 export * from './recipes';
+export * from './recipe-cluster';
+export * from './asset-service';
