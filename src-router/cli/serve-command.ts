@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,11 +49,24 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const configFile = await prepareServeDir(dir, port);
   const config = loadNodeConfig(configFile);
   if (values.port) config.server.port = port;
-  const node = await createNode(config);
+  else if (config.server.port && !(await portFree(config.server.host, config.server.port))) {
+    process.stdout.write(`port ${config.server.port} is in use: serving on a free port instead (choose one with --port)\n`);
+    config.server.port = 0;
+  }
+  // The console output stays readable: warnings and errors only, unless ROUTERDESK_LOG_LEVEL says otherwise.
+  const node = await createNode(config, { logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn' });
   stopOnSignals(node);
   const link = `${node.url}/?token=${encodeURIComponent(node.consoleToken)}`;
   process.stdout.write(`\nRouterdesk is serving (standalone, config ${configFile})\n  UI:      ${link}\n  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n`);
   if (!values['no-open'] && process.env.DISPLAY) openBrowser(link);
+}
+
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
 }
 
 function openBrowser(url: string) {
