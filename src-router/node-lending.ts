@@ -52,7 +52,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
       if (out.kind !== 'json' || out.status >= 400) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${out.status}` };
       return { kind: 'answered', status: out.status, body: out.body };
     } catch (err) {
-      if (err instanceof RouterError && err.code === 'offload_returned') return { kind: 'returned', reason: err.message };
+      if (err instanceof RouterError && err.code === 'offload_returned') return { kind: 'returned', reason: err.extra.reason ?? 'returned' };
       if (signal.aborted) throw err;
       return { kind: 'refused', reason: 'forward_failed', message: (err as Error).message };
     }

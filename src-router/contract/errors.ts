@@ -6,6 +6,8 @@ export class RouterError extends Error {
     message: string,
     readonly type: string = status >= 500 ? 'server_error' : 'invalid_request_error',
     readonly param: string | null = null,
+    /** Machine-readable extras shown in the error object (e.g. the `reason` of offload_returned). */
+    readonly extra: Record<string, string> = {},
   ) {
     super(message);
   }

@@ -31,7 +31,7 @@ export function toRouterError(err: unknown): RouterError {
 /** The wire shape of an error for this URL: OpenAI's on `/v1/*` and the router's APIs, Ollama's on `/api/*`. */
 export function errorPayload(url: string, e: RouterError): unknown {
   if (url.startsWith('/api/')) return { error: e.message };
-  return { error: { message: e.message, type: e.type, param: e.param, code: e.code } };
+  return { error: { message: e.message, type: e.type, param: e.param, code: e.code, ...e.extra } };
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {

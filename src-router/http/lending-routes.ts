@@ -58,8 +58,8 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.post('/router/v1/node/offload/lease', async (request) => {
       const { owner, lease } = parseBody(leasePushSchema, request.body);
       if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
-      l.lending.owner.apply(owner.model, lease as Parameters<typeof l.lending.owner.apply>[1]);
-      return { applied: true };
+      const applied = l.lending.owner.apply(owner.model, lease as Parameters<typeof l.lending.owner.apply>[1]);
+      return applied ? { applied: true } : { applied: false, reason: 'not_an_owner' };
     });
 
     scope.post('/router/v1/node/links', async (request) => {

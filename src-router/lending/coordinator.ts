@@ -91,18 +91,25 @@ export class Coordinator {
 
   /** Coalesces: at most one decision in flight and one queued behind it; later events share the queued one. */
   decide(trigger: Trigger, asker?: ModelRef): Promise<PlanResult> {
-    if (!this.inFlight) {
-      this.inFlight = this.run(trigger, asker).finally(() => {
-        this.inFlight = this.queued;
+    if (!this.inFlight) return this.track(this.run(trigger, asker));
+    this.queued ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
         this.queued = null;
+        return this.track(this.run(trigger, asker));
       });
-      return this.inFlight;
-    }
-    this.queued ??= this.inFlight.then(
-      () => this.run(trigger, asker),
-      () => this.run(trigger, asker),
-    );
     return this.queued;
+  }
+
+  /** The decision in flight, cleared when it settles (unless a newer one took its place). */
+  private track(p: Promise<PlanResult>): Promise<PlanResult> {
+    this.inFlight = p;
+    void p
+      .catch(() => undefined)
+      .then(() => {
+        if (this.inFlight === p) this.inFlight = null;
+      });
+    return p;
   }
 
   private async run(trigger: Trigger, asker?: ModelRef): Promise<PlanResult> {

@@ -30,6 +30,9 @@ export interface LendingGate {
   admitOwn(localId: string, req: AdmitRequest, signal: AbortSignal): Promise<OwnTicket>;
   /** A borrowed request (worker call with the owner named): queued behind own work; rejects 409 offload_returned when handed back. */
   admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, signal: AbortSignal): Promise<BorrowedTicket>;
-  /** Any own request arriving at this node (HELPER-1: borrowed work that has not started is handed back). */
-  ownArrived(): void;
+  /**
+   * Any own request arriving at this node (HELPER-1: borrowed work that has not started is handed back, and none is
+   * accepted while own work waits). Call the returned function once the request holds the runtime or is over.
+   */
+  ownArrived(): () => void;
 }

@@ -16,6 +16,8 @@ export interface HelperSideDeps {
   restoreDelayMs: number;
   /** Marks this node busy with its own work (a restore is an own load, PROBE-3); returns the end marker. */
   ownBusy(): () => void;
+  /** Own requests that arrived and have not claimed the runtime yet, whatever model they are for. */
+  ownPending(): number;
 }
 
 interface RestorePlan {
@@ -44,7 +46,7 @@ export class HelperSide {
 
   /** HELPER-1: no borrowed work while own work waits. */
   acceptsBorrowed(): boolean {
-    return this.ownWaiting() === 0;
+    return this.ownWaiting() === 0 && this.deps.ownPending() === 0;
   }
 
   borrowedInFlight(): number {
@@ -73,25 +75,40 @@ export class HelperSide {
     }
     this.restores.clear();
     for (const q of this.deps.queues()) {
-      const n = q.returnBorrowed('own_work_arrived');
-      if (n) this.deps.decisions.add({ kind: 'helper', event: 'borrowed_returned', at: this.deps.now(), helperNode: this.deps.nodeId, helperModel: q.localId, reason: 'own_work_arrived', details: JSON.stringify({ count: n }) });
+      for (const item of q.returnBorrowed('own_work_arrived')) this.takenBack(q.localId, item);
     }
     for (const [item, ctl] of this.claiming) {
       ctl.abort();
       this.claiming.delete(item);
+      this.takenBack(this.localOf(item), item);
+      this.claimingModel.delete(item);
     }
   }
 
+  private readonly claimingModel = new Map<QueueItem, string>();
+
+  private localOf(item: QueueItem): string {
+    return this.claimingModel.get(item) ?? '';
+  }
+
+  /** LOG-4: one borrowed_returned row per request handed back because own work arrived. */
+  private takenBack(localId: string, item: QueueItem) {
+    const [ownerNode, ...rest] = (item.owner ?? '/').split('/');
+    this.deps.decisions.add({ kind: 'helper', event: 'borrowed_returned', at: this.deps.now(), ownerNode, ownerModel: rest.join('/'), helperNode: this.deps.nodeId, helperModel: localId, reason: 'own_work_arrived', requestId: item.id });
+  }
+
   /** A borrowed request got an engine slot: until it claims the runtime it can still be taken back. */
-  claimSignal(item: QueueItem): AbortSignal {
+  claimSignal(item: QueueItem, localId: string): AbortSignal {
     const ctl = new AbortController();
     this.claiming.set(item, ctl);
+    this.claimingModel.set(item, localId);
     return ctl.signal;
   }
 
   /** The borrowed request holds the runtime now: it always finishes. Remembers what the run displaced. */
   claimed(item: QueueItem, localId: string): void {
     this.claiming.delete(item);
+    this.claimingModel.delete(item);
     this.borrowedRunning++;
     const lane = this.deps.supervisor.adapter(localId).lane;
     const plan = this.restores.get(lane);
@@ -112,6 +129,7 @@ export class HelperSide {
   /** A borrowed request ended (or was taken back before claiming). */
   borrowedDone(item: QueueItem, localId: string, owner: ModelRef, claimedRuntime: boolean): void {
     this.claiming.delete(item);
+    this.claimingModel.delete(item);
     if (claimedRuntime) this.borrowedRunning--;
     const lane = this.deps.supervisor.adapter(localId).lane;
     const plan = this.restores.get(lane);

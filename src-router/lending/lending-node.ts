@@ -61,6 +61,7 @@ export class LendingNode implements LendingGate {
       linkFor: (owner, id) => this.links.find((l) => l.owner.nodeId === owner.nodeId && l.owner.model === owner.model && l.helper.nodeId === deps.nodeId && l.helper.model === id),
       restoreDelayMs: deps.config.cluster.offload_restore_delay,
       ownBusy: () => deps.activity.begin(),
+      ownPending: () => this.ownPending,
     });
   }
 
@@ -102,8 +103,18 @@ export class LendingNode implements LendingGate {
     return this.enrolledIds().has(localId);
   }
 
-  ownArrived(): void {
+  /** Own requests that arrived and have not yet claimed the runtime (router queue or lane wait alike). */
+  private ownPending = 0;
+
+  ownArrived(): () => void {
     this.helper.onOwnArrival();
+    this.ownPending++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.ownPending--;
+    };
   }
 
   private item(req: AdmitRequest, borrowed: boolean): QueueItem {
@@ -164,10 +175,10 @@ export class LendingNode implements LendingGate {
     const refusal = this.helper.checkArrival(localId, owner);
     if (refusal) throw offloadReturned(refusal);
     const queue = this.queues.get(localId)!;
-    const item = this.item(req, true);
+    const item = { ...this.item(req, true), owner: `${owner.nodeId}/${owner.model}` };
     const d = await queue.enqueue(item, signal);
     if (d.kind === 'returned') throw offloadReturned(d.reason);
-    const takeBack = this.helper.claimSignal(item);
+    const takeBack = this.helper.claimSignal(item, localId);
     this.helper.beforeBorrowedLoad(localId);
     let claimed = false;
     return {
@@ -269,6 +280,6 @@ export class LendingNode implements LendingGate {
   }
 }
 
-export const offloadReturned = (reason: string) => new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`);
+export const offloadReturned = (reason: string) => new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`, 'invalid_request_error', null, { reason });
 
 export { refKey };

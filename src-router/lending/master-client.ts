@@ -46,8 +46,8 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   } catch {
     /* keep text */
   }
-  const code = (body as { error?: { code?: string; message?: string } })?.error?.code;
-  if (res.status === 409 && code === 'offload_returned') return { kind: 'returned', reason: (body as { error: { message: string } }).error.message };
+  const error = (body as { error?: { code?: string; message?: string; reason?: string } })?.error;
+  if (res.status === 409 && error?.code === 'offload_returned') return { kind: 'returned', reason: error.reason ?? 'returned' };
   if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${res.status}: ${(body as { error?: { message?: string } })?.error?.message ?? text.slice(0, 200)}` };
   return { kind: 'answered', status: res.status, body };
 }

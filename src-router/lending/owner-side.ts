@@ -72,12 +72,12 @@ export class OwnerSide {
     }
   }
 
-  /** A lease (or none) from the master, answered to an event or pushed on a tick. */
-  apply(localId: string, grant: LeaseGrant | null): void {
+  /** A lease (or none) from the master, answered to an event or pushed on a tick; false when refused. */
+  apply(localId: string, grant: LeaseGrant | null): boolean {
     const queue = this.deps.queueOf(localId);
     if (grant && !this.deps.isOwner(localId)) {
       this.row('lease_refused', localId, grant, { reason: 'not_an_owner' });
-      return;
+      return false;
     }
     const old = this.leases.get(localId);
     if (old) clearTimeout(old.timer);
@@ -87,16 +87,17 @@ export class OwnerSide {
         this.row('lease_cleared', localId, old.grant, { reason: 'no_lease', requestsOut: queue?.lentCount ?? 0 });
         this.releaseHeld(localId);
       }
-      return;
+      return true;
     }
     const expiresAt = this.deps.now() + grant.ttlMs;
     const timer = setTimeout(() => this.expire(localId, expiresAt), grant.ttlMs);
     timer.unref();
     this.leases.set(localId, { grant, expiresAt, timer });
     if (!old || old.grant.helper.nodeId !== grant.helper.nodeId || old.grant.helper.model !== grant.helper.model || old.grant.slots !== grant.slots || old.grant.probe !== grant.probe) {
-      this.row('lease_updated', localId, grant, { requestsOut: queue?.lentCount ?? 0 });
+      this.row('lease_updated', localId, grant, { requestsOut: queue?.lentCount ?? 0, details: JSON.stringify({ probe: grant.probe, ttlMs: grant.ttlMs, measured: grant.measured }) });
     }
     this.dispatch(localId);
+    return true;
   }
 
   private expire(localId: string, expiresAt: number) {

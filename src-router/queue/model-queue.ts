@@ -22,6 +22,8 @@ export interface QueueItem {
   state: ItemState;
   /** When it reached the engine (active) or was sent to a helper (lent). */
   startedAt?: number;
+  /** For borrowed work: the owner it came from, `node/model`. */
+  owner?: string;
 }
 
 /** Decides whether the request that would fill the SECOND engine slot waits for a faster helper instead (HOLD-1). */
@@ -163,15 +165,15 @@ export class ModelQueue {
     return held.length;
   }
 
-  /** Hands back every borrowed request still waiting (HELPER-1/2); returns how many. */
-  returnBorrowed(reason: string): number {
+  /** Hands back every borrowed request still waiting (HELPER-1/2); returns them. */
+  returnBorrowed(reason: string): QueueItem[] {
     const back = this.waiting.filter((w) => w.item.borrowed);
     for (const w of back) {
       this.remove(w.item);
       w.resolve({ kind: 'returned', reason });
     }
     if (back.length) this.onChange('withdrawn');
-    return back.length;
+    return back.map((w) => w.item);
   }
 
   get activeCount(): number {

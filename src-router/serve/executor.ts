@@ -89,13 +89,15 @@ export class RequestExecutor {
     if (!lending) return undefined;
     const req = { id: input.requestId ?? randomUUID(), endpoint: input.endpoint, stream: input.stream, bodyBytes: input.promptBytes ?? 0, json: input.json };
     if (input.borrowedFrom) {
-      if (!lending.enrolled(target.localId)) throw new RouterError(409, 'offload_returned', `borrowed request handed back: '${target.localId}' is not linked on this node`);
+      if (!lending.enrolled(target.localId)) throw new RouterError(409, 'offload_returned', `borrowed request handed back: '${target.localId}' is not linked on this node`, 'invalid_request_error', null, { reason: 'no_link' });
       const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.signal);
       payload.acquireSignal = ticket.takeBack;
       payload.onClaimed = ticket.claimed;
       return { kind: 'engine', waitedMs: ticket.waitedMs, done: ticket.done };
     }
-    lending.ownArrived();
+    const ownDone = lending.ownArrived();
+    payload.onClaimed = ownDone;
+    payload.ownDone = ownDone;
     if (!lending.enrolled(target.localId)) return undefined;
     const ticket = await lending.admitOwn(target.localId, req, input.signal);
     return ticket;
@@ -114,6 +116,7 @@ export class RequestExecutor {
       if (finished) return;
       finished = true;
       upstream?.release();
+      payload?.ownDone?.();
       onDone?.();
       target.release?.();
       ended?.();
@@ -124,8 +127,9 @@ export class RequestExecutor {
       });
     };
     let queueWaitMs = 0;
+    let payload: RequestPayload | undefined;
     try {
-      const payload: RequestPayload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
+      payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
       if (target.kind === 'local') {
         const gate = await this.admit(target, input, payload);
         if (gate?.kind === 'lent') {

@@ -15,6 +15,8 @@ export interface RequestPayload {
   acquireSignal?: AbortSignal;
   /** Called once the request holds the runtime. */
   onClaimed?: () => void;
+  /** Ends an own request's wait for the runtime (HELPER-1), whatever the outcome. */
+  ownDone?: () => void;
 }
 
 /** An open call to whatever serves the target: its response (client-shaped), and how to end and explain it. */
@@ -42,7 +44,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   const route = supervisor.adapter(target.localId).routes[p.endpoint];
   if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
   const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.signal, p.acquireSignal]) : p.signal).catch((err: unknown) => {
-    if (p.acquireSignal?.aborted && !p.signal.aborted) throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (own_work_arrived)');
+    if (p.acquireSignal?.aborted && !p.signal.aborted) throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (own_work_arrived)', 'invalid_request_error', null, { reason: 'own_work_arrived' });
     throw err;
   });
   p.onClaimed?.();

@@ -82,7 +82,7 @@ describe('router queue of an enrolled model (QUEUE-1..5)', () => {
     const q = new ModelQueue('a', 1);
     track(q, item({ borrowed: true }));
     const waiting = track(q, item({ borrowed: true }));
-    expect(q.returnBorrowed('own_work_arrived')).toBe(1);
+    expect(q.returnBorrowed('own_work_arrived')).toHaveLength(1);
     await tick();
     expect(waiting.d).toEqual({ kind: 'returned', reason: 'own_work_arrived' });
   });
