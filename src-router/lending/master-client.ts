@@ -1,3 +1,4 @@
+import { deadline } from '../backends';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
 import type { MasterPort, RelayAnswer, RelayRequest } from './ports';
 
@@ -12,13 +13,16 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
       return ((await res.json()) as { lease: LeaseGrant | null }).lease;
     },
     async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
+      const limit = deadline(opts.relayTimeoutMs);
       try {
-        const res = await fetch(`${base}/router/v1/node/offload/relay`, { method: 'POST', headers, body: JSON.stringify(req), signal: AbortSignal.any([signal, AbortSignal.timeout(opts.relayTimeoutMs)]) });
+        const res = await fetch(`${base}/router/v1/node/offload/relay`, { method: 'POST', headers, body: JSON.stringify(req), signal: AbortSignal.any([signal, limit.signal]) });
         if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
         return (await res.json()) as RelayAnswer;
       } catch (err) {
         if (signal.aborted) throw err;
         return { kind: 'refused', reason: 'helper_unreachable', message: `master relay unreachable: ${(err as Error).message}` };
+      } finally {
+        limit.clear();
       }
     },
   };
@@ -28,18 +32,21 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
 export async function forwardToHelper(helperUrl: string, token: string, req: RelayRequest, signal: AbortSignal, timeoutMs: number): Promise<RelayAnswer> {
   const paths = { chat: '/v1/chat/completions', completion: '/v1/completions', embedding: '/v1/embeddings', image: '/v1/images/generations' } as const;
   let res: Response;
+  const limit = deadline(timeoutMs);
   try {
     res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/worker${paths[req.endpoint]}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-routerdesk-borrowed-from': `${req.owner.nodeId}/${req.owner.model}`, 'x-routerdesk-request-id': req.requestId },
       body: JSON.stringify({ ...req.json, model: req.helper.model, stream: false }),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      signal: AbortSignal.any([signal, limit.signal]),
     });
   } catch (err) {
+    limit.clear();
     if (signal.aborted) throw err;
     return { kind: 'refused', reason: 'helper_unreachable', message: (err as Error).message };
   }
   const text = await res.text().catch(() => '');
+  limit.clear();
   let body: unknown = text;
   try {
     body = JSON.parse(text);

@@ -1,4 +1,4 @@
-import type { EngineLease, Supervisor } from '../backends';
+import { deadline, type EngineLease, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
 import { RouterError } from './errors';
@@ -43,28 +43,37 @@ export const WORKER_PATHS: Record<Endpoint, string> = {
 export async function openLocal(supervisor: Supervisor, target: Target, p: RequestPayload, timeoutMs: number): Promise<Upstream> {
   const route = supervisor.adapter(target.localId).routes[p.endpoint];
   if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
+  const limit = deadline(timeoutMs);
   const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.signal, p.acquireSignal]) : p.signal).catch((err: unknown) => {
     if (p.acquireSignal?.aborted && !p.signal.aborted) throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (own_work_arrived)', 'invalid_request_error', null, { reason: 'own_work_arrived' });
     throw err;
   });
   p.onClaimed?.();
-  const signal = AbortSignal.any([p.signal, AbortSignal.timeout(timeoutMs)]);
+  const signal = AbortSignal.any([p.signal, limit.signal]);
   const explain = async (err: unknown) => {
     if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
-    if ((err as Error).name === 'TimeoutError') return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
+    if ((err as Error).name === 'TimeoutError' || limit.signal.aborted) return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
     await waitForExit(lease, 300);
     const proc = lease.process;
     if (proc.state === 'failed' || proc.state === 'stopped') return new RouterError(502, 'engine_crashed', `engine for model '${target.clusterId}' exited during the request: ${proc.lastError ?? 'no reason given'}`);
     return new RouterError(502, 'engine_unreachable', `engine for model '${target.clusterId}' could not be reached: ${(err as Error).message}`);
   };
-  const up: Upstream = { response: undefined as unknown as Response, waitedMs: lease.waitedMs, release: () => lease.release(), explain };
+  const up: Upstream = {
+    response: undefined as unknown as Response,
+    waitedMs: lease.waitedMs,
+    release: () => {
+      limit.clear();
+      lease.release();
+    },
+    explain,
+  };
   try {
     if (route.kind === 'kobold-txt2img') up.response = await koboldImages(lease, route, p.json!, signal);
     else if (route.kind === 'multipart-transcription') Object.assign(up, await transcribe(lease, route, target, p.upload!, signal));
     else up.response = await callEngine(lease, route, { json: { ...p.json!, model: target.localId } }, signal);
   } catch (err) {
     const e = await explain(err);
-    lease.release();
+    up.release();
     throw e;
   }
   return up;
@@ -90,10 +99,11 @@ export function openStatic(target: Target, p: RequestPayload, timeoutMs: number)
 }
 
 async function forward(target: Target, url: string, p: RequestPayload, headers: Record<string, string>, timeoutMs: number, who: string, code: 'node' | 'upstream'): Promise<Upstream> {
-  const signal = AbortSignal.any([p.signal, AbortSignal.timeout(timeoutMs)]);
+  const limit = deadline(timeoutMs);
+  const signal = AbortSignal.any([p.signal, limit.signal]);
   const explain = async (err: unknown) => {
     if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
-    if ((err as Error).name === 'TimeoutError') return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
+    if ((err as Error).name === 'TimeoutError' || limit.signal.aborted) return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return new RouterError(502, `${code}_unreachable`, `${who} could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   };
@@ -104,9 +114,11 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
     const response = 'json' in body
       ? await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal })
       : await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal });
-    return { response, waitedMs: 0, release: () => {}, explain };
+    return { response, waitedMs: 0, release: () => limit.clear(), explain };
   } catch (err) {
-    throw await explain(err);
+    const e = await explain(err);
+    limit.clear();
+    throw e;
   }
 }
 
