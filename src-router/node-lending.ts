@@ -84,6 +84,14 @@ export function createLendingWiring(d: LendingWiringDeps) {
       settings: { probeIdleMs: c.offload_probe_idle, switchProbeFactor: 12, leaseTtlMs: Math.max(3 * c.scheduling_refresh_interval, 5_000) },
       refreshIntervalMs: c.scheduling_refresh_interval,
       stallTimeoutMs: c.offload_lent_stall_timeout,
+      askStarted: async (helper, requestId) => {
+        if (helper === nodeId) return lending.helper.hasStarted(requestId);
+        const url = remotes().find((r) => r.nodeId === helper)?.url;
+        if (!url) return false;
+        const res = await fetch(`${url}/router/v1/node/offload/borrowed?request=${encodeURIComponent(requestId)}`, { headers: auth, signal: AbortSignal.timeout(3_000) });
+        if (!res.ok) return null;
+        return ((await res.json()) as { started?: boolean }).started ?? null;
+      },
       askBorrowed: async (helper) => {
         if (helper === nodeId) return lending.helper.borrowedInFlight();
         const url = remotes().find((r) => r.nodeId === helper)?.url;
@@ -97,15 +105,19 @@ export function createLendingWiring(d: LendingWiringDeps) {
       log: d.log,
       now,
     });
-    lending.setMaster({ event: (o, t) => coordinator!.event(o, t), relay: (r, s) => coordinator!.relay(r, s) });
+    lending.setMaster({ event: (o, t) => coordinator!.event(o, t), relay: (r, s) => coordinator!.relay(r, s), cutOff: (id) => coordinator!.cutOff(id) });
   } else if (c.role === 'slave') {
     lending.setMaster(masterClient(c.master_url!, token, { eventTimeoutMs: 5_000, relayTimeoutMs: c.request_timeout }));
   }
 
   /** LEASE-1: the master pushes its links to every healthy slave (after a change, and when membership changes). */
+  // Pushes of one master run carry its epoch: a slave drops one older than the last it applied (two quick edits
+  // may arrive out of order); a restarted master (new epoch) always wins, even with a lower version.
+  const epoch = `${nodeId}:${Date.now()}`;
+  let applied = { epoch: '', version: -1 };
   const pushLinks = () => {
     if (c.role !== 'master') return;
-    const body = JSON.stringify({ version: links.version(), links: links.toSpecs() });
+    const body = JSON.stringify({ version: links.version(), epoch, links: links.toSpecs() });
     for (const r of remotes()) {
       void fetch(`${r.url}/router/v1/node/links`, { method: 'POST', headers: auth, body, signal: AbortSignal.timeout(5_000) }).catch((err: Error) =>
         d.log.warn({ nodeId: r.nodeId }, `link push failed: ${err.message}`),
@@ -124,9 +136,12 @@ export function createLendingWiring(d: LendingWiringDeps) {
       pushLinks();
     },
     /** A slave applies what the master pushed, and keeps it for its next start. */
-    applyPushed(version: number, specs: LinkSpec[]): void {
+    applyPushed(version: number, specs: LinkSpec[], from = ''): boolean {
+      if (from && from === applied.epoch && version < applied.version) return false;
+      applied = { epoch: from, version };
       links.replaceAll(version, specs);
       lending.applyLinks(version, specs);
+      return true;
     },
     start(): void {
       coordinator?.start();

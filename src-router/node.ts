@@ -152,7 +152,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     links: undefined as unknown as LendingWiring['links'],
     linksChanged: () => lendingWiring!.linksChanged(),
     coordinator: undefined as LendingWiring['coordinator'],
-    applyLinks: (v: number, specs: Parameters<LendingWiring['applyPushed']>[1]) => lendingWiring!.applyPushed(v, specs),
+    applyLinks: (v: number, specs: Parameters<LendingWiring['applyPushed']>[1], epoch?: string) => lendingWiring!.applyPushed(v, specs, epoch),
   };
   const deps = {
     nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
@@ -202,6 +202,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   const url = address.replace('[::1]', '127.0.0.1');
   routing.start();
+  let closing: Promise<void> | undefined;
+  let closed = false;
   void startRuntimePublishing({ config, registry, supervisor: sup, keyspace, cli, port: new URL(url).port ? Number(new URL(url).port) : config.server.port, version, startedAt, log: app.log })
     .then((r) => {
       if (closed) void r.publisher.stop();
@@ -222,8 +224,6 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     else sup.preload(rec.localId).catch((err: Error) => app.log.error({ model: rec.localId }, `startup model failed to load: ${err.message}`));
   }
 
-  let closing: Promise<void> | undefined;
-  let closed = false;
   return {
     url, consoleToken, config, app, registry, catalog, supervisor: sup, analytics, membership, keyspace, db,
     close: () =>

@@ -2,6 +2,9 @@ import type { EngineState, Lane } from '../contract';
 import { EngineError, engineHeld, engineStartFailed } from './errors';
 import type { EngineProcess } from './engine-process';
 
+/** An engine that stays up this long after starting has shaken off earlier failures. */
+const STABLE_MS = 60_000;
+
 /** What a lane needs from the supervisor: make a process for a config, record a load. */
 export interface LaneHost {
   createProcess(localId: string): Promise<EngineProcess>;
@@ -42,6 +45,10 @@ export class LaneRuntime {
   switching: string | null = null;
   private readonly queue: Waiter[] = [];
   private readonly failures = new Map<string, { count: number; heldUntil: number; reason: string }>();
+  /** The process being started, so a shutdown during a load stops it too. */
+  private loading: EngineProcess | null = null;
+  private stopped = false;
+  private stableTimer?: NodeJS.Timeout;
 
   constructor(
     readonly lane: Lane,
@@ -156,27 +163,56 @@ export class LaneRuntime {
     let proc: EngineProcess | undefined;
     try {
       proc = await this.host.createProcess(localId);
+      this.loading = proc;
       await proc.start();
+      this.loading = null;
+      if (this.stopped) {
+        await proc.stop();
+        return;
+      }
       this.current = { localId, proc };
-      this.failures.delete(localId);
+      this.watchCrashes(localId, proc);
       this.host.onLoad({ localId, durationMs: this.host.now() - started, success: true, displaced, error: null });
     } catch (err) {
+      this.loading = null;
+      if (this.stopped) return;
       const reason = (err as Error).message;
-      const f = this.failures.get(localId) ?? { count: 0, heldUntil: 0, reason };
-      f.count++;
-      f.reason = reason;
-      if (f.count >= this.host.maxRestarts) f.heldUntil = this.host.now() + this.host.restartCooldownMs;
-      this.failures.set(localId, f);
+      this.countFailure(localId, reason);
       this.host.onLoad({ localId, durationMs: this.host.now() - started, success: false, displaced, error: reason });
       this.rejectAll(localId, engineStartFailed(this.host.publicIdOf(localId), reason));
     }
   }
 
-  /** Stops the engine (when idle or forced at shutdown) and fails whoever still waits. */
+  private countFailure(localId: string, reason: string) {
+    const f = this.failures.get(localId) ?? { count: 0, heldUntil: 0, reason };
+    f.count++;
+    f.reason = reason;
+    if (f.count >= this.host.maxRestarts) f.heldUntil = this.host.now() + this.host.restartCooldownMs;
+    this.failures.set(localId, f);
+  }
+
+  /**
+   * Bounded restart: a crash of a ready engine counts like a failed start, and the count only clears once the engine
+   * has stayed up for a while, so an engine that crashes on every request is held instead of reloaded forever.
+   */
+  private watchCrashes(localId: string, proc: EngineProcess) {
+    clearTimeout(this.stableTimer);
+    this.stableTimer = setTimeout(() => this.failures.delete(localId), STABLE_MS);
+    this.stableTimer.unref();
+    proc.once('exit', (_code: number | null, _signal: string | null, unexpected: boolean) => {
+      if (!unexpected) return;
+      clearTimeout(this.stableTimer);
+      this.countFailure(localId, proc.lastError ?? 'engine exited');
+    });
+  }
+
+  /** Stops the engine (when idle or forced at shutdown, a load under way included) and fails whoever still waits. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.stableTimer);
     for (const w of this.queue.splice(0)) w.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
     const cur = this.current;
     this.current = null;
-    await cur?.proc.stop();
+    await Promise.all([cur?.proc.stop(), this.loading?.stop()]);
   }
 }

@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../config';
 import type { EngineState, Lane } from '../contract';
 import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
+import { EngineError } from './errors';
 import { EngineProcess } from './engine-process';
 import { freePort } from './free-port';
 import { LaneRuntime, type EngineLease } from './lane-runtime';
@@ -90,7 +91,7 @@ export class Supervisor {
 
   /** Waits for a ready engine serving `localId` (starting or switching the lane if needed). */
   acquire(localId: string, signal?: AbortSignal): Promise<EngineLease> {
-    if (this.closed) return Promise.reject(new Error('supervisor closed'));
+    if (this.closed) return Promise.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
     return this.laneOf(localId).acquire(localId, signal);
   }
 

@@ -87,7 +87,15 @@ export class Membership {
       this.opts.log.warn({ nodeId: snapshot.nodeId, url }, 'registration refused: URL not in cluster.slave_urls');
       throw new RouterError(403, 'not_a_configured_slave', `registration from ${url ?? '(no public_url)'} refused: it is not listed in the master's cluster.slave_urls`, 'permission_error');
     }
-    this.accept(m, snapshot);
+    // HEALTH-2: health comes from the master's own polls. A registration refreshes the snapshot and asks for a poll
+    // now; a slave the master cannot reach stays unavailable however often it registers.
+    const dup = this.duplicateOf(m, snapshot.nodeId);
+    if (dup) {
+      this.opts.log.error({ url: m.url }, `duplicate node id refused: ${dup}`);
+      throw new RouterError(409, 'duplicate_node_id', `${dup}; every node needs a unique cluster.node_id`);
+    }
+    if (m.healthy) this.accept(m, snapshot);
+    else void this.poll(m);
     return { masterId: this.opts.localNodeId };
   }
 

@@ -39,7 +39,7 @@ export function tokenProfile(samples: TokenSample[], minSamples: number): TokenP
   const spread = n > 1 ? Math.sqrt(ratios.reduce((a, r) => a + (r - mean) ** 2, 0) / (n - 1)) : 0;
   const answers = ok.map((s) => s.answerTokens).filter((a): a is number => typeof a === 'number' && Number.isFinite(a) && a >= 0);
   return {
-    bytesPerToken: Math.max(mean - spread, Math.min(...ratios)),
+    bytesPerToken: Math.max(mean - spread, ratios.reduce((m, r) => (r < m ? r : m), Infinity)),
     meanBytesPerToken: mean,
     spreadBytesPerToken: spread,
     meanAnswerTokens: answers.length ? answers.reduce((a, x) => a + x, 0) / answers.length : null,

@@ -12,7 +12,7 @@ const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).st
 const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']) }).strict();
 const relaySchema = z.object({ requestId: z.string(), owner: ref, helper: ref, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) }).strict();
 const linkSpec = z.object({ id: z.string(), lane: z.enum(['image', 'text']), owner: ref, helper: ref, loadIfUnloaded: z.boolean(), restoreAfterBorrow: z.boolean() }).strict();
-const linksPushSchema = z.object({ version: z.number().int().min(0), links: z.array(linkSpec) }).strict();
+const linksPushSchema = z.object({ version: z.number().int().min(0), epoch: z.string().optional(), links: z.array(linkSpec) }).strict();
 const leasePushSchema = z.object({ owner: ref, lease: z.unknown().nullable() }).strict();
 
 export interface LendingHttp {
@@ -22,8 +22,8 @@ export interface LendingHttp {
   linksChanged(): void;
   /** The decider, on the master only. */
   coordinator?: Coordinator;
-  /** A slave stores the links the master pushed (LEASE-1). */
-  applyLinks(version: number, links: z.infer<typeof linkSpec>[]): void;
+  /** A slave stores the links the master pushed (LEASE-1); false when the push is older than what it applied. */
+  applyLinks(version: number, links: z.infer<typeof linkSpec>[], epoch?: string): boolean;
 }
 
 /** The node API of lending (cluster token): events and relay on the master, state, lease and link pushes on every node. */
@@ -53,7 +53,16 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.get('/router/v1/node/offload/state', async () => l.lending.state());
 
     // HELPER-5: the master asks a helper that looks stalled whether it still runs borrowed work.
-    scope.get('/router/v1/node/offload/borrowed', async () => ({ running: l.lending.helper.borrowedInFlight() }));
+    scope.get<{ Querystring: { request?: string } }>('/router/v1/node/offload/borrowed', async (request) => ({
+      running: l.lending.helper.borrowedInFlight(),
+      ...(request.query.request ? { started: l.lending.helper.hasStarted(request.query.request) } : {}),
+    }));
+
+    // HOLD-4, asked by an owner whose lent request is overdue: cut off only if its helper has not started it.
+    scope.post('/router/v1/node/offload/cutoff', async (request) => {
+      const { requestId } = parseBody(z.object({ requestId: z.string().min(1) }).strict(), request.body);
+      return { cut: await master().cutOff(requestId) };
+    });
 
     scope.post('/router/v1/node/offload/lease', async (request) => {
       const { owner, lease } = parseBody(leasePushSchema, request.body);
@@ -63,9 +72,9 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     });
 
     scope.post('/router/v1/node/links', async (request) => {
-      const { version, links } = parseBody(linksPushSchema, request.body);
-      l.applyLinks(version, links);
-      return { applied: version };
+      const { version, links, epoch } = parseBody(linksPushSchema, request.body);
+      const applied = l.applyLinks(version, links, epoch);
+      return { applied: applied ? version : l.lending.linksVersion, stale: !applied };
     });
 
     scope.get('/router/v1/node/held', async () => ({ nodeId: deps.nodeId, models: l.lending.heldView() }));

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorPayload, toRouterError } from './errors';
 
@@ -18,7 +19,8 @@ export async function writeStream(request: FastifyRequest, reply: FastifyReply, 
   try {
     for await (const item of items) {
       if (res.destroyed) break;
-      res.write(format === 'sse' ? `data: ${JSON.stringify(item)}\n\n` : `${JSON.stringify(item)}\n`);
+      // A slow reader slows the relay instead of the router buffering the whole stream.
+      if (!res.write(format === 'sse' ? `data: ${JSON.stringify(item)}\n\n` : `${JSON.stringify(item)}\n`)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
     }
     if (format === 'sse' && !res.destroyed) res.write('data: [DONE]\n\n');
   } catch (err) {

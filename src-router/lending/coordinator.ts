@@ -25,6 +25,8 @@ export interface CoordinatorDeps {
   stallTimeoutMs: number;
   /** Borrowed jobs the helper says it runs now; null when it cannot say (a build from before this check: busy). */
   askBorrowed(helperNodeId: string): Promise<number | null>;
+  /** Whether the helper has started a lent request (it holds the runtime); null when it cannot say. */
+  askStarted(helperNodeId: string, requestId: string): Promise<boolean | null>;
   decisions: DecisionSink;
   log: FastifyBaseLogger;
   now?(): number;
@@ -39,12 +41,13 @@ export class Coordinator {
   private inFlight: Promise<PlanResult> | null = null;
   private queued: Promise<PlanResult> | null = null;
   private readonly live = new Map<string, LiveLease & { grant: LeaseGrant }>();
-  private readonly lastPushed = new Map<string, string>();
   private tickTimer?: NodeJS.Timeout;
   private wakeTimer?: NodeJS.Timeout;
   decisionsMade = 0;
   /** Lent requests being relayed, per helper node, and when that set last changed (HELPER-5). */
   private readonly relays = new Map<string, { inflight: Set<AbortController>; lastChange: number }>();
+  /** Lent requests being relayed by request id: their helper and how to stop the relay. */
+  private readonly byRequest = new Map<string, { helper: string; ctl: AbortController }>();
   private stallTimer?: NodeJS.Timeout;
   private readonly now: () => number;
 
@@ -75,6 +78,16 @@ export class Coordinator {
       this.deps.log.warn({ helper }, `helper stalled: ${r.inflight.size} lent request(s) return to their owners`);
       for (const ctl of r.inflight) ctl.abort(new Error('helper_stalled'));
     }
+  }
+
+  /** HOLD-4: the owner's cut-off time passed; cut the request off only if the helper has not started answering it. */
+  async cutOff(requestId: string): Promise<boolean> {
+    const r = this.byRequest.get(requestId);
+    if (!r) return false;
+    const started = await this.deps.askStarted(r.helper, requestId).catch(() => false);
+    if (started !== false || r.ctl.signal.aborted) return false;
+    r.ctl.abort(new Error('cut_off'));
+    return true;
   }
 
   stop(): void {
@@ -147,16 +160,16 @@ export class Coordinator {
     return [this.deps.localState(), ...states];
   }
 
-  /** Leases to owners that did not ask: only when what they hold changed. */
+  /**
+   * Every owner with held work hears the decision, the asker through its answer, the others by a push: a lease
+   * renews its TTL, and "no lease" is re-sent too, since a lost one would leave an owner lending on a lease the
+   * master no longer honours.
+   */
   private push(result: PlanResult, asker?: ModelRef) {
     const answers: [ModelRef, LeaseGrant | null][] = [...result.leases.map((l): [ModelRef, LeaseGrant] => [l.owner, l]), ...result.noLease.map((o): [ModelRef, null] => [o, null])];
     for (const [owner, grant] of answers) {
-      const key = refKey(owner);
-      const sig = grant ? `${refKey(grant.helper)}:${grant.slots}:${grant.probe}` : 'none';
-      const changed = this.lastPushed.get(key) !== sig;
-      this.lastPushed.set(key, sig);
-      if (asker && refKey(asker) === key) continue;
-      if (changed || grant) this.deps.pushLease(owner, grant);
+      if (asker && refKey(asker) === refKey(owner)) continue;
+      this.deps.pushLease(owner, grant);
     }
   }
 
@@ -187,14 +200,16 @@ export class Coordinator {
     const stall = new AbortController();
     track.inflight.add(stall);
     track.lastChange = this.now();
+    this.byRequest.set(req.requestId, { helper: req.helper.nodeId, ctl: stall });
     signal = AbortSignal.any([signal, stall.signal]);
     try {
       return await this.relayTo(req, signal, refuse);
     } catch (err) {
-      if (stall.signal.aborted) return { kind: 'returned', reason: 'helper_stalled' };
+      if (stall.signal.aborted) return { kind: 'returned', reason: (stall.signal.reason as Error)?.message === 'cut_off' ? 'cut_off' : 'helper_stalled' };
       throw err;
     } finally {
       track.inflight.delete(stall);
+      this.byRequest.delete(req.requestId);
       track.lastChange = this.now();
     }
   }

@@ -37,6 +37,12 @@ export class HelperSide {
   private readonly claiming = new Map<QueueItem, AbortController>();
   private readonly restores = new Map<string, RestorePlan>();
   private borrowedRunning = 0;
+  /** Borrowed requests (ids) that hold the runtime: they always finish (HELPER-2) and are not cut off (HOLD-4). */
+  private readonly started = new Set<string>();
+
+  hasStarted(requestId: string): boolean {
+    return this.started.has(requestId);
+  }
 
   constructor(private readonly deps: HelperSideDeps) {}
 
@@ -107,6 +113,7 @@ export class HelperSide {
 
   /** The borrowed request holds the runtime now: it always finishes. Remembers what the run displaced. */
   claimed(item: QueueItem, localId: string): void {
+    this.started.add(item.id);
     this.claiming.delete(item);
     this.claimingModel.delete(item);
     this.borrowedRunning++;
@@ -128,6 +135,7 @@ export class HelperSide {
 
   /** A borrowed request ended (or was taken back before claiming). */
   borrowedDone(item: QueueItem, localId: string, owner: ModelRef, claimedRuntime: boolean): void {
+    this.started.delete(item.id);
     this.claiming.delete(item);
     this.claimingModel.delete(item);
     if (claimedRuntime) this.borrowedRunning--;

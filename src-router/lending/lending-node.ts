@@ -47,6 +47,7 @@ export class LendingNode implements LendingGate {
     const master: MasterPort = {
       event: (owner, trigger) => (this.master ? this.master.event(owner, trigger) : Promise.resolve(null)),
       relay: (req, signal) => (this.master ? this.master.relay(req, signal) : Promise.resolve({ kind: 'refused', reason: 'no_live_lease', message: 'no master' })),
+      cutOff: (id) => (this.master ? this.master.cutOff(id) : Promise.resolve(false)),
     };
     this.owner = new OwnerSide({
       nodeId: deps.nodeId, master, decisions: deps.decisions, log: deps.log, now: this.now,
@@ -148,19 +149,16 @@ export class LendingNode implements LendingGate {
       const lease = dispatch.lease as LeaseGrant;
       // HOLD-4: a helper that has not started answering by 3 × (switch + job) + 30 s is cut off; the owner serves it.
       const cutoffAt = lentCutoffAt(item.startedAt ?? this.now(), lease);
-      const cut = new AbortController();
-      const timer = cutoffAt === null ? undefined : setTimeout(() => cut.abort(), Math.max(0, cutoffAt - this.now()));
+      // The master cuts it off only if the helper has not started it: once generating it finishes (HELPER-2).
+      const timer = cutoffAt === null ? undefined : setTimeout(() => void this.master!.cutOff(item.id).catch(() => false), Math.max(0, cutoffAt - this.now()));
       timer?.unref();
       let answer: RelayAnswer;
       try {
-        answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, AbortSignal.any([signal, cut.signal]));
-      } catch (err) {
-        if (!cut.signal.aborted || signal.aborted) throw err;
-        answer = { kind: 'returned', reason: 'cut_off' };
+        answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, signal);
       } finally {
         clearTimeout(timer);
+        queue.lentDone(item);
       }
-      queue.lentDone(item);
       if (answer.kind === 'answered') {
         this.owner.onQueueEvent(localId, 'borrowed_completed');
         return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper };
@@ -207,7 +205,18 @@ export class LendingNode implements LendingGate {
     return meanEstimatedTokens([{ bodyBytes: item.bodyBytes, maxTokens: item.work || undefined }], profile, this.deps.config.cluster.scheduling_context_reserve);
   }
 
+  private readonly profiles = new Map<string, { at: number; profile: TokenProfile | null }>();
+
+  /** The model's token profile, recomputed at most once a second (dispatch asks per held request). */
   private tokenProfile(localId: string): TokenProfile | null {
+    const cached = this.profiles.get(localId);
+    if (cached && this.now() - cached.at < 1000) return cached.profile;
+    const profile = this.computeTokenProfile(localId);
+    this.profiles.set(localId, { at: this.now(), profile });
+    return profile;
+  }
+
+  private computeTokenProfile(localId: string): TokenProfile | null {
     const c = this.deps.config.cluster;
     const rows = this.deps.analytics.requestsForLocal(localId, this.now() - c.scheduling_sample_window);
     return tokenProfile(

@@ -12,6 +12,10 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
       if (!res.ok) throw new Error(`master answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
       return ((await res.json()) as { lease: LeaseGrant | null }).lease;
     },
+    async cutOff(requestId: string): Promise<boolean> {
+      const res = await fetch(`${base}/router/v1/node/offload/cutoff`, { method: 'POST', headers, body: JSON.stringify({ requestId }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
+      return res.ok && ((await res.json()) as { cut: boolean }).cut;
+    },
     async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
       const limit = deadline(opts.relayTimeoutMs);
       try {

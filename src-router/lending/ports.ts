@@ -22,6 +22,8 @@ export interface MasterPort {
   /** Reports a queue event of an owner model; answers with its lease, or null for no lease (LEASE-2, LEASE-4). */
   event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null>;
   relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;
+  /** HOLD-4: cut a lent request off if its helper has not started it; true when it was cut (it comes back as returned). */
+  cutOff(requestId: string): Promise<boolean>;
 }
 
 /** Where decisions are written (the batched decision log). Rows are plain objects of DecisionRow fields. */

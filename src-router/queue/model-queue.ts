@@ -68,15 +68,25 @@ export class ModelQueue {
         () => {
           if (this.remove(item)) {
             reject(Object.assign(new Error('client closed the request'), { name: 'AbortError' }));
-            this.onChange('withdrawn');
+            this.notify('withdrawn');
             this.pump();
           }
         },
         { once: true },
       );
-      this.onChange('enqueued');
+      // The owner is topped up first (QUEUE-2); only what still waits may then be lent.
       this.pump();
+      this.notify('enqueued');
     });
+  }
+
+  /** Tells the owner side; a failure there never leaves the queue half-updated. */
+  private notify(event: Parameters<ModelQueue['onChange']>[0]) {
+    try {
+      this.onChange(event);
+    } catch {
+      /* the owner side logs its own errors */
+    }
   }
 
   /** Own work first, then by first arrival (QUEUE-4, QUEUE-5). */
@@ -114,15 +124,15 @@ export class ModelQueue {
       next.item.startedAt = this.now();
       this.active.add(next.item);
       next.resolve({ kind: 'engine' });
-      this.onChange('started');
+      this.notify('started');
     }
   }
 
   /** A request at the engine finished: its slot goes to the next one. */
   finished(item: QueueItem): void {
     if (this.active.delete(item)) {
-      this.onChange('finished');
       this.pump();
+      this.notify('finished');
     }
   }
 
@@ -140,7 +150,7 @@ export class ModelQueue {
     item.startedAt = this.now();
     this.lent.add(item);
     w.resolve({ kind: 'lend', lease });
-    this.onChange('lent');
+    this.notify('lent');
     return true;
   }
 
@@ -172,7 +182,7 @@ export class ModelQueue {
       this.remove(w.item);
       w.resolve({ kind: 'returned', reason });
     }
-    if (back.length) this.onChange('withdrawn');
+    if (back.length) this.notify('withdrawn');
     return back.map((w) => w.item);
   }
 

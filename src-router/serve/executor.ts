@@ -105,7 +105,12 @@ export class RequestExecutor {
 
   private async runOn(target: Target, input: ServeInput): Promise<ServeOutput> {
     const started = this.now();
-    const work: WorkMeasure = measure(input);
+    let work: WorkMeasure = {};
+    try {
+      work = measure(input);
+    } catch {
+      /* an unreadable upload is measured as nothing; the engine judges it */
+    }
     const ended = this.deps.onStart?.(target, input.borrowedFrom !== undefined);
     let upstream: Upstream | undefined;
     let finished = false;

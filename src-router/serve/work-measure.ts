@@ -32,7 +32,7 @@ export function wavSeconds(buf: Uint8Array): number | undefined {
   while (off + 8 <= b.length) {
     const id = b.toString('ascii', off, off + 4);
     const size = b.readUInt32LE(off + 4);
-    if (id === 'fmt ' && off + 16 <= b.length) byteRate = b.readUInt32LE(off + 8 + 8);
+    if (id === 'fmt ' && off + 20 <= b.length) byteRate = b.readUInt32LE(off + 8 + 8);
     if (id === 'data') {
       if (!byteRate) return undefined;
       const available = Math.min(size, b.length - off - 8);

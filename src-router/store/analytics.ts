@@ -80,17 +80,25 @@ export class AnalyticsStore {
     return (this.db.prepare('SELECT * FROM request_analytics WHERE model = ? AND finished_at >= ? ORDER BY id').all(model, sinceMs) as Record<string, unknown>[]).map(toRequestRow);
   }
 
-  /** Requests served by one local config since `sinceMs`, oldest first (this node's own cost fits). */
-  requestsForLocal(localId: string, sinceMs = 0): RequestRow[] {
-    return (this.db.prepare('SELECT * FROM request_analytics WHERE local_id = ? AND node_id = ? AND finished_at >= ? ORDER BY id').all(localId, this.nodeId ?? '', sinceMs) as Record<string, unknown>[]).map(toRequestRow);
+  /**
+   * The newest `limit` requests served by one local config since `sinceMs`, oldest first (this node's own cost fits
+   * and token profiles: a bounded sample, however busy the model has been).
+   */
+  requestsForLocal(localId: string, sinceMs = 0, limit = 2000): RequestRow[] {
+    const rows = this.db
+      .prepare('SELECT * FROM request_analytics WHERE local_id = ? AND node_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?')
+      .all(localId, this.nodeId ?? '', sinceMs, limit) as Record<string, unknown>[];
+    return rows.reverse().map(toRequestRow);
   }
 
   recentRequests(limit = 100): RequestRow[] {
     return (this.db.prepare('SELECT * FROM request_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toRequestRow);
   }
 
-  loadsFor(localId: string, sinceMs = 0): LoadRow[] {
-    return (this.db.prepare('SELECT * FROM load_analytics WHERE local_id = ? AND finished_at >= ? ORDER BY id').all(localId, sinceMs) as Record<string, unknown>[]).map(toLoadRow);
+  /** Loads of one local config since `sinceMs`, oldest first (the newest `limit`). */
+  loadsFor(localId: string, sinceMs = 0, limit = 500): LoadRow[] {
+    const rows = this.db.prepare('SELECT * FROM load_analytics WHERE local_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?').all(localId, sinceMs, limit) as Record<string, unknown>[];
+    return rows.reverse().map(toLoadRow);
   }
 
   recentLoads(limit = 100): LoadRow[] {

@@ -172,6 +172,11 @@ export const MIGRATIONS: Migration[] = [
     name: 'prompt tokens in request analytics (LLM-3 token profiles)',
     sql: 'ALTER TABLE request_analytics ADD COLUMN prompt_tokens INTEGER;',
   },
+  {
+    version: 6,
+    name: 'index for per-config fits',
+    sql: 'CREATE INDEX IF NOT EXISTS request_analytics_local ON request_analytics(local_id, node_id, finished_at);',
+  },
 ];
 
 interface LegacyMember {

@@ -15,6 +15,7 @@ describe('client API errors', () => {
         broken: { name: 'broken', backend: 'sim', capabilities: ['text'], sim: { fail: 'crash_on_start' } },
         missing: { name: 'missing-binary', backend: 'llama-server', capabilities: ['text'], model: '/nope.gguf', command: '/nonexistent/llama-server --port ${PORT}' },
         ears: { name: 'ears', backend: 'sim', capabilities: ['transcription'], sim: { load_time: '50ms' } },
+        crashy: { name: 'crashy', backend: 'sim', capabilities: ['embedding'], sim: { load_time: '50ms', fail: 'crash_on_request' } },
       },
     });
   });
@@ -84,6 +85,14 @@ describe('client API errors', () => {
     // The healthy model on the same lane still serves.
     const ok = await post('/v1/chat/completions', JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 }));
     expect(ok.status).toBe(200);
+  });
+
+  it('an engine that crashes on every request is restarted a bounded number of times, then held (503)', async () => {
+    const embed = () => post('/v1/embeddings', JSON.stringify({ model: 'crashy', input: 'x' }));
+    for (let i = 0; i < 3; i++) expect((await embed()).status).toBe(502);
+    const held = await embed();
+    expect(held.status).toBe(503);
+    expect(((await held.json()) as { error: { code: string } }).error.code).toBe('engine_unavailable');
   });
 
   it('Ollama errors are Ollama-shaped', async () => {

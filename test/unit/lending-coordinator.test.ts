@@ -24,7 +24,7 @@ function coordinator(over: Partial<CoordinatorDeps> = {}) {
       return url === 'http://o' ? node('o', [model('a', 6)]) : node('h', [model('b', 0)]);
     },
     pushLease: () => {}, forwardRemote: async (): Promise<RelayAnswer> => ({ kind: 'answered', status: 200, body: {} }), serveLocal: async () => ({ kind: 'answered', status: 200, body: {} }),
-    settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 5000 }, refreshIntervalMs: 60_000, stallTimeoutMs: 1000, askBorrowed: async () => 0,
+    settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 5000 }, refreshIntervalMs: 60_000, stallTimeoutMs: 1000, askBorrowed: async () => 0, askStarted: async () => false,
     decisions: { add: (r) => rows.push(r) }, log, ...over,
   });
   return { c, rows, polls: () => polls, release: () => release?.() };
@@ -97,6 +97,18 @@ describe('coordinator', () => {
       await c.checkStalls();
       await new Promise((r) => setImmediate(r));
       expect(settled).toBe(false);
+    }
+  });
+
+  it('cuts an overdue lent request off only while its helper has not started it (HOLD-4, HELPER-2)', async () => {
+    for (const started of [false, true]) {
+      const { c, release } = coordinator({ askStarted: async () => started, forwardRemote: (_u, _r, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) });
+      const lease = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
+      release();
+      await lease;
+      const relayed = c.relay({ requestId: 'r9', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: {} }, new AbortController().signal);
+      expect(await c.cutOff('r9')).toBe(!started);
+      if (!started) expect(await relayed).toEqual({ kind: 'returned', reason: 'cut_off' });
     }
   });
 });

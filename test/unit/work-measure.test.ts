@@ -6,6 +6,8 @@ describe('work measures', () => {
   it('reads audio seconds from a WAV header', () => {
     expect(wavSeconds(wavFile(2.5))).toBeCloseTo(2.5, 5);
     expect(wavSeconds(Buffer.from('not a wav file at all'))).toBeUndefined();
+    // A header cut inside the fmt chunk is unreadable, never a crash.
+    expect(wavSeconds(Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVEfmt '), Buffer.alloc(12)]))).toBeUndefined();
   });
 
   it('measures image work as pixels × steps × count with defaults', () => {
