@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
-import {
-  decodeMergedCursor, exportFileName, mergeNodePages, nodeCursor, toCsv, toJsonLines, type DecisionFilter, type DecisionPage, type DecisionQuery, type DecisionRow, type NodeLogPage,
-} from '../store';
+import { gatherAllDecisions, gatherDecisions, type GatherDeps } from '../cluster/decision-gather';
+import { exportFileName, toCsv, toJsonLines, type DecisionFilter, type DecisionPage, type DecisionQuery } from '../store';
 import { requireToken } from './auth';
 import type { HttpDeps } from './deps';
 
@@ -23,9 +22,6 @@ function filterOf(q: Query): DecisionFilter {
   };
 }
 
-const queryString = (q: DecisionQuery) =>
-  new URLSearchParams(Object.entries(q).flatMap(([k, v]): [string, string][] => (v === undefined || v === null ? [] : [[k, Array.isArray(v) ? v.join(',') : String(v)]]))).toString();
-
 /**
  * The decision log over HTTP: each node answers its own rows (node API); the console gathers the log of every node of
  * the cluster, newest first, with one combined cursor (UI-1), and exports it filtered as CSV or JSON Lines (UI-6).
@@ -36,31 +32,9 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     return deps.decisions.query(q);
   };
 
-  /** One page of the whole cluster's log (this node and every healthy member). */
-  const gather = async (request: FastifyRequest, q: DecisionQuery): Promise<DecisionPage> => {
-    const state = decodeMergedCursor(q.cursor);
-    const limit = q.limit;
-    const members = deps.membership?.statusCapable() ?? [];
-    const sources: NodeLogPage[] = await Promise.all([
-      (async () => {
-        const c = nodeCursor(state, deps.nodeId);
-        return { key: deps.nodeId, page: c.done ? null : own({ ...q, cursor: c.cursor, limit }) };
-      })(),
-      ...members.map(async (m): Promise<NodeLogPage> => {
-        const c = nodeCursor(state, m.nodeId);
-        if (c.done) return { key: m.nodeId, page: null };
-        try {
-          const res = await fetch(`${m.url}/router/v1/node/decisions?${queryString({ ...q, cursor: c.cursor, limit })}`, { headers: { authorization: `Bearer ${deps.clusterToken}` }, signal: AbortSignal.timeout(5_000) });
-          if (!res.ok) throw new Error(`${res.status}`);
-          return { key: m.nodeId, page: (await res.json()) as DecisionPage };
-        } catch (err) {
-          request.log.warn({ nodeId: m.nodeId }, `decision log of node not gathered: ${(err as Error).message}`);
-          return { key: m.nodeId, page: null };
-        }
-      }),
-    ]);
-    return mergeNodePages(sources, limit ?? 200, state);
-  };
+  const gatherDeps = (request: FastifyRequest): GatherDeps => ({
+    nodeId: deps.nodeId, clusterToken: deps.clusterToken, own, members: () => deps.membership?.statusCapable() ?? [], log: request.log,
+  });
 
   app.register(async (scope) => {
     scope.addHook('preHandler', requireToken(deps.clusterToken, 'cluster'));
@@ -75,21 +49,15 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions', async (request) => {
       const q = request.query;
-      return gather(request, { ...filterOf(q), cursor: q.cursor || undefined, limit: q.limit ? Number(q.limit) : undefined });
+      return gatherDecisions(gatherDeps(request), { ...filterOf(q), cursor: q.cursor || undefined, limit: q.limit ? Number(q.limit) : undefined });
     });
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions/export', async (request, reply) => {
       const format = request.query.format === 'jsonl' ? 'jsonl' : request.query.format === 'csv' || !request.query.format ? 'csv' : null;
       if (!format) throw new RouterError(400, 'invalid_request', 'format: csv or jsonl', 'invalid_request_error', 'format');
       const max = Math.min(Number(request.query.max ?? 100_000) || 100_000, 1_000_000);
-      const rows: DecisionRow[] = [];
-      let cursor: string | null | undefined;
-      do {
-        const page = await gather(request, { ...filterOf(request.query), cursor, limit: 1000 });
-        rows.push(...page.rows);
-        cursor = page.nextCursor;
-      } while (cursor && rows.length < max);
-      const body = format === 'csv' ? toCsv(rows.slice(0, max)) : toJsonLines(rows.slice(0, max));
+      const rows = await gatherAllDecisions(gatherDeps(request), filterOf(request.query), max);
+      const body = format === 'csv' ? toCsv(rows) : toJsonLines(rows);
       return reply
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson')
         .header('content-disposition', `attachment; filename="${exportFileName(format, Date.now())}"`)

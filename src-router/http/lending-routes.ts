@@ -4,6 +4,7 @@ import { RouterError } from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
+import { lendingView } from '../cluster/lending-view';
 import { requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -84,27 +85,12 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
   // the master's settings, and every node's held requests marked queued / held / lent with first arrival.
   app.register(async (scope) => {
     scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
-    scope.get('/router/v1/console/lending', async (request) => {
-      const self = deps.snapshot();
-      const members = deps.membership?.statusCapable() ?? [];
-      const held = await Promise.all([
-        Promise.resolve({ nodeId: deps.nodeId, models: l.lending.heldView() }),
-        ...members.map(async (m) => {
-          try {
-            const res = await fetch(`${m.url}/router/v1/node/held`, { headers: { authorization: `Bearer ${deps.clusterToken}` }, signal: AbortSignal.timeout(3_000) });
-            if (!res.ok) throw new Error(`${res.status}`);
-            return (await res.json()) as { nodeId: string; models: unknown[] };
-          } catch (err) {
-            request.log.warn({ nodeId: m.nodeId }, `held requests of node not read: ${(err as Error).message}`);
-            return { nodeId: m.nodeId, models: [], error: (err as Error).message };
-          }
-        }),
-      ]);
-      const nodes = [
-        { nodeId: deps.nodeId, version: deps.version, settingsHash: self.settingsHash, inSync: true, linksVersion: l.lending.linksVersion },
-        ...(deps.membership?.views() ?? []).map((v) => ({ nodeId: v.nodeId, version: v.version, settingsHash: v.settingsHash, inSync: v.settingsHash === self.settingsHash, healthy: v.healthy })),
-      ];
-      return { leases: l.coordinator?.leases() ?? [], decisionsMade: l.coordinator?.decisionsMade ?? null, settings: deps.lendingSettings, nodes, held };
-    });
+    scope.get('/router/v1/console/lending', async (request) =>
+      lendingView({
+        nodeId: deps.nodeId, version: deps.version, settingsHash: deps.snapshot().settingsHash, linksVersion: l.lending.linksVersion, clusterToken: deps.clusterToken,
+        localHeld: () => l.lending.heldView(), members: () => deps.membership?.statusCapable() ?? [], memberViews: () => deps.membership?.views() ?? [],
+        leases: l.coordinator?.leases() ?? [], decisionsMade: l.coordinator?.decisionsMade ?? null, settings: deps.lendingSettings, log: request.log,
+      }),
+    );
   });
 }

@@ -1,0 +1,43 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ClusterNodeView } from '../contract';
+
+export interface LendingViewDeps {
+  nodeId: string;
+  version: string;
+  settingsHash: string;
+  linksVersion: number;
+  clusterToken: string;
+  /** This node's held requests (queued / held / lent). */
+  localHeld(): unknown[];
+  members(): { nodeId: string; url: string }[];
+  memberViews(): ClusterNodeView[];
+  leases: unknown[];
+  decisionsMade: number | null;
+  settings: Record<string, unknown>;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * The Lending tab and the Nodes page (UI-1, UI-2): live leases, settings, each node's build and whether it runs the
+ * master's settings, and every node's held requests marked queued / held / lent with their first arrival.
+ */
+export async function lendingView(d: LendingViewDeps) {
+  const held = await Promise.all([
+    Promise.resolve({ nodeId: d.nodeId, models: d.localHeld() }),
+    ...d.members().map(async (m) => {
+      try {
+        const res = await fetch(`${m.url}/router/v1/node/held`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(3_000) });
+        if (!res.ok) throw new Error(`${res.status}`);
+        return (await res.json()) as { nodeId: string; models: unknown[] };
+      } catch (err) {
+        d.log.warn({ nodeId: m.nodeId }, `held requests of node not read: ${(err as Error).message}`);
+        return { nodeId: m.nodeId, models: [], error: (err as Error).message };
+      }
+    }),
+  ]);
+  const nodes = [
+    { nodeId: d.nodeId, version: d.version, settingsHash: d.settingsHash, inSync: true, linksVersion: d.linksVersion },
+    ...d.memberViews().map((v) => ({ nodeId: v.nodeId, version: v.version, settingsHash: v.settingsHash, inSync: v.settingsHash === d.settingsHash, healthy: v.healthy })),
+  ];
+  return { leases: d.leases, decisionsMade: d.decisionsMade, settings: d.settings, nodes, held };
+}
