@@ -4,3 +4,4 @@ export * from './node';
 export * from './errors';
 export * from './links';
 export * from './assets';
+export * from './runtime';

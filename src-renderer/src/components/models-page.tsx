@@ -1,15 +1,7 @@
-import type { ReactNode } from 'react';
 import { formatClock } from '../format';
 import { useAppStore } from '../store/use-app-store';
 import { ModelsTable } from './models-table';
-
-function Notice({ kind, testId, children }: { kind: 'info' | 'error'; testId: string; children: ReactNode }) {
-  return (
-    <p className={`notice notice-${kind}`} data-testid={testId} role={kind === 'error' ? 'alert' : 'status'}>
-      {children}
-    </p>
-  );
-}
+import { Notice } from './notice';
 
 export function ModelsPage() {
   const models = useAppStore((s) => s.models);

@@ -64,7 +64,17 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   throw new Error(`router node /health not 200 within ${timeoutMs} ms (last: ${last}):\n${output()}`);
 }
 
-export async function startRouterNode(opts: { nodeId?: string; models: ModelFile[]; healthTimeoutMs?: number }): Promise<RouterNode> {
+export interface RouterNodeOptions {
+  nodeId?: string;
+  models: ModelFile[];
+  healthTimeoutMs?: number;
+  /** More keys of the `console:` section, as YAML lines without indent (e.g. `routing_writes_enabled: false`). */
+  consoleLines?: string[];
+  /** Whole further sections of the node config, as YAML (e.g. a `routing:` block). */
+  extraYaml?: string;
+}
+
+export async function startRouterNode(opts: RouterNodeOptions): Promise<RouterNode> {
   const dir = mkdtempSync(join(tmpdir(), 'routerdesk-e2e-'));
   const modelsDir = join(dir, 'models');
   mkdirSync(modelsDir);
@@ -87,6 +97,8 @@ export async function startRouterNode(opts: { nodeId?: string; models: ModelFile
       `  config_dir: ${modelsDir}`,
       'console:',
       `  token: ${E2E_CONSOLE_TOKEN}`,
+      ...(opts.consoleLines ?? []).map((l) => `  ${l}`),
+      opts.extraYaml ?? '',
       '',
     ].join('\n'),
   );

@@ -1,0 +1,13 @@
+/** The app's screens and their addresses (`#models`, `#runtime`); anything else is the first screen. Pure. */
+
+export const SCREENS = [
+  { id: 'models', label: 'Models' },
+  { id: 'runtime', label: 'Runtime' },
+] as const;
+
+export type ScreenId = (typeof SCREENS)[number]['id'];
+
+export function screenFromHash(hash: string): ScreenId {
+  const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
+  return SCREENS.find((s) => s.id === id)?.id ?? 'models';
+}
