@@ -5,3 +5,4 @@ export * from './errors';
 export * from './links';
 export * from './assets';
 export * from './runtime';
+export * from './multi-spec';
