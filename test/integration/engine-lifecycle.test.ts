@@ -40,14 +40,11 @@ describe('engine supervision', () => {
     // A long image job (40 steps × 50 ms) runs while the text lane switches from text-a to text-b.
     const image = openai.images.generate({ model: 'paint-a', prompt: 'x', size: '64x64', steps: 40 } as never);
     await eventually(async () => (await lane('image')).inflight === 1, { what: 'image in flight' });
-    const t0 = Date.now();
     await openai.chat.completions.create({ model: 'text-b', messages: [{ role: 'user', content: 'y' }], max_tokens: 2 });
-    const switched = Date.now() - t0;
     expect(await lane('text')).toMatchObject({ loaded: 'text-b', state: 'ready' });
     expect((await lane('text')).pid).not.toBe(pidA);
     expect(await state('text-a')).toBe('stopped');
     expect((await lane('image')).inflight).toBe(1); // still generating: the switch did not wait for the other lane
-    expect(switched).toBeLessThan(2000 - 100);
     const img = await image;
     expect(img.data).toHaveLength(1);
   });
