@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
 import { AppHeader } from './components/app-header';
+import { LendingPage } from './components/lending/lending-page';
+import { LinksPage } from './components/links/links-page';
 import { ModelsPage } from './components/models-page';
+import { NodesPage } from './components/nodes/nodes-page';
 import { RuntimePage } from './components/runtime/runtime-page';
 import { SCREENS, screenFromHash, type ScreenId } from './screens';
 import { useAppStore } from './store/use-app-store';
@@ -15,6 +18,21 @@ function useScreen(): ScreenId {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   return screen;
+}
+
+function Screen({ id }: { id: ScreenId }) {
+  switch (id) {
+    case 'nodes':
+      return <NodesPage />;
+    case 'lending':
+      return <LendingPage />;
+    case 'links':
+      return <LinksPage />;
+    case 'runtime':
+      return <RuntimePage />;
+    default:
+      return <ModelsPage />;
+  }
 }
 
 export function App() {
@@ -33,7 +51,9 @@ export function App() {
             </a>
           ))}
         </nav>
-        <main className="app-main">{screen === 'runtime' ? <RuntimePage /> : <ModelsPage />}</main>
+        <main className="app-main">
+          <Screen id={screen} />
+        </main>
       </div>
     </div>
   );

@@ -65,3 +65,44 @@ export function formatClock(epochMs: number | null | undefined): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** Clock time with milliseconds (`14:03:07.042`), for decisions and arrivals; `—` when absent or unreadable. */
+export function formatClockMs(epochMs: number | null | undefined): string {
+  if (epochMs === null || epochMs === undefined || !Number.isFinite(epochMs)) return DASH;
+  const d = new Date(epochMs);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** Local date and time with milliseconds (`2025-01-02 14:03:07.042`), for tooltips; `—` when absent. */
+export function formatDateTimeMs(epochMs: number | null | undefined): string {
+  if (epochMs === null || epochMs === undefined || !Number.isFinite(epochMs)) return DASH;
+  const d = new Date(epochMs);
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${formatClockMs(epochMs)}`;
+}
+
+/**
+ * A duration in milliseconds, as precise as it is short: `0 ms`, `741 ms`, `1.2 s`, `12 s`, `3m 5s`, `2h 3m`,
+ * `14d 0h`; `—` when absent, negative or not a number.
+ */
+export function formatMillis(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return DASH;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) {
+    const s = ms / 1000;
+    return `${s < 10 ? String(Math.round(s * 10) / 10) : String(Math.round(s))} s`;
+  }
+  const s = Math.floor(ms / 1000);
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${m % 60}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+/** `a on node` for a model on a node, as the router words it; `—` when the row names neither. */
+export function formatModelRef(nodeId: string | null | undefined, model: string | null | undefined): string {
+  if (!model && !nodeId) return DASH;
+  return `${model ?? DASH} on ${nodeId ?? DASH}`;
+}

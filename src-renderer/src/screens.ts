@@ -1,7 +1,10 @@
-/** The app's screens and their addresses (`#models`, `#runtime`); anything else is the first screen. Pure. */
+/** The app's screens and their addresses (`#models`, `#nodes`, …); anything else is the first screen. Pure. */
 
 export const SCREENS = [
   { id: 'models', label: 'Models' },
+  { id: 'nodes', label: 'Nodes' },
+  { id: 'lending', label: 'Lending' },
+  { id: 'links', label: 'Links' },
   { id: 'runtime', label: 'Runtime' },
 ] as const;
 

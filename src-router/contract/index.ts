@@ -5,4 +5,5 @@ export * from './errors';
 export * from './links';
 export * from './assets';
 export * from './runtime';
+export * from './decisions';
 export * from './multi-spec';

@@ -11,7 +11,8 @@ import { AppStoreContext } from '../../src-renderer/src/store/use-app-store';
 // show (RT-1), what read-only looks like (ROUTE-8), the empty state (ROUTE-7).
 
 const never = (): Promise<ApiResult<never>> => new Promise(() => {});
-const client: ConsoleClient = { listModels: never, runtimeHealth: never, runtimeRouting: never, runtimeUpstreams: never, setRouting: never };
+/** Every procedure pending forever: the page renders from the state set below only. */
+const client = new Proxy({}, { get: () => never }) as ConsoleClient;
 
 const routing = (over: Partial<RoutingViewWire> = {}): RoutingViewWire => ({
   routingKey: 'clutchcall:inference:routing',

@@ -134,7 +134,7 @@ describe('routing slice (ROUTE-3, 5, 8)', () => {
       'runtime.upstreams': [json(200, upstreams), json(200, upstreams)],
     });
     const bad = await store.getState().applyRouting({ strategy: 'multi:a:1,,b:1' });
-    expect(bad).toEqual({ ok: false, failure: { kind: 'http', status: 400, message, param: 'strategy' } });
+    expect(bad).toEqual({ ok: false, failure: { kind: 'http', status: 400, message, param: 'strategy', code: 'invalid_routing' } });
     const refused = await store.getState().applyRouting({ strategy: 'least-request' });
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.failure).toMatchObject({ kind: 'refused', status: 403, message: expect.stringContaining('console.routing_writes_enabled') });

@@ -1,7 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
-  apiErrorBodySchema, consoleModelListSchema, routingViewSchema, runtimeHealthSchema, setRoutingAnswerSchema, upstreamsAnswerSchema,
-  type ConsoleModelList, type RoutingViewWire, type RuntimeHealth, type SetRoutingAnswer, type SetRoutingRequest, type UpstreamsAnswer,
+  apiErrorBodySchema, clusterModelSchema, clusterNodeViewSchema, consoleModelListSchema, decisionPageSchema, lendingViewSchema, linkCandidateListSchema,
+  linkListSchema, linkRecordSchema, routingViewSchema, runtimeHealthSchema, setRoutingAnswerSchema, upstreamsAnswerSchema,
+  type ConsoleModelList, type DecisionPageWire, type LendingViewWire, type LinkCandidateList, type LinkCreateInput,
+  type LinkEnd, type LinkLane, type LinkList, type LinkRecord, type LinkUpdate, type RoutingViewWire, type RuntimeHealth, type SetRoutingAnswer,
+  type SetRoutingRequest, type UpstreamsAnswer,
 } from '../../../src-router/contract';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
@@ -18,9 +21,33 @@ export interface ApiFailure {
   message: string;
   /** The request field the node blamed (a 400's `param`), when it named one. */
   param?: string | null;
+  /** The node's error code (`acknowledgement_required`, `not_an_operator`, …), when a write failed and it gave one. */
+  code?: string | null;
 }
 
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; failure: ApiFailure };
+
+/** A file the node sent as a download (the decision-log export, UI-6). */
+export interface DownloadedFile {
+  blob: Blob;
+  fileName: string;
+}
+
+export type ExportFormat = 'csv' | 'jsonl';
+
+export const clusterNodeListSchema = z.object({ nodes: z.array(clusterNodeViewSchema) }).strict();
+export const clusterModelListSchema = z.object({ models: z.array(clusterModelSchema) }).strict();
+export type ClusterNodeList = z.infer<typeof clusterNodeListSchema>;
+export type ClusterModelList = z.infer<typeof clusterModelListSchema>;
+
+/** The site API's path of each lane's links (LINK-2). */
+export const LINK_PATHS: Record<LinkLane, string> = {
+  image: '/router/v1/site/routing-groups',
+  text: '/router/v1/site/text-routing-groups',
+};
+
+/** Rows per page of the decision log. */
+export const DECISION_PAGE_SIZE = 200;
 
 export interface ConsoleClient {
   listModels(): Promise<ApiResult<ConsoleModelList>>;
@@ -32,6 +59,25 @@ export interface ConsoleClient {
   runtimeUpstreams(): Promise<ApiResult<UpstreamsAnswer>>;
   /** `runtime.setRouting` (ROUTE-3, 5): a 400 is `http` with the node's exact message and `param`; a gate's 403 is `refused`. */
   setRouting(input: SetRoutingRequest): Promise<ApiResult<SetRoutingAnswer>>;
+  /** Every node of the cluster as the master sees it (UI-2). */
+  clusterNodes(): Promise<ApiResult<ClusterNodeList>>;
+  /** The merged cluster catalog (ID-2): where link anchors are chosen from (UI-3). */
+  clusterModels(): Promise<ApiResult<ClusterModelList>>;
+  /** Live leases, settings, node builds and settings sync, held requests (UI-1, UI-2). */
+  lending(): Promise<ApiResult<LendingViewWire>>;
+  /** One page of the gathered decision log (UI-1): `query` holds the filters (see lending/decision-filters.ts). */
+  decisions(query: string, cursor?: string | null): Promise<ApiResult<DecisionPageWire>>;
+  /** The filtered log as a file (UI-6). */
+  exportDecisions(format: ExportFormat, query: string): Promise<ApiResult<DownloadedFile>>;
+  /** The links of a lane (LINK-2). */
+  links(lane: LinkLane): Promise<ApiResult<LinkList>>;
+  /** The picker for an anchor (UI-3): every candidate, ineligible ones disabled with the reason. */
+  linkCandidates(lane: LinkLane, anchor: LinkEnd): Promise<ApiResult<LinkCandidateList>>;
+  /** Creates a link; the first link to a different-weights helper is a 409 `acknowledgement_required` (LINK-3). */
+  createLink(lane: LinkLane, input: LinkCreateInput): Promise<ApiResult<LinkRecord>>;
+  /** Sets a link's flags (LINK-4). */
+  updateLink(lane: LinkLane, id: string, patch: LinkUpdate): Promise<ApiResult<LinkRecord>>;
+  deleteLink(lane: LinkLane, id: string): Promise<ApiResult<null>>;
 }
 
 export interface ConsoleClientOptions {
@@ -61,7 +107,7 @@ async function errorMessage(res: Response): Promise<string> {
   return `node answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
 }
 
-/** A write's refusal or rejection as the node worded it, with the field it named (`param`). */
+/** A write's refusal or rejection as the node worded it, with the field it named (`param`) and its `code`. */
 async function writeFailure(res: Response): Promise<{ ok: false; failure: ApiFailure }> {
   let body: unknown = null;
   try {
@@ -72,7 +118,10 @@ async function writeFailure(res: Response): Promise<{ ok: false; failure: ApiFai
   const parsed = apiErrorBodySchema.safeParse(body);
   const message = parsed.success ? parsed.data.error.message : `node answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
   const kind: ApiFailureKind = res.status === 403 ? 'refused' : 'http';
-  return { ok: false, failure: { kind, status: res.status, message, param: parsed.success ? (parsed.data.error.param ?? null) : null } };
+  return {
+    ok: false,
+    failure: { kind, status: res.status, message, param: parsed.success ? (parsed.data.error.param ?? null) : null, code: parsed.success ? (parsed.data.error.code ?? null) : null },
+  };
 }
 
 /** Parses a 200 body with a contract schema; a mismatch names the first field that differs. */
@@ -86,29 +135,47 @@ const parseWith =
     return failure('invalid', 200, `unexpected response from node: ${where}: ${first?.message ?? 'invalid'}`);
   };
 
+const noBody = (): ApiResult<null> => ({ ok: true, value: null });
+
+/** The file name of a `Content-Disposition: attachment; filename="…"` header, else `fallback`. */
+export function fileNameFromDisposition(header: string | null, fallback: string): string {
+  const m = header ? /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(header) : null;
+  const name = m ? decodeURIComponent(m[1]).trim() : '';
+  return name && !/[\\/]/.test(name) ? name : fallback;
+}
+
+type Write = { method: 'POST' | 'PUT' | 'DELETE'; body?: unknown };
+
+const withQuery = (path: string, query: string) => (query ? `${path}?${query}` : path);
+
 export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: ConsoleClientOptions): ConsoleClient {
   const base = url.replace(/\/+$/, '');
 
-  async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, post?: unknown): Promise<ApiResult<T>> {
+  async function send(path: string, init: { method: string; body?: unknown; accept: string }, ms: number): Promise<Response | { ok: false; failure: ApiFailure }> {
     if (!token) return failure('no-token', null, NO_TOKEN_MESSAGE);
-    let res: Response;
     try {
-      res = await fetch(`${base}${path}`, {
-        method: post === undefined ? 'GET' : 'POST',
+      return await fetch(`${base}${path}`, {
+        method: init.method,
         headers: {
           Authorization: `Bearer ${token}`,
-          Accept: 'application/json',
-          ...(post === undefined ? {} : { 'Content-Type': 'application/json' }),
+          Accept: init.accept,
+          ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
-        body: post === undefined ? undefined : JSON.stringify(post),
-        signal: AbortSignal.timeout(timeoutMs),
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.timeout(ms),
       });
     } catch (err) {
       return failure('unreachable', null, `node unreachable: ${(err as Error).message}`);
     }
-    // A write's 403 is a gate (ROUTE-8), not a bad token: the token is rejected only with 401 there.
-    if (res.status === 401 || (res.status === 403 && post === undefined)) return failure('rejected', res.status, REJECTED_MESSAGE);
-    if (!res.ok) return post === undefined ? failure('http', res.status, await errorMessage(res)) : writeFailure(res);
+  }
+
+  async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, write?: Write): Promise<ApiResult<T>> {
+    const res = await send(path, { method: write?.method ?? 'GET', body: write?.body, accept: 'application/json' }, timeoutMs);
+    if ('failure' in res) return res;
+    // A write's 403 is a gate (ROUTE-8, operators), not a bad token: the token is rejected only with 401 there.
+    if (res.status === 401 || (res.status === 403 && write === undefined)) return failure('rejected', res.status, REJECTED_MESSAGE);
+    if (!res.ok) return write === undefined ? failure('http', res.status, await errorMessage(res)) : writeFailure(res);
+    if (res.status === 204) return parse(null);
     let body: unknown;
     try {
       body = await res.json();
@@ -118,7 +185,20 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: C
     return parse(body);
   }
 
+  async function download(path: string, fallbackName: string): Promise<ApiResult<DownloadedFile>> {
+    const res = await send(path, { method: 'GET', accept: '*/*' }, Math.max(timeoutMs, 60_000));
+    if ('failure' in res) return res;
+    if (res.status === 401 || res.status === 403) return failure('rejected', res.status, REJECTED_MESSAGE);
+    if (!res.ok) return failure('http', res.status, await errorMessage(res));
+    try {
+      return { ok: true, value: { blob: await res.blob(), fileName: fileNameFromDisposition(res.headers.get('content-disposition'), fallbackName) } };
+    } catch (err) {
+      return failure('unreachable', res.status, `download interrupted: ${(err as Error).message}`);
+    }
+  }
+
   const get = <T>(path: string, parse: (body: unknown) => ApiResult<T>) => request(path, parse);
+  const linkPath = (lane: LinkLane, id?: string) => `${LINK_PATHS[lane]}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
 
   return {
     listModels: () => get('/router/v1/console/models', parseWith(consoleModelListSchema)),
@@ -129,7 +209,30 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: C
     setRouting: (input) => {
       // ROUTE-5: routesEngine is on the wire only when the operator picked a profile.
       const body: SetRoutingRequest = input.routesEngine === undefined ? { strategy: input.strategy } : { strategy: input.strategy, routesEngine: input.routesEngine };
-      return request('/router/v1/console/runtime.setRouting', parseWith(setRoutingAnswerSchema), body);
+      return request('/router/v1/console/runtime.setRouting', parseWith(setRoutingAnswerSchema), { method: 'POST', body });
     },
+    clusterNodes: () => get('/router/v1/console/cluster/nodes', parseWith(clusterNodeListSchema)),
+    clusterModels: () => get('/router/v1/console/cluster/models', parseWith(clusterModelListSchema)),
+    lending: () => get('/router/v1/console/lending', parseWith(lendingViewSchema)),
+    decisions: (query, cursor) => {
+      const q = new URLSearchParams(query);
+      q.set('limit', String(DECISION_PAGE_SIZE));
+      if (cursor) q.set('cursor', cursor);
+      return get(`/router/v1/console/decisions?${q}`, parseWith(decisionPageSchema));
+    },
+    exportDecisions: (format, query) => {
+      const q = new URLSearchParams(query);
+      q.delete('limit');
+      q.delete('cursor');
+      q.set('format', format);
+      return download(withQuery('/router/v1/console/decisions/export', q.toString()), `offload-decisions.${format}`);
+    },
+    links: (lane) => get(linkPath(lane), parseWith(linkListSchema)),
+    linkCandidates: (lane, anchor) =>
+      get(`${linkPath(lane)}/candidates?${new URLSearchParams({ node: anchor.node_id, model: anchor.model, role: 'owner' })}`, parseWith(linkCandidateListSchema)),
+    createLink: (lane, input) => request(linkPath(lane), parseWith(linkRecordSchema), { method: 'POST', body: input }),
+    updateLink: (lane, id, patch) => request(linkPath(lane, id), parseWith(linkRecordSchema), { method: 'PUT', body: patch }),
+    deleteLink: (lane, id) => request(linkPath(lane, id), noBody, { method: 'DELETE' }),
   };
 }
+

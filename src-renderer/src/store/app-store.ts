@@ -1,6 +1,10 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createConsoleClient, type FetchLike } from '../api/console-client';
+import { createClusterSlice } from './cluster-slice';
 import { createConnectionSlice } from './connection-slice';
+import { createDecisionsSlice } from './decisions-slice';
+import { createLendingSlice } from './lending-slice';
+import { createLinksSlice } from './links-slice';
 import { createModelsSlice } from './models-slice';
 import { createRoutingSlice } from './routing-slice';
 import { createRuntimeSlice } from './runtime-slice';
@@ -15,11 +19,25 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createModelsSlice(deps)(set, get, api),
     ...createRuntimeSlice(deps)(set, get, api),
     ...createRoutingSlice(deps)(set, get, api),
+    ...createClusterSlice(deps)(set, get, api),
+    ...createLendingSlice(deps)(set, get, api),
+    ...createDecisionsSlice(deps)(set, get, api),
+    ...createLinksSlice(deps)(set, get, api),
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },
     refreshRuntime: async () => {
       await Promise.all([get().fetchRuntimeHealth(), get().fetchRouting()]);
+    },
+    refreshNodes: async () => {
+      await Promise.all([get().fetchCluster(), get().fetchLending()]);
+    },
+    refreshLending: async () => {
+      const d = get().decisions;
+      await Promise.all([get().fetchLending(), get().fetchCluster(), d.pages <= 1 && !d.loading ? get().loadDecisions() : undefined]);
+    },
+    refreshLinks: async () => {
+      await Promise.all([get().fetchLinks(), get().fetchCluster()]);
     },
   }));
 }

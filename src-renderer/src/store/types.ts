@@ -1,6 +1,10 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { ConsoleClient } from '../api/console-client';
+import type { ClusterSlice } from './cluster-slice';
 import type { ConnectionSlice } from './connection-slice';
+import type { DecisionsSlice } from './decisions-slice';
+import type { LendingSlice } from './lending-slice';
+import type { LinksSlice } from './links-slice';
 import type { ModelsSlice } from './models-slice';
 import type { RoutingSlice } from './routing-slice';
 import type { RuntimeSlice } from './runtime-slice';
@@ -19,9 +23,26 @@ export interface RootActions {
   refresh(): Promise<void>;
   /** Re-reads what the Runtime screen shows: runtime.health, runtime.routing, runtime.upstreams. Reads only (RT-6). */
   refreshRuntime(): Promise<void>;
+  /** Re-reads what the Nodes screen shows: cluster nodes (and catalog), the Lending view (held requests). */
+  refreshNodes(): Promise<void>;
+  /**
+   * Re-reads what the Lending screen shows: the Lending view, the catalog (filter pickers), and the newest page of
+   * the log with the current filters, unless older pages were read (re-reading would drop them).
+   */
+  refreshLending(): Promise<void>;
+  /** Re-reads what the Links screen shows: both lanes' links, a chosen anchor's candidates, the catalog. */
+  refreshLinks(): Promise<void>;
 }
 
-export type AppState = ConnectionSlice & ModelsSlice & RuntimeSlice & RoutingSlice & RootActions;
+export type AppState = ConnectionSlice &
+  ModelsSlice &
+  RuntimeSlice &
+  RoutingSlice &
+  ClusterSlice &
+  LendingSlice &
+  DecisionsSlice &
+  LinksSlice &
+  RootActions;
 
 /** A slice sees the whole store (to call other slices' actions) but owns only its own keys. */
 export type SliceCreator<T> = (deps: StoreDeps) => StateCreator<AppState, [], [], T>;
