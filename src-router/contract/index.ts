@@ -7,3 +7,4 @@ export * from './assets';
 export * from './runtime';
 export * from './decisions';
 export * from './multi-spec';
+export * from './decision-fold';

@@ -1,3 +1,4 @@
+import { foldDecisionRows, type Folded } from '../contract/decision-fold';
 /**
  * Decision-log rows from lending values (LOG-2..4), one typed constructor per event so the plumbing cannot forget a
  * column, and folding for the Lending tab (UI-1). Pure: the writer (store/decision-log.ts) stamps node and version.
@@ -129,50 +130,7 @@ function dispatchRow(event: DecisionInput['event'], a: Omit<OwnerLeaseArgs, 'req
   return { ...base, ...extra, details: details(extra.details ?? a.details) };
 }
 
-/** Consecutive repeats of one decision shown as one line of the Lending tab (UI-1). */
-export interface FoldedRow {
-  /** The newest row of the run: shows every variable of the decision. */
-  row: DecisionRow;
-  count: number;
-  /** Earliest and latest `at` in the run. */
-  firstAt: number;
-  lastAt: number;
-}
+/** Consecutive repeats of one decision shown as one line of the Lending tab (UI-1): the shared fold of the contract. */
+export type FoldedRow = Folded<DecisionRow>;
 
-/** Which stream of decisions a row belongs to: one writing node, kind, owner and helper. */
-function streamKey(r: DecisionRow): string {
-  return JSON.stringify([r.nodeId, r.kind, r.ownerNode, r.ownerModel, r.helperNode, r.helperModel]);
-}
-
-function foldKey(r: DecisionRow): string {
-  return JSON.stringify([r.event, r.outcome, r.reason, r.slots]);
-}
-
-/**
- * Folds rows that repeat into one line with a count and time span. Rows repeat when they share node, kind, event,
- * owner, helper, outcome, reason and slots and are consecutive within their stream (same node, kind, owner and
- * helper): a plan decision writes one row per pair, so the pairs of one tick interleave and each pair still folds;
- * a different row of the same pair ends the run. A line sits where its newest row was. Input order is kept
- * (newest first from the log); `firstAt`/`lastAt` do not depend on it. `adjacentOnly`: fold only rows next to
- * each other in the input.
- */
-export function foldRows(rows: readonly DecisionRow[], opts: { adjacentOnly?: boolean } = {}): FoldedRow[] {
-  const out: FoldedRow[] = [];
-  const open = new Map<string, { index: number; key: string }>();
-  for (const r of rows) {
-    const stream = streamKey(r);
-    const key = foldKey(r);
-    const o = open.get(stream);
-    if (o && o.key === key && (!opts.adjacentOnly || o.index === out.length - 1)) {
-      const f = out[o.index];
-      f.count++;
-      f.firstAt = Math.min(f.firstAt, r.at);
-      f.lastAt = Math.max(f.lastAt, r.at);
-      if (r.at > f.row.at) f.row = r;
-      continue;
-    }
-    open.set(stream, { index: out.length, key });
-    out.push({ row: r, count: 1, firstAt: r.at, lastAt: r.at });
-  }
-  return out;
-}
+export const foldRows = (rows: readonly DecisionRow[], opts: { adjacentOnly?: boolean } = {}): FoldedRow[] => foldDecisionRows(rows, opts);
