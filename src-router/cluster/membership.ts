@@ -58,7 +58,11 @@ export class Membership {
     this.timer.unref();
   }
 
+  /** After stop, polls still in flight change nothing (the store may already be closed). */
+  private stopped = false;
+
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 
@@ -67,13 +71,13 @@ export class Membership {
   }
 
   private async poll(m: Member): Promise<void> {
-    if (m.polling) return;
+    if (m.polling || this.stopped) return;
     m.polling = true;
     try {
       const snapshot = await this.opts.client.snapshot(m.url);
       this.accept(m, snapshot);
     } catch (err) {
-      this.markUnhealthy(m, err instanceof RouterError ? err.message : (err as Error).message);
+      if (!this.stopped) this.markUnhealthy(m, err instanceof RouterError ? err.message : (err as Error).message);
     } finally {
       m.polling = false;
     }
@@ -132,6 +136,7 @@ export class Membership {
   }
 
   private persist(m: Member) {
+    if (this.stopped) return;
     this.opts.store.saveNode({
       url: m.url, nodeId: m.nodeId, snapshot: m.snapshot ? JSON.stringify(m.snapshot) : null, version: m.snapshot?.version ?? null,
       settingsHash: m.snapshot?.settingsHash ?? null, healthy: m.healthy, lastSeen: m.lastSeen, lastError: m.lastError,

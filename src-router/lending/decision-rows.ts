@@ -1,10 +1,10 @@
-import { foldDecisionRows, type Folded } from '../contract/decision-fold';
 /**
  * Decision-log rows from lending values (LOG-2..4), one typed constructor per event so the plumbing cannot forget a
  * column, and folding for the Lending tab (UI-1). Pure: the writer (store/decision-log.ts) stamps node and version.
  */
 import type { DecisionDetails, DecisionInput, DecisionRow } from '../store/decision-log-row';
 import type { ModelRef, PlanRow } from './types';
+import { foldDecisionRows, type Folded } from '../contract/decision-fold';
 
 /** LEASE-8: why the master could not pass a lent request on. */
 export type RelayRefusedReason = 'no_live_lease' | 'helper_unreachable' | 'forward_failed';
