@@ -6,6 +6,7 @@ import type { ApiResult, ConsoleClient } from '../../src-renderer/src/api/consol
 import { RuntimePage } from '../../src-renderer/src/components/runtime/runtime-page';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
 import { AppStoreContext } from '../../src-renderer/src/store/use-app-store';
+import { routingViewFixture } from '../support/renderer-fixtures';
 
 // The Runtime screen rendered to markup (no DOM, no effects) from a store holding given server state: which parts
 // show (RT-1), what read-only looks like (ROUTE-8), the empty state (ROUTE-7).
@@ -14,26 +15,7 @@ const never = (): Promise<ApiResult<never>> => new Promise(() => {});
 /** Every procedure pending forever: the page renders from the state set below only. */
 const client = new Proxy({}, { get: () => never }) as ConsoleClient;
 
-const routing = (over: Partial<RoutingViewWire> = {}): RoutingViewWire => ({
-  routingKey: 'clutchcall:inference:routing',
-  strategies: [
-    { name: 'round-robin', label: 'round-robin', requires: [], weightable: false },
-    { name: 'least-request', label: 'least request', requires: ['num_requests_running'], weightable: true },
-    { name: 'multi', label: 'multi (weighted)', requires: ['num_requests_running'], weightable: false },
-  ],
-  multiScorers: ['least-request'],
-  desired: null,
-  effective: { strategy: 'round-robin', routes_engine: null, source: 'config_default' },
-  engineReporting: true,
-  inSync: true,
-  writable: true,
-  canWrite: true,
-  defaultMultiSpec: 'multi:least-request:3,least-kv-cache:1',
-  keyspaceReachable: true,
-  gate: { deployment: 'console.routing_writes_enabled', operators: 'console.operators' },
-  status: { routingKey: 'clutchcall:inference:routing', desired: null, effective: { strategy: 'round-robin', routes_engine: null, source: 'config_default' }, invalidReason: null, reporting: true, lastError: null, lastPollAt: 1, fallbackCount: 0 },
-  ...over,
-});
+const routing = (over: Partial<RoutingViewWire> = {}): RoutingViewWire => routingViewFixture(over, 'clutchcall:inference:routing');
 
 function render(health: RuntimeHealth | null, view: RoutingViewWire | null): string {
   const store = createAppStore('http://node', { client, now: () => 0 });

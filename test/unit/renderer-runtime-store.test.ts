@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RoutingViewWire, RuntimeHealth, UpstreamsAnswer } from '../../src-router/contract';
 import { createConsoleClient, REJECTED_MESSAGE, type FetchLike } from '../../src-renderer/src/api/console-client';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
+import { routingViewFixture } from '../support/renderer-fixtures';
 
 // The `runtime` and `routing` slices and their console procedures, over a scripted fetch.
 
@@ -12,22 +13,7 @@ const json = (status: number, body: unknown) => new Response(JSON.stringify(body
 
 const health: RuntimeHealth = { published: true, blob: { host: 'h', version: '1', selfTests: [{ name: 'a', detail: 'd', ms: 1, status: 'pass' }] } };
 
-const routingView = (over: Partial<RoutingViewWire> = {}): RoutingViewWire => ({
-  routingKey: 'k',
-  strategies: [{ name: 'round-robin', label: 'round-robin', requires: [], weightable: false }],
-  multiScorers: ['least-request'],
-  desired: null,
-  effective: { strategy: 'round-robin', routes_engine: null, source: 'config_default' },
-  engineReporting: true,
-  inSync: true,
-  writable: true,
-  canWrite: true,
-  defaultMultiSpec: 'multi:least-request:3,least-kv-cache:1',
-  keyspaceReachable: true,
-  gate: { deployment: 'console.routing_writes_enabled', operators: 'console.operators' },
-  status: { routingKey: 'k', desired: null, effective: { strategy: 'round-robin', routes_engine: null, source: 'config_default' }, invalidReason: null, reporting: true, lastError: null, lastPollAt: 5, fallbackCount: 0 },
-  ...over,
-});
+const routingView = (over: Partial<RoutingViewWire> = {}): RoutingViewWire => routingViewFixture(over, 'k');
 
 const upstreams: UpstreamsAnswer = {
   upstreams: [{ model: 'm', endpoint: 'http://e/v1', engine: null, status: 'untried', answered: 0, notAnswered: 0, lastAnswerAt: null, lastAnswer: 'never' }],

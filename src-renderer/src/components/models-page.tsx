@@ -1,4 +1,4 @@
-import { formatClock } from '../format';
+import { PageHead } from './page-head';
 import { useAppStore } from '../store/use-app-store';
 import { ModelsTable } from './models-table';
 import { Notice } from './notice';
@@ -10,17 +10,7 @@ export function ModelsPage() {
 
   return (
     <section className="page" aria-labelledby="models-title" data-testid="models-page">
-      <div className="page-head">
-        <h1 id="models-title">Models</h1>
-        {items && <span className="count" data-testid="models-count">{items.length}</span>}
-        <span className="spacer" />
-        <span className="muted small" data-testid="models-updated">
-          updated {formatClock(fetchedAt)}
-        </span>
-        <button type="button" onClick={() => void refresh()} disabled={loading} data-testid="models-refresh">
-          {loading ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </div>
+      <PageHead id="models" title="Models" count={items?.length} fetchedAt={fetchedAt} loading={loading} onRefresh={() => void refresh()} />
 
       {failure && (
         <Notice kind="error" testId="models-error">

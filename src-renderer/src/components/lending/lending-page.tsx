@@ -1,5 +1,5 @@
+import { PageHead } from '../page-head';
 import { useEffect } from 'react';
-import { formatClock } from '../../format';
 import { modelOptions, nodeOptions } from '../../lending/decision-filters';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
@@ -25,16 +25,7 @@ export function LendingPage() {
 
   return (
     <section className="page stack-page" aria-labelledby="lending-title" data-testid="lending-page">
-      <div className="page-head">
-        <h1 id="lending-title">Lending</h1>
-        <span className="spacer" />
-        <span className="muted small" data-testid="lending-updated">
-          updated {formatClock(lending.fetchedAt)}
-        </span>
-        <button type="button" onClick={() => void refreshLending()} disabled={loading} data-testid="lending-refresh">
-          {loading ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </div>
+      <PageHead id="lending" title="Lending" fetchedAt={lending.fetchedAt} loading={loading} onRefresh={() => void refreshLending()} />
       {lending.failure && (
         <Notice kind="error" testId="lending-error">
           {lending.failure.message}

@@ -1,5 +1,5 @@
+import { PageHead } from '../page-head';
 import { useEffect } from 'react';
-import { formatClock } from '../../format';
 import { LANES } from '../../links/links-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
@@ -18,16 +18,7 @@ export function LinksPage() {
 
   return (
     <section className="page stack-page" aria-labelledby="links-title" data-testid="links-page">
-      <div className="page-head">
-        <h1 id="links-title">Links</h1>
-        <span className="spacer" />
-        <span className="muted small" data-testid="links-updated">
-          updated {formatClock(links.text.fetchedAt)}
-        </span>
-        <button type="button" onClick={() => void refreshLinks()} disabled={loading} data-testid="links-refresh">
-          {loading ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </div>
+      <PageHead id="links" title="Links" fetchedAt={links.text.fetchedAt} loading={loading} onRefresh={() => void refreshLinks()} />
       {modelsFailure && (
         <Notice kind="error" testId="links-models-error">
           Cluster catalog: {modelsFailure.message}

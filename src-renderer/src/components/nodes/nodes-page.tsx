@@ -1,5 +1,5 @@
+import { PageHead } from '../page-head';
 import { useEffect } from 'react';
-import { formatClock } from '../../format';
 import { nodeCards } from '../../nodes/nodes-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
@@ -17,17 +17,7 @@ export function NodesPage() {
 
   return (
     <section className="page stack-page" aria-labelledby="nodes-title" data-testid="nodes-page">
-      <div className="page-head">
-        <h1 id="nodes-title">Nodes</h1>
-        {cards && <span className="count" data-testid="nodes-count">{cards.length}</span>}
-        <span className="spacer" />
-        <span className="muted small" data-testid="nodes-updated">
-          updated {formatClock(lending.fetchedAt ?? cluster.fetchedAt)}
-        </span>
-        <button type="button" onClick={() => void refreshNodes()} disabled={busy} data-testid="nodes-refresh">
-          {busy ? 'Refreshing…' : 'Refresh'}
-        </button>
-      </div>
+      <PageHead id="nodes" title="Nodes" count={cards?.length} fetchedAt={lending.fetchedAt ?? cluster.fetchedAt} loading={busy} onRefresh={() => void refreshNodes()} />
       {cluster.failure && (
         <Notice kind="error" testId="nodes-error">
           {cluster.failure.message}

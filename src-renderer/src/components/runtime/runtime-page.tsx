@@ -1,5 +1,5 @@
+import { PageHead } from '../page-head';
 import { useEffect } from 'react';
-import { formatClock } from '../../format';
 import { runtimeSections } from '../../runtime/runtime-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
@@ -23,16 +23,7 @@ export function RuntimePage() {
 
   return (
     <section className="page runtime-page" aria-labelledby="runtime-title" data-testid="runtime-page">
-      <div className="page-head">
-        <h1 id="runtime-title">Runtime</h1>
-        <span className="spacer" />
-        <span className="muted small" data-testid="runtime-updated">
-          updated {formatClock(fetchedAt)}
-        </span>
-        <button type="button" onClick={() => void refreshRuntime()} disabled={loading} data-testid="runtime-refresh" title="Re-read the published runtime blob">
-          Refresh
-        </button>
-      </div>
+      <PageHead id="runtime" title="Runtime" fetchedAt={fetchedAt} loading={loading} onRefresh={() => void refreshRuntime()} refreshTitle="Re-read the published runtime blob" />
 
       {failure && (
         <Notice kind="error" testId="runtime-error">
