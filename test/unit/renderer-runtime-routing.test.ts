@@ -6,15 +6,16 @@ import {
   appliedStrategy, notReportingExplanation, profileInForce, requiredMetrics, requiresHint, stateRows, strategyButtonFor, syncPill, writeAccess,
 } from '../../src-renderer/src/runtime/routing-view';
 import { formatLastAnswer, upstreamRows } from '../../src-renderer/src/runtime/upstreams-view';
+import { routingViewFixture } from '../support/renderer-fixtures';
 
 // The Routing card's pure parts (ROUTE-1..9).
 
 const SCORERS = ['least-request', 'least-kv-cache', 'prefix-affinity'];
 
+/** The full strategy list a real live module answers with. */
 function view(over: Partial<RoutingViewWire> = {}): RoutingViewWire {
   const effective = over.effective === undefined ? { strategy: 'round-robin', routes_engine: null, source: 'config_default' as const } : over.effective;
-  return {
-    routingKey: 'clutchcall:inference:routing',
+  return routingViewFixture({
     strategies: [
       { name: 'random', label: 'random', requires: [], weightable: false },
       { name: 'round-robin', label: 'round-robin', requires: [], weightable: false },
@@ -24,18 +25,10 @@ function view(over: Partial<RoutingViewWire> = {}): RoutingViewWire {
       { name: 'multi', label: 'multi (weighted)', requires: ['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu'], weightable: false },
     ],
     multiScorers: SCORERS,
-    desired: null,
     engineReporting: effective !== null,
-    inSync: true,
-    writable: true,
-    canWrite: true,
-    defaultMultiSpec: 'multi:least-request:3,least-kv-cache:1',
-    keyspaceReachable: true,
-    gate: { deployment: 'console.routing_writes_enabled', operators: 'console.operators' },
-    status: { routingKey: 'clutchcall:inference:routing', desired: null, effective: effective ?? { strategy: 'round-robin', routes_engine: null, source: 'config_default' }, invalidReason: null, reporting: true, lastError: null, lastPollAt: 1, fallbackCount: 0 },
     ...over,
     effective,
-  };
+  });
 }
 
 describe('multi spec parsing before publish (ROUTE-3)', () => {
