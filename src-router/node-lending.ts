@@ -3,7 +3,7 @@ import type { Supervisor } from './backends';
 import type { ActivityTracker } from './cluster/activity';
 import type { Membership } from './cluster/membership';
 import type { NodeConfig } from './config';
-import { RouterError } from './contract';
+import { borrowedAnswerSchema, lendingNodeStateSchema, RouterError, withdrawAnswerSchema } from './contract';
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
@@ -40,7 +40,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
   const now = () => Date.now() + offset;
   const lending = new LendingNode({
     nodeId, config, supervisor: d.supervisor, registry: d.registry, analytics: d.analytics, decisions: d.decisions, log: d.log, now,
-    activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), begin: () => d.activity.begin() },
+    activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), beginLoad: () => d.activity.beginLoad() },
   });
   lending.applyLinks(links.version(), links.toSpecs());
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -69,7 +69,9 @@ export function createLendingWiring(d: LendingWiringDeps) {
       pollRemote: async (url) => {
         const res = await fetch(`${url}/router/v1/node/offload/state`, { headers: auth, signal: AbortSignal.timeout(2_000) });
         if (!res.ok) throw new Error(`${res.status}`);
-        return (await res.json()) as NodeState;
+        const state = lendingNodeStateSchema.safeParse(await res.json());
+        if (!state.success) throw new Error(`unreadable lending state: ${state.error.issues[0]?.path.join('.') || '(root)'}: ${state.error.issues[0]?.message}`);
+        return state.data as NodeState;
       },
       pushLease: (owner: ModelRef, grant: LeaseGrant | null) => {
         if (owner.nodeId === nodeId) return lending.owner.apply(owner.model, grant);
@@ -84,22 +86,22 @@ export function createLendingWiring(d: LendingWiringDeps) {
       settings: { probeIdleMs: c.offload_probe_idle, switchProbeFactor: 12, leaseTtlMs: Math.max(3 * c.scheduling_refresh_interval, 5_000) },
       refreshIntervalMs: c.scheduling_refresh_interval,
       stallTimeoutMs: c.offload_lent_stall_timeout,
-      askStarted: async (helper, requestId) => {
-        if (helper === nodeId) return lending.helper.hasStarted(requestId);
+      withdraw: async (helper, requestIds) => {
+        if (helper === nodeId) return lending.withdraw(requestIds);
         const url = remotes().find((r) => r.nodeId === helper)?.url;
-        if (!url) return false;
-        const res = await fetch(`${url}/router/v1/node/offload/borrowed?request=${encodeURIComponent(requestId)}`, { headers: auth, signal: AbortSignal.timeout(3_000) });
-        if (!res.ok) return null;
-        return ((await res.json()) as { started?: boolean }).started ?? null;
+        if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
+        const res = await fetch(`${url}/router/v1/node/offload/withdraw`, { method: 'POST', headers: auth, body: JSON.stringify({ requestIds }), signal: AbortSignal.timeout(3_000) });
+        if (!res.ok) throw new Error(`helper answered ${res.status}`);
+        return withdrawAnswerSchema.parse(await res.json()).results;
       },
       askBorrowed: async (helper) => {
         if (helper === nodeId) return lending.helper.borrowedInFlight();
         const url = remotes().find((r) => r.nodeId === helper)?.url;
-        if (!url) return 0;
+        if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
         const res = await fetch(`${url}/router/v1/node/offload/borrowed`, { headers: auth, signal: AbortSignal.timeout(3_000) });
         if (res.status === 404) return null;
         if (!res.ok) throw new Error(`${res.status}`);
-        return ((await res.json()) as { running: number }).running;
+        return borrowedAnswerSchema.parse(await res.json()).running;
       },
       decisions: d.decisions,
       log: d.log,

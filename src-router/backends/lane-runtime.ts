@@ -15,6 +15,9 @@ export interface LaneHost {
   now(): number;
 }
 
+/** How a request at the engine ended, as the lane needs it for service times (PRICE-2). `unused`: never sent to the engine. */
+export type LeaseEnd = 'done' | 'cancelled' | 'unused';
+
 /** A granted use of a ready engine; call `release()` exactly once when the request is over. */
 export interface EngineLease {
   localId: string;
@@ -23,7 +26,22 @@ export interface EngineLease {
   /** Time the request waited for the engine (queue + load), ms. */
   waitedMs: number;
   process: EngineProcess;
-  release(): void;
+  /**
+   * `done`: the engine answered (successfully or not), so it worked on this job until now; `cancelled`: the client
+   * left, and when the engine stopped working on it is unknown. Returns the job's derived service time.
+   */
+  release(end?: LeaseEnd): number | null;
+}
+
+/**
+ * PRICE-2, derived service time of one job on a one-at-a-time engine: it finished at `finishAt`, and the engine
+ * could start it only once it was dispatched and the job before it on the same runtime had finished. Null when a
+ * cancellation since its dispatch makes the previous finish unknown (the engine may have stopped the other job at
+ * any moment after its client left). Pure.
+ */
+export function derivedServiceMs(dispatchedAt: number, finishAt: number, previousFinishAt: number | null, cancelledSince: number | null): number | null {
+  if (cancelledSince !== null && cancelledSince >= dispatchedAt) return null;
+  return Math.max(0, finishAt - Math.max(dispatchedAt, previousFinishAt ?? -Infinity));
 }
 
 interface Waiter {
@@ -49,6 +67,10 @@ export class LaneRuntime {
   private loading: EngineProcess | null = null;
   private stopped = false;
   private stableTimer?: NodeJS.Timeout;
+  /** The last time a job at this runtime's engine finished (the engine answered), for service times. */
+  private lastFinishAt: number | null = null;
+  /** The last time a job here was cancelled before its answer ended. */
+  private lastCancelAt: number | null = null;
 
   constructor(
     readonly lane: Lane,
@@ -107,17 +129,27 @@ export class LaneRuntime {
     const cur = this.current!;
     this.inflight++;
     let released = false;
+    let service: number | null = null;
+    const dispatchedAt = this.host.now();
     w.resolve({
       localId: cur.localId,
       port: cur.proc.opts.port,
       host: cur.proc.opts.host,
-      waitedMs: this.host.now() - w.since,
+      waitedMs: dispatchedAt - w.since,
       process: cur.proc,
-      release: () => {
-        if (released) return;
+      release: (end: LeaseEnd = 'done') => {
+        if (released) return service;
         released = true;
+        const at = this.host.now();
+        if (end === 'done') {
+          service = derivedServiceMs(dispatchedAt, at, this.lastFinishAt, this.lastCancelAt);
+          this.lastFinishAt = at;
+        } else if (end === 'cancelled') {
+          this.lastCancelAt = at;
+        }
         this.inflight--;
         this.pump();
+        return service;
       },
     });
   }
@@ -171,6 +203,9 @@ export class LaneRuntime {
         return;
       }
       this.current = { localId, proc };
+      // A fresh engine has no job before its first one.
+      this.lastFinishAt = null;
+      this.lastCancelAt = null;
       this.watchCrashes(localId, proc);
       this.host.onLoad({ localId, durationMs: this.host.now() - started, success: true, displaced, error: null });
     } catch (err) {

@@ -8,3 +8,4 @@ export * from './runtime';
 export * from './decisions';
 export * from './multi-spec';
 export * from './decision-fold';
+export * from './lending';

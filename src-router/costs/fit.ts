@@ -80,10 +80,21 @@ export interface AnalyticsFitOptions {
 }
 
 /**
+ * The time one finished request cost its engine (PRICE-2): its service time — the engine's time on that job alone,
+ * with no wait in the router queue, for the lane, for a load or behind another job inside the engine. Rows written
+ * before service times were measured (source null) fall back to duration minus the lane wait; a row whose service
+ * time could not be measured (`unknown`: a cancellation on the runtime hid the previous job's end) is no sample.
+ */
+export function serviceSampleMs(row: RequestRow): number | null {
+  if (typeof row.serviceMs === 'number' && Number.isFinite(row.serviceMs)) return Math.max(0, row.serviceMs);
+  if (row.serviceSource === null || row.serviceSource === undefined) return Math.max(0, row.durationMs - (row.queueWaitMs ?? 0));
+  return null;
+}
+
+/**
  * A model's own fit from its request rows (the caller passes the rows of that one model config).
- * Successful rows finished inside the window, with a work measure for the lane. The job's duration is the
- * row's duration minus its wait for the lane (`queueWaitMs`: the runtime wait, loads included), so a request
- * that paid for a load does not inflate the per-job cost: loads are priced on their own (PRICE-4).
+ * Successful rows finished inside the window, with a work measure for the lane and a service time: loads are
+ * priced on their own (PRICE-4), and waiting inside the engine behind another job is not this job's work.
  */
 export function fitFromAnalytics(rows: RequestRow[], o: AnalyticsFitOptions): CostFit | null {
   const from = o.now - o.windowMs;
@@ -91,8 +102,9 @@ export function fitFromAnalytics(rows: RequestRow[], o: AnalyticsFitOptions): Co
   for (const r of rows) {
     if (r.outcome !== 'ok' || r.finishedAt < from) continue;
     const work = requestWork(r, o.lane);
-    if (work === null) continue;
-    samples.push({ work, durationMs: Math.max(0, r.durationMs - (r.queueWaitMs ?? 0)) });
+    const durationMs = serviceSampleMs(r);
+    if (work === null || durationMs === null) continue;
+    samples.push({ work, durationMs });
   }
   return fitCost(samples, o.minSamples);
 }

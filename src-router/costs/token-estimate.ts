@@ -54,15 +54,28 @@ export function estimatePromptTokens(bodyBytes: number, profile: TokenProfile | 
 }
 
 /**
+ * PROBE-2 before any profile: a size that needs no measurement and is never below the truth — the body's bytes
+ * (a tokenizer never makes more tokens than bytes: byte-fallback vocabularies spend at most one token per byte,
+ * and the JSON around the messages outweighs any chat template's markers) plus the answer's room (the client's
+ * max_tokens, else cluster.scheduling_context_reserve).
+ */
+export function tokenUpperBound(bodyBytes: number, maxTokens: number | undefined, contextReserve: number): number {
+  return Math.max(0, Math.ceil(bodyBytes)) + (maxTokens ?? contextReserve);
+}
+
+/**
  * LLM-2/3: the context a request needs = prompt estimate + the answer's room: the client's max_tokens when
  * stated, else max(cluster.scheduling_context_reserve, the measured mean answer) ("the reserve is only the
- * floor ... the rest comes from the same measured history"). No profile, no estimate.
+ * floor ... the rest comes from the same measured history"), never more than the safe upper bound. Without a
+ * profile there is no estimate, and the safe upper bound stands in (PROBE-2: a helper whose window surely holds
+ * the work is probed before the owner has measured anything).
  */
-export function estimateTokens(bodyBytes: number, profile: TokenProfile | null, maxTokens: number | undefined, contextReserve: number): number | null {
+export function estimateTokens(bodyBytes: number, profile: TokenProfile | null, maxTokens: number | undefined, contextReserve: number): number {
+  const bound = tokenUpperBound(bodyBytes, maxTokens, contextReserve);
   const prompt = estimatePromptTokens(bodyBytes, profile);
-  if (prompt === null || !profile) return null;
+  if (prompt === null || !profile) return bound;
   const answer = maxTokens ?? Math.max(contextReserve, Math.ceil(profile.meanAnswerTokens ?? 0));
-  return prompt + answer;
+  return Math.min(bound, prompt + answer);
 }
 
 export interface QueuedTextRequest {
@@ -70,11 +83,11 @@ export interface QueuedTextRequest {
   maxTokens?: number;
 }
 
-/** ModelState.meanHeldTokens: mean estimated size of the owner's lendable queued requests; null without a profile or requests. */
+/** ModelState.meanHeldTokens: mean estimated size (the safe bound without a profile) of the owner's lendable queued requests; null without requests. */
 export function meanEstimatedTokens(requests: QueuedTextRequest[], profile: TokenProfile | null, contextReserve: number): number | null {
-  if (!profile || requests.length === 0) return null;
+  if (requests.length === 0) return null;
   let sum = 0;
-  for (const r of requests) sum += estimateTokens(r.bodyBytes, profile, r.maxTokens, contextReserve) ?? 0;
+  for (const r of requests) sum += estimateTokens(r.bodyBytes, profile, r.maxTokens, contextReserve);
   return sum / requests.length;
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { RouterError } from '../contract';
+import { RouterError, withdrawRequestSchema } from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
@@ -58,6 +58,12 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       running: l.lending.helper.borrowedInFlight(),
       ...(request.query.request ? { started: l.lending.helper.hasStarted(request.query.request) } : {}),
     }));
+
+    // HOLD-4 / HELPER-5, asked by the master: withdraw lent requests in one step (each withdrawn or started).
+    scope.post('/router/v1/node/offload/withdraw', async (request) => {
+      const { requestIds } = parseBody(withdrawRequestSchema, request.body);
+      return { results: l.lending.withdraw(requestIds) };
+    });
 
     // HOLD-4, asked by an owner whose lent request is overdue: cut off only if its helper has not started it.
     scope.post('/router/v1/node/offload/cutoff', async (request) => {

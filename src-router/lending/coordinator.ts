@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { planRowToDecision } from './decision-rows';
+import { planRowToDecision, relayRefusedRow } from './decision-rows';
 import { plan } from './planner';
-import type { DecisionSink, RelayAnswer, RelayRequest } from './ports';
+import type { DecisionSink, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
 import { refKey, type LeaseGrant, type LinkSpec, type LiveLease, type ModelRef, type NodeState, type PlanResult, type PlanSettings, type Trigger } from './types';
 
 export interface CoordinatorDeps {
@@ -23,10 +23,13 @@ export interface CoordinatorDeps {
   refreshIntervalMs: number;
   /** cluster.offload_lent_stall_timeout (HELPER-5). */
   stallTimeoutMs: number;
-  /** Borrowed jobs the helper says it runs now; null when it cannot say (a build from before this check: busy). */
+  /** Borrowed jobs the helper says it runs now; null when it cannot say (a build from before this check: busy). Rejects when it does not answer. */
   askBorrowed(helperNodeId: string): Promise<number | null>;
-  /** Whether the helper has started a lent request (it holds the runtime); null when it cannot say. */
-  askStarted(helperNodeId: string, requestId: string): Promise<boolean | null>;
+  /**
+   * Withdraws lent requests at the helper in one step it cannot race (HOLD-4, HELPER-5): each is `withdrawn` (it will
+   * never start there) or `started`. Rejects when the helper does not answer; an id it does not list stays with it.
+   */
+  withdraw(helperNodeId: string, requestIds: string[]): Promise<Record<string, WithdrawResult>>;
   decisions: DecisionSink;
   log: FastifyBaseLogger;
   now?(): number;
@@ -58,36 +61,64 @@ export class Coordinator {
   start(): void {
     this.tickTimer = setInterval(() => void this.decide('tick').catch(() => {}), this.deps.refreshIntervalMs);
     this.tickTimer.unref();
-    this.stallTimer = setInterval(() => void this.checkStalls(), Math.max(250, Math.min(10_000, this.deps.stallTimeoutMs / 4)));
+    this.stallTimer = setInterval(() => void this.checkStalls().catch(() => {}), Math.max(250, Math.min(10_000, this.deps.stallTimeoutMs / 4)));
     this.stallTimer.unref();
   }
 
+  private stallCheck: Promise<void> | null = null;
+
   /**
    * HELPER-5: a helper whose lent requests have not changed for the stall timeout is asked whether it still runs
-   * borrowed work; if not, every request lent to it returns to its owner at once. One too old to answer counts as busy.
+   * borrowed work. Only its definite "none" returns them: every request lent to it is withdrawn there in one step,
+   * and each one it confirms comes back to its owner at once. A helper that runs some, cannot say (an older build)
+   * or does not answer counts as busy and keeps them. One check at a time.
    */
-  async checkStalls(): Promise<void> {
+  checkStalls(): Promise<void> {
+    this.stallCheck ??= this.runStallCheck().finally(() => (this.stallCheck = null));
+    return this.stallCheck;
+  }
+
+  private async runStallCheck(): Promise<void> {
     const now = this.now();
     for (const [helper, r] of this.relays) {
       if (!r.inflight.size || now - r.lastChange < this.deps.stallTimeoutMs) continue;
-      const running = await this.deps.askBorrowed(helper).catch(() => 0);
+      const running = await this.deps.askBorrowed(helper).catch((err: Error) => {
+        this.deps.log.warn({ helper }, `stall check: helper did not answer (${err.message}); it keeps its lent requests`);
+        return null;
+      });
       if (running === null || running > 0) {
         r.lastChange = this.now();
         continue;
       }
-      this.deps.log.warn({ helper }, `helper stalled: ${r.inflight.size} lent request(s) return to their owners`);
-      for (const ctl of r.inflight) ctl.abort(new Error('helper_stalled'));
+      const ids = [...this.byRequest].filter(([, b]) => b.helper === helper).map(([id]) => id);
+      const back = await this.withdrawAt(helper, ids, 'helper_stalled');
+      r.lastChange = this.now();
+      if (back) this.deps.log.warn({ helper }, `helper stalled: ${back} lent request(s) return to their owners`);
     }
   }
 
-  /** HOLD-4: the owner's cut-off time passed; cut the request off only if the helper has not started answering it. */
+  /** Withdraws lent requests at their helper; those it confirms are stopped here and return to their owners. */
+  private async withdrawAt(helper: string, ids: string[], reason: 'cut_off' | 'helper_stalled'): Promise<number> {
+    if (ids.length === 0) return 0;
+    const answer = await this.deps.withdraw(helper, ids).catch((err: Error) => {
+      this.deps.log.warn({ helper }, `withdrawing lent requests: helper did not answer (${err.message}); they stay with it`);
+      return {} as Record<string, WithdrawResult>;
+    });
+    let n = 0;
+    for (const id of ids) {
+      const r = this.byRequest.get(id);
+      if (answer[id] !== 'withdrawn' || !r || r.ctl.signal.aborted) continue;
+      r.ctl.abort(new Error(reason));
+      n++;
+    }
+    return n;
+  }
+
+  /** HOLD-4: the owner's cut-off time passed; cut the request off only on the helper's word that it has not started it. */
   async cutOff(requestId: string): Promise<boolean> {
     const r = this.byRequest.get(requestId);
     if (!r) return false;
-    const started = await this.deps.askStarted(r.helper, requestId).catch(() => false);
-    if (started !== false || r.ctl.signal.aborted) return false;
-    r.ctl.abort(new Error('cut_off'));
-    return true;
+    return (await this.withdrawAt(r.helper, [requestId], 'cut_off')) === 1;
   }
 
   stop(): void {
@@ -132,7 +163,7 @@ export class Coordinator {
     const now = this.now();
     for (const [k, l] of this.live) if (l.expiresAt <= now) this.live.delete(k);
     const result = plan({ now, trigger, links, nodes, live: [...this.live.values()], settings: this.deps.settings });
-    for (const row of result.rows) this.deps.decisions.add(planRowToDecision(row) as unknown as Record<string, unknown>);
+    for (const row of result.rows) this.deps.decisions.add(planRowToDecision(row));
     for (const lease of result.leases) {
       const helperState = nodes.find((n) => n.nodeId === lease.helper.nodeId)?.models.find((m) => m.model === lease.helper.model);
       lease.helperContextsize = helperState?.contextsize ?? null;
@@ -191,7 +222,7 @@ export class Coordinator {
   async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
     const lease = this.live.get(refKey(req.helper));
     const refuse = (reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed', message: string): RelayAnswer => {
-      this.deps.decisions.add({ kind: 'dispatch', event: 'relay_refused', at: this.now(), reason, requestId: req.requestId, ownerNode: req.owner.nodeId, ownerModel: req.owner.model, helperNode: req.helper.nodeId, helperModel: req.helper.model, details: JSON.stringify({ message }) });
+      this.deps.decisions.add(relayRefusedRow({ at: this.now(), linkId: lease?.grant.linkId ?? null, owner: req.owner, helper: req.helper, requestId: req.requestId, reason, details: { message } }));
       return { kind: 'refused', reason, message };
     };
     if (!lease || lease.expiresAt <= this.now() || refKey(lease.owner) !== refKey(req.owner)) return refuse('no_live_lease', 'no live lease from this owner to this helper');

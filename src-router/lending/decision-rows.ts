@@ -9,7 +9,7 @@ import { foldDecisionRows, type Folded } from '../contract/decision-fold';
 /** LEASE-8: why the master could not pass a lent request on. */
 export type RelayRefusedReason = 'no_live_lease' | 'helper_unreachable' | 'forward_failed';
 /** LOG-4 / HELPER-1/3: why a helper handed a borrowed request back (409 offload_returned). */
-export type BorrowedReturnedReason = 'busy_on_arrival' | 'own_work_arrived' | 'no_link' | 'load_forbidden';
+export type BorrowedReturnedReason = 'busy_on_arrival' | 'own_work_arrived' | 'no_link' | 'load_forbidden' | 'withdrawn';
 /** Why an owner dropped its lease. */
 export type LeaseClearedReason = 'no_lease' | 'ttl_expired';
 /** Why a lent request came back to its owner: the helper's 409 reason, the master's refusal, or a cut-off (HOLD-4/HELPER-5). */
@@ -34,6 +34,7 @@ export function planRowToDecision(row: PlanRow): DecisionInput {
     serviceSource: row.serviceSource, helperIdleMs: row.helperIdleMs, outcome: row.outcome, reason: row.reason, slots: row.slots, ownerJobMs: row.ownerJobMs,
     details: details({
       ...(row.helperRestoreMs !== null ? { helperRestoreMs: row.helperRestoreMs } : {}),
+      ...(row.helperBusyMs ? { helperBusyMs: row.helperBusyMs } : {}),
       ...(row.probeDueAt !== null ? { probeDueAt: row.probeDueAt } : {}),
     }),
   };
@@ -60,9 +61,9 @@ export function leaseClearedRow(a: OwnerLeaseArgs & { reason: LeaseClearedReason
   return dispatchRow('lease_cleared', a, { reason: a.reason });
 }
 
-/** LOG-3 (owner): a lease for a model this node does not lend. */
-export function leaseRefusedRow(a: Omit<OwnerLeaseArgs, 'requestsOut'> & { reason: 'not_an_owner' }): DecisionInput {
-  return dispatchRow('lease_refused', { ...a, requestsOut: null }, { reason: a.reason });
+/** LOG-3 (owner): a lease for a model this node does not lend (with how many of its requests were out: LOG-3 asks it of every dispatch row). */
+export function leaseRefusedRow(a: OwnerLeaseArgs & { reason: 'not_an_owner' }): DecisionInput {
+  return dispatchRow('lease_refused', a, { reason: a.reason });
 }
 
 /** LOG-3 (owner): a held request went to the helper. */

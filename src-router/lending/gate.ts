@@ -18,8 +18,19 @@ export interface BorrowedTicket {
   waitedMs: number;
   /** Aborts while the request may still be taken back (it has not claimed the runtime yet, HELPER-2). */
   takeBack: AbortSignal;
-  /** The request holds the runtime now: it always finishes. */
+  /**
+   * The request holds the runtime now: true — it always finishes; false — it was taken back or withdrawn meanwhile
+   * and must not start (give the runtime back, answer 409 offload_returned).
+   */
+  claimed(): boolean;
+  done(): void;
+}
+
+/** An own request of this node, from arrival until it holds the runtime (HELPER-1) or is over. */
+export interface OwnArrival {
+  /** It holds the runtime: it no longer holds borrowed work back; a wait behind borrowed work is logged (LOG-4). */
   claimed(): void;
+  /** It is over (whether or not it ever claimed the runtime). */
   done(): void;
 }
 
@@ -31,8 +42,8 @@ export interface LendingGate {
   /** A borrowed request (worker call with the owner named): queued behind own work; rejects 409 offload_returned when handed back. */
   admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, signal: AbortSignal): Promise<BorrowedTicket>;
   /**
-   * Any own request arriving at this node (HELPER-1: borrowed work that has not started is handed back, and none is
-   * accepted while own work waits). Call the returned function once the request holds the runtime or is over.
+   * Any own request arriving at this node for a local model (HELPER-1: borrowed work that has not started is handed
+   * back, and none is accepted while own work waits).
    */
-  ownArrived(): () => void;
+  ownArrived(localId: string, requestId: string): OwnArrival;
 }

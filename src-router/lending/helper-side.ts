@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from '../backends';
 import type { ModelQueue, QueueItem } from '../queue';
-import type { DecisionSink } from './ports';
+import { borrowedReturnedRow, nativeWaitedBehindBorrowedRow, type BorrowedReturnedReason } from './decision-rows';
+import type { DecisionSink, WithdrawResult } from './ports';
 import type { LinkSpec, ModelRef } from './types';
 
 export interface HelperSideDeps {
@@ -14,7 +15,7 @@ export interface HelperSideDeps {
   /** The applied link from `owner` to this node's `localId`, if any. */
   linkFor(owner: ModelRef, localId: string): LinkSpec | undefined;
   restoreDelayMs: number;
-  /** Marks this node busy with its own work (a restore is an own load, PROBE-3); returns the end marker. */
+  /** Marks this node busy with a load of its own (a restore: busy for PROBE-3, not a request for PRICE-7); returns the end marker. */
   ownBusy(): () => void;
   /** Own requests that arrived and have not claimed the runtime yet, whatever model they are for. */
   ownPending(): number;
@@ -27,24 +28,38 @@ interface RestorePlan {
   timer?: NodeJS.Timeout;
 }
 
+/** A borrowed request on this node, from its arrival until it ends. */
+interface Borrowed {
+  item: QueueItem;
+  localId: string;
+  owner: ModelRef;
+  /** Aborts its wait for the runtime: taken back before it claimed it (HELPER-2), or withdrawn by its owner. */
+  takeBack?: AbortController;
+  /** It holds the runtime: it always finishes (HELPER-2) and is never cut off (HOLD-4). */
+  started: boolean;
+}
+
+/** How long a withdrawn request id is remembered (a forward still on its way is refused when it arrives). */
+const WITHDRAWN_KEEP_MS = 10 * 60_000;
+const WITHDRAWN_MAX = 10_000;
+
 /**
- * The helper's side (HELPER-1..4): takes borrowed work only while its own queue is empty, hands unstarted borrowed
- * requests back (409 offload_returned) when its own work arrives, respects `load_if_unloaded`, restores what the
- * borrowed work displaced after `offload_restore_delay` of quiet, and logs its helper rows (LOG-4).
+ * The helper's side (HELPER-1..5): takes borrowed work only while its own queue is empty, hands unstarted borrowed
+ * requests back (409 offload_returned) when its own work arrives, answers the master's withdrawals in one step,
+ * respects `load_if_unloaded`, restores what the borrowed work displaced after `offload_restore_delay` of quiet, and
+ * logs its helper rows (LOG-4).
  */
 export class HelperSide {
-  /** Borrowed requests holding an engine slot but still waiting for the runtime: they can still be taken back (HELPER-2). */
-  private readonly claiming = new Map<QueueItem, AbortController>();
+  private readonly borrowed = new Map<string, Borrowed>();
   private readonly restores = new Map<string, RestorePlan>();
-  private borrowedRunning = 0;
-  /** Borrowed requests (ids) that hold the runtime: they always finish (HELPER-2) and are not cut off (HOLD-4). */
-  private readonly started = new Set<string>();
-
-  hasStarted(requestId: string): boolean {
-    return this.started.has(requestId);
-  }
+  /** Request ids the master withdrew before they started here, with when (HOLD-4, HELPER-5). */
+  private readonly withdrawnIds = new Map<string, number>();
 
   constructor(private readonly deps: HelperSideDeps) {}
+
+  hasStarted(requestId: string): boolean {
+    return this.borrowed.get(requestId)?.started ?? false;
+  }
 
   private ownWaiting(): number {
     return this.deps.queues().reduce((n, q) => n + q.ownWaiting(), 0);
@@ -59,70 +74,119 @@ export class HelperSide {
     return this.deps.queues().reduce((n, q) => n + q.borrowedActive() + q.borrowedWaiting(), 0);
   }
 
+  /** Borrowed requests holding an engine slot (running, or about to claim the runtime) on the runtime lane of `localId`. */
+  borrowedOnRuntime(localId: string): number {
+    const lane = this.deps.supervisor.adapter(localId).lane;
+    let n = 0;
+    for (const b of this.borrowed.values()) if (b.item.state === 'active' && this.deps.supervisor.adapter(b.localId).lane === lane) n++;
+    return n;
+  }
+
   /** A borrowed request arrives: null when accepted, else why it is handed straight back (409). */
-  checkArrival(localId: string, owner: ModelRef): string | null {
-    if (!this.acceptsBorrowed()) return this.returned(localId, owner, 'busy_on_arrival');
+  checkArrival(localId: string, owner: ModelRef, requestId: string): BorrowedReturnedReason | null {
+    this.forgetOldWithdrawals();
+    if (this.withdrawnIds.has(requestId)) return this.refuse(localId, owner, requestId, 'withdrawn');
+    if (!this.acceptsBorrowed()) return this.refuse(localId, owner, requestId, 'busy_on_arrival');
     const link = this.deps.linkFor(owner, localId);
-    if (!link) return this.returned(localId, owner, 'no_link');
-    if (!link.loadIfUnloaded && this.deps.supervisor.state(localId) !== 'ready') return this.returned(localId, owner, 'load_forbidden');
+    if (!link) return this.refuse(localId, owner, requestId, 'no_link');
+    if (!link.loadIfUnloaded && this.deps.supervisor.state(localId) !== 'ready') return this.refuse(localId, owner, requestId, 'load_forbidden');
+    // HELPER-4: borrowed work arriving on either lane restarts every pending restore's quiet period.
+    this.restartRestoreTimers();
     return null;
   }
 
-  private returned(localId: string, owner: ModelRef, reason: string): string {
-    this.deps.decisions.add({ kind: 'helper', event: 'borrowed_returned', at: this.deps.now(), ownerNode: owner.nodeId, ownerModel: owner.model, helperNode: this.deps.nodeId, helperModel: localId, reason });
+  private refuse(localId: string, owner: ModelRef, requestId: string, reason: BorrowedReturnedReason): BorrowedReturnedReason {
+    this.deps.decisions.add(borrowedReturnedRow({
+      at: this.deps.now(), linkId: this.deps.linkFor(owner, localId)?.id ?? null, owner, helper: { nodeId: this.deps.nodeId, model: localId }, requestId, reason,
+      borrowedInBackend: this.borrowedOnRuntime(localId),
+    }));
     return reason;
   }
 
-  /** The node's own request arrived: hand back every borrowed request that has not claimed the runtime (HELPER-1/2, HELPER-4). */
+  /** An accepted borrowed request, queued here: tracked until it ends. */
+  admitted(item: QueueItem, localId: string, owner: ModelRef): void {
+    this.borrowed.set(item.id, { item, localId, owner, started: false });
+  }
+
+  /** The node's own request arrived: hand back every borrowed request that has not claimed the runtime (HELPER-1/2), cancel pending restores (HELPER-4). */
   onOwnArrival(): void {
-    for (const plan of this.restores.values()) {
-      if (plan.timer) clearTimeout(plan.timer);
-      plan.timer = undefined;
-    }
+    for (const plan of this.restores.values()) clearTimeout(plan.timer);
     this.restores.clear();
     for (const q of this.deps.queues()) {
-      for (const item of q.returnBorrowed('own_work_arrived')) this.takenBack(q.localId, item);
+      for (const item of q.returnBorrowed('own_work_arrived')) this.takenBack(q.localId, item, 'own_work_arrived');
     }
-    for (const [item, ctl] of this.claiming) {
-      ctl.abort();
-      this.claiming.delete(item);
-      this.takenBack(this.localOf(item), item);
-      this.claimingModel.delete(item);
+    for (const b of this.borrowed.values()) {
+      if (b.started || !b.takeBack || b.takeBack.signal.aborted) continue;
+      b.takeBack.abort(new Error('own_work_arrived'));
+      this.takenBack(b.localId, b.item, 'own_work_arrived');
     }
   }
 
-  private readonly claimingModel = new Map<QueueItem, string>();
-
-  private localOf(item: QueueItem): string {
-    return this.claimingModel.get(item) ?? '';
+  /**
+   * HOLD-4 / HELPER-5: the master withdraws lent requests. In one step (nothing can run in between): a request that
+   * holds the runtime is `started` and finishes; any other is `withdrawn` — handed back if it waits here, and
+   * refused if it arrives later — so a request is never run twice.
+   */
+  withdraw(requestIds: string[]): Record<string, WithdrawResult> {
+    this.forgetOldWithdrawals();
+    const out: Record<string, WithdrawResult> = {};
+    for (const id of requestIds) {
+      const b = this.borrowed.get(id);
+      if (b?.started) {
+        out[id] = 'started';
+        continue;
+      }
+      this.withdrawnIds.set(id, this.deps.now());
+      out[id] = 'withdrawn';
+      if (!b) continue;
+      const q = this.deps.queues().find((x) => x.localId === b.localId);
+      if (q?.returnOne(id, 'withdrawn')) this.takenBack(b.localId, b.item, 'withdrawn');
+      else if (b.takeBack && !b.takeBack.signal.aborted) {
+        b.takeBack.abort(new Error('withdrawn'));
+        this.takenBack(b.localId, b.item, 'withdrawn');
+      }
+    }
+    return out;
   }
 
-  /** LOG-4: one borrowed_returned row per request handed back because own work arrived. */
-  private takenBack(localId: string, item: QueueItem) {
+  private forgetOldWithdrawals() {
+    const cutoff = this.deps.now() - WITHDRAWN_KEEP_MS;
+    for (const [id, at] of this.withdrawnIds) {
+      if (at >= cutoff && this.withdrawnIds.size <= WITHDRAWN_MAX) break;
+      this.withdrawnIds.delete(id);
+    }
+  }
+
+  /** LOG-4: one borrowed_returned row per request handed back after it was accepted. */
+  private takenBack(localId: string, item: QueueItem, reason: BorrowedReturnedReason) {
+    const b = this.borrowed.get(item.id);
     const [ownerNode, ...rest] = (item.owner ?? '/').split('/');
-    this.deps.decisions.add({ kind: 'helper', event: 'borrowed_returned', at: this.deps.now(), ownerNode, ownerModel: rest.join('/'), helperNode: this.deps.nodeId, helperModel: localId, reason: 'own_work_arrived', requestId: item.id });
+    const owner = b?.owner ?? { nodeId: ownerNode, model: rest.join('/') };
+    this.deps.decisions.add(borrowedReturnedRow({
+      at: this.deps.now(), linkId: this.deps.linkFor(owner, localId)?.id ?? null, owner, helper: { nodeId: this.deps.nodeId, model: localId }, requestId: item.id, reason,
+      borrowedInBackend: this.borrowedOnRuntime(localId),
+    }));
   }
 
   /** A borrowed request got an engine slot: until it claims the runtime it can still be taken back. */
-  claimSignal(item: QueueItem, localId: string): AbortSignal {
+  claimSignal(item: QueueItem): AbortSignal {
+    const b = this.borrowed.get(item.id);
     const ctl = new AbortController();
-    this.claiming.set(item, ctl);
-    this.claimingModel.set(item, localId);
+    if (b) b.takeBack = ctl;
+    if (this.withdrawnIds.has(item.id)) ctl.abort(new Error('withdrawn'));
     return ctl.signal;
   }
 
-  /** The borrowed request holds the runtime now: it always finishes. Remembers what the run displaced. */
-  claimed(item: QueueItem, localId: string): void {
-    this.started.add(item.id);
-    this.claiming.delete(item);
-    this.claimingModel.delete(item);
-    this.borrowedRunning++;
-    const lane = this.deps.supervisor.adapter(localId).lane;
-    const plan = this.restores.get(lane);
-    if (plan?.timer) {
-      clearTimeout(plan.timer);
-      plan.timer = undefined;
-    }
+  /**
+   * The borrowed request got the runtime. False when it was taken back or withdrawn meanwhile: it must not start
+   * (the caller gives the runtime back and answers 409). Otherwise it always finishes from here.
+   */
+  claimed(item: QueueItem): boolean {
+    const b = this.borrowed.get(item.id);
+    if (!b || b.takeBack?.signal.aborted || this.withdrawnIds.has(item.id)) return false;
+    b.started = true;
+    this.restartRestoreTimers();
+    return true;
   }
 
   /** Before a borrowed request's lane switch: what the lane holds now is what a run restores. */
@@ -133,21 +197,27 @@ export class HelperSide {
     if (held && held !== localId) this.restores.set(lane, { lane, previous: held });
   }
 
-  /** A borrowed request ended (or was taken back before claiming). */
-  borrowedDone(item: QueueItem, localId: string, owner: ModelRef, claimedRuntime: boolean): void {
-    this.started.delete(item.id);
-    this.claiming.delete(item);
-    this.claimingModel.delete(item);
-    if (claimedRuntime) this.borrowedRunning--;
+  /** A borrowed request ended (answered, failed, taken back or withdrawn). */
+  borrowedDone(item: QueueItem, localId: string, owner: ModelRef): void {
+    this.borrowed.delete(item.id);
     const lane = this.deps.supervisor.adapter(localId).lane;
     const plan = this.restores.get(lane);
-    if (plan && this.deps.linkFor(owner, localId)?.restoreAfterBorrow) this.scheduleRestore(plan);
-    else if (plan && !this.deps.linkFor(owner, localId)?.restoreAfterBorrow) this.restores.delete(lane);
+    if (plan && !this.deps.linkFor(owner, localId)?.restoreAfterBorrow) {
+      clearTimeout(plan.timer);
+      this.restores.delete(lane);
+    }
+    // The quiet period starts now for every pending restore, on either lane (HELPER-4).
+    this.restartRestoreTimers();
+  }
+
+  /** HELPER-4: every pending restore waits `restoreDelayMs` from the latest borrowed work on either lane. */
+  private restartRestoreTimers() {
+    for (const plan of this.restores.values()) this.scheduleRestore(plan);
   }
 
   /** HELPER-4: reload the displaced model once `restoreDelayMs` passed with no borrowed work and no own work running. */
   private scheduleRestore(plan: RestorePlan) {
-    if (plan.timer) clearTimeout(plan.timer);
+    clearTimeout(plan.timer);
     plan.timer = setTimeout(() => void this.tryRestore(plan), this.deps.restoreDelayMs);
     plan.timer.unref();
   }
@@ -156,7 +226,7 @@ export class HelperSide {
     plan.timer = undefined;
     if (this.restores.get(plan.lane) !== plan) return;
     const lanes = this.deps.supervisor.laneStatus();
-    const busy = this.borrowedInFlight() > 0 || this.claiming.size > 0 || lanes.some((l) => l.inflight > 0 || l.queued > 0);
+    const busy = this.borrowedInFlight() > 0 || this.borrowed.size > 0 || lanes.some((l) => l.inflight > 0 || l.queued > 0);
     if (busy) return this.scheduleRestore(plan);
     this.restores.delete(plan.lane);
     if (lanes.find((l) => l.lane === plan.lane)?.loaded === plan.previous) return;
@@ -171,14 +241,19 @@ export class HelperSide {
     }
   }
 
-  /** LOG-4: the node's own request waited behind borrowed jobs already in the backend. */
-  nativeWaited(localId: string, borrowedInBackend: number, waitedMs: number): void {
+  /** Restores waiting for their quiet period, per lane (what each would load back). */
+  pendingRestores(): { lane: string; previous: string }[] {
+    return [...this.restores.values()].map((p) => ({ lane: p.lane, previous: p.previous }));
+  }
+
+  /** LOG-4: the node's own request waited behind borrowed jobs already in the backend of its runtime; the wait includes the lane's. */
+  nativeWaited(localId: string, requestId: string | null, borrowedInBackend: number, waitedMs: number): void {
     if (borrowedInBackend <= 0) return;
-    this.deps.decisions.add({ kind: 'helper', event: 'native_waited_behind_borrowed', at: this.deps.now(), helperNode: this.deps.nodeId, helperModel: localId, borrowedInBackend, waitedMs: Math.round(waitedMs) });
+    this.deps.decisions.add(nativeWaitedBehindBorrowedRow({ at: this.deps.now(), model: { nodeId: this.deps.nodeId, model: localId }, requestId, borrowedInBackend, waitedMs: Math.round(waitedMs) }));
   }
 
   stop(): void {
-    for (const plan of this.restores.values()) if (plan.timer) clearTimeout(plan.timer);
+    for (const plan of this.restores.values()) clearTimeout(plan.timer);
     this.restores.clear();
   }
 }

@@ -7,7 +7,8 @@ import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, 
 import { ModelQueue, type QueueItem } from '../queue';
 import type { ModelRegistry } from '../registry';
 import type { AnalyticsStore } from '../store';
-import type { AdmitRequest, BorrowedTicket, LendingGate, OwnTicket } from './gate';
+import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
+import type { ReturnedReason } from './decision-rows';
 import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
 import { lentCutoffAt } from './holds';
@@ -23,7 +24,7 @@ export interface LendingNodeDeps {
   decisions: DecisionSink;
   log: FastifyBaseLogger;
   /** Own-work activity of this node (borrowed work excluded, PROBE-3). */
-  activity: { idleMs(): number; sinceOwnRequestMs(): number | null; begin(): () => void };
+  activity: { idleMs(): number; sinceOwnRequestMs(): number | null; beginLoad(): () => void };
   now?(): number;
 }
 
@@ -61,7 +62,7 @@ export class LendingNode implements LendingGate {
       queues: () => [...this.queues.values()],
       linkFor: (owner, id) => this.links.find((l) => l.owner.nodeId === owner.nodeId && l.owner.model === owner.model && l.helper.nodeId === deps.nodeId && l.helper.model === id),
       restoreDelayMs: deps.config.cluster.offload_restore_delay,
-      ownBusy: () => deps.activity.begin(),
+      ownBusy: () => deps.activity.beginLoad(),
       ownPending: () => this.ownPending,
     });
   }
@@ -107,14 +108,24 @@ export class LendingNode implements LendingGate {
   /** Own requests that arrived and have not yet claimed the runtime (router queue or lane wait alike). */
   private ownPending = 0;
 
-  ownArrived(): () => void {
+  ownArrived(localId: string, requestId: string): OwnArrival {
     this.helper.onOwnArrival();
     this.ownPending++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
+    const arrivedAt = this.now();
+    // LOG-4: borrowed jobs already in the backend of this request's runtime (any model on it) when it arrived.
+    const borrowedAhead = this.helper.borrowedOnRuntime(localId);
+    let pending = true;
+    const settle = () => {
+      if (!pending) return false;
+      pending = false;
       this.ownPending--;
+      return true;
+    };
+    return {
+      claimed: () => {
+        if (settle()) this.helper.nativeWaited(localId, requestId, borrowedAhead, this.now() - arrivedAt);
+      },
+      done: () => void settle(),
     };
   }
 
@@ -137,19 +148,15 @@ export class LendingNode implements LendingGate {
     const queue = this.queues.get(localId)!;
     const item = this.item(req, false);
     const owner: ModelRef = { nodeId: this.deps.nodeId, model: localId };
-    const borrowedAhead = queue.borrowedActive();
     let dispatch = await queue.enqueue(item, signal);
     for (;;) {
       const waitedMs = this.now() - item.arrivedAt;
-      if (dispatch.kind === 'engine') {
-        this.helper.nativeWaited(localId, borrowedAhead, waitedMs);
-        return { kind: 'engine', waitedMs, done: () => queue.finished(item) };
-      }
+      if (dispatch.kind === 'engine') return { kind: 'engine', waitedMs, done: () => queue.finished(item) };
       if (dispatch.kind === 'returned') throw new Error('own requests are never handed back');
       const lease = dispatch.lease as LeaseGrant;
       // HOLD-4: a helper that has not started answering by 3 × (switch + job) + 30 s is cut off; the owner serves it.
+      // The master withdraws it only on the helper's definite word that it has not started it (and then never will).
       const cutoffAt = lentCutoffAt(item.startedAt ?? this.now(), lease);
-      // The master cuts it off only if the helper has not started it: once generating it finishes (HELPER-2).
       const timer = cutoffAt === null ? undefined : setTimeout(() => void this.master!.cutOff(item.id).catch(() => false), Math.max(0, cutoffAt - this.now()));
       timer?.unref();
       let answer: RelayAnswer;
@@ -164,33 +171,44 @@ export class LendingNode implements LendingGate {
         return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper };
       }
       if (signal.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
-      this.owner.returned(localId, item, answer.reason);
+      this.owner.returned(localId, item, answer.kind === 'refused' ? answer.reason : returnedReason(answer.reason));
       dispatch = await queue.requeue(item, signal);
     }
   }
 
   async admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, signal: AbortSignal): Promise<BorrowedTicket> {
-    const refusal = this.helper.checkArrival(localId, owner);
-    if (refusal) throw offloadReturned(refusal);
     const queue = this.queues.get(localId)!;
     const item = { ...this.item(req, true), owner: `${owner.nodeId}/${owner.model}` };
-    const d = await queue.enqueue(item, signal);
-    if (d.kind === 'returned') throw offloadReturned(d.reason);
-    const takeBack = this.helper.claimSignal(item, localId);
+    const refusal = this.helper.checkArrival(localId, owner, item.id);
+    if (refusal) throw offloadReturned(refusal);
+    this.helper.admitted(item, localId, owner);
+    let d;
+    try {
+      d = await queue.enqueue(item, signal);
+    } catch (err) {
+      this.helper.borrowedDone(item, localId, owner);
+      throw err;
+    }
+    if (d.kind === 'returned') {
+      this.helper.borrowedDone(item, localId, owner);
+      throw offloadReturned(d.reason);
+    }
+    const takeBack = this.helper.claimSignal(item);
     this.helper.beforeBorrowedLoad(localId);
-    let claimed = false;
     return {
       waitedMs: this.now() - item.arrivedAt,
       takeBack,
-      claimed: () => {
-        claimed = true;
-        this.helper.claimed(item, localId);
-      },
+      claimed: () => this.helper.claimed(item),
       done: () => {
         queue.finished(item);
-        this.helper.borrowedDone(item, localId, owner, claimed);
+        this.helper.borrowedDone(item, localId, owner);
       },
     };
+  }
+
+  /** HOLD-4 / HELPER-5: the master withdraws lent requests from this helper (see HelperSide.withdraw). */
+  withdraw(requestIds: string[]) {
+    return this.helper.withdraw(requestIds);
   }
 
   /** Pricing work of a held request: expected answer tokens for text (its max_tokens, else the measured mean), pixels × steps × count for images. */
@@ -247,6 +265,7 @@ export class LendingNode implements LendingGate {
         pinnedWork: (queue?.view().waiting ?? []).filter((i) => !i.borrowed && !lendable.includes(i)).map((i) => this.workOf(lane, i, profile)),
         active: queue?.activeCount ?? 0,
         lentOut: queue?.lentCount ?? 0,
+        borrowedWaiting: queue?.borrowedWaiting() ?? 0,
         fit: fitFromAnalytics(this.deps.analytics.requestsForLocal(id, now - c.scheduling_sample_window), { now, windowMs: c.scheduling_sample_window, minSamples: c.scheduling_min_samples, lane }),
         loadMs: loadCost(this.deps.analytics.loadsFor(id)),
         contextsize,
@@ -292,3 +311,10 @@ export class LendingNode implements LendingGate {
 export const offloadReturned = (reason: string) => new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`, 'invalid_request_error', null, { reason });
 
 export { refKey };
+
+const RETURNED_REASONS: readonly string[] = ['busy_on_arrival', 'own_work_arrived', 'no_link', 'load_forbidden', 'withdrawn', 'cut_off', 'helper_stalled'];
+
+/** A helper's or the master's hand-back reason as the owner logs it (an unknown one from another build: `withdrawn`). */
+function returnedReason(reason: string): ReturnedReason {
+  return (RETURNED_REASONS.includes(reason) ? reason : 'withdrawn') as ReturnedReason;
+}

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ModelQueue, QueueItem } from '../queue';
-import { helperLentFinishAt, holdReleaseReason, shouldHoldSecondSlot } from './holds';
+import { lendableItem, type ModelQueue, type QueueItem } from '../queue';
+import { heldForHelperRow, leaseClearedRow, leaseRefusedRow, leaseUpdatedRow, lentRow, returnedRow, type LeaseClearedReason, type ReturnedReason } from './decision-rows';
+import { helperLentFinishAt, holdReleaseReason, measuredLease, shouldHoldSecondSlot } from './holds';
 import type { DecisionSink, MasterPort } from './ports';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
 
@@ -74,28 +75,29 @@ export class OwnerSide {
 
   /** A lease (or none) from the master, answered to an event or pushed on a tick; false when refused. */
   apply(localId: string, grant: LeaseGrant | null): boolean {
-    const queue = this.deps.queueOf(localId);
     if (grant && !this.deps.isOwner(localId)) {
-      this.row('lease_refused', localId, grant, { reason: 'not_an_owner' });
+      this.deps.decisions.add(leaseRefusedRow({ ...this.leaseArgs(localId, grant), reason: 'not_an_owner' }));
       return false;
     }
     const old = this.leases.get(localId);
     if (old) clearTimeout(old.timer);
     if (!grant) {
-      if (old) {
-        this.leases.delete(localId);
-        this.row('lease_cleared', localId, old.grant, { reason: 'no_lease', requestsOut: queue?.lentCount ?? 0 });
-        this.releaseHeld(localId);
-      }
+      if (old) this.clear(localId, old.grant, 'no_lease');
       return true;
     }
     const expiresAt = this.deps.now() + grant.ttlMs;
     const timer = setTimeout(() => this.expire(localId, expiresAt), grant.ttlMs);
     timer.unref();
     this.leases.set(localId, { grant, expiresAt, timer });
-    if (!old || old.grant.helper.nodeId !== grant.helper.nodeId || old.grant.helper.model !== grant.helper.model || old.grant.slots !== grant.slots || old.grant.probe !== grant.probe) {
-      this.row('lease_updated', localId, grant, { requestsOut: queue?.lentCount ?? 0, details: JSON.stringify({ probe: grant.probe, ttlMs: grant.ttlMs, measured: grant.measured }) });
+    if (!old || changed(old.grant, grant)) {
+      this.deps.decisions.add(leaseUpdatedRow({
+        ...this.leaseArgs(localId, grant), helper: grant.helper, linkId: grant.linkId, slots: grant.slots, probe: grant.probe, ttlMs: grant.ttlMs,
+        ownerJobMs: grant.ownerJobMs, helperJobMs: grant.helperJobMs, details: { measured: grant.measured },
+      }));
     }
+    // HOLD-2: a request held for the helper goes to the owner when the lease it was held under is gone: it names
+    // another helper, or it became a probe or lost its measured speeds (only measured leases hold).
+    if (old && (changed(old.grant, grant) || !measuredLease(grant))) this.releaseHeld(localId);
     this.dispatch(localId);
     return true;
   }
@@ -103,9 +105,21 @@ export class OwnerSide {
   private expire(localId: string, expiresAt: number) {
     const l = this.leases.get(localId);
     if (!l || l.expiresAt !== expiresAt) return;
+    this.clear(localId, l.grant, 'ttl_expired');
+  }
+
+  private clear(localId: string, grant: LeaseGrant, reason: LeaseClearedReason) {
     this.leases.delete(localId);
-    this.row('lease_cleared', localId, l.grant, { reason: 'ttl_expired', requestsOut: this.deps.queueOf(localId)?.lentCount ?? 0 });
+    this.deps.decisions.add(leaseClearedRow({ ...this.leaseArgs(localId, grant), reason }));
     this.releaseHeld(localId);
+  }
+
+  /** The columns every owner dispatch row shares: the lease, and how many of this model's requests are out now. */
+  private leaseArgs(localId: string, grant: LeaseGrant | null) {
+    return {
+      at: this.deps.now(), linkId: grant?.linkId ?? null, owner: { nodeId: this.deps.nodeId, model: localId } as ModelRef,
+      helper: grant?.helper ?? null, slots: grant?.slots ?? null, requestsOut: this.deps.queueOf(localId)?.lentCount ?? 0,
+    };
   }
 
   /**
@@ -116,18 +130,20 @@ export class OwnerSide {
   holdSecond(localId: string, item: QueueItem, firstStartedAt: number): boolean {
     const queue = this.deps.queueOf(localId);
     const grant = this.lease(localId);
-    if (!queue || !grant) return false;
+    // Only a request the helper could take is held: lendable, and (LLM-2) within the helper's window.
+    if (!queue || !grant || !lendableItem(item) || !this.fitsHelper(localId, item, grant)) return false;
     const now = this.deps.now();
     const lent = queue.view().lent;
     const verdict = shouldHoldSecondSlot({
       now, enabled: this.deps.holdEnabled, ownerCurrentStartedAt: firstStartedAt, lease: grant, lentOut: lent.length,
       helperLentFinishAt: grant.helperJobMs === null ? null : helperLentFinishAt(lent.map((i) => i.startedAt ?? now), grant.helperJobMs, grant.helperSwitchMs ?? 0),
     });
-    if (!verdict.hold || verdict.releaseAt === null) return false;
-    this.row('held_for_helper', localId, grant, {
-      requestId: item.id, requestsOut: lent.length, ownerPredictedFinishMs: verdict.ownerFinishMs, waitedMs: now - item.arrivedAt,
-      details: JSON.stringify({ helperPredictedFinishMs: verdict.helperFinishMs }),
-    });
+    if (!verdict.hold || verdict.releaseAt === null || verdict.ownerFinishMs === null || grant.ownerJobMs === null || grant.helperJobMs === null) return false;
+    this.deps.decisions.add(heldForHelperRow({
+      ...this.leaseArgs(localId, grant), helper: grant.helper, requestId: item.id, ownerPredictedFinishMs: verdict.ownerFinishMs,
+      ownerJobMs: grant.ownerJobMs, helperJobMs: grant.helperJobMs, waitedMs: now - item.arrivedAt,
+      details: verdict.helperFinishMs === null ? undefined : { helperPredictedFinishMs: verdict.helperFinishMs },
+    }));
     clearTimeout(this.holdTimers.get(localId));
     const timer = setTimeout(() => {
       const reason = holdReleaseReason({ now: this.deps.now(), enabled: this.deps.holdEnabled, ownerBusy: queue.activeCount > 0, leaseLive: this.lease(localId) !== null, releaseAt: verdict.releaseAt! });
@@ -144,33 +160,50 @@ export class OwnerSide {
     this.deps.queueOf(localId)?.releaseHeld();
   }
 
-  /** Lends held requests up to the lease's slots (LEASE-4); a request too large for the helper stays (LLM-2). */
+  /** LLM-2: the request's estimated size fits the helper's window (unknown window or size: it fits). */
+  private fitsHelper(localId: string, item: QueueItem, grant: LeaseGrant): boolean {
+    const tokens = this.deps.tokensOf?.(localId, item) ?? null;
+    return !grant.helperContextsize || tokens === null || tokens <= grant.helperContextsize;
+  }
+
+  private readonly dispatching = new Set<string>();
+  private readonly dispatchAgain = new Set<string>();
+
+  /**
+   * Lends held requests up to the lease's slots (LEASE-4); a request too large for the helper stays (LLM-2). Lending
+   * changes the queue, and the queue tells this side again: such a nested call only asks for one more pass, so every
+   * lent request gets exactly one `lent` row, written when it leaves, with the requests out counting it.
+   */
   dispatch(localId: string): void {
-    const grant = this.lease(localId);
-    const queue = this.deps.queueOf(localId);
-    if (!grant || !queue) return;
-    const outToHelper = () => queue.view().lent.length;
-    for (const item of queue.lendable()) {
-      if (outToHelper() >= grant.slots) break;
-      const tokens = this.deps.tokensOf?.(localId, item) ?? null;
-      if (grant.helperContextsize && tokens !== null && tokens > grant.helperContextsize) continue;
-      if (queue.lend(item, grant)) this.row('lent', localId, grant, { requestsOut: outToHelper(), requestId: item.id });
+    if (this.dispatching.has(localId)) {
+      this.dispatchAgain.add(localId);
+      return;
+    }
+    this.dispatching.add(localId);
+    try {
+      do {
+        this.dispatchAgain.delete(localId);
+        this.lendUpToSlots(localId);
+      } while (this.dispatchAgain.has(localId));
+    } finally {
+      this.dispatching.delete(localId);
     }
   }
 
-  /** A lent request came back (409 from the helper, or refused by the master): recorded, never lent again. */
-  returned(localId: string, item: QueueItem, reason: string): void {
+  private lendUpToSlots(localId: string): void {
     const grant = this.lease(localId);
-    this.row('returned', localId, grant, { reason, requestId: item.id, requestsOut: this.deps.queueOf(localId)?.lentCount ?? 0 });
+    const queue = this.deps.queueOf(localId);
+    if (!grant || !queue) return;
+    for (const item of queue.lendable()) {
+      if (queue.lentCount >= grant.slots) break;
+      if (!this.fitsHelper(localId, item, grant)) continue;
+      if (queue.lend(item, grant)) this.deps.decisions.add(lentRow({ ...this.leaseArgs(localId, grant), helper: grant.helper, requestId: item.id }));
+    }
   }
 
-  private row(event: string, localId: string, grant: LeaseGrant | null, extra: Record<string, unknown>) {
-    const owner: ModelRef = { nodeId: this.deps.nodeId, model: localId };
-    this.deps.decisions.add({
-      kind: 'dispatch', event, at: this.deps.now(), linkId: grant?.linkId ?? null,
-      ownerNode: owner.nodeId, ownerModel: owner.model, helperNode: grant?.helper.nodeId ?? null, helperModel: grant?.helper.model ?? null,
-      slots: grant?.slots ?? null, ownerJobMs: grant?.ownerJobMs ?? null, helperJobMs: grant?.helperJobMs ?? null, ...extra,
-    });
+  /** A lent request came back (409 from the helper, refused by the master, cut off): recorded, never lent again. */
+  returned(localId: string, item: QueueItem, reason: ReturnedReason): void {
+    this.deps.decisions.add(returnedRow({ ...this.leaseArgs(localId, this.lease(localId)), requestId: item.id, reason }));
   }
 
   stop(): void {
@@ -179,3 +212,7 @@ export class OwnerSide {
     this.leases.clear();
   }
 }
+
+/** A lease names another helper, slot count or kind than before. */
+const changed = (a: LeaseGrant, b: LeaseGrant) =>
+  a.helper.nodeId !== b.helper.nodeId || a.helper.model !== b.helper.model || a.slots !== b.slots || a.probe !== b.probe || a.measured !== b.measured;

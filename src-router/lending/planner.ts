@@ -48,8 +48,9 @@ function gateReason(owner: Owner, link: LinkSpec, node: NodeState | undefined, h
   if (!node.acceptsBorrowed) return 'helper_not_accepting';
   if (claimed) return 'helper_claimed';
   if (p.mustSwitch && !link.loadIfUnloaded) return 'load_forbidden';
-  // LLM-2: the window must hold the mean estimated size of the owner's queued requests. Interpretation of
-  // "No token profile, no estimate": without an estimate the gate cannot be passed, so no lease and no probe.
+  // LLM-2: the window must hold the mean estimated size of the owner's queued requests. Before the owner has a
+  // token profile the node sends a safe upper bound instead (body bytes + the answer's room), so a helper whose
+  // window surely holds the work is probed even then (PROBE-2: "even when ... neither side is priced yet").
   if (link.lane === 'text' && (owner.state.meanHeldTokens === null || owner.state.meanHeldTokens > (helper.contextsize ?? 0))) return 'context_too_small';
   return null;
 }
@@ -133,7 +134,7 @@ function row(input: PlanInput, owner: Owner, e: PairEval, outcome: PlanRow['outc
     held: owner.state.held,
     backlog: owner.state.held + (owner.state.pinnedWork?.length ?? 0) + Math.max(0, owner.state.active),
     ownerDrainMs: drain, helperSwitchMs: p?.helperSwitchMs ?? null,
-    helperServiceMs: p?.helperServiceMs ?? null, serviceSource: p?.serviceSource ?? null,
+    helperServiceMs: p?.helperServiceMs ?? null, serviceSource: p?.serviceSource ?? null, helperBusyMs: p?.helperBusyMs ?? null,
     helperIdleMs: e.node?.ownIdleMs ?? 0, ownerJobMs: ownerJob, helperRestoreMs: p?.helperRestoreMs ?? null,
     probeDueAt, outcome, reason, slots,
   };

@@ -1,3 +1,4 @@
+import type { DecisionInput } from '../store/decision-log-row';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
 
 /** A lent request on its way owner → master → helper (LEASE-5); only non-streaming bodies are lent (LLM-4). */
@@ -22,11 +23,21 @@ export interface MasterPort {
   /** Reports a queue event of an owner model; answers with its lease, or null for no lease (LEASE-2, LEASE-4). */
   event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null>;
   relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;
-  /** HOLD-4: cut a lent request off if its helper has not started it; true when it was cut (it comes back as returned). */
+  /**
+   * HOLD-4: cut a lent request off if its helper has not started it; true when it was cut (it comes back as
+   * returned). Only the helper's definite answer cuts: one that cannot be asked counts as started.
+   */
   cutOff(requestId: string): Promise<boolean>;
 }
 
-/** Where decisions are written (the batched decision log). Rows are plain objects of DecisionRow fields. */
+/**
+ * The helper's answer for one lent request the master withdraws (HOLD-4 cut-off, HELPER-5 stall return), given in
+ * one step the helper cannot race: `withdrawn` — it had not started it and never will (a late arrival is refused);
+ * `started` — it holds the runtime and finishes it.
+ */
+export type WithdrawResult = 'withdrawn' | 'started';
+
+/** Where decisions are written (the batched decision log). Every row is built by its typed builder (decision-rows.ts). */
 export interface DecisionSink {
-  add(row: Record<string, unknown>): void;
+  add(row: DecisionInput): void;
 }

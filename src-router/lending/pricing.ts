@@ -26,7 +26,11 @@ export interface PairPrice {
   /** The helper's predicted time for the priced job (its own fit, else the owner's: PRICE-3). */
   helperServiceMs: number | null;
   serviceSource: 'helper' | 'owner_fallback' | null;
-  /** PRICE-1/5: switch + first job + the displaced model's reload; null when any part is unpriced. */
+  /** Jobs already at the helper's engine or waiting for it as borrowed work: the lent job starts after them. */
+  helperBusyJobs: number;
+  /** PRICE-1: those jobs' predicted time (each priced as the helper's job); null when the job is unpriced. */
+  helperBusyMs: number | null;
+  /** PRICE-1/5: switch + work already at the helper + first job + the displaced model's reload; null when any part is unpriced. */
   helperCostMs: number | null;
 }
 
@@ -76,6 +80,19 @@ export function restoreMs(node: NodeState, displaced: string | null): number | n
   return findModel(node, displaced)?.loadMs ?? null;
 }
 
+/**
+ * PRICE-1: how many jobs the helper's runtime must finish before a lent job can start there: every request at its
+ * engine now (its own, borrowed ones, or the displaced model's, which a switch waits to drain) and borrowed
+ * requests already waiting in its router queue for the helper model. Interpretation: the snapshot carries no work
+ * measure for them, so each is priced as one job of the priced work.
+ */
+export function helperBusyJobs(node: NodeState, helper: ModelState): number {
+  const holds = node.lanes[runtimeLaneOf(helper)] ?? null;
+  const inLane = holds === null || holds === helper.model ? helper : findModel(node, holds);
+  const atEngine = Math.max(0, inLane?.active ?? 0);
+  return atEngine + (inLane === helper ? 0 : Math.max(0, helper.active)) + Math.max(0, helper.borrowedWaiting ?? 0);
+}
+
 export function pricePair(owner: ModelState, helperNode: NodeState, helper: ModelState): PairPrice {
   const work = owner.heldWork.length ? owner.heldWork[0] : null;
   const ownerJobMs = work === null ? null : predict(owner.fit, work);
@@ -83,10 +100,12 @@ export function pricePair(owner: ModelState, helperNode: NodeState, helper: Mode
   const helperSwitchMs = mustSwitch ? helper.loadMs : 0;
   const helperRestoreMs = mustSwitch ? restoreMs(helperNode, displaced) : 0;
   const service = servicePrice(helper.fit, owner.fit, work);
-  const helperCostMs = helperSwitchMs !== null && helperRestoreMs !== null && service.ms !== null ? helperSwitchMs + service.ms + helperRestoreMs : null;
+  const busyJobs = helperBusyJobs(helperNode, helper);
+  const helperBusyMs = service.ms === null ? null : busyJobs * service.ms;
+  const helperCostMs = helperSwitchMs !== null && helperRestoreMs !== null && service.ms !== null && helperBusyMs !== null ? helperSwitchMs + helperBusyMs + service.ms + helperRestoreMs : null;
   return {
     work, ownerJobMs, ownerDrainMs: ownerDrainMs(owner), mustSwitch, displaced, helperSwitchMs, helperRestoreMs,
-    helperServiceMs: service.ms, serviceSource: service.source, helperCostMs,
+    helperServiceMs: service.ms, serviceSource: service.source, helperBusyJobs: busyJobs, helperBusyMs, helperCostMs,
   };
 }
 

@@ -53,6 +53,8 @@ export interface ModelState {
   active: number;
   /** Requests of this owner currently lent out to helpers. */
   lentOut: number;
+  /** Borrowed requests waiting in this (helper) model's router queue, not yet at its engine (PRICE-1 occupancy). */
+  borrowedWaiting?: number;
   /** The node's own fit for this model, or null before min_samples (PRICE-2). */
   fit: CostFit | null;
   /** Mean measured successful load time (PRICE-4), null when never loaded. */
@@ -62,7 +64,10 @@ export interface ModelState {
   /** LLM-1: serves one request at a time and states a context window (always true for images). */
   eligible: boolean;
   multimodal: boolean;
-  /** LLM-2/3: conservative estimated size in tokens of the mean held request; null without a token profile. */
+  /**
+   * LLM-2/3: conservative estimated size in tokens of the mean held request; before a token profile exists, the
+   * safe upper bound (body bytes + answer room, PROBE-2); null when nothing is held.
+   */
   meanHeldTokens: number | null;
   /**
    * Key in NodeState.lanes of the runtime this model loads into, when it differs from `lane`
@@ -152,6 +157,8 @@ export interface PlanRow {
   helperSwitchMs: number | null;
   helperServiceMs: number | null;
   serviceSource: 'helper' | 'owner_fallback' | null;
+  /** PRICE-1: work already at the helper's engine (or queued there as borrowed) before a lent job, ms; null when unpriced. */
+  helperBusyMs: number | null;
   helperIdleMs: number;
   /** The owner's predicted time for the priced job (the oldest held request), null when unpriced. */
   ownerJobMs: number | null;

@@ -44,6 +44,9 @@ export interface QueueView {
   lent: QueueItem[];
 }
 
+/** Could be lent to a helper: not streaming (LLM-4), not borrowed, not already returned (HELPER-2). */
+export const lendableItem = (i: QueueItem): boolean => !i.stream && !i.borrowed && !i.returned;
+
 export class ModelQueue {
   private readonly waiting: Waiter[] = [];
   private readonly active = new Set<QueueItem>();
@@ -112,7 +115,9 @@ export class ModelQueue {
       if (this.active.size > 0 && this.waiting.some((w) => w.item.state === 'held')) break;
       const next = this.waiting[0];
       if (!next) break;
-      if (this.active.size === 1 && !next.item.borrowed && this.holdPolicy) {
+      // Only a request that could be lent is ever held for the helper (HOLD-1): a stream, a borrowed request or one
+      // that came back from a helper goes to the engine.
+      if (this.active.size === 1 && lendableItem(next.item) && this.holdPolicy) {
         const first = [...this.active][0];
         if (this.holdPolicy(next.item, first.startedAt ?? this.now())) {
           next.item.state = 'held';
@@ -138,19 +143,33 @@ export class ModelQueue {
 
   /** Waiting requests that may be lent: not streaming (LLM-4), not borrowed, not already returned (HELPER-2). */
   lendable(): QueueItem[] {
-    return this.waiting.filter((w) => !w.item.stream && !w.item.borrowed && !w.item.returned).map((w) => w.item);
+    return this.waiting.filter((w) => lendableItem(w.item)).map((w) => w.item);
   }
 
-  /** Withdraws a waiting request for a helper. */
+  /**
+   * Withdraws a waiting request for a helper. The owner is topped back up at once (QUEUE-2): a held request that
+   * leaves frees the second slot's turn for the next waiting one.
+   */
   lend(item: QueueItem, lease: unknown): boolean {
     const w = this.waiting.find((x) => x.item === item);
-    if (!w) return false;
+    if (!w || !lendableItem(item)) return false;
     this.remove(item);
     item.state = 'lent';
     item.startedAt = this.now();
     this.lent.add(item);
     w.resolve({ kind: 'lend', lease });
+    this.pump();
     this.notify('lent');
+    return true;
+  }
+
+  /** Hands back one borrowed request still waiting here (HOLD-4, HELPER-5: its owner withdrew it); false when it does not wait here. */
+  returnOne(id: string, reason: string): boolean {
+    const w = this.waiting.find((x) => x.item.borrowed && x.item.id === id);
+    if (!w) return false;
+    this.remove(w.item);
+    w.resolve({ kind: 'returned', reason });
+    this.notify('withdrawn');
     return true;
   }
 

@@ -11,7 +11,7 @@ import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
-import { imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
+import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
   endpoint: Endpoint;
@@ -95,9 +95,9 @@ export class RequestExecutor {
       payload.onClaimed = ticket.claimed;
       return { kind: 'engine', waitedMs: ticket.waitedMs, done: ticket.done };
     }
-    const ownDone = lending.ownArrived();
-    payload.onClaimed = ownDone;
-    payload.ownDone = ownDone;
+    const arrival = lending.ownArrived(target.localId, req.id);
+    payload.onClaimed = arrival.claimed;
+    payload.ownDone = arrival.done;
     if (!lending.enrolled(target.localId)) return undefined;
     const ticket = await lending.admitOwn(target.localId, req, input.signal);
     return ticket;
@@ -120,15 +120,17 @@ export class RequestExecutor {
     const finish: Finish = (outcome, status, error, extra = {}) => {
       if (finished) return;
       finished = true;
-      upstream?.release();
+      // The engine's job ended with its answer, failed or not; a cancelled one may still be running there.
+      const derived = upstream?.release(outcome === 'cancelled' ? 'cancelled' : 'done') ?? null;
       payload?.ownDone?.();
       onDone?.();
       target.release?.();
       ended?.();
+      const { engineMs, ...measured } = { ...work, ...upstream?.work, ...extra };
       this.deps.onFinished({
         finishedAt: this.now(), nodeId: servedBy.nodeId, model: target.clusterId, localId: servedBy.localId, backend: target.backend,
-        endpoint: input.endpoint, streamed: input.stream, ...work, ...upstream?.work, ...extra, queueWaitMs: (upstream?.waitedMs ?? this.now() - started) + queueWaitMs,
-        durationMs: this.now() - started, outcome, status, error,
+        endpoint: input.endpoint, streamed: input.stream, ...measured, queueWaitMs: (upstream?.waitedMs ?? this.now() - started) + queueWaitMs,
+        durationMs: this.now() - started, ...serviceTime(target, upstream, engineMs, derived), outcome, status, error,
       });
     };
     let queueWaitMs = 0;
@@ -181,9 +183,21 @@ export class RequestExecutor {
   }
 }
 
+/**
+ * PRICE-2: what the row records as the job's service time. Only a local engine's job has one: the engine's own
+ * report where it gives one (the derived value is kept beside it as a cross-check), else the value derived from the
+ * runtime's order; `unknown` when neither. Lent and forwarded requests are measured where they ran.
+ */
+function serviceTime(target: Target, upstream: Upstream | undefined, engineMs: number | undefined, derived: number | null): Pick<RequestRow, 'serviceMs' | 'serviceSource' | 'derivedServiceMs'> {
+  if (target.kind !== 'local' || !upstream) return { serviceMs: null, serviceSource: null, derivedServiceMs: null };
+  if (engineMs !== undefined) return { serviceMs: engineMs, serviceSource: 'engine', derivedServiceMs: derived };
+  if (derived !== null) return { serviceMs: derived, serviceSource: 'derived', derivedServiceMs: derived };
+  return { serviceMs: null, serviceSource: 'unknown', derivedServiceMs: null };
+}
+
 /** Tokens of a lent request's answer, for the owner's analytics. */
 function usageWork(input: ServeInput, body: unknown): WorkMeasure {
-  return input.endpoint === 'chat' || input.endpoint === 'completion' ? { tokensGenerated: usageTokens(body), promptTokens: usagePromptTokens(body) } : {};
+  return input.endpoint === 'chat' || input.endpoint === 'completion' ? { tokensGenerated: usageTokens(body), promptTokens: usagePromptTokens(body), engineMs: engineReportedMs(body) } : {};
 }
 
 function measure(input: ServeInput): WorkMeasure {
@@ -221,6 +235,7 @@ async function* relayEvents(res: Response, upstream: Upstream, target: Target, f
   let tokens = 0;
   let usage: number | undefined;
   let promptTokens: number | undefined;
+  let engineMs: number | undefined;
   let outcome: RequestOutcome = 'cancelled';
   let error: string | null = 'client closed the request';
   let status = 499;
@@ -232,6 +247,7 @@ async function* relayEvents(res: Response, upstream: Upstream, target: Target, f
       if (e.choices?.some((c) => c.delta?.content || c.text)) tokens++;
       if (typeof e.usage?.completion_tokens === 'number') usage = e.usage.completion_tokens;
       promptTokens = usagePromptTokens(e) ?? promptTokens;
+      engineMs = engineReportedMs(e) ?? engineMs;
       yield rewrite(event, target);
     }
     outcome = 'ok';
@@ -245,7 +261,7 @@ async function* relayEvents(res: Response, upstream: Upstream, target: Target, f
     status = e.status;
     throw new RouterError(e.status, e.code, e.message.includes('broke off') || err instanceof RouterError ? e.message : `stream broke off: ${e.message}`);
   } finally {
-    finish(outcome, status, error, { tokensGenerated: usage ?? tokens, promptTokens });
+    finish(outcome, status, error, { tokensGenerated: usage ?? tokens, promptTokens, engineMs });
   }
 }
 

@@ -1,4 +1,4 @@
-import { deadline, type EngineLease, type Supervisor } from '../backends';
+import { deadline, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
 import { RouterError } from './errors';
@@ -13,8 +13,8 @@ export interface RequestPayload {
   signal: AbortSignal;
   /** Aborts the wait for the runtime only (a borrowed request taken back before it claims it, HELPER-2). */
   acquireSignal?: AbortSignal;
-  /** Called once the request holds the runtime. */
-  onClaimed?: () => void;
+  /** Called once the request holds the runtime; returning false gives it back unstarted (a borrowed request withdrawn meanwhile). */
+  onClaimed?: () => boolean | void;
   /** Ends an own request's wait for the runtime (HELPER-1), whatever the outcome. */
   ownDone?: () => void;
 }
@@ -25,7 +25,11 @@ export interface Upstream {
   waitedMs: number;
   /** Work measured from the answer (audio seconds from a verbose transcription). */
   work?: WorkMeasure;
-  release(): void;
+  /**
+   * Ends the call. `done`: the engine answered (its job ended now); `cancelled`: it did not. A local engine's lease
+   * returns the job's derived service time (PRICE-2); other upstreams return null.
+   */
+  release(end?: LeaseEnd): number | null;
   /** Why the call or its body broke (crash with the engine's last words, unreachable node, timeout). */
   explain(err: unknown): Promise<RouterError>;
 }
@@ -48,7 +52,10 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
     if (p.acquireSignal?.aborted && !p.signal.aborted) throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (own_work_arrived)', 'invalid_request_error', null, { reason: 'own_work_arrived' });
     throw err;
   });
-  p.onClaimed?.();
+  if (p.onClaimed?.() === false) {
+    lease.release('unused');
+    throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (withdrawn)', 'invalid_request_error', null, { reason: 'withdrawn' });
+  }
   const signal = AbortSignal.any([p.signal, limit.signal]);
   const explain = async (err: unknown) => {
     if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
@@ -61,9 +68,9 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   const up: Upstream = {
     response: undefined as unknown as Response,
     waitedMs: lease.waitedMs,
-    release: () => {
+    release: (end) => {
       limit.clear();
-      lease.release();
+      return lease.release(end);
     },
     explain,
   };
@@ -73,7 +80,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
     else up.response = await callEngine(lease, route, { json: { ...p.json!, model: target.localId } }, signal);
   } catch (err) {
     const e = await explain(err);
-    up.release();
+    up.release('cancelled');
     throw e;
   }
   return up;
@@ -114,7 +121,13 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
     const response = 'json' in body
       ? await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal })
       : await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal });
-    return { response, waitedMs: 0, release: () => limit.clear(), explain };
+    return {
+      response, waitedMs: 0, explain,
+      release: () => {
+        limit.clear();
+        return null;
+      },
+    };
   } catch (err) {
     const e = await explain(err);
     limit.clear();

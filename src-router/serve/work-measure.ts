@@ -7,6 +7,8 @@ export interface WorkMeasure {
   imageSteps?: number;
   imageCount?: number;
   audioSeconds?: number;
+  /** The engine's own report of its time on the job (llama-server's `timings`), ms. */
+  engineMs?: number;
 }
 
 /** `"1024x768"` → [1024, 768]; undefined when absent or malformed. */
@@ -53,4 +55,16 @@ export function usagePromptTokens(body: unknown): number | undefined {
 export function usageTokens(body: unknown): number | undefined {
   const usage = (body as { usage?: { completion_tokens?: unknown } } | null)?.usage;
   return typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : undefined;
+}
+
+/**
+ * The engine's own time on a job, where it reports one: llama-server's (and the sim's, the built-in engine's)
+ * `timings.prompt_ms + timings.predicted_ms`, on a response body or on the last chunk of a stream.
+ */
+export function engineReportedMs(body: unknown): number | undefined {
+  const t = (body as { timings?: { prompt_ms?: unknown; predicted_ms?: unknown } } | null)?.timings;
+  if (!t || typeof t !== 'object') return undefined;
+  const p = typeof t.prompt_ms === 'number' && Number.isFinite(t.prompt_ms) && t.prompt_ms >= 0 ? t.prompt_ms : undefined;
+  const g = typeof t.predicted_ms === 'number' && Number.isFinite(t.predicted_ms) && t.predicted_ms >= 0 ? t.predicted_ms : undefined;
+  return p === undefined && g === undefined ? undefined : (p ?? 0) + (g ?? 0);
 }

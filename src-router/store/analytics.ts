@@ -3,6 +3,7 @@ import type { Db } from './db';
 export type RequestEndpoint = 'chat' | 'completion' | 'embedding' | 'image' | 'transcription';
 /** `returned`: borrowed work handed back to its owner unstarted (HELPER-1) — not a failure. */
 export type RequestOutcome = 'ok' | 'error' | 'cancelled' | 'returned';
+export type RequestServiceSource = 'engine' | 'derived' | 'unknown';
 
 /** One finished request, with the measure of work it did. */
 export interface RequestRow {
@@ -22,7 +23,17 @@ export interface RequestRow {
   imageCount?: number | null;
   audioSeconds?: number | null;
   queueWaitMs: number;
+  /** Raw: arrival at this node to the end of the answer. */
   durationMs: number;
+  /**
+   * PRICE-2: the time the engine spent on this job alone (cost fits use it): the engine's own report where it gives
+   * one, else derived from the runtime's order (finish − max(dispatch, previous job's finish)). Null when unknown.
+   */
+  serviceMs?: number | null;
+  /** `engine` (reported timings), `derived`, `unknown` (neither could be measured); null on rows from before. */
+  serviceSource?: RequestServiceSource | null;
+  /** The derived value, kept beside an engine-reported one as a cross-check. */
+  derivedServiceMs?: number | null;
   outcome: RequestOutcome;
   status?: number | null;
   error?: string | null;
@@ -53,9 +64,9 @@ export class AnalyticsStore {
   ) {
     this.insertRequestStmt = db.prepare(`INSERT INTO request_analytics
       (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, prompt_tokens, tokens_generated, image_pixels, image_steps, image_count,
-       audio_seconds, queue_wait_ms, duration_ms, outcome, status, error)
+       audio_seconds, queue_wait_ms, duration_ms, service_ms, service_source, derived_service_ms, outcome, status, error)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @endpoint, @streamed, @promptBytes, @promptTokens, @tokensGenerated, @imagePixels, @imageSteps, @imageCount,
-       @audioSeconds, @queueWaitMs, @durationMs, @outcome, @status, @error)`);
+       @audioSeconds, @queueWaitMs, @durationMs, @serviceMs, @serviceSource, @derivedServiceMs, @outcome, @status, @error)`);
     this.insertLoadStmt = db.prepare(`INSERT INTO load_analytics
       (finished_at, node_id, model, local_id, backend, lane, duration_ms, success, displaced_local_id, error)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @lane, @durationMs, @success, @displacedLocalId, @error)`);
@@ -64,10 +75,13 @@ export class AnalyticsStore {
   recordRequest(row: RequestRow): void {
     this.insertRequestStmt.run({
       promptBytes: null, promptTokens: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
+      serviceSource: null,
       ...row,
       streamed: row.streamed ? 1 : 0,
       queueWaitMs: Math.round(row.queueWaitMs),
       durationMs: Math.round(row.durationMs),
+      serviceMs: typeof row.serviceMs === 'number' ? Math.round(row.serviceMs) : null,
+      derivedServiceMs: typeof row.derivedServiceMs === 'number' ? Math.round(row.derivedServiceMs) : null,
     });
   }
 
@@ -113,6 +127,8 @@ function toRequestRow(r: Record<string, unknown>): RequestRow {
     promptBytes: r.prompt_bytes as number | null, promptTokens: (r.prompt_tokens as number | null | undefined) ?? null, tokensGenerated: r.tokens_generated as number | null,
     imagePixels: r.image_pixels as number | null, imageSteps: r.image_steps as number | null, imageCount: r.image_count as number | null,
     audioSeconds: r.audio_seconds as number | null, queueWaitMs: r.queue_wait_ms as number, durationMs: r.duration_ms as number,
+    serviceMs: (r.service_ms as number | null | undefined) ?? null, serviceSource: (r.service_source as RequestServiceSource | null | undefined) ?? null,
+    derivedServiceMs: (r.derived_service_ms as number | null | undefined) ?? null,
     outcome: r.outcome as RequestOutcome, status: r.status as number | null, error: r.error as string | null,
   };
 }

@@ -177,6 +177,15 @@ export const MIGRATIONS: Migration[] = [
     name: 'index for per-config fits',
     sql: 'CREATE INDEX IF NOT EXISTS request_analytics_local ON request_analytics(local_id, node_id, finished_at);',
   },
+  {
+    version: 7,
+    name: 'service time per request (PRICE-2: the engine\'s time on that job alone)',
+    sql: `
+      ALTER TABLE request_analytics ADD COLUMN service_ms INTEGER;          -- what fits use: engine-reported, else derived
+      ALTER TABLE request_analytics ADD COLUMN service_source TEXT;         -- engine | derived | unknown (NULL: rows from before)
+      ALTER TABLE request_analytics ADD COLUMN derived_service_ms INTEGER;  -- finish − max(dispatch, previous finish): the cross-check
+    `,
+  },
 ];
 
 interface LegacyMember {

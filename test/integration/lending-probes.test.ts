@@ -105,26 +105,42 @@ describe('image link owner/a → helper/b, nothing priced', () => {
   });
 });
 
-describe('text link, neither side priced (no token profile yet)', () => {
+describe('text links, neither side priced (no token profile yet)', () => {
   let c: LendingCluster;
 
   beforeAll(async () => {
-    c = await startLendingCluster({ slaves: { owner: { a: simText('model-a', '50ms') }, helper: { b: simText('model-b', '10ms') } }, cluster: settings });
+    c = await startLendingCluster({
+      slaves: {
+        owner: { a: simText('model-a', '50ms') },
+        // b's window surely holds a short chat; tiny's 64 tokens cannot hold the bound (bytes + 512 reserve).
+        helper: { b: simText('model-b', '10ms') },
+        small: { tiny: { ...simText('model-tiny', '10ms'), contextsize: 64 } },
+      },
+      cluster: settings,
+    });
     await c.link('text', ['owner', 'a'], ['helper', 'b']);
+    await c.link('text', ['owner', 'a'], ['small', 'tiny']);
   });
   afterAll(() => c?.stop());
 
-  // LLM-2: "A model with no measured token profile has no size estimate": the context gate cannot be passed, so a
-  // text pair neither leases nor probes until the owner's own traffic has measured its bytes per token (the profile
-  // takes scheduling_min_samples of the owner's own requests, like a cost fit). Image pairs probe at once (above).
-  it('does not probe before the owner has a token profile: context_too_small, every request served by the owner', async () => {
+  // PROBE-2: probes happen "even when the owner is faster or neither side is priced yet". Before the owner has a
+  // token profile the context gate uses a safe bound that needs no measurement (body bytes + the answer's room),
+  // so a helper whose window surely holds the work is probed at once; one whose window cannot is not.
+  it('probes a helper whose window surely holds the work before any profile; never one whose window is too small', async () => {
     expect((await c.chat('helper', 'model-b')).status).toBe(200);
+    expect((await c.chat('small', 'model-tiny')).status).toBe(200);
     const since = Date.now();
     const answers = await Promise.all(Array.from({ length: 6 }, () => c.chat('owner', 'model-a')));
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
-    const rows = await pairRows(c, since);
-    expect(rows.length).toBeGreaterThan(0);
-    expect(rows.every((r) => r.outcome === 'skipped' && r.reason === 'context_too_small')).toBe(true);
-    expect((await c.decisions({ event: 'lent' })).length).toBe(0);
+    const probe = await firstProbe(c, since);
+    expect(probe.probe).toMatchObject({ helperNode: 'helper', slots: 1 });
+    const lent = await eventually(async () => {
+      const rows = (await c.decisions({ event: 'lent' })).filter((r) => r.at >= since);
+      return rows.length ? rows : undefined;
+    }, { what: 'a lent request' });
+    expect(lent.every((r) => r.helperModel === 'b')).toBe(true);
+    const tinyRows = (await c.decisions({ kind: 'plan' })).filter((r) => r.helperModel === 'tiny' && r.at >= since);
+    expect(tinyRows.length).toBeGreaterThan(0);
+    expect(tinyRows.every((r) => r.outcome === 'skipped' && r.reason === 'context_too_small')).toBe(true);
   });
 });

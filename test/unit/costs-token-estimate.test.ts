@@ -1,15 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { estimatePromptTokens, estimateTokens, expectedAnswerTokens, meanEstimatedTokens, tokenProfile, type TokenSample } from '../../src-router/costs';
+import { estimatePromptTokens, tokenUpperBound, estimateTokens, expectedAnswerTokens, meanEstimatedTokens, tokenProfile, type TokenSample } from '../../src-router/costs';
 
 const s = (bodyBytes: number, promptTokens: number, answerTokens?: number): TokenSample => ({ bodyBytes, promptTokens, answerTokens });
 
 describe('token profile (LLM-3)', () => {
-  it('no profile below min_samples: no estimate', () => {
+  it('no profile below min_samples: no estimate, and the safe upper bound stands in (PROBE-2)', () => {
     const p = tokenProfile([s(400, 100), s(400, 100)], 3);
     expect(p).toBeNull();
-    expect(estimateTokens(4000, p, undefined, 512)).toBeNull();
     expect(estimatePromptTokens(4000, p)).toBeNull();
-    expect(meanEstimatedTokens([{ bodyBytes: 10 }], p, 512)).toBeNull();
+    // bytes (never fewer than tokens) + the answer's room: max_tokens, else the reserve
+    expect(estimateTokens(4000, p, undefined, 512)).toBe(4512);
+    expect(estimateTokens(4000, p, 64, 512)).toBe(4064);
+    expect(meanEstimatedTokens([{ bodyBytes: 10 }, { bodyBytes: 30, maxTokens: 8 }], p, 512)).toBe((522 + 38) / 2);
+    expect(meanEstimatedTokens([], p, 512)).toBeNull();
+  });
+
+  it('an estimate never exceeds the safe upper bound', () => {
+    // a profile measuring fewer than one byte per token would estimate more tokens than bytes
+    const p = tokenProfile([s(50, 100), s(50, 100), s(50, 100)], 3);
+    expect(estimateTokens(1000, p, 10, 512)).toBe(tokenUpperBound(1000, 10, 512));
   });
 
   it('the ratio is pulled conservative by its measured spread: mean − 1 σ', () => {

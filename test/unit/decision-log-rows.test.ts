@@ -33,7 +33,7 @@ const B = { nodeId: 'b', model: 'llama-b' };
 
 const PLAN: PlanRow = {
   at: 1000, trigger: 'enqueued', linkId: 'L1', owner: A, helper: B, held: 3, backlog: 5, ownerDrainMs: 9000.4, helperSwitchMs: 2000, helperServiceMs: 1500,
-  serviceSource: 'owner_fallback', helperIdleMs: 12000, ownerJobMs: 1800, helperRestoreMs: 700, probeDueAt: null, outcome: 'granted', reason: null, slots: 2,
+  serviceSource: 'owner_fallback', helperBusyMs: null, helperIdleMs: 12000, ownerJobMs: 1800, helperRestoreMs: 700, probeDueAt: null, outcome: 'granted', reason: null, slots: 2,
 };
 
 /** Writes inputs through a real writer and reads them back (newest first). */
@@ -67,7 +67,7 @@ describe('decision rows from lending values', () => {
     const rows = [
       leaseUpdatedRow({ ...common, probe: false, ttlMs: 30000, ownerJobMs: 1800, helperJobMs: 900 }),
       leaseClearedRow({ ...common, reason: 'ttl_expired' }),
-      leaseRefusedRow({ at: 2000, linkId: 'L1', owner: A, helper: B, slots: 1, reason: 'not_an_owner' }),
+      leaseRefusedRow({ at: 2000, linkId: 'L1', owner: A, helper: B, slots: 1, requestsOut: 1, reason: 'not_an_owner' }),
       lentRow({ ...common, requestId: 'r1' }),
       returnedRow({ ...common, requestId: 'r1', reason: 'busy_on_arrival' }),
       heldForHelperRow({ ...common, requestId: 'r2', ownerPredictedFinishMs: 3600, ownerJobMs: 1800, helperJobMs: 900, waitedMs: 250 }),
@@ -82,7 +82,7 @@ describe('decision rows from lending values', () => {
       ['dispatch', 'relay_refused', 'helper_unreachable'], ['helper', 'native_waited_behind_borrowed', null], ['helper', 'borrowed_returned', 'own_work_arrived'],
     ]);
     expect(rows[0]).toMatchObject({ slots: 2, requestsOut: 1, ownerJobMs: 1800, helperJobMs: 900, details: { probe: false, ttlMs: 30000 } });
-    expect(rows[2]).toMatchObject({ requestsOut: null, slots: 1 });
+    expect(rows[2]).toMatchObject({ requestsOut: 1, slots: 1 });
     expect(rows[5]).toMatchObject({ ownerPredictedFinishMs: 3600, ownerJobMs: 1800, helperJobMs: 900, waitedMs: 250, requestId: 'r2', helperNode: 'b' });
     expect(rows[6]).toMatchObject({ ownerNode: 'a', helperNode: null, requestId: 'r3' });
     expect(rows[7]).toMatchObject({ helperNode: 'b', helperModel: 'llama-b', ownerNode: null, borrowedInBackend: 2, waitedMs: 1234 });

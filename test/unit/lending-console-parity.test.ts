@@ -58,7 +58,7 @@ const C = { nodeId: 'helper2', model: 'c' };
 function sampleInputs(at: number): DecisionInput[] {
   const plan = (helper: typeof B, outcome: 'granted' | 'probe' | 'skipped', reason: SkipReason | null, slots: number) =>
     planRowToDecision({
-      at, trigger: 'enqueued', linkId: 'l1', owner: A, helper, held: 3, backlog: 5, ownerDrainMs: 900, helperSwitchMs: 0, helperServiceMs: 120, serviceSource: 'helper',
+      at, trigger: 'enqueued', linkId: 'l1', owner: A, helper, held: 3, backlog: 5, ownerDrainMs: 900, helperSwitchMs: 0, helperServiceMs: 120, serviceSource: 'helper', helperBusyMs: 0,
       helperIdleMs: 800, ownerJobMs: 240, helperRestoreMs: outcome === 'granted' ? 0 : null, probeDueAt: outcome === 'probe' ? at + 300 : null, outcome, reason, slots,
     });
   const lease = { at, linkId: 'l1', owner: A, helper: B, slots: 2, requestsOut: 1 };
@@ -66,7 +66,7 @@ function sampleInputs(at: number): DecisionInput[] {
     plan(B, 'granted', null, 2), plan(C, 'granted', null, 1), plan(B, 'skipped', 'cost_rejected', 0), plan(C, 'probe', 'outranked', 1), plan(B, 'skipped', 'outranked', 0),
     leaseUpdatedRow({ ...lease, probe: false, ttlMs: 5000, ownerJobMs: 240, helperJobMs: 100 }),
     leaseClearedRow({ ...lease, reason: 'no_lease' }),
-    leaseRefusedRow({ at, linkId: 'l1', owner: A, helper: B, slots: null, reason: 'not_an_owner' }),
+    leaseRefusedRow({ at, linkId: 'l1', owner: A, helper: B, slots: null, requestsOut: 0, reason: 'not_an_owner' }),
     lentRow({ ...lease, requestId: 'r1' }),
     returnedRow({ ...lease, requestId: 'r2', reason: 'own_work_arrived' }),
     heldForHelperRow({ ...lease, requestId: 'r3', ownerPredictedFinishMs: 300, ownerJobMs: 240, helperJobMs: 100, waitedMs: 50 }),
@@ -139,7 +139,7 @@ describe('renderer ↔ router parity of the Lending tab', () => {
       owner_unpriced: true, switch_unpriced: true, service_unpriced: true, cost_rejected: true, outranked: true, helper_not_accepting: true, helper_claimed: true,
       load_forbidden: true, context_too_small: true, restore_unpriced: true, helper_recently_busy: true, no_live_lease: true, helper_unreachable: true,
       forward_failed: true, not_an_owner: true, no_lease: true, ttl_expired: true, busy_on_arrival: true, own_work_arrived: true, no_link: true, cut_off: true,
-      helper_stalled: true, owner_ineligible: true, helper_ineligible: true,
+      helper_stalled: true, owner_ineligible: true, helper_ineligible: true, withdrawn: true,
     };
     const f = await load<RendererFilters>('../../src-renderer/src/lending/decision-filters.ts');
     expect([...f.REASONS].sort()).toEqual(Object.keys(reasons).sort());

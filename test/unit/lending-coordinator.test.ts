@@ -24,8 +24,9 @@ function coordinator(over: Partial<CoordinatorDeps> = {}) {
       return url === 'http://o' ? node('o', [model('a', 6)]) : node('h', [model('b', 0)]);
     },
     pushLease: () => {}, forwardRemote: async (): Promise<RelayAnswer> => ({ kind: 'answered', status: 200, body: {} }), serveLocal: async () => ({ kind: 'answered', status: 200, body: {} }),
-    settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 5000 }, refreshIntervalMs: 60_000, stallTimeoutMs: 1000, askBorrowed: async () => 0, askStarted: async () => false,
-    decisions: { add: (r) => rows.push(r) }, log, ...over,
+    settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 5000 }, refreshIntervalMs: 60_000, stallTimeoutMs: 1000, askBorrowed: async () => 0,
+    withdraw: async (_h, ids) => Object.fromEntries(ids.map((id) => [id, 'withdrawn' as const])),
+    decisions: { add: (r) => rows.push(r as unknown as Record<string, unknown>) }, log, ...over,
   });
   return { c, rows, polls: () => polls, release: () => release?.() };
 }
@@ -84,10 +85,14 @@ describe('coordinator', () => {
     expect(await relayed).toEqual({ kind: 'returned', reason: 'helper_stalled' });
   });
 
-  it('keeps lent requests with a helper that still runs borrowed work, or is too old to say', async () => {
-    for (const running of [2, null]) {
+  it('keeps lent requests with a helper that still runs borrowed work, is too old to say, or does not answer (HELPER-5)', async () => {
+    for (const running of [2, null, 'unreachable' as const]) {
       let clock = 0;
-      const { c, release } = coordinator({ now: () => clock, askBorrowed: async () => running, forwardRemote: () => new Promise(() => {}) });
+      const askBorrowed = async () => {
+        if (running === 'unreachable') throw new Error('connect ECONNREFUSED');
+        return running;
+      };
+      const { c, release } = coordinator({ now: () => clock, askBorrowed, forwardRemote: () => new Promise(() => {}) });
       const lease = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
       release();
       await lease;
@@ -100,9 +105,40 @@ describe('coordinator', () => {
     }
   });
 
-  it('cuts an overdue lent request off only while its helper has not started it (HOLD-4, HELPER-2)', async () => {
-    for (const started of [false, true]) {
-      const { c, release } = coordinator({ askStarted: async () => started, forwardRemote: (_u, _r, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) });
+  it('a stall return withdraws at the helper first: only requests it confirms withdrawn come back (HELPER-5, never run twice)', async () => {
+    for (const answer of ['partial', 'unreachable'] as const) {
+      let clock = 0;
+      const withdrawn: string[][] = [];
+      const { c, release } = coordinator({
+        now: () => clock,
+        withdraw: async (_h, ids) => {
+          withdrawn.push(ids);
+          if (answer === 'unreachable') throw new Error('timeout');
+          return { r1: 'withdrawn', r2: 'started' };
+        },
+        forwardRemote: (_u, _r, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      });
+      const lease = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
+      release();
+      await lease;
+      const out = (id: string) => c.relay({ requestId: id, owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: {} }, new AbortController().signal);
+      const settled: Record<string, unknown> = {};
+      for (const id of ['r1', 'r2']) void out(id).then((a) => (settled[id] = a));
+      clock += 1100;
+      await c.checkStalls();
+      await new Promise((r) => setImmediate(r));
+      expect(withdrawn).toEqual([['r1', 'r2']]);
+      expect(settled).toEqual(answer === 'partial' ? { r1: { kind: 'returned', reason: 'helper_stalled' } } : {});
+    }
+  });
+
+  it('cuts an overdue lent request off only on the helper\'s word that it has not started it (HOLD-4, HELPER-2)', async () => {
+    for (const started of [false, true, 'unreachable' as const]) {
+      const withdraw = async (_h: string, ids: string[]) => {
+        if (started === 'unreachable') throw new Error('connect ECONNREFUSED');
+        return Object.fromEntries(ids.map((id) => [id, started ? ('started' as const) : ('withdrawn' as const)]));
+      };
+      const { c, release } = coordinator({ withdraw, forwardRemote: (_u, _r, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) });
       const lease = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
       release();
       await lease;

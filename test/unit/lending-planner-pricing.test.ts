@@ -23,7 +23,7 @@ describe('the spec example: 10 requests for A, depth 2 → 8 held (LEASE-9, PRIC
     expect(r.noLease).toEqual([]);
     expect(only(r.rows)).toEqual({
       at: NOW, trigger: 'enqueued', linkId: 'L1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' },
-      held: 8, backlog: 10, ownerDrainMs: 100_000, helperSwitchMs: 0, helperServiceMs: 8000, serviceSource: 'helper',
+      held: 8, backlog: 10, ownerDrainMs: 100_000, helperSwitchMs: 0, helperServiceMs: 8000, serviceSource: 'helper', helperBusyMs: 0,
       helperIdleMs: 100, ownerJobMs: 10_000, helperRestoreMs: 0, probeDueAt: null, outcome: 'granted', reason: null, slots: 2,
     });
   });
@@ -144,5 +144,26 @@ describe('unpriced pairs (PRICE-2/3/4)', () => {
   it('service_unpriced: the helper\'s own constant fit is for another size (it has a fit: no fallback)', () => {
     const r = plan(input([ownerA(), node('h', [model('b', { fit: { kind: 'constant', work: 2, meanMs: 500, samples: 5 } })])], [link('L1', 'o/a', 'h/b')]));
     expect(only(r.rows)).toMatchObject({ reason: 'service_unpriced', serviceSource: 'helper', helperServiceMs: null, ownerDrainMs: 100_000 });
+  });
+});
+
+describe('work already at the helper\'s engine is priced in (PRICE-1)', () => {
+  // Owner: 2 held + 2 at its engine, 10 s a job → drains in 40 s.
+  it('the helper\'s own jobs at its engine come before a lent one: idle 8 s helper pays off, the same helper with 4 jobs at its engine does not', () => {
+    const helperWith = (active: number) => node('h', [model('b', { fit: per(8000), active })]);
+    const idle = plan(input([ownerA(2), helperWith(0)], [link('L1', 'o/a', 'h/b')]));
+    expect(only(idle.rows)).toMatchObject({ outcome: 'granted', helperBusyMs: 0 });
+    const busy = plan(input([ownerA(2), helperWith(4)], [link('L1', 'o/a', 'h/b')]));
+    // 4 × 8 + 8 = 40 s is not sooner than the owner's 40 s
+    expect(only(busy.rows)).toMatchObject({ outcome: 'skipped', reason: 'cost_rejected', helperBusyMs: 32_000, helperServiceMs: 8000 });
+  });
+
+  it('borrowed jobs waiting at the helper count too; so do the displaced model\'s jobs a switch waits to drain', () => {
+    const waiting = plan(input([ownerA(2), node('h', [model('b', { fit: per(8000), borrowedWaiting: 4 })])], [link('L1', 'o/a', 'h/b')]));
+    expect(only(waiting.rows)).toMatchObject({ reason: 'cost_rejected', helperBusyMs: 32_000 });
+    const other = model('c', { lane: 'image', active: 1, loadMs: 1000 });
+    const switching = plan(input([ownerA(8), node('h', [model('b', { fit: per(8000), loaded: false, loadMs: 2000 }), other])], [link('L1', 'o/a', 'h/b')]));
+    // 2 (load) + 8 (c's job, priced as one helper job) + 8 + 1 (restore) < 100 s
+    expect(only(switching.rows)).toMatchObject({ outcome: 'granted', helperBusyMs: 8000, helperSwitchMs: 2000, helperRestoreMs: 1000 });
   });
 });

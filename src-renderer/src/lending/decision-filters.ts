@@ -44,7 +44,7 @@ export const EVENTS_BY_KIND: Record<(typeof KINDS)[number], readonly string[]> =
 export const REASONS = [
   'owner_unpriced', 'switch_unpriced', 'service_unpriced', 'cost_rejected', 'outranked', 'helper_not_accepting', 'helper_claimed', 'load_forbidden',
   'context_too_small', 'restore_unpriced', 'helper_recently_busy', 'owner_ineligible', 'helper_ineligible', 'no_live_lease', 'helper_unreachable',
-  'forward_failed', 'not_an_owner', 'no_lease', 'ttl_expired', 'busy_on_arrival', 'own_work_arrived', 'no_link', 'cut_off', 'helper_stalled',
+  'forward_failed', 'not_an_owner', 'no_lease', 'ttl_expired', 'busy_on_arrival', 'own_work_arrived', 'no_link', 'cut_off', 'helper_stalled', 'withdrawn',
 ] as const;
 
 export type FilterField = 'from' | 'to';

@@ -32,6 +32,9 @@ export interface GenerationResult {
   finishReason: FinishReason;
   promptTokens: number;
   completionTokens: number;
+  /** Time on this job alone, from the moment it had its sequence: to its first text (prompt), then the rest (ms). */
+  promptMs: number;
+  predictedMs: number;
 }
 
 const DEFAULT_TEMPERATURE = 0.8;
@@ -120,9 +123,17 @@ export class LlamaRunner {
   generate(job: GenerationJob, signal: AbortSignal, onText: (text: string) => void): Promise<GenerationResult> {
     return this.pool.with(signal, async (sequence) => {
       const before = sequence.tokenMeter.usedOutputTokens;
+      const started = performance.now();
+      let firstAt: number | null = null;
+      const timed = (text: string) => {
+        if (firstAt === null && text !== '') firstAt = performance.now();
+        onText(text);
+      };
       try {
-        const out = await this.runOn(sequence, job, signal, onText);
-        return { ...out, promptTokens: job.promptTokens, completionTokens: sequence.tokenMeter.usedOutputTokens - before };
+        const out = await this.runOn(sequence, job, signal, timed);
+        const ended = performance.now();
+        const promptMs = (firstAt ?? ended) - started;
+        return { ...out, promptTokens: job.promptTokens, completionTokens: sequence.tokenMeter.usedOutputTokens - before, promptMs, predictedMs: ended - started - promptMs };
       } finally {
         this.metrics.generatedTokens += sequence.tokenMeter.usedOutputTokens - before;
         this.metrics.promptTokens += job.promptTokens;

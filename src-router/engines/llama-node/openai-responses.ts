@@ -13,6 +13,15 @@ export function usageOf(r: { promptTokens: number; completionTokens: number }): 
   return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens };
 }
 
+/** llama-server's `timings` object: the engine's own time on the job (the router's cost fits read it, PRICE-2). */
+export function timingsOf(r: GenerationResult) {
+  const perToken = r.completionTokens > 0 ? r.predictedMs / r.completionTokens : 0;
+  return {
+    prompt_n: r.promptTokens, prompt_ms: r.promptMs, prompt_per_token_ms: r.promptTokens > 0 ? r.promptMs / r.promptTokens : 0,
+    predicted_n: r.completionTokens, predicted_ms: r.predictedMs, predicted_per_token_ms: perToken, predicted_per_second: perToken > 0 ? 1000 / perToken : 0,
+  };
+}
+
 /** Identity shared by every chunk of one response. */
 export interface ResponseHead {
   id: string;
@@ -30,6 +39,7 @@ export function chatCompletion(head: ResponseHead, r: GenerationResult) {
     object: 'chat.completion' as const,
     choices: [{ index: 0, message: { role: 'assistant' as const, content: r.text }, logprobs: null, finish_reason: r.finishReason }],
     usage: usageOf(r),
+    timings: timingsOf(r),
   };
 }
 
@@ -43,6 +53,7 @@ export function textCompletion(head: ResponseHead, r: GenerationResult) {
     object: 'text_completion' as const,
     choices: [{ index: 0, text: r.text, logprobs: null, finish_reason: r.finishReason }],
     usage: usageOf(r),
+    timings: timingsOf(r),
   };
 }
 

@@ -24,6 +24,7 @@ import {
   responseHead,
   textChunk,
   textCompletion,
+  timingsOf,
   usageChunk,
 } from './openai-responses';
 
@@ -152,7 +153,9 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
         sse.done();
         return reply;
       }
-      sse.send(kind === 'chat' ? chatChunk(head, first ? { role: 'assistant', content: '' } : {}, result.finishReason) : textChunk(head, '', result.finishReason));
+      // As llama-server does, the last chunk (the one with finish_reason) carries the engine's timings.
+      const final = kind === 'chat' ? chatChunk(head, first ? { role: 'assistant', content: '' } : {}, result.finishReason) : textChunk(head, '', result.finishReason);
+      sse.send({ ...final, timings: timingsOf(result) });
       if (body.stream_options?.include_usage) sse.send(usageChunk(head, kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', result));
       sse.done();
       return reply;

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/**
+ * Wire objects of lending's node API between peers (cluster token): the lending state a node answers the master's
+ * poll with (LEASE-3), and the helper's answers to the stall check (HELPER-5) and to withdrawals (HOLD-4).
+ * Parsed on arrival: a peer that answers anything else is treated as not answering.
+ */
+
+const costFitSchema = z.union([
+  z.object({ kind: z.literal('scaled'), interceptMs: z.number().nonnegative(), slopeMsPerWork: z.number().nonnegative(), samples: z.number().int().nonnegative() }).strict(),
+  z.object({ kind: z.literal('constant'), work: z.number().nonnegative(), meanMs: z.number().nonnegative(), samples: z.number().int().nonnegative() }).strict(),
+]);
+
+const count = z.number().int().nonnegative();
+
+export const lendingModelStateSchema = z
+  .object({
+    model: z.string().min(1),
+    lane: z.enum(['image', 'text']),
+    loaded: z.boolean(),
+    held: count,
+    heldWork: z.array(z.number().nonnegative()),
+    active: count,
+    lentOut: count,
+    borrowedWaiting: count.optional(),
+    fit: costFitSchema.nullable(),
+    loadMs: z.number().nonnegative().nullable(),
+    contextsize: z.number().int().nullable(),
+    eligible: z.boolean(),
+    multimodal: z.boolean(),
+    meanHeldTokens: z.number().nonnegative().nullable(),
+    runtimeLane: z.string().optional(),
+    pinnedWork: z.array(z.number().nonnegative()).optional(),
+  })
+  .strict();
+
+export const lendingNodeStateSchema = z
+  .object({
+    nodeId: z.string().min(1),
+    reachable: z.boolean(),
+    acceptsBorrowed: z.boolean(),
+    ownIdleMs: z.number().nonnegative(),
+    sinceOwnRequestMs: z.number().nonnegative().nullable(),
+    lanes: z.record(z.string(), z.string().nullable()),
+    borrowedInFlight: count,
+    models: z.array(lendingModelStateSchema),
+  })
+  .strict();
+
+/** HELPER-5: how many borrowed jobs the helper runs or queues now. */
+export const borrowedAnswerSchema = z.object({ running: count, started: z.boolean().optional() }).strict();
+
+/** HOLD-4 / HELPER-5: the master withdraws lent requests at their helper. */
+export const withdrawRequestSchema = z.object({ requestIds: z.array(z.string().min(1).max(200)).min(1).max(1000) }).strict();
+
+/** Per request id: withdrawn (it never starts there) or started (it holds the runtime and finishes). */
+export const withdrawAnswerSchema = z.object({ results: z.record(z.string(), z.enum(['withdrawn', 'started'])) }).strict();

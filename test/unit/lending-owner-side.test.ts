@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { OwnerSide } from '../../src-router/lending/owner-side';
+import type { MasterPort } from '../../src-router/lending/ports';
+import type { LeaseGrant } from '../../src-router/lending/types';
+import { ModelQueue, type Dispatch, type QueueItem } from '../../src-router/queue';
+import type { DecisionInput } from '../../src-router/store';
+
+// The owner's side around a real router queue: lent rows (LOG-3), holds only for lendable work (HOLD-1/2), top-up (QUEUE-2).
+const log = { warn() {}, info() {}, error() {}, debug() {} } as never;
+const grant = (o: Partial<LeaseGrant> = {}): LeaseGrant => ({
+  linkId: 'l1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, slots: 2, ttlMs: 60_000, probe: false,
+  ownerJobMs: 10_000, helperJobMs: 1000, helperSwitchMs: 0, measured: true, helperContextsize: 4096, ...o,
+});
+let n = 0;
+const item = (o: Partial<QueueItem> = {}): QueueItem => ({ id: `r${++n}`, arrivedAt: n, stream: false, bodyBytes: 100, work: 8, borrowed: false, returned: false, state: 'queued', ...o });
+
+function setup(opts: { hold?: boolean } = {}) {
+  let clock = 1_000_000;
+  const rows: DecisionInput[] = [];
+  let owner!: OwnerSide;
+  // The master answers every event with the lease the owner holds (a renewal), so only the test changes it.
+  const master: MasterPort = { event: async () => owner.lease('a'), relay: () => new Promise(() => {}), cutOff: async () => false };
+  const queue = new ModelQueue('a', 2, (event) => {
+    if (event === 'enqueued' || event === 'finished') owner.onQueueEvent('a', event === 'enqueued' ? 'enqueued' : 'completed');
+    else owner.dispatch('a');
+  }, () => clock);
+  owner = new OwnerSide({
+    nodeId: 'o', master, decisions: { add: (r) => rows.push(r) }, log, now: () => clock, queueOf: () => queue, isOwner: () => true,
+    // LLM-2 sizes: the body's bytes stand for its tokens here
+    tokensOf: (_id, it) => it.bodyBytes, holdEnabled: opts.hold ?? true,
+  });
+  queue.holdPolicy = (it, first) => owner.holdSecond('a', it, first);
+  const seen = new Map<string, Dispatch>();
+  const add = (it: QueueItem) => void queue.enqueue(it).then((d) => seen.set(it.id, d));
+  return { queue, owner, rows, seen, add, advance: (ms: number) => (clock += ms) };
+}
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('owner side (LEASE-4, LOG-3)', () => {
+  it('one lent row per lent request, written as it leaves, requests out counting it', async () => {
+    const s = setup({ hold: false });
+    const items = Array.from({ length: 6 }, () => item());
+    items.forEach(s.add);
+    await tick();
+    s.owner.apply('a', grant());
+    await tick();
+    const lent = s.rows.filter((r) => r.event === 'lent');
+    expect(lent.map((r) => [r.requestId, r.requestsOut])).toEqual([[items[2].id, 1], [items[3].id, 2]]);
+    expect([...s.seen.values()].filter((d) => d.kind === 'lend')).toHaveLength(2);
+  });
+
+  it('a lease refused for a model that is not an owner still says how many requests are out', () => {
+    const s = setup();
+    const helperOnly = new OwnerSide({ nodeId: 'o', master: { event: async () => null, relay: () => new Promise(() => {}), cutOff: async () => false }, decisions: { add: (r) => s.rows.push(r) }, log, now: () => 0, queueOf: () => s.queue, isOwner: () => false, holdEnabled: true });
+    expect(helperOnly.apply('a', grant())).toBe(false);
+    expect(s.rows.at(-1)).toMatchObject({ event: 'lease_refused', reason: 'not_an_owner', requestsOut: 0, slots: 2 });
+  });
+});
+
+describe('holds and top-up (HOLD-1/2, QUEUE-2)', () => {
+  /** The owner generates r1; the lease's one slot is busy with a lent request; the next request may be held. */
+  async function heldScenario(next: Partial<QueueItem>, lease: Partial<LeaseGrant> = {}) {
+    const s = setup();
+    const first = item();
+    s.add(first);
+    await tick();
+    s.owner.apply('a', grant({ slots: 1, ...lease }));
+    const lentOne = item();
+    s.add(lentOne); // fills the second slot (nothing is lent yet, so it is not held)
+    await tick();
+    const out = item();
+    s.add(out);
+    await tick();
+    expect(s.seen.get(out.id)?.kind).toBe('lend');
+    s.queue.finished(lentOne);
+    await tick();
+    const candidate = item(next);
+    s.add(candidate);
+    await tick();
+    return { s, candidate };
+  }
+
+  it('a plain request is held for the faster helper while its lent slot is busy', async () => {
+    const { s, candidate } = await heldScenario({});
+    expect(candidate.state).toBe('held');
+    expect(s.rows.filter((r) => r.event === 'held_for_helper').map((r) => r.requestId)).toEqual([candidate.id]);
+  });
+
+  it('a stream, a returned request or one too large for the helper\'s window is never held: it goes to the engine', async () => {
+    for (const next of [{ stream: true }, { returned: true }, { bodyBytes: 5000 }]) {
+      const { s, candidate } = await heldScenario(next);
+      expect(s.seen.get(candidate.id)?.kind).toBe('engine');
+      expect(s.rows.some((r) => r.event === 'held_for_helper')).toBe(false);
+    }
+  });
+
+  it('a held request goes to the owner when the lease becomes a probe or loses its measured speeds', async () => {
+    for (const change of [{ probe: true, slots: 1 as const }, { measured: false }]) {
+      const { s, candidate } = await heldScenario({});
+      expect(candidate.state).toBe('held');
+      s.owner.apply('a', grant({ slots: 1, ...change }));
+      await tick();
+      expect(s.seen.get(candidate.id)?.kind).toBe('engine');
+    }
+  });
+
+  it('the owner is topped back up the moment a held request is lent', async () => {
+    // helper 6 s a job against the owner's 10 s: worth holding for at first
+    const { s, candidate } = await heldScenario({}, { helperJobMs: 6000 });
+    expect(candidate.state).toBe('held');
+    const behind = item();
+    s.add(behind);
+    await tick();
+    expect(s.queue.activeCount).toBe(1);
+    // 9 s on, the owner's job is nearly done: owner 1 + 10 s beats the helper's 6 + 6 s for the request behind
+    s.advance(9000);
+    // the lent slot frees: the held request goes to the helper, and the request behind it fills the owner's second slot
+    const lent = s.queue.view().lent[0];
+    s.queue.lentDone(lent);
+    s.owner.dispatch('a');
+    await tick();
+    expect(s.seen.get(candidate.id)?.kind).toBe('lend');
+    expect(s.seen.get(behind.id)?.kind).toBe('engine');
+    expect(s.queue.activeCount).toBe(2);
+  });
+});
