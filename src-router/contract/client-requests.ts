@@ -51,3 +51,21 @@ export const ollamaEmbedSchema = z.looseObject({
   input: z.union([z.string(), z.array(z.string())]).optional(),
   prompt: z.string().optional(),
 });
+
+const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
+
+/**
+ * A chat body carrying image input: an image content part (OpenAI), or an `images` list (Ollama, top level or per
+ * message). Such a request needs a model with vision: it is lent only to a multimodal helper (LLM-1).
+ */
+export function hasImageInput(body: Record<string, unknown> | undefined): boolean {
+  if (!body) return false;
+  if (Array.isArray(body.images) && body.images.length > 0) return true;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  return messages.some((m: unknown) => {
+    if (!m || typeof m !== 'object') return false;
+    const { content, images } = m as Record<string, unknown>;
+    if (Array.isArray(images) && images.length > 0) return true;
+    return Array.isArray(content) && content.some((part: unknown) => !!part && typeof part === 'object' && IMAGE_PART_TYPES.has(String((part as Record<string, unknown>).type)));
+  });
+}

@@ -74,6 +74,7 @@ export const leaseGrantSchema = z
     helperSwitchMs: ms,
     measured: z.boolean(),
     helperContextsize: z.number().nullable().optional(),
+    helperMultimodal: z.boolean().optional(),
   })
   .strict();
 export type LeaseGrantWire = z.infer<typeof leaseGrantSchema>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from '../backends';
 import type { NodeConfig } from '../config';
-import { RouterError } from '../contract';
+import { hasImageInput, RouterError } from '../contract';
 import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, tokenProfile, type TokenProfile } from '../costs';
 import { ModelQueue, type QueueItem } from '../queue';
 import type { ModelRegistry } from '../registry';
@@ -130,7 +130,10 @@ export class LendingNode implements LendingGate {
   }
 
   private item(req: AdmitRequest, borrowed: boolean): QueueItem {
-    return { id: req.id || randomUUID(), arrivedAt: this.now(), stream: req.stream, bodyBytes: req.bodyBytes, work: this.work(req), borrowed, returned: false, state: 'queued' };
+    return {
+      id: req.id || randomUUID(), arrivedAt: this.now(), stream: req.stream, bodyBytes: req.bodyBytes, work: this.work(req), borrowed, returned: false, state: 'queued',
+      imageInput: req.endpoint === 'chat' && hasImageInput(req.json),
+    };
   }
 
   /** The work measure pricing uses: expected tokens for text, pixels × steps × count for images. */

@@ -160,8 +160,12 @@ export class OwnerSide {
     this.deps.queueOf(localId)?.releaseHeld();
   }
 
-  /** LLM-2: the request's estimated size fits the helper's window (unknown window or size: it fits). */
+  /**
+   * The leased helper can take this request: LLM-2, its estimated size fits the helper's window (unknown window or
+   * size: it fits); LLM-1, image input goes only to a helper with vision.
+   */
   private fitsHelper(localId: string, item: QueueItem, grant: LeaseGrant): boolean {
+    if (item.imageInput && grant.helperMultimodal !== true) return false;
     const tokens = this.deps.tokensOf?.(localId, item) ?? null;
     return !grant.helperContextsize || tokens === null || tokens <= grant.helperContextsize;
   }

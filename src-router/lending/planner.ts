@@ -150,6 +150,7 @@ function grant(input: PlanInput, owner: Owner, e: PairEval, probe: boolean): Lea
     ttlMs: input.settings.leaseTtlMs, probe, ownerJobMs, helperJobMs, helperSwitchMs: p?.helperSwitchMs ?? null,
     measured: !probe && owner.state.fit !== null && p?.serviceSource === 'helper' && ownerJobMs !== null && helperJobMs !== null,
     helperContextsize: e.link.lane === 'text' ? e.helper?.contextsize ?? null : null,
+    helperMultimodal: e.helper?.multimodal ?? false,
   };
 }
 

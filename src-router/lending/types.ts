@@ -192,6 +192,8 @@ export interface LeaseGrant {
   measured: boolean;
   /** The helper's context window (text): a withdrawn request that does not fit runs on the owner (LLM-2). */
   helperContextsize?: number | null;
+  /** The helper model has vision: only then may a request with image input be lent to it (LLM-1). */
+  helperMultimodal?: boolean;
 }
 
 export interface PlanResult {

@@ -19,6 +19,8 @@ export interface QueueItem {
   borrowed: boolean;
   /** Came back from a helper: never lent again (HELPER-2). */
   returned: boolean;
+  /** Carries image input: lent only to a helper with vision (LLM-1). */
+  imageInput?: boolean;
   state: ItemState;
   /** When it reached the engine (active) or was sent to a helper (lent). */
   startedAt?: number;

@@ -18,7 +18,7 @@ describe('the spec example: 10 requests for A, depth 2 → 8 held (LEASE-9, PRIC
     const r = plan(input([ownerA(), node('h', [model('b', { fit: per(8000) })], { ownIdleMs: 100 })], [link('L1', 'o/a', 'h/b')]));
     expect(r.leases).toEqual([{
       linkId: 'L1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, slots: 2, ttlMs: 30_000, probe: false,
-      ownerJobMs: 10_000, helperJobMs: 8000, helperSwitchMs: 0, measured: true, helperContextsize: null,
+      ownerJobMs: 10_000, helperJobMs: 8000, helperSwitchMs: 0, measured: true, helperContextsize: null, helperMultimodal: false,
     }]);
     expect(r.noLease).toEqual([]);
     expect(only(r.rows)).toEqual({

@@ -16,7 +16,7 @@ describe('probes after idleness (PROBE-1, PROBE-2)', () => {
     expect(r.rows[0]).toMatchObject({ outcome: 'probe', reason: 'cost_rejected', slots: 1, ownerDrainMs: 4000, helperServiceMs: 20_000, helperIdleMs: 5000, probeDueAt: null });
     expect(r.leases).toEqual([{
       linkId: 'L1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, slots: 1, ttlMs: 30_000, probe: true,
-      ownerJobMs: 1000, helperJobMs: 20_000, helperSwitchMs: 0, measured: false, helperContextsize: null,
+      ownerJobMs: 1000, helperJobMs: 20_000, helperSwitchMs: 0, measured: false, helperContextsize: null, helperMultimodal: false,
     }]);
     expect(r.noLease).toEqual([]);
     expect(r.wakeAt).toBeNull();

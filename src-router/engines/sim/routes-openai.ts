@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { hasImageInput } from '../../contract/client-requests';
 import type { SimEngineContext } from './context';
 import { sendError } from './errors';
 import { countTokens, embed, embeddingBase64, paceTokens, seedOf, tokenText } from './generation';
@@ -7,20 +8,6 @@ import { type Job, readHooks, runJob, startEventStream, work, writeEvent } from 
 
 type Body = Record<string, unknown>;
 type Kind = 'chat' | 'completion';
-
-const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
-
-/** A chat body carrying image input: an image content part, or an `images` list (top level or per message). */
-export function hasImageInput(body: Body): boolean {
-  if (Array.isArray(body.images) && body.images.length > 0) return true;
-  const messages = Array.isArray(body.messages) ? body.messages : [];
-  return messages.some((m: unknown) => {
-    if (!m || typeof m !== 'object') return false;
-    const { content, images } = m as Body;
-    if (Array.isArray(images) && images.length > 0) return true;
-    return Array.isArray(content) && content.some((part: unknown) => !!part && typeof part === 'object' && IMAGE_PART_TYPES.has(String((part as Body).type)));
-  });
-}
 
 function chatPrompt(messages: unknown[]): string {
   return messages
