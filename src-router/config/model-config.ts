@@ -18,6 +18,7 @@ export const simOptionsSchema = z
     tokens: z.number().int().min(1).default(16).describe('tokens generated when the client sets no max_tokens'),
     fail: z.enum(['none', 'crash_on_start', 'crash_on_request', 'http_500', 'image_not_supported', 'slow_health']).default('none'),
     kv_pages: z.number().int().min(1).default(256),
+    no_timings: z.boolean().default(false).describe('llama-server shape: answer without `timings`, like an engine that reports none (the router then derives service times)'),
   })
   .strict();
 

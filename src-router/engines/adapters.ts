@@ -79,6 +79,7 @@ function launchSim(shape: EngineShape) {
     if (s) {
       args.push('--load-time', s.load_time, '--token-time', s.token_time, '--step-time', s.step_time, '--audio-time', s.audio_time_per_second);
       args.push('--time-scale', s.time_scale, '--tokens', s.tokens, '--kv-pages', s.kv_pages, '--fail', s.fail);
+      if (s.no_timings) args.push('--no-timings');
     }
     return builtin(ctx, 'sim-engine', args, config);
   };

@@ -45,6 +45,7 @@ const FLAGS: Record<string, { key: keyof SimEngineOptions; kind: FlagKind }> = {
   parallel: { key: 'parallel', kind: 'number' },
   'kv-pages': { key: 'kv_pages', kind: 'number' },
   fail: { key: 'fail', kind: 'string' },
+  'no-timings': { key: 'no_timings', kind: 'boolean' },
   'exit-with-stdin': { key: 'exit_with_stdin', kind: 'boolean' },
 };
 
@@ -64,6 +65,7 @@ export const SIM_ENGINE_USAGE = `usage: sim-engine [flags]
   --parallel N         concurrent slots; more requests wait FIFO (default 1)
   --kv-pages N         KV cache pages reported in /metrics (default 256)
   --fail MODE          none | crash_on_start | crash_on_request | http_500 | image_not_supported | slow_health
+  --no-timings         llama-server shape: answer without "timings" (an engine that reports none)
   --exit-with-stdin    exit when stdin ends (dies with its supervisor)
   --help               print this and exit`;
 

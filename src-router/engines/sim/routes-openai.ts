@@ -123,7 +123,7 @@ function textHandler(ctx: SimEngineContext, kind: Kind) {
       promptTokens: countTokens(promptText),
       count: requested ?? ctx.options.tokens,
       finish: requested ? 'length' : 'stop',
-      withTimings: ctx.options.shape === 'llama-server',
+      withTimings: ctx.options.shape === 'llama-server' && !ctx.options.no_timings,
     };
     const streamOptions = (body.stream_options ?? {}) as Body;
     return runJob(ctx, request as never, reply, {
