@@ -84,10 +84,12 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       cli,
       maxRestarts: config.backend.max_restarts,
       restartCooldownMs: config.backend.restart_cooldown,
+      engineNice: config.backend.engine_nice,
       onLoad: (e) => {
         metrics.load(e);
         routing?.syncTargets();
         analytics.recordLoad({ finishedAt: Date.now(), nodeId, model: e.publicId, localId: e.localId, backend: e.backend, lane: e.lane, durationMs: e.durationMs, success: e.success, displacedLocalId: e.displaced, error: e.error });
+        lendingWiring?.lending.noteRecorded(e.localId);
       },
     },
   );
@@ -142,6 +144,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     onFinished: (row) => {
       metrics.request(row);
       analytics.recordRequest(row);
+      lendingWiring?.lending.noteRecorded(row.localId);
     },
   });
   const consoleToken = config.console.token || randomBytes(18).toString('base64url');

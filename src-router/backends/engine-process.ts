@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { request } from 'node:http';
+import { setPriority } from 'node:os';
 import type { EngineState } from '../contract';
 import type { LaunchSpec } from '../engines';
 import { LogRing } from './log-ring';
@@ -14,6 +15,8 @@ export interface EngineProcessOptions {
   loadTimeoutMs: number;
   /** How often health is polled while starting. */
   pollMs?: number;
+  /** CPU niceness of the engine process (backend.engine_nice): 0 leaves it as the node's. */
+  nice?: number;
 }
 
 /**
@@ -45,6 +48,13 @@ export class EngineProcess extends EventEmitter {
     let spawnError: Error | undefined;
     const child = spawn(launch.command, launch.args, { env: { ...process.env, ...launch.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
+    if (this.opts.nice && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, this.opts.nice);
+      } catch (err) {
+        this.logs.write('stderr', `routerdesk: could not set the engine's niceness to ${this.opts.nice}: ${(err as Error).message}\n`);
+      }
+    }
     child.stdout!.setEncoding('utf8').on('data', (d: string) => this.logs.write('stdout', d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => this.logs.write('stderr', d));
     child.stdin!.on('error', () => {});

@@ -29,6 +29,8 @@ export interface SupervisorOptions {
   cli: CliRef;
   maxRestarts: number;
   restartCooldownMs: number;
+  /** backend.engine_nice */
+  engineNice?: number;
   onLoad?(e: LoadEvent): void;
   now?(): number;
 }
@@ -86,7 +88,7 @@ export class Supervisor {
     const m = this.get(localId);
     const port = await freePort(this.host);
     const launch = m.adapter.launch(m.config, { host: this.host, port, localId, cli: this.opts.cli });
-    return new EngineProcess({ localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout });
+    return new EngineProcess({ localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout, nice: this.opts.engineNice });
   }
 
   /** Waits for a ready engine serving `localId` (starting or switching the lane if needed). */
@@ -98,7 +100,8 @@ export class Supervisor {
   /** Loads a model now (the startup model), without holding it. */
   async preload(localId: string): Promise<void> {
     const lease = await this.acquire(localId);
-    lease.release();
+    // No job was sent to the engine: not a finish, or a job running meanwhile would be measured from here (PRICE-2).
+    lease.release('unused');
   }
 
   state(localId: string): EngineState {

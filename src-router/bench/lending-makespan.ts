@@ -10,72 +10,20 @@
  * Each scenario runs R bursts; the table shows the median and best makespan and the ratio to the lower bound.
  */
 import type { Agent } from 'node:http';
-import { freePort } from '../backends/free-port';
-import type { ModelConfigInput, NodeConfigInput } from '../config';
-import { chat, getJson, keepAliveAgent } from './http-client';
-import { BENCH_CONSOLE_TOKEN, BenchScope, sleep, until, type CliProcess } from './scope';
+import type { ModelConfigInput } from '../config';
+import { chat, keepAliveAgent } from './http-client';
+import { Trio } from './lending-trio';
+import { BenchScope, sleep, type CliProcess } from './scope';
 import { formatNumber, formatRatio, median, ratio, type Cell } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
 
-const CLUSTER_TOKEN = 'bench-cluster-token-0123456789';
 const MAX_TOKENS = 10;
 const OWNER_TOKEN_MS = 10;
 const HELPER_TOKEN_MS = 6;
 
-/** Lending settings at benchmark scale (as the integration tests use). */
-const FAST = {
-  scheduling_refresh_interval: '400ms', scheduling_min_samples: 3, offload_probe_idle: '300ms', offload_restore_delay: '300ms',
-  health_interval: '400ms', sync_interval: '400ms',
-};
-
 const simModel = (name: string, tokenMs: number): ModelConfigInput => ({
   name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '100ms', token_time: `${tokenMs}ms` },
 });
-
-interface Cluster {
-  master: CliProcess;
-  owner: CliProcess;
-  helper: CliProcess;
-}
-
-async function startCluster(scope: BenchScope): Promise<Cluster> {
-  const [mp, op, hp] = [await freePort(), await freePort(), await freePort()];
-  const url = (p: number) => `http://127.0.0.1:${p}`;
-  const slave = (id: string, port: number): NodeConfigInput => ({
-    server: { port },
-    cluster: { role: 'slave', node_id: id, token: CLUSTER_TOKEN, master_url: url(mp), public_url: url(port), ...FAST } as NodeConfigInput['cluster'],
-  });
-  const [owner, helper, master] = await Promise.all([
-    scope.startNode({ a: simModel('model-a', OWNER_TOKEN_MS) }, slave('owner', op)),
-    scope.startNode({ b: simModel('model-b', HELPER_TOKEN_MS) }, slave('helper', hp)),
-    scope.startNode({}, { server: { port: mp }, cluster: { role: 'master', node_id: 'master', token: CLUSTER_TOKEN, slave_urls: [url(op), url(hp)], ...FAST } as NodeConfigInput['cluster'] }),
-  ]);
-  const consoleAuth = { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` };
-  await until(async () => {
-    const { nodes } = await getJson<{ nodes: { healthy: boolean }[] }>(`${master.url}/router/v1/console/cluster/nodes`, consoleAuth);
-    return nodes.length === 3 && nodes.every((n) => n.healthy);
-  }, 'the cluster to be healthy', 30_000, 100);
-  return { master, owner, helper };
-}
-
-interface Lane { inflight: number; queued: number; port: number | null }
-const lanes = (n: CliProcess) => getJson<{ lanes: Lane[] }>(`${n.url}/router/v1/console/lanes`, { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` });
-
-/** Requests its (only) engine has received so far. */
-async function engineRequests(n: CliProcess): Promise<number> {
-  const port = (await lanes(n)).lanes.find((l) => l.port !== null)?.port;
-  if (!port) return 0;
-  return (await getJson<{ requests: number }>(`http://127.0.0.1:${port}/sim/stats`)).requests;
-}
-
-/** Nothing in flight or queued on either slave, then a pause for leases and restores to clear. */
-async function settle(c: Cluster): Promise<void> {
-  await until(async () => {
-    const all = [...(await lanes(c.owner)).lanes, ...(await lanes(c.helper)).lanes];
-    return all.every((l) => l.inflight === 0 && l.queued === 0);
-  }, 'the slaves to drain', 30_000, 50);
-  await sleep(700);
-}
 
 interface Burst {
   makespanMs: number;
@@ -83,13 +31,13 @@ interface Burst {
   onHelper: number;
 }
 
-async function burst(c: Cluster, agent: Agent, targets: [CliProcess, string][]): Promise<Burst> {
-  const [o0, h0] = [await engineRequests(c.owner), await engineRequests(c.helper)];
+async function burst(c: Trio, agent: Agent, targets: [CliProcess, string][]): Promise<Burst> {
+  const [o0, h0] = [await c.engineRequests(c.owner), await c.engineRequests(c.helper)];
   const t0 = performance.now();
   await Promise.all(targets.map(([node, model]) => chat(node.url, model, agent, MAX_TOKENS)));
   const makespanMs = performance.now() - t0;
-  const [o1, h1] = [await engineRequests(c.owner), await engineRequests(c.helper)];
-  await settle(c);
+  const [o1, h1] = [await c.engineRequests(c.owner), await c.engineRequests(c.helper)];
+  await c.settle();
   return { makespanMs, onOwner: o1 - o0, onHelper: h1 - h0 };
 }
 
@@ -108,7 +56,7 @@ export const lendingMakespan: Benchmark = {
     const scope = new BenchScope();
     const agent = keepAliveAgent(K * 2);
     try {
-      const c = await startCluster(scope);
+      const c = await Trio.start(scope, { owner: { a: simModel('model-a', OWNER_TOKEN_MS) }, helper: { b: simModel('model-b', HELPER_TOKEN_MS) } });
       o.log(`lending-makespan: cluster up (master ${c.master.url}, owner ${c.owner.url}, helper ${c.helper.url})`);
       // First requests load the models; the next ones give each node its own cost fit (min_samples 3) and the
       // per-job times the lower bound uses.
@@ -117,7 +65,7 @@ export const lendingMakespan: Benchmark = {
       const samples = o.quick ? 5 : 9;
       const tOwner = await perJobMs(c.owner, 'model-a', agent, samples);
       const tHelper = await perJobMs(c.helper, 'model-b', agent, samples);
-      await settle(c);
+      await c.settle();
 
       const alone: Burst[] = [];
       const naive: Burst[] = [];
@@ -130,14 +78,7 @@ export const lendingMakespan: Benchmark = {
       }
       o.log('lending-makespan: owner alone, naive stealing and helper calibration done');
 
-      const res = await fetch(`${c.master.url}/router/v1/site/text-routing-groups`, {
-        method: 'POST', headers: { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ owner: { node_id: 'owner', model: 'a' }, helper: { node_id: 'helper', model: 'b' }, acknowledge_different_weights: true }),
-      });
-      if (res.status !== 201) throw new Error(`creating the link: ${res.status} ${await res.text()}`);
-      for (const [node, model] of [[c.owner, 'a'], [c.helper, 'b']] as const) {
-        await until(async () => (await getJson<{ models: { model: string }[] }>(`${node.url}/router/v1/node/offload/state`, { authorization: `Bearer ${CLUSTER_TOKEN}` })).models.some((m) => m.model === model), `${model} enrolled`);
-      }
+      await c.link('a', 'b');
       await sleep(500);
       const lending: Burst[] = [];
       for (let r = 0; r < reps; r++) lending.push(await burst(c, agent, Array.from({ length: K }, () => [c.owner, 'model-a'])));

@@ -4,23 +4,27 @@
  * on an interrupt or exit, leftovers are killed and temp folders removed. A benchmark that fails is reported and
  * the others still run (exit code 1).
  */
+import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ROUTER_VERSION } from '../version';
 import { decisionLog } from './decision-log';
 import { lendingMakespan } from './lending-makespan';
+import { lendingScenarios } from './lending-scenarios';
 import { plannerScale } from './planner-scale';
 import { proxyOverhead } from './proxy-overhead';
 import { killAllNow } from './scope';
-import { formatDuration, formatRatio, renderTable } from './table';
-import type { Benchmark, SummaryLine } from './types';
+import { DASH, formatDuration, formatRatio, renderTable, type Cell, type Table } from './table';
+import type { Benchmark, JsonRow, SummaryLine } from './types';
 
-export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, plannerScale, decisionLog];
+export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, plannerScale, decisionLog];
 
-export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]]
+export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]] [--json FILE]
 
-  --quick        smaller counts, one repetition (well under a minute)
+  --quick        smaller counts, one repetition
   --only NAME    run only these benchmarks (repeat the flag or separate names with commas)
+  --scenario S   only these scenarios of benchmarks that have several (lending-scenarios)
+  --json FILE    also write every result as JSON: an array, one object per scenario (benchmark, scenario, fields)
 
 benchmarks:
 ${BENCHMARKS.map((b) => `  ${b.name.padEnd(18)}${b.about}`).join('\n')}
@@ -48,11 +52,11 @@ function onSignal(signal: NodeJS.Signals) {
 }
 
 export async function benchCommand(argv: string[]): Promise<void> {
-  let values: { quick?: boolean; only?: string[]; help?: boolean };
+  let values: { quick?: boolean; only?: string[]; help?: boolean; json?: string; scenario?: string[] };
   try {
     values = parseArgs({
       args: argv, strict: true, allowPositionals: false,
-      options: { quick: { type: 'boolean' }, only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+      options: { quick: { type: 'boolean' }, only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' }, json: { type: 'string' }, scenario: { type: 'string', multiple: true } },
     }).values;
   } catch (err) {
     process.stderr.write(`routerdesk bench: ${(err as Error).message}\n\n${BENCH_USAGE}`);
@@ -84,17 +88,21 @@ export async function benchCommand(argv: string[]): Promise<void> {
   out('Absolute numbers vary from machine to machine and run to run; compare the ratios (each against a baseline measured in the same run).\n\n');
 
   const summary: SummaryLine[] = [];
+  const json: JsonRow[] = [];
   const failed: string[] = [];
   const timings: [string, number][] = [];
   for (const b of selected) {
     const t0 = performance.now();
     process.stderr.write(`▶ ${b.name}\n`);
     try {
-      const result = await b.run({ quick, log });
+      const scenarios = values.scenario?.flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+      const result = await b.run({ quick, log, scenarios });
       for (const table of result.tables) out(`${renderTable(table)}\n`);
       summary.push(...result.summary);
+      json.push(...(result.json ?? tableRows(b.name, result.tables)));
     } catch (err) {
       failed.push(b.name);
+      json.push({ benchmark: b.name, scenario: 'FAILED', error: (err as Error)?.message ?? String(err) });
       out(`${b.name}: FAILED: ${(err as Error)?.stack ?? String(err)}\n\n`);
     }
     timings.push([b.name, performance.now() - t0]);
@@ -108,7 +116,35 @@ export async function benchCommand(argv: string[]): Promise<void> {
       ...failed.map((n) => [n, 'FAILED (see above)', null, null, null]),
     ],
   }));
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify(json, null, 2)}\n`);
+    process.stderr.write(`bench: wrote ${json.length} results to ${values.json}\n`);
+  }
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   if (failed.length) process.exitCode = 1;
+}
+
+/**
+ * `--json` for a benchmark that gives no rows of its own: one object per table row, the first column as the
+ * scenario and every other column under its header (numbers as numbers, the dash as null).
+ */
+export function tableRows(benchmark: string, tables: Table[]): JsonRow[] {
+  const rows: JsonRow[] = [];
+  for (const t of tables) {
+    const headers = t.columns.map((c) => (typeof c === 'string' ? c : c.header));
+    for (const r of t.rows) {
+      const row: JsonRow = { benchmark, scenario: String(r[0] ?? ''), table: t.title };
+      headers.slice(1).forEach((h, i) => (row[h] = jsonValue(r[i + 1])));
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+function jsonValue(cell: Cell): string | number | null {
+  if (cell === null || cell === undefined || cell === DASH) return null;
+  if (typeof cell === 'number') return cell;
+  const n = Number(cell.replace(/,/g, '').replace(/×$/, ''));
+  return cell.trim() !== '' && Number.isFinite(n) ? n : cell;
 }

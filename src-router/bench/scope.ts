@@ -18,6 +18,8 @@ export interface CliProcess {
   url: string;
   proc: ChildProcess;
   output(): string;
+  /** A node's folder (its store is `store/router.db`); absent for other commands. */
+  dir?: string;
 }
 
 const open = new Set<BenchScope>();
@@ -94,7 +96,7 @@ export class BenchScope {
     };
     const file = join(dir, 'node.yaml');
     writeFileSync(file, stringify(full));
-    return this.startCli(['node', '--config', file]);
+    return { ...(await this.startCli(['node', '--config', file])), dir };
   }
 
   /** SIGTERM every child (SIGKILL after `graceMs`), then remove the temp folders. */

@@ -58,6 +58,9 @@ export const backendSchema = z
     load_timeout: duration('2m').describe('longest an engine may take to become healthy'),
     max_restarts: z.number().int().min(0).default(3).describe('consecutive failed starts before a model is held failed'),
     restart_cooldown: duration('30s').describe('how long a model stays failed after max_restarts failed starts'),
+    engine_nice: z
+      .number().int().min(0).max(19).default(0)
+      .describe('CPU niceness of engine processes: on a CPU-only machine whose engines saturate every core, a positive value keeps the router (proxying, lending relays) responsive'),
   })
   .strict();
 

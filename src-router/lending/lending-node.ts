@@ -13,7 +13,7 @@ import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
 import { lentCutoffAt } from './holds';
 import type { DecisionSink, MasterPort, RelayAnswer } from './ports';
-import { refKey, type LeaseGrant, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
+import { refKey, type CostFit, type LeaseGrant, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
 
 export interface LendingNodeDeps {
   nodeId: string;
@@ -226,6 +226,34 @@ export class LendingNode implements LendingGate {
     return meanEstimatedTokens([{ bodyBytes: item.bodyBytes, maxTokens: item.work || undefined }], profile, this.deps.config.cluster.scheduling_context_reserve);
   }
 
+  private readonly fits = new Map<string, { at: number; dirty: boolean; fit: CostFit | null; loadMs: number | null }>();
+
+  /** A request or load of this model was recorded: its fit is recomputed at the next poll (at most every 50 ms). */
+  noteRecorded(localId: string): void {
+    const cached = this.fits.get(localId);
+    if (cached) cached.dirty = true;
+  }
+
+  /**
+   * A model's fit (PRICE-2) and load cost (PRICE-4) from its analytics, kept until a new request or load of the
+   * model is recorded (then recomputed at most every 50 ms, and at least every 5 s as the window slides): the
+   * master polls on every queue event, and a burst must not turn each poll into a scan of the model's history.
+   */
+  private costs(localId: string, lane: LendingLane): { fit: CostFit | null; loadMs: number | null } {
+    const cached = this.fits.get(localId);
+    const now = this.now();
+    if (cached && now - cached.at < (cached.dirty ? 50 : 5000)) return cached;
+    const c = this.deps.config.cluster;
+    const rows = this.deps.analytics.requestsForLocal(localId, now - c.scheduling_sample_window);
+    const entry = {
+      at: now, dirty: false,
+      fit: fitFromAnalytics(rows, { now, windowMs: c.scheduling_sample_window, minSamples: c.scheduling_min_samples, lane }),
+      loadMs: loadCost(this.deps.analytics.loadsFor(localId)),
+    };
+    this.fits.set(localId, entry);
+    return entry;
+  }
+
   private readonly profiles = new Map<string, { at: number; profile: TokenProfile | null }>();
 
   /** The model's token profile, recomputed at most once a second (dispatch asks per held request). */
@@ -269,8 +297,8 @@ export class LendingNode implements LendingGate {
         active: queue?.activeCount ?? 0,
         lentOut: queue?.lentCount ?? 0,
         borrowedWaiting: queue?.borrowedWaiting() ?? 0,
-        fit: fitFromAnalytics(this.deps.analytics.requestsForLocal(id, now - c.scheduling_sample_window), { now, windowMs: c.scheduling_sample_window, minSamples: c.scheduling_min_samples, lane }),
-        loadMs: loadCost(this.deps.analytics.loadsFor(id)),
+        fit: this.costs(id, lane).fit,
+        loadMs: this.costs(id, lane).loadMs,
         contextsize,
         eligible: lane === 'image' || (parallel <= 1 && contextsize !== null),
         multimodal: rec.config.capabilities.includes('multimodal'),
@@ -284,7 +312,7 @@ export class LendingNode implements LendingGate {
       if (!rec) continue;
       models.push({
         model: rec.localId, lane: laneOf(rec.config.capabilities), runtimeLane: l.lane, loaded: l.state === 'ready', held: 0, heldWork: [], active: l.inflight, lentOut: 0,
-        fit: null, loadMs: loadCost(this.deps.analytics.loadsFor(rec.localId)), contextsize: rec.config.contextsize ?? null, eligible: false,
+        fit: null, loadMs: this.costs(rec.localId, laneOf(rec.config.capabilities)).loadMs, contextsize: rec.config.contextsize ?? null, eligible: false,
         multimodal: rec.config.capabilities.includes('multimodal'), meanHeldTokens: null,
       });
     }

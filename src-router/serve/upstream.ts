@@ -49,7 +49,11 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
   const limit = deadline(timeoutMs);
   const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.signal, p.acquireSignal]) : p.signal).catch((err: unknown) => {
-    if (p.acquireSignal?.aborted && !p.signal.aborted) throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (own_work_arrived)', 'invalid_request_error', null, { reason: 'own_work_arrived' });
+    if (p.acquireSignal?.aborted && !p.signal.aborted) {
+      // Taken back while waiting for the runtime: because its own work arrived (HELPER-1/2) or the master withdrew it (HOLD-4, HELPER-5).
+      const reason = (p.acquireSignal.reason as Error | undefined)?.message === 'withdrawn' ? 'withdrawn' : 'own_work_arrived';
+      throw new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`, 'invalid_request_error', null, { reason });
+    }
     throw err;
   });
   if (p.onClaimed?.() === false) {

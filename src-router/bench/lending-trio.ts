@@ -1,0 +1,179 @@
+/**
+ * A lending cluster for the benchmarks: a master (no models) and two slaves, `owner` and `helper`, each a real
+ * `routerdesk node` process on loopback with its own engines; links made through the site API; what each node
+ * reports (lending state, lanes, the gathered decision log); bursts of chat requests with their latencies.
+ */
+import type { Agent } from 'node:http';
+import { freePort } from '../backends/free-port';
+import type { ModelConfigInput, NodeConfigInput } from '../config';
+import type { CostFit } from '../costs/fit';
+import { chatBody, getJson, postJson } from './http-client';
+import { BENCH_CONSOLE_TOKEN, sleep, until, type BenchScope, type CliProcess } from './scope';
+
+export const TRIO_CLUSTER_TOKEN = 'bench-cluster-token-0123456789';
+
+/** Lending settings at benchmark scale (as the integration tests use). */
+export const FAST_LENDING = {
+  scheduling_refresh_interval: '400ms', scheduling_min_samples: 3, offload_probe_idle: '300ms', offload_restore_delay: '300ms',
+  health_interval: '400ms', sync_interval: '400ms',
+};
+
+const consoleAuth = { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` };
+const clusterAuth = { authorization: `Bearer ${TRIO_CLUSTER_TOKEN}` };
+
+export interface TrioOptions {
+  owner: Record<string, ModelConfigInput>;
+  helper: Record<string, ModelConfigInput>;
+  /** Extra cluster settings for every node. */
+  cluster?: Record<string, unknown>;
+  /** models.startup_model per slave (loaded at boot). */
+  startup?: { owner?: string; helper?: string };
+  /** backend settings of the slaves (e.g. engine_nice). */
+  backend?: NodeConfigInput['backend'];
+}
+
+export interface ModelLendingState {
+  model: string;
+  loaded: boolean;
+  fit: CostFit | null;
+  loadMs: number | null;
+}
+
+export interface LaneView {
+  lane: string;
+  loaded: string | null;
+  inflight: number;
+  queued: number;
+  port: number | null;
+}
+
+export interface DecisionView {
+  at: number;
+  nodeId: string;
+  kind: string;
+  event: string;
+  outcome: string | null;
+  reason: string | null;
+  ownerModel: string | null;
+  helperModel: string | null;
+}
+
+export interface BurstResult {
+  makespanMs: number;
+  /** Each request's latency, in the order sent. */
+  latencies: number[];
+  /** When each answer arrived (unix ms). */
+  endedAt: number[];
+}
+
+export class Trio {
+  private constructor(
+    readonly master: CliProcess,
+    readonly owner: CliProcess,
+    readonly helper: CliProcess,
+  ) {}
+
+  static async start(scope: BenchScope, o: TrioOptions): Promise<Trio> {
+    const [mp, op, hp] = [await freePort(), await freePort(), await freePort()];
+    const url = (p: number) => `http://127.0.0.1:${p}`;
+    const cluster = { ...FAST_LENDING, ...o.cluster };
+    const slave = (id: string, port: number, startup?: string): NodeConfigInput => ({
+      server: { port },
+      cluster: { role: 'slave', node_id: id, token: TRIO_CLUSTER_TOKEN, master_url: url(mp), public_url: url(port), ...cluster } as NodeConfigInput['cluster'],
+      ...(startup ? { models: { startup_model: startup } } : {}),
+      ...(o.backend ? { backend: o.backend } : {}),
+    });
+    const [owner, helper, master] = await Promise.all([
+      scope.startNode(o.owner, slave('owner', op, o.startup?.owner)),
+      scope.startNode(o.helper, slave('helper', hp, o.startup?.helper)),
+      scope.startNode({}, { server: { port: mp }, cluster: { role: 'master', node_id: 'master', token: TRIO_CLUSTER_TOKEN, slave_urls: [url(op), url(hp)], ...cluster } as NodeConfigInput['cluster'] }),
+    ]);
+    await until(async () => {
+      const { nodes } = await getJson<{ nodes: { healthy: boolean }[] }>(`${master.url}/router/v1/console/cluster/nodes`, consoleAuth);
+      return nodes.length === 3 && nodes.every((n) => n.healthy);
+    }, 'the cluster to be healthy', 30_000, 100);
+    return new Trio(master, owner, helper);
+  }
+
+  /** A text link owner/`ownerModel` → helper/`helperModel` (local IDs), applied on both ends before it returns. */
+  async link(ownerModel: string, helperModel: string, flags: { load_if_unloaded?: boolean; restore_after_borrow?: boolean } = {}): Promise<void> {
+    const res = await fetch(`${this.master.url}/router/v1/site/text-routing-groups`, {
+      method: 'POST', headers: { ...consoleAuth, 'content-type': 'application/json' },
+      body: JSON.stringify({ owner: { node_id: 'owner', model: ownerModel }, helper: { node_id: 'helper', model: helperModel }, acknowledge_different_weights: true, ...flags }),
+    });
+    if (res.status !== 201) throw new Error(`creating the link: ${res.status} ${await res.text()}`);
+    for (const [node, model] of [[this.owner, ownerModel], [this.helper, helperModel]] as const) {
+      await until(async () => (await getJson<{ models: { model: string }[] }>(`${node.url}/router/v1/node/held`, clusterAuth)).models.some((m) => m.model === model), `${model} enrolled`);
+    }
+  }
+
+  /** A model's fit and load cost as its node reports them to the master (enrolled models and lane holders only). */
+  async modelState(node: CliProcess, model: string): Promise<ModelLendingState> {
+    const s = await getJson<{ models: ModelLendingState[] }>(`${node.url}/router/v1/node/offload/state`, clusterAuth);
+    const m = s.models.find((x) => x.model === model);
+    if (!m) throw new Error(`${model} is not in its node's lending state`);
+    return m;
+  }
+
+  async lanes(node: CliProcess): Promise<LaneView[]> {
+    return (await getJson<{ lanes: LaneView[] }>(`${node.url}/router/v1/console/lanes`, consoleAuth)).lanes;
+  }
+
+  /** Every decision the master gathers from the cluster since `since` (unix ms). */
+  async decisions(since: number): Promise<DecisionView[]> {
+    const rows: DecisionView[] = [];
+    let cursor: string | null = null;
+    do {
+      const q = new URLSearchParams({ limit: '1000', from: String(since), ...(cursor ? { cursor } : {}) });
+      const page: { rows: DecisionView[]; nextCursor: string | null } = await getJson(`${this.master.url}/router/v1/console/decisions?${q}`, consoleAuth);
+      rows.push(...page.rows);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return rows.sort((a, b) => a.at - b.at);
+  }
+
+  /** Requests the engine behind a node's lane has received so far (sim engines). */
+  async engineRequests(node: CliProcess, lane = 'text'): Promise<number> {
+    const port = (await this.lanes(node)).find((l) => l.lane === lane)?.port;
+    if (!port) return 0;
+    return (await getJson<{ requests: number }>(`http://127.0.0.1:${port}/sim/stats`)).requests;
+  }
+
+  /** Nothing in flight or queued on either slave, then a pause for leases and restores to clear. */
+  async settle(pauseMs = 700): Promise<void> {
+    await until(async () => [...(await this.lanes(this.owner)), ...(await this.lanes(this.helper))].every((l) => l.inflight === 0 && l.queued === 0), 'the slaves to drain', 60_000, 50);
+    await sleep(pauseMs);
+  }
+}
+
+/** Sends every body at once to `node`'s chat API and waits for all answers (each must be 200). */
+export async function burst(node: CliProcess, agent: Agent, bodies: Record<string, unknown>[]): Promise<BurstResult> {
+  const t0 = performance.now();
+  const results = await Promise.all(bodies.map(async (body) => {
+    const r = await postJson(`${node.url}/v1/chat/completions`, body, agent);
+    if (r.status !== 200) throw new Error(`chat at ${node.url}: ${r.status} ${r.body.slice(0, 300)}`);
+    return { ms: r.totalMs, at: Date.now() };
+  }));
+  return { makespanMs: performance.now() - t0, latencies: results.map((r) => r.ms), endedAt: results.map((r) => r.at) };
+}
+
+/** `n` chat bodies for `model`, with max_tokens from `tokens` (cycled). */
+export const bodies = (model: string, n: number, tokens: number[]) => Array.from({ length: n }, (_, i) => chatBody(model, tokens[i % tokens.length]));
+
+/** Sends the bodies one after another. */
+export async function sequential(node: CliProcess, agent: Agent, list: Record<string, unknown>[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const b of list) {
+    const r = await postJson(`${node.url}/v1/chat/completions`, b, agent);
+    if (r.status !== 200) throw new Error(`chat at ${node.url}: ${r.status} ${r.body.slice(0, 300)}`);
+    out.push(r.totalMs);
+  }
+  return out;
+}
+
+/** A fit as an affine job cost (work → ms); null when there is no fit. A constant fit prices every size at its mean. */
+export function fitCost(fit: CostFit | null): ((work: number) => number) | null {
+  if (!fit) return null;
+  if (fit.kind === 'constant') return () => fit.meanMs;
+  return (w) => fit.interceptMs + fit.slopeMsPerWork * w;
+}
