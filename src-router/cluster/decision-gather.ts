@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { decisionPageSchema } from '../contract/decisions';
 import { decodeMergedCursor, mergeNodePages, nodeCursor, type DecisionPage, type DecisionQuery, type DecisionRow, type NodeLogPage } from '../store';
 
 export interface GatherDeps {
@@ -16,11 +17,13 @@ const queryString = (q: DecisionQuery) =>
 
 /**
  * One page of the whole cluster's decision log (UI-1): this node's rows and every member's, newest first, with one
- * combined cursor. A member that does not answer keeps its place in the cursor and is asked again on the next page.
+ * combined cursor. A member that does not answer (or answers something that is not a page) is reported in `missing`
+ * and counted as exhausted from then on, so paging and the export always finish.
  */
 export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<DecisionPage> {
   const state = decodeMergedCursor(q.cursor);
   const limit = q.limit;
+  const missing: string[] = [];
   const sources: NodeLogPage[] = await Promise.all([
     (async () => {
       const c = nodeCursor(state, d.nodeId);
@@ -32,14 +35,18 @@ export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<
       try {
         const res = await fetch(`${m.url}/router/v1/node/decisions?${queryString({ ...q, cursor: c.cursor, limit })}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(5_000) });
         if (!res.ok) throw new Error(`${res.status}`);
-        return { key: m.nodeId, page: (await res.json()) as DecisionPage };
+        const page = decisionPageSchema.safeParse(await res.json());
+        if (!page.success) throw new Error(`not a decision page: ${page.error.issues[0]?.path.join('.') || '(root)'}: ${page.error.issues[0]?.message}`);
+        return { key: m.nodeId, page: page.data as DecisionPage };
       } catch (err) {
         d.log.warn({ nodeId: m.nodeId }, `decision log of node not gathered: ${(err as Error).message}`);
-        return { key: m.nodeId, page: null };
+        missing.push(m.nodeId);
+        return { key: m.nodeId, page: { rows: [], nextCursor: null } };
       }
     }),
   ]);
-  return mergeNodePages(sources, limit ?? 200, state);
+  const page = mergeNodePages(sources, limit ?? 200, state);
+  return missing.length ? { ...page, missing: missing.sort() } : page;
 }
 
 /** Every row of the cluster's log matching `q`, newest first, up to `max` (the export, UI-6). */
@@ -53,3 +60,4 @@ export async function gatherAllDecisions(d: GatherDeps, q: DecisionQuery, max: n
   } while (cursor && rows.length < max);
   return rows.slice(0, max);
 }
+

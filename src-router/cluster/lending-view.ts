@@ -1,3 +1,4 @@
+import { heldNodeSchema } from '../contract/decisions';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ClusterNodeView } from '../contract';
 
@@ -28,7 +29,9 @@ export async function lendingView(d: LendingViewDeps) {
       try {
         const res = await fetch(`${m.url}/router/v1/node/held`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(3_000) });
         if (!res.ok) throw new Error(`${res.status}`);
-        return (await res.json()) as { nodeId: string; models: unknown[] };
+        const view = heldNodeSchema.safeParse(await res.json());
+        if (!view.success) throw new Error(`not a held view: ${view.error.issues[0]?.path.join('.') || '(root)'}: ${view.error.issues[0]?.message}`);
+        return view.data;
       } catch (err) {
         d.log.warn({ nodeId: m.nodeId }, `held requests of node not read: ${(err as Error).message}`);
         return { nodeId: m.nodeId, models: [], error: (err as Error).message };

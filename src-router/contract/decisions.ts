@@ -55,7 +55,9 @@ export const decisionRowSchema = z
 export type DecisionRowWire = z.infer<typeof decisionRowSchema>;
 
 /** Newest first; `nextCursor` asks for the next (older) page, null when there is none. */
-export const decisionPageSchema = z.object({ rows: z.array(decisionRowSchema), nextCursor: z.string().nullable() }).strict();
+export const decisionPageSchema = z
+  .object({ rows: z.array(decisionRowSchema), nextCursor: z.string().nullable(), missing: z.array(z.string()).optional().describe('members whose log could not be read') })
+  .strict();
 export type DecisionPageWire = z.infer<typeof decisionPageSchema>;
 
 const modelRefSchema = z.object({ nodeId: z.string(), model: z.string() }).strict();
@@ -66,8 +68,8 @@ export const leaseGrantSchema = z
     linkId: z.string(),
     owner: modelRefSchema,
     helper: modelRefSchema,
-    slots: z.number().int(),
-    ttlMs: z.number(),
+    slots: z.union([z.literal(1), z.literal(2)]),
+    ttlMs: z.number().positive().max(86_400_000),
     probe: z.boolean(),
     ownerJobMs: ms,
     helperJobMs: ms,

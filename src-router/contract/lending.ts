@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { leaseGrantSchema } from './decisions';
 
 /**
  * Wire objects of lending's node API between peers (cluster token): the lending state a node answers the master's
@@ -55,3 +56,16 @@ export const withdrawRequestSchema = z.object({ requestIds: z.array(z.string().m
 
 /** Per request id: withdrawn (it never starts there) or started (it holds the runtime and finishes). */
 export const withdrawAnswerSchema = z.object({ results: z.record(z.string(), z.enum(['withdrawn', 'started'])) }).strict();
+
+/** LEASE-2/4: the master's answer to an owner's queue event. */
+export const eventAnswerSchema = z.object({ lease: leaseGrantSchema.nullable() }).strict();
+
+/** HOLD-4: the master's answer to an owner's cut-off request. */
+export const cutAnswerSchema = z.object({ cut: z.boolean() }).strict();
+
+/** LEASE-5/8: what the master's relay answers an owner (a lent request's answer, a hand-back or a refusal). */
+export const relayAnswerSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('answered'), status: z.number().int().min(100).max(599), body: z.unknown() }).strict(),
+  z.object({ kind: z.literal('returned'), reason: z.string().max(200) }).strict(),
+  z.object({ kind: z.literal('refused'), reason: z.enum(['no_live_lease', 'helper_unreachable', 'forward_failed']), message: z.string() }).strict(),
+]);

@@ -17,7 +17,7 @@ export async function assetRoutes(app: FastifyInstance, deps: HttpDeps): Promise
   const assets = deps.assets;
 
   await app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken(deps.clusterToken, 'cluster'));
+    scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
     // HEAD is its own route: fastify's automatic one would read a whole stream only to drop it.
     const byHash = (withBody: boolean) => async (request: FastifyRequest<{ Params: { sha256: string } }>, reply: FastifyReply) => {
@@ -46,7 +46,7 @@ export async function assetRoutes(app: FastifyInstance, deps: HttpDeps): Promise
 
   const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   await app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.addHook('preHandler', async (request) => {
       if (request.method === 'GET' || request.method === 'HEAD') return;
       if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', 'only operators (console.operators) can fetch assets or change recipes', 'permission_error');

@@ -14,7 +14,10 @@ export function bearer(request: FastifyRequest): string {
   return h.toLowerCase().startsWith('bearer ') ? h.slice(7).trim() : '';
 }
 
-/** A preHandler that admits only requests carrying one of `tokens` as a Bearer token; others get 401 and are logged. */
+/**
+ * An onRequest hook that admits only requests carrying one of `tokens` as a Bearer token; others get 401 (logged)
+ * before their body is read, whatever it holds.
+ */
 export function requireToken(token: string | readonly string[], what: string) {
   const tokens = typeof token === 'string' ? [token] : token;
   return async (request: FastifyRequest) => {
@@ -23,4 +26,12 @@ export function requireToken(token: string | readonly string[], what: string) {
       throw new RouterError(401, 'unauthorized', `missing or wrong ${what} token (send it as Authorization: Bearer …)`, 'authentication_error');
     }
   };
+}
+
+/**
+ * Which roles may call a node-API route: a call to a node of another role is refused with 403 `wrong_role` (a master
+ * never accepts pushed links or leases, a slave takes no registrations), whatever token it carries.
+ */
+export function allowRoles(role: 'standalone' | 'master' | 'slave', allowed: readonly ('standalone' | 'master' | 'slave')[], what: string): void {
+  if (!allowed.includes(role)) throw new RouterError(403, 'wrong_role', `${what}: only a ${allowed.join(' or ')} takes this, and this node is a ${role}`, 'permission_error');
 }

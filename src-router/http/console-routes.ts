@@ -7,7 +7,7 @@ import { RouterError } from '../serve';
 /** The console API the UI calls (`/router/v1/console/*`), behind the console token. */
 export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
 
     scope.get('/router/v1/console/models', async (): Promise<ConsoleModelList> => ({
       node: { nodeId: deps.nodeId, role: deps.role, version: deps.version, startedAt: deps.startedAt.toISOString() },

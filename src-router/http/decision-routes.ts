@@ -37,7 +37,7 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
   });
 
   app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken(deps.clusterToken, 'cluster'));
+    scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
     scope.get<{ Querystring: Query }>('/router/v1/node/decisions', async (request) => {
       const q = request.query;
       return own({ ...filterOf(q), cursor: q.cursor || undefined, limit: q.limit ? Number(q.limit) : undefined });
@@ -45,7 +45,7 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
   });
 
   app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions', async (request) => {
       const q = request.query;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { RouterError, withdrawRequestSchema } from '../contract';
+import { leaseGrantSchema, RouterError, withdrawRequestSchema } from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
 import { lendingView } from '../cluster/lending-view';
-import { requireToken } from './auth';
+import { allowRoles, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -14,7 +14,7 @@ const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'complet
 const relaySchema = z.object({ requestId: z.string(), owner: ref, helper: ref, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) }).strict();
 const linkSpec = z.object({ id: z.string(), lane: z.enum(['image', 'text']), owner: ref, helper: ref, loadIfUnloaded: z.boolean(), restoreAfterBorrow: z.boolean() }).strict();
 const linksPushSchema = z.object({ version: z.number().int().min(0), epoch: z.string().optional(), links: z.array(linkSpec) }).strict();
-const leasePushSchema = z.object({ owner: ref, lease: z.unknown().nullable() }).strict();
+const leasePushSchema = z.object({ owner: ref, lease: leaseGrantSchema.nullable() }).strict();
 
 export interface LendingHttp {
   lending: LendingNode;
@@ -35,7 +35,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     return l.coordinator;
   };
   app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken(deps.clusterToken, 'cluster'));
+    scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
     scope.post('/router/v1/node/offload/event', async (request) => {
       const { owner, trigger } = parseBody(eventSchema, request.body);
@@ -51,16 +51,21 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       return master().relay(req, ctl.signal);
     });
 
-    scope.get('/router/v1/node/offload/state', async () => l.lending.state());
+    // Asked by the master of its slaves (its own state it reads in-process).
+    scope.get('/router/v1/node/offload/state', async () => {
+      allowRoles(deps.role, ['slave'], 'lending state polls');
+      return l.lending.state();
+    });
 
     // HELPER-5: the master asks a helper that looks stalled whether it still runs borrowed work.
-    scope.get<{ Querystring: { request?: string } }>('/router/v1/node/offload/borrowed', async (request) => ({
-      running: l.lending.helper.borrowedInFlight(),
-      ...(request.query.request ? { started: l.lending.helper.hasStarted(request.query.request) } : {}),
-    }));
+    scope.get<{ Querystring: { request?: string } }>('/router/v1/node/offload/borrowed', async (request) => {
+      allowRoles(deps.role, ['slave'], 'stall checks');
+      return { running: l.lending.helper.borrowedInFlight(), ...(typeof request.query.request === 'string' ? { started: l.lending.helper.hasStarted(request.query.request) } : {}) };
+    });
 
     // HOLD-4 / HELPER-5, asked by the master: withdraw lent requests in one step (each withdrawn or started).
     scope.post('/router/v1/node/offload/withdraw', async (request) => {
+      allowRoles(deps.role, ['slave'], 'withdrawals');
       const { requestIds } = parseBody(withdrawRequestSchema, request.body);
       return { results: l.lending.withdraw(requestIds) };
     });
@@ -72,13 +77,17 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     });
 
     scope.post('/router/v1/node/offload/lease', async (request) => {
+      allowRoles(deps.role, ['slave'], 'lease pushes');
       const { owner, lease } = parseBody(leasePushSchema, request.body);
       if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
+      if (lease && (lease.owner.nodeId !== owner.nodeId || lease.owner.model !== owner.model)) throw new RouterError(400, 'invalid_lease', 'lease.owner must be the owner the push names', 'invalid_request_error', 'lease.owner');
       const applied = l.lending.owner.apply(owner.model, lease as Parameters<typeof l.lending.owner.apply>[1]);
       return applied ? { applied: true } : { applied: false, reason: 'not_an_owner' };
     });
 
     scope.post('/router/v1/node/links', async (request) => {
+      // Links are the master's to decide (LEASE-1): it never takes them from a peer.
+      allowRoles(deps.role, ['slave'], 'link pushes');
       const { version, links, epoch } = parseBody(linksPushSchema, request.body);
       const applied = l.applyLinks(version, links, epoch);
       return { applied: applied ? version : l.lending.linksVersion, stale: !applied };
@@ -90,7 +99,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
   // The Lending tab and the Nodes page (UI-1, UI-2): live leases, settings, each node's build and whether it runs
   // the master's settings, and every node's held requests marked queued / held / lent with first arrival.
   app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.get('/router/v1/console/lending', async (request) =>
       lendingView({
         nodeId: deps.nodeId, version: deps.version, settingsHash: deps.snapshot().settingsHash, linksVersion: l.lending.linksVersion, clusterToken: deps.clusterToken,

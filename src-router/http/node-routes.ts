@@ -9,7 +9,7 @@ import { openaiRoutes } from './openai-routes';
 /** The node API (`/router/v1/node/*`): cluster token only (401 otherwise, logged). */
 export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   await app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken(deps.clusterToken, 'cluster'));
+    scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
     scope.post('/router/v1/node/register', async (request) => {
       if (!deps.membership) throw new RouterError(404, 'not_a_master', `node '${deps.nodeId}' is a ${deps.role}, not a master: it takes no registrations`);
@@ -37,7 +37,7 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
 
   await app.register(
     async (scope) => {
-      scope.addHook('preHandler', requireToken(deps.clusterToken, 'cluster'));
+      scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
       await openaiRoutes(scope, deps, { worker: true });
     },
     { prefix: '/router/v1/node/worker' },

@@ -20,7 +20,7 @@ export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promi
   const access = (request: FastifyRequest) => ({ writable: deps.routingWritesEnabled, canWrite: isOperator(request) });
 
   app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
 
     scope.get<{ Querystring: { node?: string } }>('/router/v1/console/runtime.health', async (request) => {
       const node = request.query.node;

@@ -16,7 +16,7 @@ import { parseBody } from './errors';
 export async function siteRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   app.register(async (scope) => {
-    scope.addHook('preHandler', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.addHook('preHandler', async (request) => {
       if (request.method !== 'GET' && !isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', 'only operators (console.operators) can change links', 'permission_error');
       if (request.method !== 'GET' && deps.role === 'slave') throw new RouterError(409, 'links_on_master', `links are kept by the master; node '${deps.nodeId}' is a slave and applies what its master pushes`);

@@ -1,4 +1,5 @@
 import { deadline } from '../backends';
+import { cutAnswerSchema, eventAnswerSchema, relayAnswerSchema } from '../contract';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
 import type { MasterPort, RelayAnswer, RelayRequest } from './ports';
 
@@ -10,18 +11,22 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
     async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
       const res = await fetch(`${base}/router/v1/node/offload/event`, { method: 'POST', headers, body: JSON.stringify({ owner, trigger }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
       if (!res.ok) throw new Error(`master answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-      return ((await res.json()) as { lease: LeaseGrant | null }).lease;
+      const answer = eventAnswerSchema.safeParse(await res.json());
+      if (!answer.success) throw new Error(`master answered something that is not a lease: ${answer.error.issues[0]?.path.join('.') || '(root)'}: ${answer.error.issues[0]?.message}`);
+      return answer.data.lease as LeaseGrant | null;
     },
     async cutOff(requestId: string): Promise<boolean> {
       const res = await fetch(`${base}/router/v1/node/offload/cutoff`, { method: 'POST', headers, body: JSON.stringify({ requestId }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
-      return res.ok && ((await res.json()) as { cut: boolean }).cut;
+      return res.ok && cutAnswerSchema.safeParse(await res.json()).data?.cut === true;
     },
     async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
       const limit = deadline(opts.relayTimeoutMs);
       try {
         const res = await fetch(`${base}/router/v1/node/offload/relay`, { method: 'POST', headers, body: JSON.stringify(req), signal: AbortSignal.any([signal, limit.signal]) });
         if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
-        return (await res.json()) as RelayAnswer;
+        const answer = relayAnswerSchema.safeParse(await res.json());
+        if (!answer.success) return { kind: 'refused', reason: 'forward_failed', message: 'master relay answered something that is not a relay answer' };
+        return answer.data as RelayAnswer;
       } catch (err) {
         if (signal.aborted) throw err;
         return { kind: 'refused', reason: 'helper_unreachable', message: `master relay unreachable: ${(err as Error).message}` };

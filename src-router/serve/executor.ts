@@ -55,6 +55,9 @@ export interface ExecutorDeps {
 
 type Finish = (outcome: RequestOutcome, status: number | null, error: string | null, extra?: WorkMeasure) => void;
 
+/** Errors of calls that failed before any byte of an answer arrived (the only ones another replica may retry). */
+const unanswered = new WeakSet<RouterError>();
+
 /** Runs one client request: resolve the target, open the engine or node, relay the answer with IDs rewritten, record the work. */
 export class RequestExecutor {
   private readonly now: () => number;
@@ -71,7 +74,8 @@ export class RequestExecutor {
         return await this.runOn(target, input);
       } catch (err) {
         // A node that could not be reached at all has seen nothing of the request: try another replica once more.
-        if (err instanceof RouterError && err.code === 'node_unreachable' && tried.size < 2 && target.kind === 'remote') {
+        // Once any byte of its answer arrived it may have run it: never again elsewhere.
+        if (err instanceof RouterError && err.code === 'node_unreachable' && unanswered.has(err) && tried.size < 2 && target.kind === 'remote') {
           tried.add(target.nodeId);
           continue;
         }
@@ -158,6 +162,7 @@ export class RequestExecutor {
             : await openStatic(target, payload, this.deps.requestTimeoutMs);
       } catch (err) {
         if (target.kind === 'static' && !input.signal.aborted) this.deps.onTurn?.(target, false);
+        if (err instanceof RouterError) unanswered.add(err);
         throw err;
       }
       if (target.kind === 'static') this.deps.onTurn?.(target, upstream.response.status < 500);

@@ -38,6 +38,8 @@ export interface DecisionPage {
   rows: DecisionRow[];
   /** Pass back to get the next (older) page; null when there is none. */
   nextCursor: string | null;
+  /** Gathered pages: members whose log could not be read (left out from here on, so paging always finishes). */
+  missing?: string[];
 }
 
 export interface SqlQuery {

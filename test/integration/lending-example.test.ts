@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelConfigInput } from '../../src-router/config';
+import { lendingNodeStateSchema } from '../../src-router/contract';
 import { startLendingCluster, type LendingCluster } from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
@@ -50,6 +51,15 @@ function scenario(helperTokenTime: string, expectedSlots: 1 | 2) {
       const helperStats = (await (await fetch(`${c.urls.helper}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${c.master.token}` } })).json()) as { lanes: { port: number }[] };
       const simStats = (await (await fetch(`http://127.0.0.1:${helperStats.lanes[0].port}/sim/stats`)).json()) as { requests: number };
       expect(simStats.requests).toBeGreaterThan(3); // the helper served lent requests beyond its own 3
+    });
+
+    it('every node\'s lending state, as the master polls it, parses with its contract (LEASE-3), fits included', async () => {
+      for (const url of [c.urls.owner, c.urls.helper]) {
+        const state = lendingNodeStateSchema.parse(await c.node(url, '/router/v1/node/offload/state'));
+        if (url === c.urls.owner) expect(state.models.find((m) => m.model === 'a')?.fit).not.toBeNull();
+      }
+      // The master reads its own state in-process and answers no poll.
+      await expect(c.node(c.master.url, '/router/v1/node/offload/state')).rejects.toThrow(/403.*wrong_role/);
     });
 
     it('the log shows plan rows on the master and dispatch rows on the owner, in order', async () => {
