@@ -19,8 +19,15 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
-/** A zod field for a duration, in milliseconds once parsed. The JSON Schema shows it as string | number. */
-export const duration = (fallback: string) =>
+/** The longest delay a timer can wait (2^31 − 1 ms, about 24.8 days): a longer one would fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A zod field for a duration, in milliseconds once parsed. The JSON Schema shows it as string | number. A duration
+ * that a timer waits for is at most MAX_TIMER_MS (longer ones are refused with the field path, never wrapped into
+ * "at once"); pass `{ timer: false }` for spans that only bound a query (a sample window, a retention).
+ */
+export const duration = (fallback: string, o: { timer?: boolean } = {}) =>
   z
     .union([z.string(), z.number()])
     .default(fallback)
@@ -28,6 +35,14 @@ export const duration = (fallback: string) =>
       const ms = parseDuration(value);
       if (ms === undefined) {
         ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (write e.g. 500ms, 5s, 1.5s, 3m, 14d, or a number of milliseconds)` });
+        return z.NEVER;
+      }
+      if (o.timer !== false && ms > MAX_TIMER_MS) {
+        ctx.addIssue({ code: 'custom', message: `too long: ${JSON.stringify(value)} (at most 24d, the longest a timer can wait)` });
+        return z.NEVER;
+      }
+      if (!Number.isSafeInteger(ms)) {
+        ctx.addIssue({ code: 'custom', message: `too long: ${JSON.stringify(value)}` });
         return z.NEVER;
       }
       return ms;

@@ -32,13 +32,13 @@ export const clusterSchema = z
     scheduling_backend_depth: z.number().int().min(1).max(64).default(2),
     scheduling_refresh_interval: duration('2s'),
     scheduling_min_samples: z.number().int().min(1).default(5),
-    scheduling_sample_window: duration('14d'),
+    scheduling_sample_window: duration('14d', { timer: false }),
     scheduling_context_reserve: z.number().int().min(0).default(512),
     offload_probe_idle: duration('5s'),
     offload_restore_delay: duration('1.5s'),
     offload_lent_stall_timeout: duration('3m'),
     offload_hold_for_faster_helper: z.boolean().default(true),
-    offload_decisions_retention: duration('14d'),
+    offload_decisions_retention: duration('14d', { timer: false }),
   })
   .strict();
 

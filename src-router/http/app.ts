@@ -8,7 +8,9 @@ import { lendingRoutes } from './lending-routes';
 import { siteRoutes } from './site-routes';
 import { decisionRoutes } from './decision-routes';
 import type { HttpDeps } from './deps';
+import { RouterError } from '../contract';
 import { installErrorHandling } from './errors';
+import { redactUrl } from './redact';
 import { ollamaRoutes } from './ollama-routes';
 import { openaiRoutes } from './openai-routes';
 import { opsRoutes } from './ops-routes';
@@ -21,11 +23,23 @@ export interface AppOptions {
 export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: deps.bodyLimit,
-    logger: { level: opts.logLevel ?? process.env.ROUTERDESK_LOG_LEVEL ?? 'info' },
+    logger: {
+      level: opts.logLevel ?? process.env.ROUTERDESK_LOG_LEVEL ?? 'info',
+      // Request lines never carry a secret from the query string (the UI link's console token).
+      serializers: { req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: redactUrl(req.url ?? ''), id: req.id }) },
+    },
     logController: new LogController({ disableRequestLogging: process.env.ROUTERDESK_LOG_REQUESTS !== '1' }),
     forceCloseConnections: true,
   });
   installErrorHandling(app);
+  // One value per query key: a repeated key (`?limit=1&limit=2`) is ambiguous, so it is refused with its name.
+  app.addHook('preValidation', async (request) => {
+    const q = request.query;
+    if (!q || typeof q !== 'object') return;
+    for (const [key, value] of Object.entries(q as Record<string, unknown>)) {
+      if (Array.isArray(value)) throw new RouterError(400, 'invalid_request', `query parameter '${key}' is given ${value.length} times: give it once`, 'invalid_request_error', key);
+    }
+  });
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });
     await opsRoutes(scope, deps);

@@ -1,3 +1,4 @@
+import { redactUrl } from './redact';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { asRouterError, RouterError } from '../serve';
@@ -37,7 +38,7 @@ export function errorPayload(url: string, e: RouterError): unknown {
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const e = toRouterError(err);
   const level = e.status >= 500 ? 'error' : 'warn';
-  request.log[level]({ status: e.status, code: e.code, url: request.url, err: e.status >= 500 && !(err instanceof RouterError) ? err : undefined }, e.message);
+  request.log[level]({ status: e.status, code: e.code, url: redactUrl(request.url), err: e.status >= 500 && !(err instanceof RouterError) ? err : undefined }, e.message);
   if (reply.raw.headersSent) {
     reply.raw.destroy();
     return reply;

@@ -111,6 +111,21 @@ describe('client API errors', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
   });
 
+  it('a bad token is a 401 whatever the body; a repeated query key is a 400 naming it; secrets in the query are never logged (issue #9)', async () => {
+    const huge = 'x'.repeat(200 * 1024); // over the body limit: the token is judged first
+    const res = await fetch(`${node.url}/router/v1/node/register`, { method: 'POST', body: huge, headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' } });
+    expect(res.status).toBe(401);
+    const twice = await fetch(`${node.url}/router/v1/console/decisions?limit=1&limit=2`, { headers: { authorization: `Bearer ${node.token}` } });
+    expect(twice.status).toBe(400);
+    expect(((await twice.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'limit', message: expect.stringMatching(/given 2 times/) });
+    const ollama = await fetch(`${node.url}/api/tags?x=1&x=2`);
+    expect(ollama.status).toBe(400);
+    expect(typeof ((await ollama.json()) as { error: unknown }).error).toBe('string');
+    await fetch(`${node.url}/router/v1/console/nothing-here?token=${node.token}`);
+    await eventually(() => node.output().includes('nothing-here?token=REDACTED'), { what: 'the refused request in the log, redacted' });
+    expect(node.output()).not.toContain(node.token);
+  });
+
   it('logs the bad requests it refused', async () => {
     await eventually(() => ['model_not_found', 'body_too_large', 'invalid_json', 'engine_start_failed', 'unauthorized'].every((code) => node.output().includes(`"code":"${code}"`)), { what: 'every refusal in the log' });
   });

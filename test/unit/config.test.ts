@@ -54,6 +54,13 @@ describe('node config', () => {
     expect(err.message).toMatch(/cluster.sync_interval: not a duration: "soon"/);
   });
 
+  it('a duration a timer waits for is at most 24 days; spans that only bound a query may be longer (issue #9)', () => {
+    const err = configError(() => parseNodeConfig({ cluster: { request_timeout: '25d' } }));
+    expect(err.issues[0].path).toBe('cluster.request_timeout');
+    expect(err.message).toMatch(/too long: "25d"/);
+    expect(parseNodeConfig({ cluster: { request_timeout: '24d', offload_decisions_retention: '400d' } }).cluster.offload_decisions_retention).toBe(400 * 86_400_000);
+  });
+
   it('rejects a bad enum value with its path', () => {
     const err = configError(() => parseNodeConfig({ backend: { mode: 'ollama' } }));
     expect(err.issues[0].path).toBe('backend.mode');

@@ -1,0 +1,22 @@
+/**
+ * Secrets never reach a log line: query parameters that can carry one (the console token the UI link holds,
+ * keys, passwords) are replaced before a URL is logged. Pure.
+ */
+const SECRET_KEYS = /token|key|secret|pass|auth/i;
+
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name);
+    } catch {
+      /* an unreadable name is kept as it is */
+    }
+    return eq >= 0 && SECRET_KEYS.test(decoded) ? `${name}=REDACTED` : pair;
+  });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}

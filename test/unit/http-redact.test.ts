@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { redactUrl } from '../../src-router/http/redact';
+
+// Issue #9: the console token never appears in a log line.
+describe('URLs as logged', () => {
+  it('secrets in the query string are replaced; everything else is kept', () => {
+    expect(redactUrl('/?token=abc123')).toBe('/?token=REDACTED');
+    expect(redactUrl('/router/v1/console/decisions?limit=10&access_token=x&model=a')).toBe('/router/v1/console/decisions?limit=10&access_token=REDACTED&model=a');
+    expect(redactUrl('/x?api%5Fkey=s&Password=p&q')).toBe('/x?api%5Fkey=REDACTED&Password=REDACTED&q');
+    expect(redactUrl('/v1/models')).toBe('/v1/models');
+  });
+});
