@@ -9,6 +9,7 @@ import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 import { rawBytes } from './openai-routes';
 import { writeStream } from './streaming';
+import { servable } from '../registry/servable';
 
 /** The Ollama-compatible client API under /api, translated onto the same executor. */
 export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
@@ -19,7 +20,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
     const names = new Set(recipes.map((r) => r.name));
     return {
       models: [
-        ...deps.catalog.all().filter((e) => !names.has(e.id)).map((e) => {
+        ...deps.catalog.all().filter((e) => !names.has(e.id) && servable(e)).map((e) => {
           const rec = e.replicas[0].record;
           return {
             name: e.id, model: e.id, modified_at: deps.startedAt.toISOString(), size: 0, digest: rec.modelHash ?? rec.configHash,

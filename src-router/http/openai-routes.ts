@@ -6,6 +6,7 @@ import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 import { writeStream } from './streaming';
+import { servable } from '../registry/servable';
 
 /**
  * The OpenAI-compatible client API under /v1. Registered a second time under /router/v1/node/worker for a master's
@@ -22,7 +23,7 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
     return {
       object: 'list',
       data: [
-        ...deps.catalog.all().filter((e) => !names.has(e.id)).map((e) => ({ id: e.id, object: 'model', created, owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
+        ...deps.catalog.all().filter((e) => !names.has(e.id) && servable(e)).map((e) => ({ id: e.id, object: 'model', created, owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
         ...deps.staticRouteIds.filter((id) => !deps.catalog.get(id) && !names.has(id)).map((id) => ({ id, object: 'model', created, owned_by: 'static' })),
         ...recipes.map((r) => ({ id: r.name, object: 'model', created: Math.floor(r.updatedAt / 1000), owned_by: [...new Set(r.components.map((c) => c.nodeId))].join(',') })),
       ],

@@ -3,3 +3,4 @@ export * from './model-registry';
 export * from './identity-merge';
 export * from './cluster-catalog';
 export * from './target';
+export * from './servable';
