@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Supervisor } from './backends';
 import { ActivityTracker } from './cluster/activity';
+import { QueueLimit } from './serve/queue-limit';
 import { AssetService, fileRootsFromConfig } from './cluster/assets';
 import { localRecords, localSnapshot } from './cluster/local-snapshot';
 import { Membership } from './cluster/membership';
@@ -141,6 +142,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       };
     },
     onTurn: (target, answered) => routing?.turn(target, answered),
+    queueLimit: new QueueLimit(config.server.max_queue, (id) => {
+      const c = registry.byLocalId(id)?.config;
+      return { maxQueue: c?.max_queue ?? null, parallel: Math.max(1, c?.parallel ?? c?.vllm?.settings.max_number_sequences ?? 1) };
+    }),
     onFinished: (row) => {
       metrics.request(row);
       analytics.recordRequest(row);

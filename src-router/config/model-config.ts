@@ -40,6 +40,7 @@ export const modelConfigSchema = z
     command: z.string().optional().describe('command template for external engines: ${PORT}, ${MODEL}, ${HOST}, ${CONTEXTSIZE}, ${PARALLEL}, ${ALIAS}'),
     contextsize: z.number().int().positive().optional(),
     parallel: z.number().int().positive().optional(),
+    max_queue: z.number().int().positive().max(1_000_000).optional().describe('requests of this model that may wait for its engine at once; more get 429 with Retry-After (server.max_queue bounds the node)'),
     vllm: z
       .object({
         settings: z

@@ -14,6 +14,7 @@ export const serverSchema = z
     port: z.number().int().min(0).max(65535).default(8080),
     body_limit: z.number().int().positive().default(64 * 1024 * 1024).describe('largest request body in bytes (413 above)'),
     upload_limit: z.number().int().positive().default(100 * 1024 * 1024).describe('largest uploaded audio file in bytes'),
+    max_queue: z.number().int().positive().max(1_000_000).default(1000).describe('requests that may wait on this node for an engine at once; more get 429 with Retry-After'),
   })
   .strict();
 

@@ -43,6 +43,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
     reply.raw.destroy();
     return reply;
   }
+  if (e.extra.retry_after) reply.header('retry-after', e.extra.retry_after);
   return reply.status(e.status === 499 ? 400 : e.status).send(errorPayload(request.url, e));
 }
 

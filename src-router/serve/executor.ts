@@ -9,6 +9,7 @@ import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
+import type { QueueLimit } from './queue-limit';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
 import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
@@ -50,6 +51,8 @@ export interface ExecutorDeps {
   lending?: LendingGate;
   /** A real turn at a static-route endpoint: did it answer (ROUTE-9)? */
   onTurn?(target: Target, answered: boolean): void;
+  /** Bounded waiting for local engines (server.max_queue, a model's max_queue). */
+  queueLimit?: QueueLimit;
   now?(): number;
 }
 
@@ -124,6 +127,7 @@ export class RequestExecutor {
     const finish: Finish = (outcome, status, error, extra = {}) => {
       if (finished) return;
       finished = true;
+      waitDone?.();
       // The engine's job ended with its answer, failed or not; a cancelled one may still be running there.
       const derived = upstream?.release(outcome === 'cancelled' ? 'cancelled' : 'done') ?? null;
       payload?.ownDone?.();
@@ -139,9 +143,12 @@ export class RequestExecutor {
     };
     let queueWaitMs = 0;
     let payload: RequestPayload | undefined;
+    let waitDone: (() => void) | undefined;
     try {
       payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
       if (target.kind === 'local') {
+        // Counted until it ends: beyond what the engine generates at once it waits, and waiting is bounded (429).
+        waitDone = this.deps.queueLimit?.enter(target.localId, target.clusterId);
         const gate = await this.admit(target, input, payload);
         if (gate?.kind === 'lent') {
           const lentTarget = { ...target, names: [...target.names, gate.helper.model] };

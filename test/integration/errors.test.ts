@@ -16,6 +16,7 @@ describe('client API errors', () => {
         missing: { name: 'missing-binary', backend: 'llama-server', capabilities: ['text'], model: '/nope.gguf', command: '/nonexistent/llama-server --port ${PORT}' },
         ears: { name: 'ears', backend: 'sim', capabilities: ['transcription'], sim: { load_time: '50ms' } },
         crashy: { name: 'crashy', backend: 'sim', capabilities: ['embedding'], sim: { load_time: '50ms', fail: 'crash_on_request' } },
+        narrow: { name: 'narrow', backend: 'sim', capabilities: ['text'], max_queue: 3, sim: { load_time: '50ms', token_time: '100ms' } },
       },
     });
   });
@@ -124,6 +125,26 @@ describe('client API errors', () => {
     await fetch(`${node.url}/router/v1/console/nothing-here?token=${node.token}`);
     await eventually(() => node.output().includes('nothing-here?token=REDACTED'), { what: 'the refused request in the log, redacted' });
     expect(node.output()).not.toContain(node.token);
+  });
+
+  it('a model\'s max_queue bounds its waiting requests: beyond it 429 with Retry-After, OpenAI- and Ollama-shaped (issue #9)', async () => {
+    const body = JSON.stringify({ model: 'narrow', messages: [{ role: 'user', content: 'x' }], max_tokens: 4 });
+    await post('/v1/chat/completions', body); // loaded, so the burst below waits only for the engine
+    const answers = await Promise.all(Array.from({ length: 12 }, () => post('/v1/chat/completions', body)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((st) => st === 200 || st === 429)).toBe(true);
+    // one at the engine and three waiting are served; everything else was refused at once
+    expect(statuses.filter((st) => st === 200).length).toBeGreaterThanOrEqual(4);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await r.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'queue_full', type: 'rate_limit_error' });
+    }
+    const ollama = await Promise.all(Array.from({ length: 12 }, () => post('/api/chat', JSON.stringify({ model: 'narrow', messages: [{ role: 'user', content: 'x' }], stream: false, options: { num_predict: 4 } }))));
+    const full = ollama.find((a) => a.status === 429)!;
+    expect(full).toBeDefined();
+    expect(typeof ((await full.json()) as { error: unknown }).error).toBe('string');
   });
 
   it('logs the bad requests it refused', async () => {
