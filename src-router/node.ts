@@ -166,7 +166,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
     clusterToken: role === 'standalone' ? '' : config.cluster.token,
     snapshot: snapshotNow, runtimeStatus: statusNow,
-    bodyLimit: config.server.body_limit, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
+    bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
     operators: config.console.operators,
     routingWritesEnabled: config.console.routing_writes_enabled,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
@@ -182,7 +182,9 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       return client.runtimeHealth(url);
     },
   };
-  const app = await buildApp(deps, { logLevel: options.logLevel });
+  const app = await buildApp(deps, {
+    logLevel: options.logLevel, keepAliveTimeoutMs: config.server.keep_alive_timeout, requestTimeoutMs: config.server.request_timeout, headersTimeoutMs: config.server.headers_timeout,
+  });
   logRef = { warn: (m) => app.log.warn(m) };
   routing = createRoutingWiring({ config, keyspace, catalog, supervisor: sup, metrics, log: app.log });
   deps.routing = routing;

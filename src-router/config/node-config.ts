@@ -15,6 +15,10 @@ export const serverSchema = z
     body_limit: z.number().int().positive().default(64 * 1024 * 1024).describe('largest request body in bytes (413 above)'),
     upload_limit: z.number().int().positive().default(100 * 1024 * 1024).describe('largest uploaded audio file in bytes'),
     max_queue: z.number().int().positive().max(1_000_000).default(1000).describe('requests that may wait on this node for an engine at once; more get 429 with Retry-After'),
+    write_timeout: duration('60s').describe('a client that takes nothing of a streamed answer for this long is cut off; its engine request is cancelled'),
+    headers_timeout: duration('30s').describe('longest a client may take to send its request headers'),
+    request_timeout: duration('5m').describe('longest a client may take to send its whole request (uploads included)'),
+    keep_alive_timeout: duration('5s').describe('how long an idle keep-alive connection stays open'),
   })
   .strict();
 

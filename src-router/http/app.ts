@@ -17,6 +17,10 @@ import { opsRoutes } from './ops-routes';
 
 export interface AppOptions {
   logLevel?: string;
+  /** server.keep_alive_timeout, server.request_timeout, server.headers_timeout */
+  keepAliveTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  headersTimeoutMs?: number;
 }
 
 /** Builds the node's HTTP app: the same instance for the server and for tests. */
@@ -30,7 +34,11 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     },
     logController: new LogController({ disableRequestLogging: process.env.ROUTERDESK_LOG_REQUESTS !== '1' }),
     forceCloseConnections: true,
+    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 5_000,
+    requestTimeout: opts.requestTimeoutMs ?? 300_000,
   });
+  // A client that never finishes its headers does not hold a connection (slowloris).
+  app.server.headersTimeout = opts.headersTimeoutMs ?? 30_000;
   installErrorHandling(app);
   // One value per query key: a repeated key (`?limit=1&limit=2`) is ambiguous, so it is refused with its name.
   app.addHook('preValidation', async (request) => {

@@ -44,6 +44,8 @@ export interface HttpDeps {
   /** File roots, asset index, bindings, recipes and recipe loading of this node (ASSET-1..4). */
   assets: AssetService;
   bodyLimit: number;
+  /** server.write_timeout: a streaming client that takes nothing for this long is cut off. */
+  writeTimeoutMs: number;
   uploadLimit: number;
   /** The built renderer (out/renderer), served at `/` when present. */
   uiDir?: string;

@@ -57,7 +57,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const stream = json.stream === true;
       const out = await deps.executor.run({ endpoint: kind === 'chat' ? 'chat' : 'completion', model: body.model, json, stream, signal: clientSignal(reply), promptBytes: rawBytes(request) });
       const model = out.modelId;
-      if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, started), 'ndjson', out.close);
+      if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, started), 'ndjson', out.close, deps.writeTimeoutMs);
       if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
       return kind === 'chat' ? openAIChatToOllama(out.body as object, model, started) : openAICompletionToOllama(out.body as object, model, started);
     });

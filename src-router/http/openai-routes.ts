@@ -35,7 +35,7 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
       const body = parseBody(schema, request.body) as Record<string, unknown> & { model: string };
       const stream = (endpoint === 'chat' || endpoint === 'completion') && body.stream === true;
       const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal: clientSignal(reply), promptBytes: rawBytes(request), worker, ...borrowed(request, worker) });
-      return send(request, reply, out);
+      return send(request, reply, out, deps.writeTimeoutMs);
     });
 
   jsonEndpoint('/v1/chat/completions', 'chat', chatRequestSchema);
@@ -47,7 +47,7 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
     const upload = await readUpload(request);
     const model = upload.fields.model ?? '';
     const out = await deps.executor.run({ endpoint: 'transcription', model, upload, stream: false, signal: clientSignal(reply), worker });
-    return send(request, reply, out);
+    return send(request, reply, out, deps.writeTimeoutMs);
   });
 }
 
@@ -83,8 +83,8 @@ async function readUpload(request: FastifyRequest): Promise<TranscriptionUpload>
   return { ...file, fields };
 }
 
-export async function send(request: FastifyRequest, reply: FastifyReply, out: ServeOutput): Promise<FastifyReply | void> {
-  if (out.kind === 'sse') return writeStream(request, reply, out.events, 'sse', out.close);
+export async function send(request: FastifyRequest, reply: FastifyReply, out: ServeOutput, writeTimeoutMs: number): Promise<FastifyReply | void> {
+  if (out.kind === 'sse') return writeStream(request, reply, out.events, 'sse', out.close, writeTimeoutMs);
   if (out.kind === 'text') return reply.status(out.status).type(out.contentType).send(out.body);
   return reply.status(out.status).send(out.body);
 }

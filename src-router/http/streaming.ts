@@ -1,12 +1,13 @@
-import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorPayload, toRouterError } from './errors';
+import { redactUrl } from './redact';
 
 /**
  * Writes a stream of objects to the client as they come, one write per object (no buffering of a stream):
  * SSE (`data: …\n\n`, `data: [DONE]`) for OpenAI, NDJSON for Ollama. An error after the first byte is sent in-band.
  */
-export async function writeStream(request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: 'sse' | 'ndjson', onEnd: () => void): Promise<void> {
+export async function writeStream(request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: 'sse' | 'ndjson', onEnd: () => void, writeTimeoutMs: number): Promise<void> {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -19,18 +20,42 @@ export async function writeStream(request: FastifyRequest, reply: FastifyReply, 
   try {
     for await (const item of items) {
       if (res.destroyed) break;
-      // A slow reader slows the relay instead of the router buffering the whole stream.
-      if (!res.write(format === 'sse' ? `data: ${JSON.stringify(item)}\n\n` : `${JSON.stringify(item)}\n`)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      // A slow reader slows the relay instead of the router buffering the whole stream; one that takes nothing for
+      // server.write_timeout is cut off, so it cannot hold its engine (and every request behind it) forever.
+      if (!res.write(format === 'sse' ? `data: ${JSON.stringify(item)}\n\n` : `${JSON.stringify(item)}\n`) && !(await drained(res, writeTimeoutMs))) {
+        if (!res.destroyed) request.log.warn({ code: 'client_stalled', url: redactUrl(request.url) }, `client took nothing of the stream for ${Math.round(writeTimeoutMs / 1000)} s: cut off`);
+        // The request ends now: its engine call is aborted and the lane released before the relay unwinds.
+        onEnd();
+        res.destroy();
+        break;
+      }
     }
     if (format === 'sse' && !res.destroyed) res.write('data: [DONE]\n\n');
   } catch (err) {
     const e = toRouterError(err);
     if (e.status !== 499) {
-      request.log.warn({ code: e.code, url: request.url }, e.message);
+      request.log.warn({ code: e.code, url: redactUrl(request.url) }, e.message);
       if (!res.destroyed) res.write(format === 'sse' ? `data: ${JSON.stringify(errorPayload('/v1/', e))}\n\n` : `${JSON.stringify(errorPayload('/api/', e))}\n`);
     }
   } finally {
     onEnd();
     res.end();
   }
+}
+
+/** Waits until the client took the buffered data: true; false when it closed or took nothing for `ms`. */
+function drained(res: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    const timer = setTimeout(() => done(false), ms);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
 }

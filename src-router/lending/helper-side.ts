@@ -54,11 +54,13 @@ export class HelperSide {
   private readonly restores = new Map<string, RestorePlan>();
   /** Request ids the master withdrew before they started here, with when (HOLD-4, HELPER-5). */
   private readonly withdrawnIds = new Map<string, number>();
+  /** Request ids that claimed the runtime here, with when: still `started` after they finished (never run twice). */
+  private readonly startedIds = new Map<string, number>();
 
   constructor(private readonly deps: HelperSideDeps) {}
 
   hasStarted(requestId: string): boolean {
-    return this.borrowed.get(requestId)?.started ?? false;
+    return (this.borrowed.get(requestId)?.started ?? false) || this.startedIds.has(requestId);
   }
 
   private ownWaiting(): number {
@@ -132,7 +134,7 @@ export class HelperSide {
     const out: Record<string, WithdrawResult> = {};
     for (const id of requestIds) {
       const b = this.borrowed.get(id);
-      if (b?.started) {
+      if (b?.started || this.startedIds.has(id)) {
         out[id] = 'started';
         continue;
       }
@@ -151,9 +153,11 @@ export class HelperSide {
 
   private forgetOldWithdrawals() {
     const cutoff = this.deps.now() - WITHDRAWN_KEEP_MS;
-    for (const [id, at] of this.withdrawnIds) {
-      if (at >= cutoff && this.withdrawnIds.size <= WITHDRAWN_MAX) break;
-      this.withdrawnIds.delete(id);
+    for (const ids of [this.withdrawnIds, this.startedIds]) {
+      for (const [id, at] of ids) {
+        if (at >= cutoff && ids.size <= WITHDRAWN_MAX) break;
+        ids.delete(id);
+      }
     }
   }
 
@@ -185,6 +189,8 @@ export class HelperSide {
     const b = this.borrowed.get(item.id);
     if (!b || b.takeBack?.signal.aborted || this.withdrawnIds.has(item.id)) return false;
     b.started = true;
+    this.startedIds.set(item.id, this.deps.now());
+    this.forgetOldWithdrawals();
     this.restartRestoreTimers();
     return true;
   }

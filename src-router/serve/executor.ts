@@ -181,7 +181,7 @@ export class RequestExecutor {
       }
       if (input.stream && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
         const close = () => {
-          void res.body?.cancel().catch(() => {});
+          upstream?.cancel();
           finish('cancelled', 499, 'client closed the request');
         };
         return { kind: 'sse', status: 200, events: relayEvents(res, upstream, target, finish), modelId: target.clusterId, close };
@@ -273,6 +273,8 @@ async function* relayEvents(res: Response, upstream: Upstream, target: Target, f
     status = e.status;
     throw new RouterError(e.status, e.code, e.message.includes('broke off') || err instanceof RouterError ? e.message : `stream broke off: ${e.message}`);
   } finally {
+    // Not read to the end (the client left, stalled or the relay stopped): the engine stops too.
+    if (outcome === 'cancelled') upstream.cancel();
     finish(outcome, status, error, { tokensGenerated: usage ?? tokens, promptTokens, engineMs });
   }
 }

@@ -32,6 +32,8 @@ export interface Upstream {
   release(end?: LeaseEnd): number | null;
   /** Why the call or its body broke (crash with the engine's last words, unreachable node, timeout). */
   explain(err: unknown): Promise<RouterError>;
+  /** Aborts the call at once (the client left or stalled): the engine or node sees it cancelled. */
+  cancel(): void;
 }
 
 /** The worker API path on another node for each endpoint (same shapes as the public /v1 API). */
@@ -60,9 +62,10 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
     lease.release('unused');
     throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (withdrawn)', 'invalid_request_error', null, { reason: 'withdrawn' });
   }
-  const signal = AbortSignal.any([p.signal, limit.signal]);
+  const cancelled = new AbortController();
+  const signal = AbortSignal.any([p.signal, limit.signal, cancelled.signal]);
   const explain = async (err: unknown) => {
-    if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
+    if (p.signal.aborted || cancelled.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
     if ((err as Error).name === 'TimeoutError' || limit.signal.aborted) return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
     await waitForExit(lease, 300);
     const proc = lease.process;
@@ -77,6 +80,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
       return lease.release(end);
     },
     explain,
+    cancel: () => cancelled.abort(),
   };
   try {
     if (route.kind === 'kobold-txt2img') up.response = await koboldImages(lease, route, p.json!, signal);
@@ -111,9 +115,10 @@ export function openStatic(target: Target, p: RequestPayload, timeoutMs: number)
 
 async function forward(target: Target, url: string, p: RequestPayload, headers: Record<string, string>, timeoutMs: number, who: string, code: 'node' | 'upstream'): Promise<Upstream> {
   const limit = deadline(timeoutMs);
-  const signal = AbortSignal.any([p.signal, limit.signal]);
+  const cancelled = new AbortController();
+  const signal = AbortSignal.any([p.signal, limit.signal, cancelled.signal]);
   const explain = async (err: unknown) => {
-    if (p.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
+    if (p.signal.aborted || cancelled.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
     if ((err as Error).name === 'TimeoutError' || limit.signal.aborted) return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return new RouterError(502, `${code}_unreachable`, `${who} could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
@@ -126,7 +131,7 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
       ? await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal })
       : await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal });
     return {
-      response, waitedMs: 0, explain,
+      response, waitedMs: 0, explain, cancel: () => cancelled.abort(),
       release: () => {
         limit.clear();
         return null;

@@ -143,11 +143,20 @@ export function startEventStream(reply: FastifyReply): void {
   });
 }
 
-/** Writes one `data: …\n\n` event; resolves when the socket has taken it (or the client left). */
+/**
+ * Writes one `data: …\n\n` event; resolves when the socket has taken it, rejects when the client left — also while
+ * the write waits on a full socket (a destroyed connection may never call the write back).
+ */
 export function writeEvent(reply: FastifyReply, data: unknown, signal: AbortSignal): Promise<void> {
   const text = `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
   return new Promise<void>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    reply.raw.write(text, (err) => (err ? reject(signal.aborted ? signal.reason : err) : resolve()));
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    reply.raw.write(text, (err) => {
+      signal.removeEventListener('abort', onAbort);
+      if (err) reject(signal.aborted ? signal.reason : err);
+      else resolve();
+    });
   });
 }
