@@ -19,6 +19,10 @@ export const serverSchema = z
     headers_timeout: duration('30s').describe('longest a client may take to send its request headers'),
     request_timeout: duration('5m').describe('longest a client may take to send its whole request (uploads included)'),
     keep_alive_timeout: duration('5s').describe('how long an idle keep-alive connection stays open'),
+    allowed_hosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides this node\'s own address, localhost and its cluster.public_url host (421 otherwise)'),
+    cors_origins: z.array(z.string().min(1)).default([]).describe('browser Origins allowed besides the node\'s own (403 otherwise); "*" allows any'),
+    api_keys: z.array(z.string().min(16, 'an API key needs at least 16 characters')).default([]).describe('client API keys for /v1/* and /api/* (Authorization: Bearer); none = open'),
+    api_keys_file: z.string().default('').describe('a file of client API keys, one per line (# comments); read at start'),
   })
   .strict();
 
@@ -63,6 +67,8 @@ export const backendSchema = z
     load_timeout: duration('2m').describe('longest an engine may take to become healthy'),
     max_restarts: z.number().int().min(0).default(3).describe('consecutive failed starts before a model is held failed'),
     restart_cooldown: duration('30s').describe('how long a model stays failed after max_restarts failed starts'),
+    health_interval: duration('10s').describe('how often a ready engine is health-checked; one that stops answering is killed and restarted'),
+    health_timeout: duration('5s').describe('how long a health check of a ready engine may take before it counts as not answering'),
     engine_nice: z
       .number().int().min(0).max(19).default(0)
       .describe('CPU niceness of engine processes: on a CPU-only machine whose engines saturate every core, a positive value keeps the router (proxying, lending relays) responsive'),
