@@ -10,7 +10,7 @@ import { NodeClient, normalizeUrl } from './cluster/node-client';
 import { Registrar } from './cluster/registrar';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
-import { checkRole, loadModelConfigDir, type NodeConfig } from './config';
+import { checkRole, clientApiKeys, loadModelConfigDir, type NodeConfig } from './config';
 import { RouterError } from './contract';
 import type { CliRef } from './engines';
 import { buildApp } from './http';
@@ -166,7 +166,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
     clusterToken: role === 'standalone' ? '' : config.cluster.token,
     snapshot: snapshotNow, runtimeStatus: statusNow,
-    bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
+    bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout,
+    guards: { allowedHosts: config.server.allowed_hosts, corsOrigins: config.server.cors_origins, publicUrl: config.cluster.public_url ?? null, apiKeys: clientApiKeys(config) }, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
     operators: config.console.operators,
     routingWritesEnabled: config.console.routing_writes_enabled,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,

@@ -52,7 +52,31 @@ export function parseNodeConfig(raw: unknown, source = 'config', baseDir = proce
   config.cluster.store_dir = within(baseDir, config.cluster.store_dir);
   config.models.config_dir = within(baseDir, config.models.config_dir);
   config.models.shared_dir = within(baseDir, config.models.shared_dir);
+  config.server.api_keys_file = within(baseDir, config.server.api_keys_file);
   return config;
+}
+
+/**
+ * The client API keys in force: `server.api_keys` plus those of `server.api_keys_file` (one per line; blank lines
+ * and `#` comments skipped). A file that cannot be read, or a key shorter than 16 characters, stops start-up.
+ */
+export function clientApiKeys(config: NodeConfig): string[] {
+  const keys = [...config.server.api_keys];
+  const file = config.server.api_keys_file;
+  if (!file) return keys;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`server.api_keys_file ${file}: ${(err as Error).message}`);
+  }
+  text.split(/\r?\n/).forEach((line, i) => {
+    const key = line.trim();
+    if (!key || key.startsWith('#')) return;
+    if (key.length < 16) throw new ConfigError(`server.api_keys_file ${file}:${i + 1}: an API key needs at least 16 characters`);
+    keys.push(key);
+  });
+  return keys;
 }
 
 export function loadNodeConfig(file: string): NodeConfig {

@@ -9,6 +9,7 @@ import { siteRoutes } from './site-routes';
 import { decisionRoutes } from './decision-routes';
 import type { HttpDeps } from './deps';
 import { RouterError } from '../contract';
+import { installClientGuards } from './client-guard';
 import { installErrorHandling } from './errors';
 import { redactUrl } from './redact';
 import { ollamaRoutes } from './ollama-routes';
@@ -40,6 +41,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   // A client that never finishes its headers does not hold a connection (slowloris).
   app.server.headersTimeout = opts.headersTimeoutMs ?? 30_000;
   installErrorHandling(app);
+  installClientGuards(app, deps.guards);
   // One value per query key: a repeated key (`?limit=1&limit=2`) is ambiguous, so it is refused with its name.
   app.addHook('preValidation', async (request) => {
     const q = request.query;

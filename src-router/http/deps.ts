@@ -1,3 +1,4 @@
+import type { GuardOptions } from './client-guard';
 import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
 import type { Membership } from '../cluster/membership';
@@ -44,6 +45,8 @@ export interface HttpDeps {
   /** File roots, asset index, bindings, recipes and recipe loading of this node (ASSET-1..4). */
   assets: AssetService;
   bodyLimit: number;
+  /** Host, Origin and client API key checks (server.allowed_hosts, cors_origins, api_keys). */
+  guards: GuardOptions;
   /** server.write_timeout: a streaming client that takes nothing for this long is cut off. */
   writeTimeoutMs: number;
   uploadLimit: number;

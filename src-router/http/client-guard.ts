@@ -1,0 +1,92 @@
+import { isIP } from 'node:net';
+import { hostname } from 'node:os';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { RouterError } from '../contract';
+import { bearer, sameSecret } from './auth';
+
+/**
+ * Who may talk to this node at all (issue #9), before any route runs:
+ * - Host: a web page reaching the node through DNS rebinding sends a Host of the attacker's name. Accepted are IP
+ *   literals (rebinding needs a name), `localhost` and `*.localhost`, this machine's host name, the host of
+ *   `cluster.public_url`, and `server.allowed_hosts`; anything else gets 421.
+ * - Origin: a browser request from another site (a cross-site form posting an upload, a script) gets 403 unless its
+ *   Origin is the node's own (same host as the request) or listed in `server.cors_origins` (`*`: any); listed ones
+ *   get CORS headers and their preflights are answered.
+ * - Client API keys: with `server.api_keys` set, `/v1/*` and `/api/*` need `Authorization: Bearer <key>`, compared in
+ *   constant time (401 otherwise). Node and console APIs have their own tokens.
+ */
+export interface GuardOptions {
+  allowedHosts: readonly string[];
+  corsOrigins: readonly string[];
+  publicUrl?: string | null;
+  apiKeys: readonly string[];
+}
+
+/** `host[:port]` → lower-case host without port or IPv6 brackets. */
+export function hostOnly(value: string): string {
+  const v = value.trim().toLowerCase();
+  if (v.startsWith('[')) return v.slice(1, v.indexOf(']') < 0 ? undefined : v.indexOf(']'));
+  const colon = v.lastIndexOf(':');
+  return colon > 0 && v.indexOf(':') === colon ? v.slice(0, colon) : v;
+}
+
+export function hostAllowed(host: string | undefined, o: GuardOptions, machine = hostname()): boolean {
+  if (!host) return true; // HTTP/1.0 clients send none; browsers always do
+  const h = hostOnly(host);
+  if (isIP(h) || h === 'localhost' || h.endsWith('.localhost') || h === machine.toLowerCase()) return true;
+  if (o.publicUrl) {
+    try {
+      if (hostOnly(new URL(o.publicUrl).host) === h) return true;
+    } catch {
+      /* a bad public_url is refused by the config */
+    }
+  }
+  return o.allowedHosts.some((a) => hostOnly(a) === h);
+}
+
+/** The node's own origin (same host as the request), a listed one, or any with `*`. */
+export function originAllowed(origin: string, host: string | undefined, o: GuardOptions): 'own' | 'listed' | false {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (host && url.host.toLowerCase() === host.trim().toLowerCase()) return 'own';
+  if (o.corsOrigins.includes('*') || o.corsOrigins.some((c) => c.replace(/\/+$/, '').toLowerCase() === origin.replace(/\/+$/, '').toLowerCase())) return 'listed';
+  return false;
+}
+
+const clientApi = (url: string) => url.startsWith('/v1/') || url === '/v1' || url.startsWith('/api/');
+
+export function installClientGuards(app: FastifyInstance, o: GuardOptions): void {
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    const host = request.headers.host;
+    if (!hostAllowed(host, o)) {
+      throw new RouterError(421, 'misdirected_request', `Host '${host}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== 'null') {
+      const allowed = originAllowed(origin, host, o);
+      if (!allowed) throw new RouterError(403, 'origin_not_allowed', `requests from the web page at ${origin} are not allowed (list it in server.cors_origins)`, 'permission_error');
+      if (allowed === 'listed') {
+        reply.header('access-control-allow-origin', origin);
+        reply.header('vary', 'Origin');
+        if (request.method === 'OPTIONS') {
+          reply.header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
+          reply.header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? 'authorization, content-type');
+          reply.header('access-control-max-age', '600');
+          return reply.code(204).send();
+        }
+      }
+    } else if (origin === 'null') {
+      throw new RouterError(403, 'origin_not_allowed', 'requests from an opaque origin (a sandboxed page, a file) are not allowed', 'permission_error');
+    }
+    if (o.apiKeys.length && clientApi(request.url) && request.method !== 'OPTIONS') {
+      const key = bearer(request);
+      if (!o.apiKeys.some((k) => sameSecret(key, k))) {
+        throw new RouterError(401, 'invalid_api_key', key ? 'Incorrect API key provided' : 'You didn\'t provide an API key: send it as Authorization: Bearer <key>', 'invalid_request_error');
+      }
+    }
+  });
+}
