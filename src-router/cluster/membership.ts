@@ -91,15 +91,20 @@ export class Membership {
       this.opts.log.warn({ nodeId: snapshot.nodeId, url }, 'registration refused: URL not in cluster.slave_urls');
       throw new RouterError(403, 'not_a_configured_slave', `registration from ${url ?? '(no public_url)'} refused: it is not listed in the master's cluster.slave_urls`, 'permission_error');
     }
-    // HEALTH-2: health comes from the master's own polls. A registration refreshes the snapshot and asks for a poll
-    // now; a slave the master cannot reach stays unavailable however often it registers.
+    // A registration is bound to the URL it names and to the node_id that URL reports: one node cannot register
+    // under another's URL and replace its models (issue #9). What the master serves comes only from its own poll
+    // of that URL (HEALTH-2); a registration only asks for that poll now.
     const dup = this.duplicateOf(m, snapshot.nodeId);
     if (dup) {
       this.opts.log.error({ url: m.url }, `duplicate node id refused: ${dup}`);
       throw new RouterError(409, 'duplicate_node_id', `${dup}; every node needs a unique cluster.node_id`);
     }
-    if (m.healthy) this.accept(m, snapshot);
-    else void this.poll(m);
+    if (m.nodeId !== null && m.nodeId !== snapshot.nodeId) {
+      this.opts.log.error({ url: m.url, claimed: snapshot.nodeId, polled: m.nodeId }, 'registration refused: the URL reports another node_id');
+      void this.poll(m);
+      throw new RouterError(409, 'registration_mismatch', `registration as '${snapshot.nodeId}' refused: ${m.url} reports node_id '${m.nodeId}'`);
+    }
+    void this.poll(m);
     return { masterId: this.opts.localNodeId };
   }
 

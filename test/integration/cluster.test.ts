@@ -123,7 +123,14 @@ describe('master and slaves', () => {
     const dup = await register({ ...snap, nodeId: 'gpu-a', publicUrl: url(ports.c) });
     expect(dup.status).toBe(409);
     expect(((await dup.json()) as { error: { message: string } }).error.message).toMatch(/node_id 'gpu-a' is already registered/);
-    await eventually(() => /not in cluster.slave_urls/.test(master.output()) && /duplicate node id refused/.test(master.output()), { what: 'refusals logged' });
+    // Issue #9: a node registering under another slave's URL with its own id and models replaces nothing.
+    const before = (await models()).filter((m) => m.replicas.some((r) => r.nodeId === 'gpu-b')).map((m) => m.id).sort();
+    const forged = await register({ ...snap, nodeId: 'forger', publicUrl: url(ports.b), models: [] });
+    expect(forged.status).toBe(409);
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('registration_mismatch');
+    expect((await models()).filter((m) => m.replicas.some((r) => r.nodeId === 'gpu-b')).map((m) => m.id).sort()).toEqual(before);
+    expect((await nodes()).find((n) => n.nodeId === 'gpu-b')!.healthy).toBe(true);
+    await eventually(() => /not in cluster.slave_urls/.test(master.output()) && /duplicate node id refused/.test(master.output()) && /reports another node_id/.test(master.output()), { what: 'refusals logged' });
   });
 
   it('a restarted master shows the last known cluster while it re-polls', async () => {
