@@ -137,8 +137,16 @@ export function createLendingWiring(d: LendingWiringDeps) {
       lending.applyLinks(links.version(), links.toSpecs());
       pushLinks();
     },
-    /** A slave applies what the master pushed, and keeps it for its next start. */
-    applyPushed(version: number, specs: LinkSpec[], from = ''): boolean {
+    /**
+     * A slave applies what its master pushed, and keeps it for its next start. A push whose epoch names another node
+     * than the master it registered with is refused; within one master, a push from an older run than the one applied
+     * is stale, and so is an older version of the same run (two quick edits may arrive out of order).
+     */
+    applyPushed(version: number, specs: LinkSpec[], from = '', masterId: string | null = null): boolean | 'wrong_master' {
+      const [fromNode, fromStart] = splitEpoch(from);
+      if (masterId !== null && fromNode !== masterId) return 'wrong_master';
+      const [appliedNode, appliedStart] = splitEpoch(applied.epoch);
+      if (from && appliedNode === fromNode && fromStart < appliedStart) return false;
       if (from && from === applied.epoch && version < applied.version) return false;
       applied = { epoch: from, version };
       links.replaceAll(version, specs);
@@ -156,3 +164,11 @@ export function createLendingWiring(d: LendingWiringDeps) {
 }
 
 export type LendingWiring = ReturnType<typeof createLendingWiring>;
+
+/** `node_id:start-time` → its parts (an absent or odd epoch: no node, time 0). */
+function splitEpoch(epoch: string): [string, number] {
+  const i = epoch.lastIndexOf(':');
+  if (i <= 0) return ['', 0];
+  const t = Number(epoch.slice(i + 1));
+  return [epoch.slice(0, i), Number.isFinite(t) ? t : 0];
+}

@@ -23,7 +23,7 @@ import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
-import { AnalyticsStore, ClusterStore, DecisionLogWriter, ModelHashCache, openStore, queryDecisions, type Db, type DecisionQuery } from './store';
+import { AnalyticsStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -56,8 +56,9 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const nodeId = config.cluster.node_id;
   const role = config.cluster.role;
   const startedAt = new Date();
-  const db = openStore(config.cluster.store_dir);
-  const analytics = new AnalyticsStore(db, nodeId);
+  // One process per store (issue #9): router.lock; analytics batched off the request path, pruned like the decision log.
+  const { db, lock: storeLock } = openLockedStore(config.cluster.store_dir);
+  const analytics = new AnalyticsStore(db, nodeId, { retentionMs: config.cluster.offload_decisions_retention, onError: (err) => logRef.warn(`analytics write failed: ${err.message}`) });
   const clusterStore = new ClusterStore(db);
   const registry = new ModelRegistry(loadModelConfigDir(config.models.config_dir));
   const catalog = new ClusterCatalog(clusterStore);
@@ -86,6 +87,11 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       maxRestarts: config.backend.max_restarts,
       restartCooldownMs: config.backend.restart_cooldown,
       engineNice: config.backend.engine_nice,
+      // Issue #9: ready engines are health-checked; engines' PIDs are recorded in the store (leftovers stopped at start-up).
+      healthIntervalMs: config.backend.health_interval,
+      healthTimeoutMs: config.backend.health_timeout,
+      storeDir: config.cluster.store_dir,
+      log: { warn: (m) => logRef.warn(m) },
       onLoad: (e) => {
         metrics.load(e);
         routing?.syncTargets();
@@ -160,7 +166,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     links: undefined as unknown as LendingWiring['links'],
     linksChanged: () => lendingWiring!.linksChanged(),
     coordinator: undefined as LendingWiring['coordinator'],
-    applyLinks: (v: number, specs: Parameters<LendingWiring['applyPushed']>[1], epoch?: string) => lendingWiring!.applyPushed(v, specs, epoch),
+    applyLinks: async (v: number, specs: Parameters<LendingWiring['applyPushed']>[1], epoch?: string) => lendingWiring!.applyPushed(v, specs, epoch, (await registrar?.master()) ?? null),
   };
   const deps = {
     nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
@@ -248,8 +254,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         await app.close();
         await sup.close();
         await keyspace.close();
+        analytics.close();
         decisions.close();
         db.close();
+        storeLock.release();
       })()),
   };
 }

@@ -71,6 +71,8 @@ export class LaneRuntime {
   private lastFinishAt: number | null = null;
   /** The last time a job here was cancelled before its answer ended. */
   private lastCancelAt: number | null = null;
+  /** A model whose engine was killed as hung (issue #9): restarted once its in-flight requests have failed. */
+  private restartPending: string | null = null;
 
   constructor(
     readonly lane: Lane,
@@ -168,13 +170,25 @@ export class LaneRuntime {
         this.rejectAll(head.localId, engineHeld(this.host.publicIdOf(head.localId), held.reason, held.heldUntil - this.host.now()));
         continue;
       }
-      this.switching = head.localId;
-      void this.load(head.localId).finally(() => {
-        this.switching = null;
-        this.pump();
-      });
+      this.startLoad(head.localId);
       return;
     }
+    // Nobody waits: a hung engine's model is restarted now rather than on its next request (issue #9), unless it
+    // is held after repeated failures (bounded restart).
+    const again = this.restartPending;
+    if (again && !this.stopped && !this.switching && this.inflight === 0) {
+      this.restartPending = null;
+      if (this.current?.localId === again && this.availableFor(again)) this.startLoad(again);
+    }
+  }
+
+  /** Loads `localId` on this lane; one load at a time (`switching`), and the queue is served again when it ends. */
+  private startLoad(localId: string) {
+    this.switching = localId;
+    void this.load(localId).finally(() => {
+      this.switching = null;
+      this.pump();
+    });
   }
 
   private rejectAll(localId: string, err: Error) {
@@ -185,6 +199,7 @@ export class LaneRuntime {
 
   /** Stops what the lane holds (if anything else or broken) and starts `localId`. */
   private async load(localId: string): Promise<void> {
+    this.restartPending = null;
     const previous = this.current;
     const displaced = previous && previous.localId !== localId && previous.proc.state === 'ready' ? previous.localId : null;
     if (previous) {
@@ -238,12 +253,18 @@ export class LaneRuntime {
       if (!unexpected) return;
       clearTimeout(this.stableTimer);
       this.countFailure(localId, proc.lastError ?? 'engine exited');
+      // A hung engine was killed by its health checks, not by a request: bring it back without waiting for one.
+      if (proc.hung && this.current?.proc === proc && !this.stopped) {
+        this.restartPending = localId;
+        this.pump();
+      }
     });
   }
 
   /** Stops the engine (when idle or forced at shutdown, a load under way included) and fails whoever still waits. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.restartPending = null;
     clearTimeout(this.stableTimer);
     for (const w of this.queue.splice(0)) w.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
     const cur = this.current;

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { ModelConfig } from '../config';
 import type { EngineState, Lane } from '../contract';
 import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
 import { EngineError } from './errors';
-import { EngineProcess } from './engine-process';
+import { ENGINE_OWN_GROUP, EngineProcess } from './engine-process';
+import { ENGINE_RECORDS_FILE, EngineRecords, type EngineRecordsLog } from './engine-records';
 import { freePort } from './free-port';
 import { LaneRuntime, type EngineLease } from './lane-runtime';
 
@@ -31,16 +33,33 @@ export interface SupervisorOptions {
   restartCooldownMs: number;
   /** backend.engine_nice */
   engineNice?: number;
+  /** backend.health_interval: how often a ready engine is health-checked (0: never). */
+  healthIntervalMs?: number;
+  /** backend.health_timeout */
+  healthTimeoutMs?: number;
+  /**
+   * The node's store folder: the engines' PIDs are recorded in `engines.json` there, and engines a previous run on
+   * the same store left running are stopped before any engine starts (issue #9). Absent: nothing is recorded.
+   */
+  storeDir?: string;
+  log?: EngineRecordsLog;
   onLoad?(e: LoadEvent): void;
   now?(): number;
 }
 
-/** Supervises the engine processes of one node: one runtime per lane, lazy start, switch, crash detection, bounded restart. */
+/**
+ * Supervises the engine processes of one node: one runtime per lane, lazy start, switch, crash detection, bounded
+ * restart, health checks of ready engines (a hung one is killed and restarted), and PID records of the engines it
+ * runs so that the next start on the same store stops those a killed node left behind (issue #9).
+ */
 export class Supervisor {
   private readonly models = new Map<string, SupervisedModel & { adapter: EngineAdapter }>();
   private readonly lanes = new Map<Lane, LaneRuntime>();
   private readonly host: string;
   private closed = false;
+  private readonly records?: EngineRecords;
+  /** Leftovers of a previous run stopped: engines start only after this. */
+  private readonly reaped: Promise<void>;
 
   constructor(
     models: SupervisedModel[],
@@ -48,6 +67,9 @@ export class Supervisor {
   ) {
     this.host = opts.host ?? '127.0.0.1';
     const now = opts.now ?? Date.now;
+    if (opts.storeDir) this.records = new EngineRecords(join(opts.storeDir, ENGINE_RECORDS_FILE), opts.log);
+    const log = opts.log ?? { warn: (m: string) => console.warn(m) };
+    this.reaped = this.records ? this.records.reapLeftovers().catch((err: Error) => log.warn(`stopping engines left by a previous run: ${err.message}`)) : Promise.resolve();
     for (const m of models) {
       const adapter = adapterFor(m.config, opts.mode);
       this.models.set(m.localId, { ...m, adapter });
@@ -85,10 +107,23 @@ export class Supervisor {
   }
 
   private async createProcess(localId: string): Promise<EngineProcess> {
+    await this.reaped;
     const m = this.get(localId);
     const port = await freePort(this.host);
     const launch = m.adapter.launch(m.config, { host: this.host, port, localId, cli: this.opts.cli });
-    return new EngineProcess({ localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout, nice: this.opts.engineNice });
+    const proc = new EngineProcess({
+      localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout, nice: this.opts.engineNice,
+      healthIntervalMs: this.opts.healthIntervalMs, healthTimeoutMs: this.opts.healthTimeoutMs,
+    });
+    const records = this.records;
+    if (records) {
+      // Recorded while it runs, so that a node killed outright leaves a trace the next start can act on.
+      proc.on('spawned', (pid: number, argv: string[]) => {
+        records.add(pid, localId, argv, ENGINE_OWN_GROUP);
+        proc.once('exit', () => records.remove(pid));
+      });
+    }
+    return proc;
   }
 
   /** Waits for a ready engine serving `localId` (starting or switching the lane if needed). */
@@ -148,6 +183,7 @@ export class Supervisor {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.reaped;
     await Promise.all([...this.lanes.values()].map((l) => l.stop()));
   }
 }

@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { loadNodeConfig, type ModelConfigInput, type NodeConfigInput } from '../config';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
-import { createNode } from '../node';
+import { createNode, type RouterNode } from '../node';
+import { StoreLockedError } from '../store';
 import { stopOnSignals } from './node-command';
 
 /** The models `serve` sets up on first run: a real tiny llama.cpp model, and sim image and transcription models. */
@@ -54,7 +55,15 @@ export async function serveCommand(argv: string[]): Promise<void> {
     config.server.port = 0;
   }
   // The console output stays readable: warnings and errors only, unless ROUTERDESK_LOG_LEVEL says otherwise.
-  const node = await createNode(config, { logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn' });
+  let node: RouterNode;
+  try {
+    node = await createNode(config, { logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn' });
+  } catch (err) {
+    // Issue #9: a store another node uses is refused with the folder and the PID holding it, not a stack trace.
+    if (!(err instanceof StoreLockedError)) throw err;
+    process.stderr.write(`routerdesk serve: ${err.message}\n`);
+    process.exit(1);
+  }
   stopOnSignals(node);
   const link = `${node.url}/?token=${encodeURIComponent(node.consoleToken)}`;
   process.stdout.write(`\nRouterdesk is serving (standalone, config ${configFile})\n  UI:      ${link}\n  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n`);

@@ -7,6 +7,8 @@ export class Registrar {
   private timer?: NodeJS.Timeout;
   private lastError: string | null = null;
   registered = false;
+  /** The node_id of the master that accepted the last registration (link pushes must come from it). */
+  masterId: string | null = null;
 
   constructor(
     private readonly opts: { masterUrl: string; syncIntervalMs: number; client: NodeClient; snapshot(): NodeSnapshot; log: FastifyBaseLogger },
@@ -22,9 +24,21 @@ export class Registrar {
     clearInterval(this.timer);
   }
 
+  /** The master's node_id: from the last registration, else asked of the master now (null when it does not answer). */
+  async master(): Promise<string | null> {
+    if (this.masterId !== null) return this.masterId;
+    try {
+      this.masterId = (await this.opts.client.snapshot(normalizeUrl(this.opts.masterUrl))).nodeId;
+    } catch {
+      /* not reachable yet: unknown */
+    }
+    return this.masterId;
+  }
+
   async registerNow(): Promise<boolean> {
     try {
-      await this.opts.client.register(normalizeUrl(this.opts.masterUrl), this.opts.snapshot());
+      const answer = await this.opts.client.register(normalizeUrl(this.opts.masterUrl), this.opts.snapshot());
+      this.masterId = answer.masterId;
       if (!this.registered || this.lastError) this.opts.log.info(`registered with master ${this.opts.masterUrl}`);
       this.registered = true;
       this.lastError = null;

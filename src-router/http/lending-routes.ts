@@ -24,7 +24,7 @@ export interface LendingHttp {
   /** The decider, on the master only. */
   coordinator?: Coordinator;
   /** A slave stores the links the master pushed (LEASE-1); false when the push is older than what it applied. */
-  applyLinks(version: number, links: z.infer<typeof linkSpec>[], epoch?: string): boolean;
+  applyLinks(version: number, links: z.infer<typeof linkSpec>[], epoch?: string): Promise<boolean | 'wrong_master'>;
 }
 
 /** The node API of lending (cluster token): events and relay on the master, state, lease and link pushes on every node. */
@@ -89,7 +89,8 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       // Links are the master's to decide (LEASE-1): it never takes them from a peer.
       allowRoles(deps.role, ['slave'], 'link pushes');
       const { version, links, epoch } = parseBody(linksPushSchema, request.body);
-      const applied = l.applyLinks(version, links, epoch);
+      const applied = await l.applyLinks(version, links, epoch);
+      if (applied === 'wrong_master') throw new RouterError(403, 'not_my_master', `links pushed as '${epoch ?? ''}' refused: node '${deps.nodeId}' takes links only from the master it registered with`, 'permission_error');
       return { applied: applied ? version : l.lending.linksVersion, stale: !applied };
     });
 

@@ -1,4 +1,4 @@
-import { deadline, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
+import { deadline, HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
 import { RouterError } from './errors';
@@ -67,8 +67,10 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   const explain = async (err: unknown) => {
     if (p.signal.aborted || cancelled.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
     if ((err as Error).name === 'TimeoutError' || limit.signal.aborted) return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
-    await waitForExit(lease, 300);
     const proc = lease.process;
+    if (!proc.hung) await waitForExit(lease, 300);
+    // Issue #9: killed by its health checks while the request was in it; the lane restarts it.
+    if (proc.hung) return new RouterError(502, 'engine_hung', `engine for model '${target.clusterId}' ${HUNG_REASON} during the request; it was killed and is being restarted`);
     if (proc.state === 'failed' || proc.state === 'stopped') return new RouterError(502, 'engine_crashed', `engine for model '${target.clusterId}' exited during the request: ${proc.lastError ?? 'no reason given'}`);
     return new RouterError(502, 'engine_unreachable', `engine for model '${target.clusterId}' could not be reached: ${(err as Error).message}`);
   };

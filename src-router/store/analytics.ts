@@ -1,3 +1,4 @@
+import { BatchedWriter, eachRowCounted, type BatchedWriterOptions, type BatchedWriterStats } from './batched-writer';
 import type { Db } from './db';
 
 export type RequestEndpoint = 'chat' | 'completion' | 'embedding' | 'image' | 'transcription';
@@ -53,44 +54,95 @@ export interface LoadRow {
   error?: string | null;
 }
 
+export interface AnalyticsStoreOptions extends Omit<BatchedWriterOptions, 'retentionMs'> {
+  /** Rows whose `finished_at` is older than this are pruned (the node passes `cluster.offload_decisions_retention`); 0 or absent keeps everything. */
+  retentionMs?: number;
+}
+
+/** A queued analytics row, already in its column form. */
+type AnalyticsItem = { table: 'request'; params: Record<string, unknown> } | { table: 'load'; params: Record<string, unknown> };
+
+/** Deletes request and load rows that finished more than `retentionMs` before `now`; returns how many. */
+export function pruneAnalytics(db: Db, retentionMs: number, now: number): number {
+  if (!(retentionMs > 0)) return 0;
+  const before = now - retentionMs;
+  return db.transaction(() => db.prepare('DELETE FROM request_analytics WHERE finished_at < ?').run(before).changes + db.prepare('DELETE FROM load_analytics WHERE finished_at < ?').run(before).changes)();
+}
+
+/**
+ * Request and load analytics (issue #9): rows are queued and written in batches off the request path (one
+ * transaction per flush, like the decision log), pruned after the retention, and written on `close`. Every read
+ * flushes first, so a read right after `recordRequest` (cost fits, token profiles) sees every row recorded so far.
+ */
 export class AnalyticsStore {
-  private readonly insertRequestStmt;
-  private readonly insertLoadStmt;
+  private readonly writer: BatchedWriter<AnalyticsItem>;
 
   constructor(
     private readonly db: Db,
     /** This node's id: its own fits read only the rows of requests it served itself. */
     private readonly nodeId?: string,
+    options: AnalyticsStoreOptions = {},
   ) {
-    this.insertRequestStmt = db.prepare(`INSERT INTO request_analytics
+    const insertRequest = db.prepare(`INSERT INTO request_analytics
       (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, prompt_tokens, tokens_generated, image_pixels, image_steps, image_count,
        audio_seconds, queue_wait_ms, duration_ms, service_ms, service_source, derived_service_ms, outcome, status, error)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @endpoint, @streamed, @promptBytes, @promptTokens, @tokensGenerated, @imagePixels, @imageSteps, @imageCount,
        @audioSeconds, @queueWaitMs, @durationMs, @serviceMs, @serviceSource, @derivedServiceMs, @outcome, @status, @error)`);
-    this.insertLoadStmt = db.prepare(`INSERT INTO load_analytics
+    const insertLoad = db.prepare(`INSERT INTO load_analytics
       (finished_at, node_id, model, local_id, backend, lane, duration_ms, success, displaced_local_id, error)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @lane, @durationMs, @success, @displacedLocalId, @error)`);
+    const write = db.transaction((items: AnalyticsItem[]) => eachRowCounted(items, (i) => (i.table === 'request' ? insertRequest : insertLoad).run(i.params)));
+    this.writer = new BatchedWriter({ write, prune: (retentionMs, now) => pruneAnalytics(db, retentionMs, now) }, { ...options, retentionMs: options.retentionMs ?? 0 });
   }
 
+  /** Queues one finished request; never blocks or throws. */
   recordRequest(row: RequestRow): void {
-    this.insertRequestStmt.run({
-      promptBytes: null, promptTokens: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
-      serviceSource: null,
-      ...row,
-      streamed: row.streamed ? 1 : 0,
-      queueWaitMs: Math.round(row.queueWaitMs),
-      durationMs: Math.round(row.durationMs),
-      serviceMs: typeof row.serviceMs === 'number' ? Math.round(row.serviceMs) : null,
-      derivedServiceMs: typeof row.derivedServiceMs === 'number' ? Math.round(row.derivedServiceMs) : null,
+    this.writer.add({
+      table: 'request',
+      params: {
+        promptBytes: null, promptTokens: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
+        serviceSource: null,
+        ...row,
+        streamed: row.streamed ? 1 : 0,
+        queueWaitMs: Math.round(row.queueWaitMs),
+        durationMs: Math.round(row.durationMs),
+        serviceMs: typeof row.serviceMs === 'number' ? Math.round(row.serviceMs) : null,
+        derivedServiceMs: typeof row.derivedServiceMs === 'number' ? Math.round(row.derivedServiceMs) : null,
+      },
     });
   }
 
+  /** Queues one load attempt; never blocks or throws. */
   recordLoad(row: LoadRow): void {
-    this.insertLoadStmt.run({ displacedLocalId: null, error: null, ...row, success: row.success ? 1 : 0, durationMs: Math.round(row.durationMs) });
+    this.writer.add({ table: 'load', params: { displacedLocalId: null, error: null, ...row, success: row.success ? 1 : 0, durationMs: Math.round(row.durationMs) } });
+  }
+
+  /** Writes what is queued (one transaction) and prunes when due; returns how many rows were written. */
+  flush(): number {
+    return this.writer.flush();
+  }
+
+  /** Deletes rows older than `retentionMs` (default the configured retention) before `now`. */
+  prune(retentionMs?: number, now?: number): number {
+    return this.writer.prune(retentionMs, now);
+  }
+
+  get pending(): number {
+    return this.writer.pending;
+  }
+
+  stats(): BatchedWriterStats {
+    return this.writer.stats();
+  }
+
+  /** Shutdown: writes what is queued and stops the timers; rows recorded later are dropped (counted). */
+  close(): void {
+    this.writer.close();
   }
 
   /** Requests of one public model since `sinceMs`, oldest first (cost fits read these). */
   requestsFor(model: string, sinceMs = 0): RequestRow[] {
+    this.writer.flush();
     return (this.db.prepare('SELECT * FROM request_analytics WHERE model = ? AND finished_at >= ? ORDER BY id').all(model, sinceMs) as Record<string, unknown>[]).map(toRequestRow);
   }
 
@@ -99,6 +151,7 @@ export class AnalyticsStore {
    * and token profiles: a bounded sample, however busy the model has been).
    */
   requestsForLocal(localId: string, sinceMs = 0, limit = 2000): RequestRow[] {
+    this.writer.flush();
     const rows = this.db
       .prepare('SELECT * FROM request_analytics WHERE local_id = ? AND node_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?')
       .all(localId, this.nodeId ?? '', sinceMs, limit) as Record<string, unknown>[];
@@ -106,16 +159,19 @@ export class AnalyticsStore {
   }
 
   recentRequests(limit = 100): RequestRow[] {
+    this.writer.flush();
     return (this.db.prepare('SELECT * FROM request_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toRequestRow);
   }
 
   /** Loads of one local config since `sinceMs`, oldest first (the newest `limit`). */
   loadsFor(localId: string, sinceMs = 0, limit = 500): LoadRow[] {
+    this.writer.flush();
     const rows = this.db.prepare('SELECT * FROM load_analytics WHERE local_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?').all(localId, sinceMs, limit) as Record<string, unknown>[];
     return rows.reverse().map(toLoadRow);
   }
 
   recentLoads(limit = 100): LoadRow[] {
+    this.writer.flush();
     return (this.db.prepare('SELECT * FROM load_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toLoadRow);
   }
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS, type Migration } from './migrations';
+import { lockStore, type StoreLock } from './store-lock';
 
 export type Db = Database.Database;
 
@@ -15,6 +16,20 @@ export function openStore(storeDir: string, migrations: Migration[] = MIGRATIONS
   db.pragma('busy_timeout = 5000');
   migrate(db, migrations);
   return db;
+}
+
+/**
+ * A node's store (issue #9): takes `<storeDir>/router.lock` first (a folder another live process uses is refused
+ * with `StoreLockedError`, a stale lock is taken over), then opens it. Close the db, then release the lock.
+ */
+export function openLockedStore(storeDir: string, migrations: Migration[] = MIGRATIONS): { db: Db; lock: StoreLock } {
+  const lock = lockStore(storeDir);
+  try {
+    return { db: openStore(storeDir, migrations), lock };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
 }
 
 export function schemaVersion(db: Db): number {

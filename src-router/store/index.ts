@@ -1,4 +1,6 @@
 export * from './db';
+export * from './store-lock';
+export * from './batched-writer';
 export * from './migrations';
 export * from './analytics';
 export * from './hash-cache';
