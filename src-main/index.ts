@@ -1,9 +1,10 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, shell } from 'electron';
 import { loadNodeConfig } from '../src-router/config';
 import { createNode } from '../src-router/node';
 import { resolveConfigPath } from './config-path';
+import { CONNECTION_CHANNEL } from './connection-channel';
 import { findPreload, mainWindowOptions } from './window-options';
 
 /** Electron main: load the config, run the router node in-process, open the window, close the node on quit. */
@@ -18,7 +19,12 @@ async function start(): Promise<void> {
   const config = resolveConfigPath(process.argv, process.env, app.getPath('userData'));
   node = await createNode(loadNodeConfig(config.path), { version: app.getVersion() });
 
-  const win = new BrowserWindow(mainWindowOptions({ preload: findPreload(join(here, '../preload')), url: node.url, token: node.consoleToken }));
+  const running = node;
+  const win = new BrowserWindow(mainWindowOptions({ preload: findPreload(join(here, '../preload')) }));
+  // Only this window's own preload is answered the console token.
+  ipcMain.on(CONNECTION_CHANNEL, (event) => {
+    event.returnValue = event.sender === win.webContents ? { url: running.url, token: running.consoleToken } : {};
+  });
   win.once('ready-to-show', () => win.show());
   // The window shows the console only: links open in the system browser, navigation elsewhere is refused.
   win.webContents.setWindowOpenHandler(({ url }) => {

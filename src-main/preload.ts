@@ -1,5 +1,7 @@
-import { contextBridge } from 'electron';
+import { contextBridge, ipcRenderer } from 'electron';
+import { CONNECTION_CHANNEL } from './connection-channel';
 
-// Hands the renderer its node's URL and console token; nothing else crosses the bridge.
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? '';
-contextBridge.exposeInMainWorld('routerdesk', { url: arg('routerdesk-url'), token: arg('routerdesk-token') });
+// Hands the renderer its node's URL and console token, asked of the main process over IPC (never a command-line
+// argument: those are visible to every user of the machine); nothing else crosses the bridge.
+const connection = (ipcRenderer.sendSync(CONNECTION_CHANNEL) ?? {}) as { url?: string; token?: string };
+contextBridge.exposeInMainWorld('routerdesk', { url: connection.url ?? '', token: connection.token ?? '' });

@@ -14,8 +14,11 @@ export function findPreload(preloadDir: string): string {
   throw new Error(`no preload bundle in ${preloadDir}: run \`npm run build\``);
 }
 
-/** The main window: isolated, sandboxed, no Node in the page. The node's URL and console token reach the preload as arguments. */
-export function mainWindowOptions(input: { preload: string; url: string; token: string }): BrowserWindowConstructorOptions {
+/**
+ * The main window: isolated, sandboxed, no Node in the page. The node's URL and console token reach the preload over
+ * IPC (`CONNECTION_CHANNEL`), never as process arguments (a command line is readable by every user of the machine).
+ */
+export function mainWindowOptions(input: { preload: string }): BrowserWindowConstructorOptions {
   return {
     width: 1280,
     height: 800,
@@ -28,7 +31,6 @@ export function mainWindowOptions(input: { preload: string; url: string; token: 
       contextIsolation: true,
       nodeIntegration: false,
       sandbox: true,
-      additionalArguments: [`--routerdesk-url=${input.url}`, `--routerdesk-token=${input.token}`],
     },
   };
 }
