@@ -31,6 +31,14 @@ export interface EngineProcessOptions {
   healthIntervalMs?: number;
   /** How long one such check may take before it counts as not answering (backend.health_timeout). */
   healthTimeoutMs?: number;
+  /**
+   * Whether the engine's HTTP answers its health path while it generates. False for engines whose server may block
+   * during a job (sd-server, whisper-server): they are checked only while no request is at them, so a long job is
+   * never mistaken for a hang.
+   */
+  healthWhileBusy?: boolean;
+  /** Requests at the engine now (the lane's in-flight count). */
+  busy?(): boolean;
 }
 
 /**
@@ -161,6 +169,12 @@ export class EngineProcess extends EventEmitter {
     const tick = async () => {
       this.healthTimer = undefined;
       if (this.state !== 'ready') return;
+      if (this.opts.healthWhileBusy === false && this.opts.busy?.()) {
+        misses = 0;
+        this.healthTimer = setTimeout(() => void tick(), every);
+        this.healthTimer.unref();
+        return;
+      }
       const ok = await this.healthy(true);
       if (this.state !== 'ready') return;
       misses = ok ? 0 : misses + 1;

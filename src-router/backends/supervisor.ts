@@ -114,6 +114,9 @@ export class Supervisor {
     const proc = new EngineProcess({
       localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout, nice: this.opts.engineNice,
       healthIntervalMs: this.opts.healthIntervalMs, healthTimeoutMs: this.opts.healthTimeoutMs,
+      // sd-server and whisper-server may not answer while a job runs: checked only while idle.
+      healthWhileBusy: m.adapter.shape !== 'sd-server' && m.adapter.shape !== 'whisper-server',
+      busy: () => this.laneOf(localId).inflight > 0,
     });
     const records = this.records;
     if (records) {
