@@ -1,7 +1,8 @@
 /**
  * One process per store folder (issue #9): `<store_dir>/router.lock`, created exclusively, holds the PID of the
- * process that uses the store. A lock whose PID is gone (a node killed outright) is stale and taken over; a live one
- * refuses the second opener with the folder and the PID in the message. The lock is removed at clean shutdown, and
+ * process that uses the store (first line; its start time on Linux, second line). A lock whose process is gone (a
+ * node killed outright), or whose PID now belongs to another process, is stale and taken over; a live one refuses
+ * the second opener with the folder and the PID in the message. The lock is removed at clean shutdown, and
  * on process exit as a last resort.
  */
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
@@ -49,8 +50,34 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** The PID written in a lock file; null when it holds no positive integer (torn write, garbage); undefined when the file is gone. */
-function readPid(file: string): number | null | undefined {
+/** A process's state letter and start time (clock ticks since boot) from `/proc/<pid>/stat`; null off Linux or when gone. */
+function procStat(pid: number): { state: string; startTime: string } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ? { state: fields[0], startTime: fields[19] } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * When a process started, or null where that cannot be read (not Linux, gone). With it a lock survives PID reuse:
+ * a live process with the lock's PID but another start time is not the one that wrote the lock.
+ */
+export function processStartTime(pid: number): string | null {
+  return procStat(pid)?.startTime ?? null;
+}
+
+interface LockContent {
+  /** null: no positive integer on the first line (torn write, garbage). */
+  pid: number | null;
+  startTime: string | null;
+  text: string;
+}
+
+/** What a lock file holds (PID on the first line, the holder's start time on the second); undefined when it is gone. */
+function readLock(file: string): LockContent | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -58,9 +85,12 @@ function readPid(file: string): number | null | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const pid = Number(text.split('\n')[0].trim());
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  const [first = '', second = ''] = text.split('\n');
+  const pid = Number(first.trim());
+  return { pid: Number.isSafeInteger(pid) && pid > 0 ? pid : null, startTime: second.trim() || null, text };
 }
+
+const lockText = () => `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`;
 
 const unlinkQuietly = (file: string) => {
   try {
@@ -77,7 +107,7 @@ const unlinkQuietly = (file: string) => {
  */
 function createExclusive(file: string): boolean {
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(temp, `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
+  writeFileSync(temp, lockText(), { flag: 'wx', mode: 0o644 });
   try {
     linkSync(temp, file);
     return true;
@@ -96,18 +126,24 @@ function createExclusive(file: string): boolean {
     throw err;
   }
   try {
-    writeSync(fd, `${process.pid}\n`);
+    writeSync(fd, lockText());
   } finally {
     closeSync(fd);
   }
   return true;
 }
 
-/** A PID that holds nothing: gone, or this process's own PID left by an earlier process that had it (PID reuse), or unreadable. */
-function stale(file: string, pid: number | null): boolean {
-  if (pid === null) return true;
-  if (pid === process.pid) return !held.has(file);
-  return !pidAlive(pid);
+/**
+ * A lock that holds nothing: its PID is gone, or is alive with another start time (reused), or is this process's
+ * own PID while this process does not hold it (left by an earlier process that had it), or the file is unreadable.
+ */
+function stale(file: string, lock: LockContent): boolean {
+  if (lock.pid === null) return true;
+  if (lock.pid === process.pid) return !held.has(file);
+  if (!pidAlive(lock.pid)) return true;
+  const proc = procStat(lock.pid);
+  if (proc?.state === 'Z') return true; // exited, not yet reaped by its parent
+  return proc !== null && lock.startTime !== null && proc.startTime !== lock.startTime;
 }
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -125,24 +161,23 @@ export function lockStore(storeDir: string): StoreLock {
   if (held.has(file)) throw new StoreLockedError(dir, process.pid, file);
   for (let attempt = 0; attempt < 50; attempt++) {
     if (createExclusive(file)) return register(file);
-    const pid = readPid(file);
-    if (pid === undefined) continue; // released meanwhile: try again
-    if (pid !== null && !stale(file, pid)) throw new StoreLockedError(dir, pid, file);
+    const lock = readLock(file);
+    if (lock === undefined) continue; // released meanwhile: try again
+    if (lock.pid !== null && !stale(file, lock)) throw new StoreLockedError(dir, lock.pid, file);
     // Stale: remove it, but only while holding the guard and only if it is still the same stale lock.
     if (!createExclusive(guard)) {
-      const guardPid = readPid(guard);
-      if (guardPid !== undefined && stale(guard, guardPid)) unlinkQuietly(guard); // a takeover that died half-way
+      const other = readLock(guard);
+      if (other !== undefined && stale(guard, other)) unlinkQuietly(guard); // a takeover that died half-way
       pause(10);
       continue;
     }
     try {
-      if (readPid(file) === pid) unlinkQuietly(file);
+      if (readLock(file)?.text === lock.text) unlinkQuietly(file);
     } finally {
       unlinkQuietly(guard);
     }
   }
-  const pid = readPid(file);
-  throw new StoreLockedError(dir, pid ?? 0, file);
+  throw new Error(`store ${dir}: could not take the lock file ${file} (it keeps changing hands)`);
 }
 
 function register(file: string): StoreLock {
@@ -153,7 +188,7 @@ function register(file: string): StoreLock {
       if (held.get(file) !== lock) return;
       held.delete(file);
       try {
-        if (readPid(file) === process.pid) unlinkSync(file);
+        if (readLock(file)?.pid === process.pid) unlinkSync(file);
       } catch {
         // already gone, or the folder was removed: nothing to release
       }

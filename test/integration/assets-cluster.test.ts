@@ -48,14 +48,17 @@ describe('assets and split recipes across a master and two slaves', () => {
   beforeAll(async () => {
     const [pm, pa, pb] = [await freePort(), await freePort(), await freePort()];
     const url = (p: number) => `http://127.0.0.1:${p}`;
-    // Slave A keeps weights next to its model configs, and a file outside its roots that must never be reachable.
-    mkdirSync(join(dirs.a, 'models', 'weights'), { recursive: true });
-    writeFileSync(join(dirs.a, 'models', 'weights', 'tiny.gguf'), weights);
-    writeFileSync(join(dirs.a, 'models', 'weights', 'big.bin'), big);
+    // Slave A keeps weights in its shared folder, and a file outside its roots that must never be reachable. Every
+    // node's assets go to models.shared_dir: the models config folder is never an asset source or target (issue #9).
+    mkdirSync(join(dirs.a, 'shared', 'weights'), { recursive: true });
+    writeFileSync(join(dirs.a, 'shared', 'weights', 'tiny.gguf'), weights);
+    writeFileSync(join(dirs.a, 'shared', 'weights', 'big.bin'), big);
     writeFileSync(join(dirs.a, 'secret.txt'), 'not for the cluster');
+    for (const d of Object.values(dirs)) mkdirSync(join(d, 'shared'), { recursive: true });
     const slave = (id: string, port: number): NodeConfigInput => ({
       server: { port },
       cluster: { role: 'slave', node_id: id, token: TOKEN, master_url: url(pm), public_url: url(port), sync_interval: '500ms' },
+      models: { shared_dir: join(dirs[id === 'gpu-a' ? 'a' : 'b'], 'shared') },
     });
     const sim = (name: string, caps: ModelConfigInput['capabilities']): ModelConfigInput => ({ name, backend: 'sim', capabilities: caps, sim: { load_time: '200ms', token_time: '2ms', audio_time_per_second: '50ms' } });
     [slaveA, slaveB] = await Promise.all([
@@ -65,7 +68,7 @@ describe('assets and split recipes across a master and two slaves', () => {
     master = await startNode({
       dir: dirs.master,
       models: {},
-      config: { server: { port: pm }, cluster: { role: 'master', node_id: 'master', token: TOKEN, slave_urls: [url(pa), url(pb)], health_interval: '500ms' }, models: { asset_max_bytes: LIMIT } },
+      config: { server: { port: pm }, cluster: { role: 'master', node_id: 'master', token: TOKEN, slave_urls: [url(pa), url(pb)], health_interval: '500ms' }, models: { asset_max_bytes: LIMIT, shared_dir: join(dirs.master, 'shared') } },
     });
     openai = new OpenAI({ baseURL: `${master.url}/v1`, apiKey: 'x', maxRetries: 0 });
     await eventually(async () => (await master.console<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes')).nodes.every((n) => n.healthy), { what: 'cluster healthy' });
@@ -76,7 +79,7 @@ describe('assets and split recipes across a master and two slaves', () => {
 
   it("a slave's node API lists its roots with verified hashes and serves ranges; the cluster token is required", async () => {
     const inv = await eventually(async () => {
-      const r = await node(() => slaveA, 'GET', '/router/v1/node/assets/inventory?root=models&path=weights');
+      const r = await node(() => slaveA, 'GET', '/router/v1/node/assets/inventory?root=shared&path=weights');
       return r.body.entries?.every((e: { sha256: string | null }) => e.sha256) && r;
     }, { what: 'inventory hashed' });
     expect(inv.body.entries.map((e: { path: string; sha256: string; size: number }) => [e.path, e.sha256, e.size])).toEqual([
@@ -96,7 +99,7 @@ describe('assets and split recipes across a master and two slaves', () => {
 
   it('path attacks on the inventory and hash lookups are refused (ASSET-3)', async () => {
     for (const path of ['..', '../..', 'weights/../../secret.txt', join(dirs.a, 'secret.txt'), '/etc']) {
-      const r = await node(() => slaveA, 'GET', `/router/v1/node/assets/inventory?root=models&path=${encodeURIComponent(path)}`);
+      const r = await node(() => slaveA, 'GET', `/router/v1/node/assets/inventory?root=shared&path=${encodeURIComponent(path)}`);
       expect([r.status, r.body.error?.code], path).toEqual([403, 'path_outside_root']);
     }
     const root = await node(() => slaveA, 'GET', `/router/v1/node/assets/inventory?root=${encodeURIComponent('../..')}`);
@@ -105,20 +108,20 @@ describe('assets and split recipes across a master and two slaves', () => {
     expect([hash.status, hash.body.error.code]).toEqual([400, 'invalid_hash']);
     const outside = await node(() => slaveA, 'GET', `/router/v1/node/assets/by-hash/${sha256(Buffer.from('not for the cluster'))}`);
     expect(outside.status).toBe(404);
-    const viaConsole = await call(master, 'GET', '/router/v1/console/assets/inventory?root=models&path=..');
+    const viaConsole = await call(master, 'GET', '/router/v1/console/assets/inventory?root=shared&path=..');
     expect(viaConsole.status).toBe(403);
   });
 
   it("the master's console fetches the weights from slave A by hash: verified, on disk under its root, bound", async () => {
     const r = await fetchAsset(master, { nodeId: 'gpu-a', sha256: WEIGHTS, name: 'weights/tiny.gguf', expectedSize: weights.length });
     expect(r.status).toBe(200);
-    const path = join(realpathSync(dirs.master), 'models', 'tiny.gguf');
-    expect(r.body).toMatchObject({ result: 'bound', sha256: WEIGHTS, root: 'models', relPath: 'tiny.gguf', path, size: weights.length, downloaded: weights.length });
+    const path = join(realpathSync(dirs.master), 'shared', 'tiny.gguf');
+    expect(r.body).toMatchObject({ result: 'bound', sha256: WEIGHTS, root: 'shared', relPath: 'tiny.gguf', path, size: weights.length, downloaded: weights.length });
     expect(sha256(readFileSync(path))).toBe(WEIGHTS);
     const { bindings } = (await call(master, 'GET', `/router/v1/console/assets/bindings?sha256=${WEIGHTS}`)).body;
     expect(bindings[0]).toMatchObject({ id: r.body.bindingId, reference: 'weights/tiny.gguf', sha256: WEIGHTS, fromNode: 'gpu-a', path, result: 'bound' });
     const inv = await eventually(async () => (await call(master, 'GET', '/router/v1/console/assets/inventory')).body.entries.find((e: { sha256: string }) => e.sha256 === WEIGHTS), { what: 'fetched file indexed' });
-    expect(inv).toMatchObject({ root: 'models', path: 'tiny.gguf' });
+    expect(inv).toMatchObject({ root: 'shared', path: 'tiny.gguf' });
     // A slave's relationship is its master: slave B fetches the same file from the master by the master's node id.
     const fromMaster = await fetchAsset(slaveB, { nodeId: 'master', sha256: WEIGHTS });
     expect(fromMaster.body).toMatchObject({ result: 'bound', downloaded: weights.length, relPath: `${WEIGHTS.slice(0, 16)}.bin` });
@@ -136,10 +139,10 @@ describe('assets and split recipes across a master and two slaves', () => {
     expect([tooBig.status, tooBig.body.error.code]).toEqual([413, 'asset_too_large']);
     const announced = await fetchAsset(master, { nodeId: 'gpu-a', sha256: BIG, name: 'big.bin', expectedSize: big.length });
     expect(announced.status).toBe(413);
-    expect(readdirSync(join(dirs.master, 'models'))).toEqual(['tiny.gguf']);
+    expect(readdirSync(join(dirs.master, 'shared'))).toEqual(['tiny.gguf']);
     const rejected = (await call(master, 'GET', '/router/v1/console/assets/bindings?result=rejected')).body.bindings;
     expect(rejected.map((b: { reason: string }) => b.reason.split(':')[0])).toEqual(['asset_too_large', 'asset_too_large', 'source_not_configured', 'source_not_configured']);
-    expect(existsSync(join(dirs.master, 'models', 'big.bin'))).toBe(false);
+    expect(existsSync(join(dirs.master, 'shared', 'big.bin'))).toBe(false);
   });
 
   describe('a split recipe: text on slave A, transcription on slave B (ASSET-4)', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Ollama } from 'ollama';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNode, wavFile, type TestNode } from '../support/node-harness';
+import { eventually, startNode, wavFile, type TestNode } from '../support/node-harness';
 
 // The client API end to end: real node process, real sim engine processes, the official openai and ollama clients.
 const fast = { load_time: '100ms', token_time: '2ms', step_time: '2ms', audio_time_per_second: '10ms' };
@@ -91,7 +91,18 @@ describe('client API over sim engines (ID-3, ID-4, HEALTH-3)', () => {
   });
 
   it('rotates two configs with the same name on one node (ID-4) and records every request and load', async () => {
+    const since = Date.now();
     for (let i = 0; i < 4; i++) await openai.chat.completions.create({ model: 'sim-chat', messages: [{ role: 'user', content: `n${i}` }], max_tokens: 1 });
+    // Analytics rows are written in batches off the request path, in order (issue #9): once these four are written,
+    // so is every row recorded before them.
+    await eventually(() => {
+      const db = new Database(join(node.dir, 'store', 'router.db'), { readonly: true });
+      try {
+        return (db.prepare("SELECT COUNT(*) AS n FROM request_analytics WHERE endpoint = 'chat' AND finished_at >= ?").get(since) as { n: number }).n === 4;
+      } finally {
+        db.close();
+      }
+    }, { what: 'the four chat rows written' });
     const db = new Database(join(node.dir, 'store', 'router.db'), { readonly: true });
     try {
       const last4 = db.prepare("SELECT local_id FROM request_analytics WHERE endpoint = 'chat' ORDER BY id DESC LIMIT 4").all() as { local_id: string }[];

@@ -80,10 +80,18 @@ describe('master and slaves', () => {
     }
     expect([...seen]).toEqual(['qwen-2']);
     expect(n).toBeGreaterThanOrEqual(5);
+    const since = Date.now();
     for (let i = 0; i < 4; i++) await chat('llama');
-    const db = new Database(join(dirs.master, 'store', 'router.db'), { readonly: true });
-    const rows = db.prepare("SELECT node_id FROM request_analytics WHERE model = 'llama' ORDER BY id DESC LIMIT 4").all() as { node_id: string }[];
-    db.close();
+    // Analytics rows are written in batches off the request path (issue #9): wait for these four.
+    const rows = await eventually(() => {
+      const db = new Database(join(dirs.master, 'store', 'router.db'), { readonly: true });
+      try {
+        const r = db.prepare("SELECT node_id FROM request_analytics WHERE model = 'llama' AND finished_at >= ? ORDER BY id").all(since) as { node_id: string }[];
+        return r.length === 4 && r;
+      } finally {
+        db.close();
+      }
+    }, { what: 'four llama rows' });
     expect(rows.map((r) => r.node_id).sort()).toEqual(['gpu-a', 'gpu-a', 'gpu-b', 'gpu-b']);
   });
 
