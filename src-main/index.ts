@@ -17,7 +17,7 @@ let closing = false;
 
 async function start(): Promise<void> {
   const config = resolveConfigPath(process.argv, process.env, app.getPath('userData'));
-  node = await createNode(loadNodeConfig(config.path), { version: app.getVersion() });
+  node = await createNode(loadNodeConfig(config.path), { version: app.getVersion(), configFile: config.path });
 
   const running = node;
   const win = new BrowserWindow(mainWindowOptions({ preload: findPreload(join(here, '../preload')) }));

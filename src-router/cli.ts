@@ -48,6 +48,11 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`routerdesk: ${err.message}\n`);
     process.exit(2);
   }
+  // A store another live node holds: the message says which and by whom; no stack trace.
+  if ((err as { code?: string } | null)?.code === 'store_locked') {
+    process.stderr.write(`routerdesk: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`routerdesk: ${(err as Error)?.stack ?? String(err)}\n`);
   process.exit(1);
 });

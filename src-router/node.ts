@@ -32,6 +32,8 @@ export interface NodeOptions {
   /** Folder of the built UI, served at `/`; default out/renderer of this project. */
   uiDir?: string;
   logLevel?: string;
+  /** The node config file the config was read from: its folder is never an asset source or target (issue #9). */
+  configFile?: string;
 }
 
 export interface RouterNode {
@@ -121,7 +123,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   // The node relationship is the configured one: slave_urls on a master, master_url on a slave (ASSET-3).
   const masterUrl = config.cluster.master_url;
   const assets = new AssetService({
-    roots: fileRootsFromConfig(config), hashCache: new ModelHashCache(db), db, token: config.cluster.token,
+    roots: fileRootsFromConfig(config, {}, options.configFile ? { configFile: options.configFile } : {}), hashCache: new ModelHashCache(db), db, token: config.cluster.token,
     maxBytes: config.models.asset_max_bytes, transferTimeoutMs: config.cluster.request_timeout,
     relatedUrls: [...config.cluster.slave_urls, ...(masterUrl ? [masterUrl] : [])],
     nodeUrl: async (id) => membership?.urlOf(id) ?? (masterUrl && (await client.snapshot(normalizeUrl(masterUrl)).catch(() => undefined))?.nodeId === id ? masterUrl : undefined),

@@ -21,7 +21,7 @@ export async function nodeCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } }, strict: true });
   if (!values.config) throw new Error('routerdesk node needs --config FILE');
   const config = loadNodeConfig(values.config);
-  const node = await createNode(config);
+  const node = await createNode(config, { configFile: values.config });
   stopOnSignals(node);
   process.stdout.write(`routerdesk node '${config.cluster.node_id}' (${config.cluster.role}) listening on ${node.url}\n`);
 }

@@ -57,7 +57,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   // The console output stays readable: warnings and errors only, unless ROUTERDESK_LOG_LEVEL says otherwise.
   let node: RouterNode;
   try {
-    node = await createNode(config, { logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn' });
+    node = await createNode(config, { logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn', configFile });
   } catch (err) {
     // Issue #9: a store another node uses is refused with the folder and the PID holding it, not a stack trace.
     if (!(err instanceof StoreLockedError)) throw err;

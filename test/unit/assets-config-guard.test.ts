@@ -109,10 +109,11 @@ describe('protected folders in file roots (issue #9)', () => {
     const later = fileRootsFromConfig({ models: { config_dir: join(area, 'later', 'configs'), shared_dir: area } });
     await refused(later.resolve('shared', 'later/configs/evil.yaml'), 'protected_folder');
     expect(await later.resolve('shared', 'later/other.bin')).toMatchObject({ exists: false });
-    // The node config file's folder, when known, is protected the same way.
+    // The node config file itself (it holds the tokens), when known, is protected; its folder stays usable.
     const withFile = fileRootsFromConfig({ models: { config_dir: '', shared_dir: tmp } }, {}, { configFile: join(area, 'node.yaml') });
     const err = await refused(withFile.resolve('shared', 'area/node.yaml'), 'protected_folder');
-    expect(err.message).toMatch(/node config file's folder/);
+    expect(err.message).toMatch(/the node config file/);
+    expect((await withFile.list('shared')).entries.map((e) => e.path)).not.toContain('area/node.yaml');
   });
 
   it('plain FileRoots without protected folders behave as before', async () => {

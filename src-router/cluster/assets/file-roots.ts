@@ -315,7 +315,7 @@ async function realish(p: string): Promise<string> {
  * stays named so a request for it gets a 403 saying why rather than an unknown root.
  */
 export function fileRootsFromConfig(
-  config: { models: Pick<NodeConfig['models'], 'config_dir' | 'shared_dir'> & Partial<NodeConfig['models']>; cluster?: Pick<NodeConfig['cluster'], 'store_dir'> },
+  config: { models: Pick<NodeConfig['models'], 'config_dir' | 'shared_dir'> & Partial<NodeConfig['models']>; cluster?: Pick<NodeConfig['cluster'], 'store_dir'>; server?: Partial<Pick<NodeConfig['server'], 'api_keys_file'>> },
   extra: Record<string, string> = {},
   opts: { configFile?: string } = {},
 ): FileRoots {
@@ -325,7 +325,9 @@ export function fileRootsFromConfig(
       protected: [
         { dir: config.models.config_dir, what: 'the models config folder (models.config_dir)' },
         { dir: config.cluster?.store_dir ?? '', what: 'the store (cluster.store_dir)' },
-        { dir: opts.configFile ? dirname(resolve(opts.configFile)) : '', what: "the node config file's folder" },
+        // The node config file itself (it holds the tokens), not its folder: that folder often holds shared_dir too.
+        { dir: opts.configFile ? resolve(opts.configFile) : '', what: 'the node config file' },
+        { dir: config.server?.api_keys_file ?? '', what: 'the client API keys file (server.api_keys_file)' },
       ],
     },
   );
