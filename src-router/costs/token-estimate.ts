@@ -20,7 +20,15 @@ export interface TokenProfile {
   /** Mean tokens generated per answer, null when no sample reported it. */
   meanAnswerTokens: number | null;
   samples: number;
+  /** The largest body measured: the ratio is not stretched far beyond what it was measured on. */
+  maxBodyBytes: number;
 }
+
+/**
+ * How far beyond the largest measured body the ratio is trusted. A short chat's body is mostly JSON around the
+ * message, so its ratio says little about a body many times larger: past this factor the safe bound is used.
+ */
+export const PROFILE_REACH = 2;
 
 /**
  * The model's token profile, or null below `minSamples` usable samples ("A model with no measured token profile
@@ -44,6 +52,7 @@ export function tokenProfile(samples: TokenSample[], minSamples: number): TokenP
     spreadBytesPerToken: spread,
     meanAnswerTokens: answers.length ? answers.reduce((a, x) => a + x, 0) / answers.length : null,
     samples: n,
+    maxBodyBytes: ok.reduce((m, x) => Math.max(m, x.bodyBytes), 0),
   };
 }
 
@@ -73,7 +82,8 @@ export function tokenUpperBound(bodyBytes: number, maxTokens: number | undefined
 export function estimateTokens(bodyBytes: number, profile: TokenProfile | null, maxTokens: number | undefined, contextReserve: number): number {
   const bound = tokenUpperBound(bodyBytes, maxTokens, contextReserve);
   const prompt = estimatePromptTokens(bodyBytes, profile);
-  if (prompt === null || !profile) return bound;
+  // No profile, or a body far larger than any the profile was measured on: the safe bound, not an extrapolation.
+  if (prompt === null || !profile || (profile.maxBodyBytes > 0 && bodyBytes > PROFILE_REACH * profile.maxBodyBytes)) return bound;
   const answer = maxTokens ?? Math.max(contextReserve, Math.ceil(profile.meanAnswerTokens ?? 0));
   return Math.min(bound, prompt + answer);
 }

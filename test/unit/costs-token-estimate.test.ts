@@ -45,7 +45,8 @@ describe('token profile (LLM-3)', () => {
 });
 
 describe('estimateTokens (LLM-2/3)', () => {
-  const p = tokenProfile([s(400, 100, 100), s(400, 100, 300), s(400, 100, 200)], 3);
+  // measured on bodies up to 4 KB, at 4 bytes per token
+  const p = tokenProfile([s(400, 100, 100), s(4000, 1000, 300), s(2000, 500, 200)], 3);
 
   it('prompt estimate + the client max_tokens when stated', () => {
     expect(estimateTokens(4000, p, 50, 512)).toBe(1000 + 50);
@@ -66,5 +67,15 @@ describe('estimateTokens (LLM-2/3)', () => {
     expect(expectedAnswerTokens(p, 50)).toBe(50);
     expect(expectedAnswerTokens(null, 70)).toBe(70);
     expect(expectedAnswerTokens(null, undefined)).toBeNull();
+  });
+});
+
+describe('a profile is not stretched far beyond what it measured (LLM-2/3)', () => {
+  it('a body over twice the largest measured one is sized by the safe bound', () => {
+    // short chats: ~120 bytes, ~6 tokens each (mostly JSON around the message): ratio 20
+    const p = tokenProfile([s(120, 6), s(120, 6), s(120, 6)], 3);
+    expect(p?.maxBodyBytes).toBe(120);
+    expect(estimateTokens(200, p, 10, 512)).toBe(20); // within reach: 200 / 20 + 10
+    expect(estimateTokens(6000, p, 10, 512)).toBe(tokenUpperBound(6000, 10, 512)); // 6 KB is no 300-token request
   });
 });
