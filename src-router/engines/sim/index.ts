@@ -11,3 +11,5 @@ export { IMAGE_NOT_SUPPORTED_BODY, LOADING_BODY } from './errors';
 export { encodePng } from './png';
 export { audioSeconds, encodeWav, wavDurationSeconds } from './wav';
 export { KOBOLD_VERSION } from './routes-kobold';
+export { SEEN_CAPACITY, SEEN_HEAD_CHARS, SeenRing } from './seen';
+export type { SeenEntry, SeenState } from './seen';

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimEngineContext } from './context';
 import { IMAGE_NOT_SUPPORTED_BODY, INJECTED_FAILURE_MESSAGE, SimCrashedError, sendError } from './errors';
 import { sleep, untilAborted } from './generation';
+import type { SeenState } from './seen';
 import type { Slot } from './state';
 
 /** Per-request test hooks read from the body (JSON field or multipart form field). */
@@ -42,6 +43,8 @@ export interface JobSpec {
   promptTokens?: number;
   /** The request carries image input (only matters with `fail: image_not_supported`). */
   imageInput?: boolean;
+  /** The prompt text, recorded in the engine's seen ring (`GET /sim/seen`). */
+  prompt?: string;
   /** Does the work and sends the reply (or streams it on the hijacked reply). */
   run(job: Job): Promise<void>;
 }
@@ -53,12 +56,20 @@ export interface JobSpec {
 export async function runJob(ctx: SimEngineContext, request: FastifyRequest, reply: FastifyReply, spec: JobSpec): Promise<FastifyReply> {
   const { state, options } = ctx;
   state.counters.requests += 1;
+  const seen = spec.prompt === undefined ? undefined : ctx.seen.add(spec.prompt);
+  const ended = (how: SeenState) => {
+    if (!seen) return;
+    seen.state = how;
+    seen.endedAt = Date.now();
+  };
   if (spec.imageInput && options.fail === 'image_not_supported') {
     state.counters.failed += 1;
+    ended('failed');
     return reply.code(500).send(IMAGE_NOT_SUPPORTED_BODY);
   }
   if (options.fail === 'http_500' || spec.hooks.fail === 'http_500') {
     state.counters.failed += 1;
+    ended('failed');
     return sendError(reply, 500, INJECTED_FAILURE_MESSAGE);
   }
 
@@ -75,7 +86,21 @@ export async function runJob(ctx: SimEngineContext, request: FastifyRequest, rep
     slot = await state.acquire(signal);
   } catch {
     state.counters.cancelled += 1;
+    ended('cancelled');
     return abandon(reply);
+  }
+  // Granted in the same turn as its client left (a freed slot goes to the next waiter before its abort is seen).
+  if (signal.aborted) {
+    slot.release();
+    res.off('close', onClose);
+    state.counters.cancelled += 1;
+    ended('cancelled');
+    return abandon(reply);
+  }
+  if (seen) {
+    seen.state = 'running';
+    seen.started = true;
+    seen.startedAt = Date.now();
   }
 
   slot.tokens = spec.promptTokens ?? 0;
@@ -96,17 +121,21 @@ export async function runJob(ctx: SimEngineContext, request: FastifyRequest, rep
     if (spec.hooks.fail === 'hang') await untilAborted(signal);
     await spec.run(job);
     state.counters.completed += 1;
+    ended('completed');
     return reply;
   } catch (err) {
     if (crashed) {
       state.counters.failed += 1;
+      ended('failed');
       return abandon(reply);
     }
     if (signal.aborted) {
       state.counters.cancelled += 1;
+      ended('cancelled');
       return abandon(reply);
     }
     state.counters.failed += 1;
+    ended('failed');
     if (!reply.sent && !res.headersSent) return sendError(reply, 500, `sim: ${(err as Error).message}`);
     res.destroy();
     return abandon(reply);

@@ -129,6 +129,7 @@ function textHandler(ctx: SimEngineContext, kind: Kind) {
     return runJob(ctx, request as never, reply, {
       hooks: readHooks(body),
       promptTokens: g.promptTokens,
+      prompt: promptText,
       imageInput: kind === 'chat' && hasImageInput(body),
       run: async (job) => {
         if (body.stream === true) await streamGeneration(job, reply, g, streamOptions.include_usage === true);

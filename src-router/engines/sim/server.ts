@@ -9,6 +9,7 @@ import { registerKoboldRoutes } from './routes-kobold';
 import { registerOpenAIRoutes } from './routes-openai';
 import { registerSdRoutes } from './routes-sd';
 import { registerOpenAITranscriptionRoute, registerWhisperRoutes } from './routes-whisper';
+import { SeenRing } from './seen';
 import { EngineState } from './state';
 
 export interface SimEngineHandle {
@@ -34,7 +35,7 @@ export interface SimEngineHooks {
 }
 
 /** Paths that answer while the model loads. */
-const ALWAYS_AVAILABLE = new Set(['/metrics', '/sim/stats']);
+const ALWAYS_AVAILABLE = new Set(['/metrics', '/sim/stats', '/sim/seen']);
 
 /** A multiple of load_time the `slow_health` failure keeps health at 503. */
 export const SLOW_HEALTH_FACTOR = 20;
@@ -65,6 +66,7 @@ export async function startSimEngine(input: SimEngineOptionsInput | SimEngineOpt
   const ctx: SimEngineContext = {
     options,
     state: new EngineState(options.parallel, options.kv_pages),
+    seen: new SeenRing(),
     loaded: () => isLoaded,
     scaled: (ms) => ms / options.time_scale,
     modelId: options.shape === 'koboldcpp' ? `koboldcpp/${options.alias}` : options.alias,
@@ -126,6 +128,8 @@ async function buildApp(app: FastifyInstance, ctx: SimEngineContext): Promise<vo
 
   app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(renderMetrics(ctx)));
   app.get('/sim/stats', async () => simStats(ctx));
+  // Test hook: which requests this engine received (prompt heads) and how each went, the last SEEN_CAPACITY.
+  app.get('/sim/seen', async () => ({ pid: process.pid, total: ctx.seen.total, capacity: ctx.seen.capacity, entries: ctx.seen.list() }));
 
   if (shape === 'whisper-server' || shape === 'koboldcpp') {
     await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 4, fields: 64 } });

@@ -1,0 +1,94 @@
+/**
+ * A throwaway `redis-server` for the fault suite, found the way the tests find it (test/support/redis-server.ts and
+ * system-deps.ts: on PATH or in the sbin folders apt uses); when it is missing the bench fails with the command to
+ * install it. No persistence, loopback only, its folder a temp dir of the scope; stopped with the scope.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { connect } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { freePort } from '../backends/free-port';
+import type { FaultScope } from './faults-cluster';
+
+export const REDIS_INSTALL_HINT = 'apt-get install -y redis-server';
+
+/** First executable `name` on PATH (plus the sbin folders apt uses), or null. */
+export function findOnPath(name: string, path = process.env.PATH ?? ''): string | null {
+  for (const dir of [...path.split(delimiter).filter(Boolean), '/usr/sbin', '/usr/bin', '/sbin', '/bin']) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      /* not here */
+    }
+  }
+  return null;
+}
+
+export function redisServerBinary(): string {
+  const bin = findOnPath('redis-server');
+  if (!bin) throw new Error(`redis-server is not installed (the redis-restart scenario runs a real one). Run: ${REDIS_INSTALL_HINT}`);
+  return bin;
+}
+
+/** True when something on 127.0.0.1:port answers PING with +PONG. */
+export function pings(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(500, () => done(false));
+    sock.on('error', () => done(false));
+    sock.on('connect', () => sock.write('PING\r\n'));
+    sock.on('data', (d) => done(d.toString().startsWith('+PONG')));
+  });
+}
+
+export interface BenchRedis {
+  url: string;
+  port: number;
+  /** SIGTERM (a shutdown) and wait for the exit. */
+  stop(): Promise<void>;
+  /** A fresh, empty server on the same port, once it answers PING. */
+  start(): Promise<void>;
+}
+
+export async function startRedis(scope: FaultScope): Promise<BenchRedis> {
+  const bin = redisServerBinary();
+  const port = await freePort();
+  const dir = scope.tempDir('routerdesk-bench-redis-');
+  let child: ChildProcess | undefined;
+
+  const start = async () => {
+    let output = '';
+    const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    scope.adopt(proc);
+    child = proc;
+    proc.stdout!.on('data', (d) => (output += d));
+    proc.stderr!.on('data', (d) => (output += d));
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}:\n${output}`);
+      if (await pings(port)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    proc.kill('SIGKILL');
+    throw new Error(`redis-server did not answer PING on port ${port} within 10 s:\n${output}`);
+  };
+
+  const stop = async () => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      proc.once('exit', () => resolve());
+      proc.kill('SIGTERM');
+    });
+  };
+
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+}
