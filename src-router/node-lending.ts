@@ -3,11 +3,11 @@ import type { Supervisor } from './backends';
 import type { ActivityTracker } from './cluster/activity';
 import type { Membership } from './cluster/membership';
 import type { NodeConfig } from './config';
-import { borrowedAnswerSchema, lendingNodeStateSchema, RouterError, withdrawAnswerSchema } from './contract';
+import { borrowedAnswerSchema, lendingNodeStateSchema, RouterError } from './contract';
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
-import { forwardToHelper, masterClient } from './lending/master-client';
+import { forwardToHelper, masterClient, withdrawAt } from './lending/master-client';
 import type { RelayAnswer, RelayRequest } from './lending/ports';
 import type { LeaseGrant, LinkSpec, ModelRef, NodeState } from './lending/types';
 import type { ModelRegistry } from './registry';
@@ -40,6 +40,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
   const now = () => Date.now() + offset;
   const lending = new LendingNode({
     nodeId, config, supervisor: d.supervisor, registry: d.registry, analytics: d.analytics, decisions: d.decisions, log: d.log, now,
+    withdrawAt: (url, ids) => withdrawAt(url, token, ids),
     activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), beginLoad: () => d.activity.beginLoad() },
   });
   lending.applyLinks(links.version(), links.toSpecs());
@@ -90,9 +91,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
         if (helper === nodeId) return lending.withdraw(requestIds);
         const url = remotes().find((r) => r.nodeId === helper)?.url;
         if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
-        const res = await fetch(`${url}/router/v1/node/offload/withdraw`, { method: 'POST', headers: auth, body: JSON.stringify({ requestIds }), signal: AbortSignal.timeout(3_000) });
-        if (!res.ok) throw new Error(`helper answered ${res.status}`);
-        return withdrawAnswerSchema.parse(await res.json()).results;
+        return withdrawAt(url, token, requestIds);
       },
       askBorrowed: async (helper) => {
         if (helper === nodeId) return lending.helper.borrowedInFlight();

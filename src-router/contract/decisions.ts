@@ -77,6 +77,7 @@ export const leaseGrantSchema = z
     measured: z.boolean(),
     helperContextsize: z.number().nullable().optional(),
     helperMultimodal: z.boolean().optional(),
+    helperUrl: z.string().url().nullable().optional(),
   })
   .strict();
 export type LeaseGrantWire = z.infer<typeof leaseGrantSchema>;

@@ -22,6 +22,13 @@ function filterOf(q: Query): DecisionFilter {
   };
 }
 
+/** A positive whole number of rows from the query (at most `most`), or undefined when absent; anything else is a 400. */
+function count(v: string | undefined, name: string, most: number): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d{1,9}$/.test(v) || Number(v) < 1 || Number(v) > most) throw new RouterError(400, 'invalid_request', `${name}: a whole number from 1 to ${most}, not ${JSON.stringify(v)}`, 'invalid_request_error', name);
+  return Number(v);
+}
+
 /**
  * The decision log over HTTP: each node answers its own rows (node API); the console gathers the log of every node of
  * the cluster, newest first, with one combined cursor (UI-1), and exports it filtered as CSV or JSON Lines (UI-6).
@@ -40,7 +47,7 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
     scope.get<{ Querystring: Query }>('/router/v1/node/decisions', async (request) => {
       const q = request.query;
-      return own({ ...filterOf(q), cursor: q.cursor || undefined, limit: q.limit ? Number(q.limit) : undefined });
+      return own({ ...filterOf(q), cursor: q.cursor || undefined, limit: count(q.limit, 'limit', 1000) });
     });
   });
 
@@ -49,13 +56,13 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions', async (request) => {
       const q = request.query;
-      return gatherDecisions(gatherDeps(request), { ...filterOf(q), cursor: q.cursor || undefined, limit: q.limit ? Number(q.limit) : undefined });
+      return gatherDecisions(gatherDeps(request), { ...filterOf(q), cursor: q.cursor || undefined, limit: count(q.limit, 'limit', 1000) });
     });
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions/export', async (request, reply) => {
       const format = request.query.format === 'jsonl' ? 'jsonl' : request.query.format === 'csv' || !request.query.format ? 'csv' : null;
       if (!format) throw new RouterError(400, 'invalid_request', 'format: csv or jsonl', 'invalid_request_error', 'format');
-      const max = Math.min(Number(request.query.max ?? 100_000) || 100_000, 1_000_000);
+      const max = count(request.query.max, 'max', 1_000_000) ?? 100_000;
       const rows = await gatherAllDecisions(gatherDeps(request), filterOf(request.query), max);
       const body = format === 'csv' ? toCsv(rows) : toJsonLines(rows);
       return reply

@@ -167,6 +167,7 @@ export class Coordinator {
     for (const lease of result.leases) {
       const helperState = nodes.find((n) => n.nodeId === lease.helper.nodeId)?.models.find((m) => m.model === lease.helper.model);
       lease.helperContextsize = helperState?.contextsize ?? null;
+      lease.helperUrl = lease.helper.nodeId === this.deps.nodeId ? null : this.deps.remotes().find((r) => r.nodeId === lease.helper.nodeId)?.url ?? null;
       for (const [k, l] of this.live) if (refKey(l.owner) === refKey(lease.owner)) this.live.delete(k);
       this.live.set(refKey(lease.helper), { owner: lease.owner, helper: lease.helper, slots: lease.slots, probe: lease.probe, expiresAt: now + lease.ttlMs, grant: lease });
     }

@@ -12,7 +12,7 @@ import type { ReturnedReason } from './decision-rows';
 import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
 import { lentCutoffAt } from './holds';
-import type { DecisionSink, MasterPort, RelayAnswer } from './ports';
+import type { DecisionSink, MasterPort, RelayAnswer, WithdrawResult } from './ports';
 import { refKey, type CostFit, type LeaseGrant, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
 
 export interface LendingNodeDeps {
@@ -23,6 +23,8 @@ export interface LendingNodeDeps {
   analytics: AnalyticsStore;
   decisions: DecisionSink;
   log: FastifyBaseLogger;
+  /** Withdraws lent requests at a helper directly (a relay that broke after sending). */
+  withdrawAt?(helperUrl: string, requestIds: string[]): Promise<Record<string, WithdrawResult>>;
   /** Own-work activity of this node (borrowed work excluded, PROBE-3). */
   activity: { idleMs(): number; sinceOwnRequestMs(): number | null; beginLoad(): () => void };
   now?(): number;
@@ -174,6 +176,16 @@ export class LendingNode implements LendingGate {
         return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper };
       }
       if (signal.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
+      if (answer.kind === 'unknown') {
+        // Never run twice: run it here only once the helper confirms it never will (or the helper was the master
+        // that is gone with the relay). Otherwise the client gets a clear error instead of a second run.
+        if (!(await this.confirmWithdrawn(lease, item.id))) {
+          throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}); it was not run again`);
+        }
+        this.owner.returned(localId, item, 'withdrawn');
+        dispatch = await queue.requeue(item, signal);
+        continue;
+      }
       this.owner.returned(localId, item, answer.kind === 'refused' ? answer.reason : returnedReason(answer.reason));
       dispatch = await queue.requeue(item, signal);
     }
@@ -207,6 +219,22 @@ export class LendingNode implements LendingGate {
         this.helper.borrowedDone(item, localId, owner);
       },
     };
+  }
+
+  /**
+   * A lent request whose relay broke: true when the helper confirms it will never run it. A helper that is the master
+   * itself is asked at the master's URL; one whose port refuses connections is gone, and with it the request.
+   */
+  private async confirmWithdrawn(lease: LeaseGrant, requestId: string): Promise<boolean> {
+    const url = lease.helperUrl === null ? this.deps.config.cluster.master_url : lease.helperUrl;
+    if (!url || !this.deps.withdrawAt) return false;
+    try {
+      return (await this.deps.withdrawAt(url, [requestId]))[requestId] === 'withdrawn';
+    } catch (err) {
+      if ((err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return true;
+      this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper whether it runs a lent request: ${(err as Error).message}`);
+      return false;
+    }
   }
 
   /** HOLD-4 / HELPER-5: the master withdraws lent requests from this helper (see HelperSide.withdraw). */

@@ -1,7 +1,7 @@
 import { deadline } from '../backends';
-import { cutAnswerSchema, eventAnswerSchema, relayAnswerSchema } from '../contract';
+import { cutAnswerSchema, eventAnswerSchema, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
-import type { MasterPort, RelayAnswer, RelayRequest } from './ports';
+import type { MasterPort, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
 
 /** A slave's way to its master's decider and relay (LEASE-2, LEASE-5), with the cluster token and bounded time. */
 export function masterClient(masterUrl: string, token: string, opts: { eventTimeoutMs: number; relayTimeoutMs: number }): MasterPort {
@@ -29,7 +29,10 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
         return answer.data as RelayAnswer;
       } catch (err) {
         if (signal.aborted) throw err;
-        return { kind: 'refused', reason: 'helper_unreachable', message: `master relay unreachable: ${(err as Error).message}` };
+        // Refused before a byte was sent: nothing reached the master, so nothing runs anywhere. Any other break (the
+        // master died, the connection reset, no answer in time) may come after the helper got the request.
+        if (neverSent(err)) return { kind: 'refused', reason: 'helper_unreachable', message: `master relay unreachable: ${(err as Error).message}` };
+        return { kind: 'unknown', message: `the master relay broke off: ${causeOf(err)}` };
       } finally {
         limit.clear();
       }
@@ -66,4 +69,24 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   if (res.status === 409 && error?.code === 'offload_returned') return { kind: 'returned', reason: error.reason ?? 'returned' };
   if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${res.status}: ${(body as { error?: { message?: string } })?.error?.message ?? text.slice(0, 200)}` };
   return { kind: 'answered', status: res.status, body };
+}
+
+const causeOf = (err: unknown) => (err as { cause?: { code?: string; message?: string } }).cause?.code ?? (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+
+/** The connection was never made (so the request was never sent). */
+function neverSent(err: unknown): boolean {
+  const code = (err as { cause?: { code?: string } }).cause?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
+}
+
+/**
+ * Withdraws lent requests at a helper directly (HOLD-4 / HELPER-5 from the master; an owner whose relay broke after
+ * sending): each is `withdrawn` (it never starts there) or `started`. Rejects when the helper does not answer.
+ */
+export async function withdrawAt(helperUrl: string, token: string, requestIds: string[]): Promise<Record<string, WithdrawResult>> {
+  const res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/withdraw`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestIds }), signal: AbortSignal.timeout(3_000),
+  });
+  if (!res.ok) throw new Error(`helper answered ${res.status}`);
+  return withdrawAnswerSchema.parse(await res.json()).results;
 }

@@ -16,7 +16,9 @@ export type RelayAnswer =
   /** 409 offload_returned from the helper (HELPER-1/3): not a failure; the owner re-queues it. */
   | { kind: 'returned'; reason: string }
   /** The master could not pass it on (LEASE-8): no_live_lease, helper_unreachable, forward_failed. */
-  | { kind: 'refused'; reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed'; message: string };
+  | { kind: 'refused'; reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed'; message: string }
+  /** The way to the master broke after the request was sent: whether the helper runs it is not known (issue #9). */
+  | { kind: 'unknown'; message: string };
 
 /** How an owner reaches the decider: in-process on the master, over HTTP on a slave. */
 export interface MasterPort {

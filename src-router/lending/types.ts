@@ -194,6 +194,11 @@ export interface LeaseGrant {
   helperContextsize?: number | null;
   /** The helper model has vision: only then may a request with image input be lent to it (LLM-1). */
   helperMultimodal?: boolean;
+  /**
+   * The helper node's URL as the master reaches it (null when the helper is the master): an owner whose relay broke
+   * after sending withdraws the request there before it runs it itself (never run twice).
+   */
+  helperUrl?: string | null;
 }
 
 export interface PlanResult {

@@ -127,9 +127,9 @@ describe('renderer ↔ router parity of the Lending tab', () => {
   });
 
   it('a lease as the coordinator grants it parses with the contract', () => {
-    const grant: Required<LeaseGrant> = { linkId: 'l1', owner: A, helper: B, slots: 2, ttlMs: 5000, probe: false, ownerJobMs: 240, helperJobMs: 100, helperSwitchMs: 0, measured: true, helperContextsize: 4096, helperMultimodal: false };
+    const grant: Required<LeaseGrant> = { linkId: 'l1', owner: A, helper: B, slots: 2, ttlMs: 5000, probe: false, ownerJobMs: 240, helperJobMs: 100, helperSwitchMs: 0, measured: true, helperContextsize: 4096, helperMultimodal: false, helperUrl: 'http://127.0.0.1:9' };
     expect(leaseGrantSchema.parse(grant)).toEqual(grant);
-    const { helperContextsize: _omitted, helperMultimodal: _none, ...image } = grant;
+    const { helperContextsize: _omitted, helperMultimodal: _none, helperUrl: _url, ...image } = grant;
     expect(leaseGrantSchema.parse({ ...image, ownerJobMs: null, helperJobMs: null, helperSwitchMs: null })).toMatchObject({ linkId: 'l1' });
   });
 
