@@ -18,7 +18,7 @@ export const serverSchema = z
     write_timeout: duration('60s').describe('a client that takes nothing of a streamed answer for this long is cut off; its engine request is cancelled'),
     headers_timeout: duration('30s').describe('longest a client may take to send its request headers'),
     request_timeout: duration('5m').describe('longest a client may take to send its whole request (uploads included)'),
-    keep_alive_timeout: duration('5s').describe('how long an idle keep-alive connection stays open'),
+    keep_alive_timeout: duration('72s').describe('how long an idle keep-alive connection stays open (longer than the idle time of common client pools, so a reused connection is not closed under a request)'),
     allowed_hosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides this node\'s own address, localhost and its cluster.public_url host (421 otherwise)'),
     cors_origins: z.array(z.string().min(1)).default([]).describe('browser Origins allowed besides the node\'s own (403 otherwise); "*" allows any'),
     api_keys: z.array(z.string().min(16, 'an API key needs at least 16 characters')).default([]).describe('client API keys for /v1/* and /api/* (Authorization: Bearer); none = open'),

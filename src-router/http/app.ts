@@ -35,7 +35,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     },
     logController: new LogController({ disableRequestLogging: process.env.ROUTERDESK_LOG_REQUESTS !== '1' }),
     forceCloseConnections: true,
-    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 5_000,
+    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 72_000,
     requestTimeout: opts.requestTimeoutMs ?? 300_000,
   });
   // A client that never finishes its headers does not hold a connection (slowloris).
