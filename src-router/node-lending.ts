@@ -7,7 +7,7 @@ import { borrowedAnswerSchema, lendingNodeStateSchema, RouterError } from './con
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
-import { forwardToHelper, masterClient, withdrawAt } from './lending/master-client';
+import { answerAt, forwardToHelper, masterClient, withdrawAt } from './lending/master-client';
 import type { RelayAnswer, RelayRequest } from './lending/ports';
 import type { LeaseGrant, LinkSpec, ModelRef, NodeState } from './lending/types';
 import type { ModelRegistry } from './registry';
@@ -40,7 +40,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
   const now = () => Date.now() + offset;
   const lending = new LendingNode({
     nodeId, config, supervisor: d.supervisor, registry: d.registry, analytics: d.analytics, decisions: d.decisions, log: d.log, now,
-    withdrawAt: (url, ids) => withdrawAt(url, token, ids),
+    peer: { withdraw: (url, ids) => withdrawAt(url, token, ids), answer: (url, id, waitMs) => answerAt(url, token, id, waitMs) },
     activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), beginLoad: () => d.activity.beginLoad() },
   });
   lending.applyLinks(links.version(), links.toSpecs());
@@ -92,6 +92,11 @@ export function createLendingWiring(d: LendingWiringDeps) {
         const url = remotes().find((r) => r.nodeId === helper)?.url;
         if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
         return withdrawAt(url, token, requestIds);
+      },
+      cancelAt: async (helper, requestIds) => {
+        const url = remotes().find((r) => r.nodeId === helper)?.url;
+        if (!url) return;
+        await fetch(`${url}/router/v1/node/offload/cancel`, { method: 'POST', headers: auth, body: JSON.stringify({ requestIds }), signal: AbortSignal.timeout(3_000) });
       },
       askBorrowed: async (helper) => {
         if (helper === nodeId) return lending.helper.borrowedInFlight();

@@ -47,6 +47,27 @@ export function pings(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * Starts `redis-server` on 127.0.0.1:`port` with no persistence (`--save "" --appendonly no`), working folder `dir`,
+ * and resolves once it answers PING (within 10 s; it is killed and the start rejects otherwise). `adopt` sees the
+ * process as soon as it exists (a scope that must stop it). The tests' Redis uses it too.
+ */
+export async function spawnRedis(bin: string, port: number, dir: string, adopt: (proc: ChildProcess) => void = () => {}): Promise<ChildProcess> {
+  let output = '';
+  const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  adopt(proc);
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}:\n${output}`);
+    if (await pings(port)) return proc;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`redis-server did not answer PING on port ${port} within 10 s:\n${output}`);
+}
+
 export interface BenchRedis {
   url: string;
   port: number;
@@ -63,20 +84,7 @@ export async function startRedis(scope: FaultScope): Promise<BenchRedis> {
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    let output = '';
-    const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    scope.adopt(proc);
-    child = proc;
-    proc.stdout!.on('data', (d) => (output += d));
-    proc.stderr!.on('data', (d) => (output += d));
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}:\n${output}`);
-      if (await pings(port)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    proc.kill('SIGKILL');
-    throw new Error(`redis-server did not answer PING on port ${port} within 10 s:\n${output}`);
+    child = await spawnRedis(bin, port, dir, (proc) => scope.adopt(proc));
   };
 
   const stop = async () => {

@@ -69,3 +69,9 @@ export const relayAnswerSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('returned'), reason: z.string().max(200) }).strict(),
   z.object({ kind: z.literal('refused'), reason: z.enum(['no_live_lease', 'helper_unreachable', 'forward_failed']), message: z.string() }).strict(),
 ]);
+
+/** An owner whose relay broke asks the helper for a borrowed request's answer (long-polled up to `wait` ms). */
+export const borrowedAnswerStateSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('answered'), status: z.number().int().min(100).max(599), body: z.unknown() }).strict(),
+  z.object({ state: z.enum(['failed', 'running', 'unknown']) }).strict(),
+]);

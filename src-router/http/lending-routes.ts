@@ -71,6 +71,23 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       return { results: l.lending.withdraw(requestIds) };
     });
 
+    // Issue #9: the master cancels borrowed requests whose owner's client left (they do not end with their relay).
+    scope.post('/router/v1/node/offload/cancel', async (request) => {
+      allowRoles(deps.role, ['slave'], 'cancels of borrowed requests');
+      const { requestIds } = parseBody(withdrawRequestSchema, request.body);
+      return { cancelled: l.lending.cancelBorrowed(requestIds) };
+    });
+
+    // Issue #9: an owner whose relay broke after sending fetches a started borrowed request's answer here.
+    scope.get<{ Querystring: { request?: string; wait?: string } }>('/router/v1/node/offload/answer', async (request) => {
+      allowRoles(deps.role, ['slave', 'master'], 'answers of borrowed requests');
+      const { request: id, wait } = request.query;
+      if (typeof id !== 'string' || !id || id.length > 200) throw new RouterError(400, 'invalid_request', 'request: the lent request id', 'invalid_request_error', 'request');
+      const waitMs = wait === undefined ? 0 : /^\d{1,6}$/.test(wait) ? Math.min(Number(wait), 30_000) : NaN;
+      if (Number.isNaN(waitMs)) throw new RouterError(400, 'invalid_request', 'wait: milliseconds, 0 to 30000', 'invalid_request_error', 'wait');
+      return l.lending.helper.answerOf(id, waitMs);
+    });
+
     // HOLD-4, asked by an owner whose lent request is overdue: cut off only if its helper has not started it.
     scope.post('/router/v1/node/offload/cutoff', async (request) => {
       const { requestId } = parseBody(z.object({ requestId: z.string().min(1) }).strict(), request.body);

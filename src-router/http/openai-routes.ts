@@ -34,7 +34,11 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
     app.post(path, async (request, reply) => {
       const body = parseBody(schema, request.body) as Record<string, unknown> & { model: string };
       const stream = (endpoint === 'chat' || endpoint === 'completion') && body.stream === true;
-      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal: clientSignal(reply), promptBytes: rawBytes(request), worker, ...borrowed(request, worker) });
+      const lent = borrowed(request, worker);
+      // A borrowed request runs on even if its relay connection drops (a master that died): its answer is kept for
+      // the owner to fetch; the master cancels it explicitly when the owner's client leaves (issue #9).
+      const signal = lent.requestId && deps.lendingHttp?.lending ? deps.lendingHttp.lending.borrowedSignal(lent.requestId) : clientSignal(reply);
+      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal, promptBytes: rawBytes(request), worker, ...lent });
       return send(request, reply, out, deps.writeTimeoutMs);
     });
 

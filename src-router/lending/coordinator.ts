@@ -30,6 +30,8 @@ export interface CoordinatorDeps {
    * never start there) or `started`. Rejects when the helper does not answer; an id it does not list stays with it.
    */
   withdraw(helperNodeId: string, requestIds: string[]): Promise<Record<string, WithdrawResult>>;
+  /** The owner's client left: cancel the borrowed request at its (remote) helper, which does not end it with its relay. */
+  cancelAt?(helperNodeId: string, requestIds: string[]): Promise<void>;
   decisions: DecisionSink;
   log: FastifyBaseLogger;
   now?(): number;
@@ -233,11 +235,13 @@ export class Coordinator {
     track.inflight.add(stall);
     track.lastChange = this.now();
     this.byRequest.set(req.requestId, { helper: req.helper.nodeId, ctl: stall });
+    const ownerSignal = signal;
     signal = AbortSignal.any([signal, stall.signal]);
     try {
       return await this.relayTo(req, signal, refuse);
     } catch (err) {
       if (stall.signal.aborted) return { kind: 'returned', reason: (stall.signal.reason as Error)?.message === 'cut_off' ? 'cut_off' : 'helper_stalled' };
+      if (ownerSignal.aborted && req.helper.nodeId !== this.deps.nodeId) void this.deps.cancelAt?.(req.helper.nodeId, [req.requestId]).catch(() => {});
       throw err;
     } finally {
       track.inflight.delete(stall);

@@ -46,4 +46,6 @@ export interface LendingGate {
    * back, and none is accepted while own work waits).
    */
   ownArrived(localId: string, requestId: string): OwnArrival;
+  /** A borrowed request ended with this answer (null: none), kept for an owner whose relay broke (issue #9). */
+  borrowedAnswered?(requestId: string, answer: { status: number; body: unknown } | null): void;
 }

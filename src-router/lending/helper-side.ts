@@ -39,6 +39,10 @@ interface Borrowed {
   started: boolean;
 }
 
+/** How long, and how many, answers of borrowed requests are kept for owners whose relay broke. */
+const ANSWER_KEEP_MS = 5 * 60_000;
+const ANSWER_MAX = 500;
+
 /** How long a withdrawn request id is remembered (a forward still on its way is refused when it arrives). */
 const WITHDRAWN_KEEP_MS = 10 * 60_000;
 const WITHDRAWN_MAX = 10_000;
@@ -57,7 +61,48 @@ export class HelperSide {
   /** Request ids that claimed the runtime here, with when: still `started` after they finished (never run twice). */
   private readonly startedIds = new Map<string, number>();
 
+  /** Answers of borrowed requests, kept a while by request id: an owner whose relay broke can still fetch its answer. */
+  private readonly answers = new Map<string, { at: number; answer: { status: number; body: unknown } | null }>();
+  private readonly answerWaiters = new Map<string, Set<() => void>>();
+
   constructor(private readonly deps: HelperSideDeps) {}
+
+  /** A borrowed request ended here with this answer (null: it failed or was cancelled); kept for ANSWER_KEEP_MS. */
+  keepAnswer(requestId: string, answer: { status: number; body: unknown } | null): void {
+    const cutoff = this.deps.now() - ANSWER_KEEP_MS;
+    for (const [id, a] of this.answers) {
+      if (a.at >= cutoff && this.answers.size < ANSWER_MAX) break;
+      this.answers.delete(id);
+    }
+    this.answers.set(requestId, { at: this.deps.now(), answer });
+    for (const wake of this.answerWaiters.get(requestId) ?? []) wake();
+    this.answerWaiters.delete(requestId);
+  }
+
+  /**
+   * The answer of a borrowed request that started here: `answered` (with it), `failed` (it ended without one),
+   * `running` (still running after `waitMs`), or `unknown` (never started here, or forgotten).
+   */
+  async answerOf(requestId: string, waitMs: number): Promise<{ state: 'answered'; status: number; body: unknown } | { state: 'failed' | 'running' | 'unknown' }> {
+    const now = () => this.answers.get(requestId);
+    if (!now() && this.hasStarted(requestId) && waitMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, waitMs);
+        timer.unref();
+        const waiters = this.answerWaiters.get(requestId) ?? new Set();
+        this.answerWaiters.set(requestId, waiters);
+        function done() {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        }
+        waiters.add(done);
+      });
+    }
+    const kept = now();
+    if (kept) return kept.answer ? { state: 'answered', ...kept.answer } : { state: 'failed' };
+    return this.hasStarted(requestId) ? { state: 'running' } : { state: 'unknown' };
+  }
 
   hasStarted(requestId: string): boolean {
     return (this.borrowed.get(requestId)?.started ?? false) || this.startedIds.has(requestId);

@@ -12,7 +12,7 @@ import type { ReturnedReason } from './decision-rows';
 import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
 import { lentCutoffAt } from './holds';
-import type { DecisionSink, MasterPort, RelayAnswer, WithdrawResult } from './ports';
+import type { BorrowedAnswer, DecisionSink, MasterPort, RelayAnswer, WithdrawResult } from './ports';
 import { refKey, type CostFit, type LeaseGrant, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
 
 export interface LendingNodeDeps {
@@ -23,8 +23,11 @@ export interface LendingNodeDeps {
   analytics: AnalyticsStore;
   decisions: DecisionSink;
   log: FastifyBaseLogger;
-  /** Withdraws lent requests at a helper directly (a relay that broke after sending). */
-  withdrawAt?(helperUrl: string, requestIds: string[]): Promise<Record<string, WithdrawResult>>;
+  /** Asks a helper directly about lent requests whose relay broke after sending: withdraw them, or fetch an answer. */
+  peer?: {
+    withdraw(helperUrl: string, requestIds: string[]): Promise<Record<string, WithdrawResult>>;
+    answer(helperUrl: string, requestId: string, waitMs: number): Promise<BorrowedAnswer>;
+  };
   /** Own-work activity of this node (borrowed work excluded, PROBE-3). */
   activity: { idleMs(): number; sinceOwnRequestMs(): number | null; beginLoad(): () => void };
   now?(): number;
@@ -177,10 +180,15 @@ export class LendingNode implements LendingGate {
       }
       if (signal.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
       if (answer.kind === 'unknown') {
-        // Never run twice: run it here only once the helper confirms it never will (or the helper was the master
-        // that is gone with the relay). Otherwise the client gets a clear error instead of a second run.
-        if (!(await this.confirmWithdrawn(lease, item.id))) {
-          throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}); it was not run again`);
+        // Never run twice, never lost: the helper confirms it will never run it (then it runs here), or its answer is
+        // fetched from the helper directly; only when neither can be had does the client get a clear error.
+        const fate = await this.lentFate(lease, item.id, signal);
+        if (fate.kind === 'answered') {
+          this.owner.onQueueEvent(localId, 'borrowed_completed');
+          return { kind: 'lent', waitedMs, status: fate.status, body: fate.body, helper: lease.helper };
+        }
+        if (fate.kind === 'lost') {
+          throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}; ${fate.why}); it was not run again`);
         }
         this.owner.returned(localId, item, 'withdrawn');
         dispatch = await queue.requeue(item, signal);
@@ -222,19 +230,57 @@ export class LendingNode implements LendingGate {
   }
 
   /**
-   * A lent request whose relay broke: true when the helper confirms it will never run it. A helper that is the master
-   * itself is asked at the master's URL; one whose port refuses connections is gone, and with it the request.
+   * A lent request whose relay broke after it was sent (issue #9). Asked of the helper directly (a helper that is the
+   * master is asked at the master's URL): `withdrawn` — it never runs there, so it runs here (a helper whose port
+   * refuses connections is gone, and the request with it); `started` — its answer is awaited from the helper, within
+   * the request time-out; anything else is `lost` (a clear error, never a second run).
    */
-  private async confirmWithdrawn(lease: LeaseGrant, requestId: string): Promise<boolean> {
+  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost'; why: string }> {
     const url = lease.helperUrl === null ? this.deps.config.cluster.master_url : lease.helperUrl;
-    if (!url || !this.deps.withdrawAt) return false;
+    const peer = this.deps.peer;
+    if (!url || !peer) return { kind: 'lost', why: 'the helper cannot be asked' };
     try {
-      return (await this.deps.withdrawAt(url, [requestId]))[requestId] === 'withdrawn';
+      if ((await peer.withdraw(url, [requestId]))[requestId] === 'withdrawn') return { kind: 'withdrawn' };
+      const until = this.now() + this.deps.config.cluster.request_timeout;
+      while (this.now() < until && !signal.aborted) {
+        const a = await peer.answer(url, requestId, Math.min(20_000, Math.max(0, until - this.now())));
+        if (a.state === 'answered') return { kind: 'answered', status: a.status, body: a.body };
+        if (a.state !== 'running') return { kind: 'lost', why: a.state === 'failed' ? 'it failed at the helper' : 'the helper no longer knows it' };
+      }
+      return { kind: 'lost', why: 'no answer within the request time-out' };
     } catch (err) {
-      if ((err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return true;
-      this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper whether it runs a lent request: ${(err as Error).message}`);
-      return false;
+      if ((err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return { kind: 'withdrawn' };
+      this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper about a lent request: ${(err as Error).message}`);
+      return { kind: 'lost', why: `the helper did not answer: ${(err as Error).message}` };
     }
+  }
+
+  borrowedAnswered(requestId: string, answer: { status: number; body: unknown } | null): void {
+    this.helper.keepAnswer(requestId, answer);
+    this.cancels.delete(requestId);
+  }
+
+  /** Borrowed requests' own cancel switches, by request id (bounded: they end with their request). */
+  private readonly cancels = new Map<string, AbortController>();
+
+  /** The signal a borrowed request runs under: not its relay connection, but an explicit cancel (cancelBorrowed). */
+  borrowedSignal(requestId: string): AbortSignal {
+    const ctl = this.cancels.get(requestId) ?? new AbortController();
+    this.cancels.set(requestId, ctl);
+    return ctl.signal;
+  }
+
+  /** The owner's client left: the master cancels the borrowed requests it relayed here. */
+  cancelBorrowed(requestIds: string[]): number {
+    let n = 0;
+    for (const id of requestIds) {
+      const ctl = this.cancels.get(id);
+      if (!ctl) continue;
+      ctl.abort();
+      this.cancels.delete(id);
+      n++;
+    }
+    return n;
   }
 
   /** HOLD-4 / HELPER-5: the master withdraws lent requests from this helper (see HelperSide.withdraw). */

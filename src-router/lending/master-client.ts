@@ -1,7 +1,7 @@
 import { deadline } from '../backends';
-import { cutAnswerSchema, eventAnswerSchema, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
+import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
-import type { MasterPort, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
+import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
 
 /** A slave's way to its master's decider and relay (LEASE-2, LEASE-5), with the cluster token and bounded time. */
 export function masterClient(masterUrl: string, token: string, opts: { eventTimeoutMs: number; relayTimeoutMs: number }): MasterPort {
@@ -89,4 +89,12 @@ export async function withdrawAt(helperUrl: string, token: string, requestIds: s
   });
   if (!res.ok) throw new Error(`helper answered ${res.status}`);
   return withdrawAnswerSchema.parse(await res.json()).results;
+}
+
+/** The answer of a borrowed request at its helper, long-polled up to `waitMs` (an owner whose relay broke). */
+export async function answerAt(helperUrl: string, token: string, requestId: string, waitMs: number): Promise<BorrowedAnswer> {
+  const q = new URLSearchParams({ request: requestId, wait: String(Math.round(waitMs)) });
+  const res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/answer?${q}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(waitMs + 5_000) });
+  if (!res.ok) throw new Error(`helper answered ${res.status}`);
+  return borrowedAnswerStateSchema.parse(await res.json()) as BorrowedAnswer;
 }

@@ -43,3 +43,6 @@ export type WithdrawResult = 'withdrawn' | 'started';
 export interface DecisionSink {
   add(row: DecisionInput): void;
 }
+
+/** What a helper says of a borrowed request's answer (an owner whose relay broke fetches it directly). */
+export type BorrowedAnswer = { state: 'answered'; status: number; body: unknown } | { state: 'failed' | 'running' | 'unknown' };

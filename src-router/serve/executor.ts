@@ -70,6 +70,20 @@ export class RequestExecutor {
   }
 
   async run(input: ServeInput): Promise<ServeOutput> {
+    if (!input.borrowedFrom || !input.requestId) return this.resolveAndRun(input);
+    // A borrowed request's answer is also kept on this helper: its owner can fetch it if the relay broke.
+    const id = input.requestId;
+    try {
+      const out = await this.resolveAndRun(input);
+      this.deps.lending?.borrowedAnswered?.(id, out.kind === 'json' ? { status: out.status, body: out.body } : null);
+      return out;
+    } catch (err) {
+      this.deps.lending?.borrowedAnswered?.(id, null);
+      throw err;
+    }
+  }
+
+  private async resolveAndRun(input: ServeInput): Promise<ServeOutput> {
     const tried = new Set<string>();
     for (;;) {
       const target = await this.deps.resolver.resolve({ endpoint: input.endpoint, model: input.model, body: input.json, byLocalId: input.worker, excludeNodes: tried });
