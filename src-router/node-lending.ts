@@ -111,7 +111,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
       log: d.log,
       now,
     });
-    lending.setMaster({ event: (o, t) => coordinator!.event(o, t), relay: (r, s) => coordinator!.relay(r, s), cutOff: (id) => coordinator!.cutOff(id) });
+    lending.setMaster({ event: (o, t) => coordinator!.event(o, t), relay: (r, s) => coordinator!.relay(r, s), cutOff: (id) => coordinator!.cutOff(id), cancel: (id) => coordinator!.cancel(id) });
   } else if (c.role === 'slave') {
     lending.setMaster(masterClient(c.master_url!, token, { eventTimeoutMs: 5_000, relayTimeoutMs: c.request_timeout }));
   }

@@ -125,6 +125,13 @@ export function selfIdentity(): ProcessIdentity {
 
 /** Whether any live (not zombie) process is still in group `pgid`. */
 export function groupAlive(pgid: number): boolean {
+  // The kernel first (cheap): no member at all is the common answer once a group is stopped. Only a group the kernel
+  // still sees is scanned, since its members may all be zombies nobody reaps.
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
   if (LINUX) {
     try {
       for (const name of readdirSync('/proc')) {

@@ -186,15 +186,7 @@ export function rssMb(procs: CliProcess[]): number {
   return Math.round(mb * 10) / 10;
 }
 
-/** True while a process with this pid exists (signal 0). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { pidAlive } from '../store/store-lock';
 
 /** Waits until `check` holds, at most `ms`; returns whether it did. */
 export async function within(ms: number, check: () => boolean | Promise<boolean>, everyMs = 25): Promise<boolean> {

@@ -5,7 +5,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 const PATTERN = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/;
 
 export function parseDuration(input: string | number): number | undefined {
-  if (typeof input === 'number') return Number.isFinite(input) && input >= 0 ? input : undefined;
+  if (typeof input === 'number') return Number.isFinite(input) && input >= 0 ? Math.round(input) : undefined;
   const m = PATTERN.exec(input);
   if (!m) return undefined;
   return Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']);

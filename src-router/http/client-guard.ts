@@ -60,9 +60,18 @@ export function originAllowed(origin: string, host: string | undefined, o: Guard
 const clientApi = (url: string) => url.startsWith('/v1/') || url === '/v1' || url.startsWith('/api/');
 
 export function installClientGuards(app: FastifyInstance, o: GuardOptions): void {
+  // Computed once, not per request: this machine's name, and the extra hosts (public_url's among them).
+  const machine = hostname();
+  let publicHost: string | null = null;
+  try {
+    publicHost = o.publicUrl ? new URL(o.publicUrl).host : null;
+  } catch {
+    /* a bad public_url is refused by the config */
+  }
+  const fixed: GuardOptions = { ...o, publicUrl: null, allowedHosts: publicHost ? [...o.allowedHosts, publicHost] : o.allowedHosts };
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     const host = request.headers.host;
-    if (!hostAllowed(host, o)) {
+    if (!hostAllowed(host, fixed, machine)) {
       throw new RouterError(421, 'misdirected_request', `Host '${host}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
     }
     const origin = request.headers.origin;

@@ -58,9 +58,9 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     });
 
     // HELPER-5: the master asks a helper that looks stalled whether it still runs borrowed work.
-    scope.get<{ Querystring: { request?: string } }>('/router/v1/node/offload/borrowed', async (request) => {
+    scope.get('/router/v1/node/offload/borrowed', async () => {
       allowRoles(deps.role, ['slave'], 'stall checks');
-      return { running: l.lending.helper.borrowedInFlight(), ...(typeof request.query.request === 'string' ? { started: l.lending.helper.hasStarted(request.query.request) } : {}) };
+      return { running: l.lending.helper.borrowedInFlight() };
     });
 
     // HOLD-4 / HELPER-5, asked by the master: withdraw lent requests in one step (each withdrawn or started).
@@ -71,10 +71,15 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       return { results: l.lending.withdraw(requestIds) };
     });
 
-    // Issue #9: the master cancels borrowed requests whose owner's client left (they do not end with their relay).
+    // Issue #9: an owner whose client left asks the master, which asks the helper: borrowed requests do not end
+    // with their relay connection, so their cancel is said explicitly.
     scope.post('/router/v1/node/offload/cancel', async (request) => {
-      allowRoles(deps.role, ['slave'], 'cancels of borrowed requests');
       const { requestIds } = parseBody(withdrawRequestSchema, request.body);
+      if (deps.role === 'master') {
+        await Promise.all(requestIds.map((id) => master().cancel(id)));
+        return { cancelled: requestIds.length };
+      }
+      allowRoles(deps.role, ['slave'], 'cancels of borrowed requests');
       return { cancelled: l.lending.cancelBorrowed(requestIds) };
     });
 

@@ -24,7 +24,8 @@ export async function writeStream(request: FastifyRequest, reply: FastifyReply, 
       // server.write_timeout is cut off, so it cannot hold its engine (and every request behind it) forever.
       if (!res.write(format === 'sse' ? `data: ${JSON.stringify(item)}\n\n` : `${JSON.stringify(item)}\n`) && !(await drained(res, writeTimeoutMs))) {
         if (!res.destroyed) request.log.warn({ code: 'client_stalled', url: redactUrl(request.url) }, `client took nothing of the stream for ${Math.round(writeTimeoutMs / 1000)} s: cut off`);
-        // The request ends now: its engine call is aborted and the lane released before the relay unwinds.
+        // The request ends now, before the relay unwinds (its unwinding waits on the engine's stream): its engine call
+        // is aborted and the lane released. onEnd is idempotent; the finally below calls it again.
         onEnd();
         res.destroy();
         break;

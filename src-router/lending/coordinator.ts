@@ -116,6 +116,27 @@ export class Coordinator {
     return n;
   }
 
+  /**
+   * The owner's client left while its request was lent (asked by the owner, never inferred from a dropped
+   * connection, which may be the relay breaking): a remote helper stops it; an in-process one ends with the relay.
+   */
+  async cancel(requestId: string): Promise<void> {
+    const r = this.byRequest.get(requestId);
+    // The owner's relay call usually closes before its cancel arrives: the helper is remembered a little while.
+    const helper = r?.helper ?? this.endedRelays.get(requestId);
+    if (helper === undefined) return;
+    if (helper === this.deps.nodeId) r?.ctl.abort(new Error('cancelled'));
+    else await this.deps.cancelAt?.(helper, [requestId]);
+  }
+
+  /** Helpers of relays that ended lately, by request id (bounded), for cancels that arrive after the relay closed. */
+  private readonly endedRelays = new Map<string, string>();
+
+  private rememberEnded(requestId: string, helper: string) {
+    this.endedRelays.set(requestId, helper);
+    if (this.endedRelays.size > 1000) this.endedRelays.delete(this.endedRelays.keys().next().value!);
+  }
+
   /** HOLD-4: the owner's cut-off time passed; cut the request off only on the helper's word that it has not started it. */
   async cutOff(requestId: string): Promise<boolean> {
     const r = this.byRequest.get(requestId);
@@ -235,17 +256,16 @@ export class Coordinator {
     track.inflight.add(stall);
     track.lastChange = this.now();
     this.byRequest.set(req.requestId, { helper: req.helper.nodeId, ctl: stall });
-    const ownerSignal = signal;
     signal = AbortSignal.any([signal, stall.signal]);
     try {
       return await this.relayTo(req, signal, refuse);
     } catch (err) {
       if (stall.signal.aborted) return { kind: 'returned', reason: (stall.signal.reason as Error)?.message === 'cut_off' ? 'cut_off' : 'helper_stalled' };
-      if (ownerSignal.aborted && req.helper.nodeId !== this.deps.nodeId) void this.deps.cancelAt?.(req.helper.nodeId, [req.requestId]).catch(() => {});
       throw err;
     } finally {
       track.inflight.delete(stall);
       this.byRequest.delete(req.requestId);
+      this.rememberEnded(req.requestId, req.helper.nodeId);
       track.lastChange = this.now();
     }
   }

@@ -10,10 +10,12 @@ import { foldDecisionRows, type Folded } from '../contract/decision-fold';
 export type RelayRefusedReason = 'no_live_lease' | 'helper_unreachable' | 'forward_failed';
 /** LOG-4 / HELPER-1/3: why a helper handed a borrowed request back (409 offload_returned). */
 export type BorrowedReturnedReason = 'busy_on_arrival' | 'own_work_arrived' | 'no_link' | 'load_forbidden' | 'withdrawn';
+/** Every reason a lent request can come back for, as the owner logs it. */
+export const RETURNED_REASONS = ['busy_on_arrival', 'own_work_arrived', 'no_link', 'load_forbidden', 'withdrawn', 'no_live_lease', 'helper_unreachable', 'forward_failed', 'cut_off', 'helper_stalled'] as const;
 /** Why an owner dropped its lease. */
 export type LeaseClearedReason = 'no_lease' | 'ttl_expired';
 /** Why a lent request came back to its owner: the helper's 409 reason, the master's refusal, or a cut-off (HOLD-4/HELPER-5). */
-export type ReturnedReason = BorrowedReturnedReason | RelayRefusedReason | 'cut_off' | 'helper_stalled';
+export type ReturnedReason = (typeof RETURNED_REASONS)[number];
 
 const BLANK: Omit<DecisionInput, 'at' | 'kind' | 'event'> = {
   trigger: null, linkId: null, ownerNode: null, ownerModel: null, helperNode: null, helperModel: null, held: null, backlog: null,

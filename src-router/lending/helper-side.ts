@@ -40,8 +40,9 @@ interface Borrowed {
 }
 
 /** How long, and how many, answers of borrowed requests are kept for owners whose relay broke. */
-const ANSWER_KEEP_MS = 5 * 60_000;
-const ANSWER_MAX = 500;
+const ANSWER_KEEP_MS = 2 * 60_000;
+/** Bounded by count: an image answer can be megabytes. */
+const ANSWER_MAX = 64;
 
 /** How long a withdrawn request id is remembered (a forward still on its way is refused when it arrives). */
 const WITHDRAWN_KEEP_MS = 10 * 60_000;
@@ -85,23 +86,25 @@ export class HelperSide {
    */
   async answerOf(requestId: string, waitMs: number): Promise<{ state: 'answered'; status: number; body: unknown } | { state: 'failed' | 'running' | 'unknown' }> {
     const now = () => this.answers.get(requestId);
-    if (!now() && this.hasStarted(requestId) && waitMs > 0) {
+    if (!now() && this.borrowed.get(requestId)?.started && waitMs > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, waitMs);
-        timer.unref();
-        const waiters = this.answerWaiters.get(requestId) ?? new Set();
+        const waiters = this.answerWaiters.get(requestId) ?? new Set<() => void>();
         this.answerWaiters.set(requestId, waiters);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
           waiters.delete(done);
+          if (waiters.size === 0 && this.answerWaiters.get(requestId) === waiters) this.answerWaiters.delete(requestId);
           resolve();
-        }
+        };
+        const timer = setTimeout(done, waitMs);
+        timer.unref();
         waiters.add(done);
       });
     }
     const kept = now();
     if (kept) return kept.answer ? { state: 'answered', ...kept.answer } : { state: 'failed' };
-    return this.hasStarted(requestId) ? { state: 'running' } : { state: 'unknown' };
+    // Running only while it really runs here: a started id outlives its kept answer, and then it is unknown.
+    return this.borrowed.get(requestId)?.started ? { state: 'running' } : { state: 'unknown' };
   }
 
   hasStarted(requestId: string): boolean {
@@ -290,11 +293,6 @@ export class HelperSide {
     } finally {
       done();
     }
-  }
-
-  /** Restores waiting for their quiet period, per lane (what each would load back). */
-  pendingRestores(): { lane: string; previous: string }[] {
-    return [...this.restores.values()].map((p) => ({ lane: p.lane, previous: p.previous }));
   }
 
   /** LOG-4: the node's own request waited behind borrowed jobs already in the backend of its runtime; the wait includes the lane's. */

@@ -8,7 +8,8 @@ import { ModelQueue, type QueueItem } from '../queue';
 import type { ModelRegistry } from '../registry';
 import type { AnalyticsStore } from '../store';
 import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
-import type { ReturnedReason } from './decision-rows';
+import { RETURNED_REASONS, type ReturnedReason } from './decision-rows';
+import { connectRefused } from './master-client';
 import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
 import { lentCutoffAt } from './holds';
@@ -54,6 +55,7 @@ export class LendingNode implements LendingGate {
       event: (owner, trigger) => (this.master ? this.master.event(owner, trigger) : Promise.resolve(null)),
       relay: (req, signal) => (this.master ? this.master.relay(req, signal) : Promise.resolve({ kind: 'refused', reason: 'no_live_lease', message: 'no master' })),
       cutOff: (id) => (this.master ? this.master.cutOff(id) : Promise.resolve(false)),
+      cancel: (id) => (this.master ? this.master.cancel(id) : Promise.resolve()),
     };
     this.owner = new OwnerSide({
       nodeId: deps.nodeId, master, decisions: deps.decisions, log: deps.log, now: this.now,
@@ -168,10 +170,14 @@ export class LendingNode implements LendingGate {
       const timer = cutoffAt === null ? undefined : setTimeout(() => void this.master!.cutOff(item.id).catch(() => false), Math.max(0, cutoffAt - this.now()));
       timer?.unref();
       let answer: RelayAnswer;
+      // The client leaving is said to the helper explicitly: a borrowed request does not end with its relay.
+      const onAbort = () => void this.master!.cancel(item.id).catch(() => {});
+      signal.addEventListener('abort', onAbort, { once: true });
       try {
         answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, signal);
       } finally {
         clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
         queue.lentDone(item);
       }
       if (answer.kind === 'answered') {
@@ -249,7 +255,7 @@ export class LendingNode implements LendingGate {
       }
       return { kind: 'lost', why: 'no answer within the request time-out' };
     } catch (err) {
-      if ((err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return { kind: 'withdrawn' };
+      if (connectRefused(err)) return { kind: 'withdrawn' };
       this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper about a lent request: ${(err as Error).message}`);
       return { kind: 'lost', why: `the helper did not answer: ${(err as Error).message}` };
     }
@@ -371,8 +377,7 @@ export class LendingNode implements LendingGate {
         active: queue?.activeCount ?? 0,
         lentOut: queue?.lentCount ?? 0,
         borrowedWaiting: queue?.borrowedWaiting() ?? 0,
-        fit: this.costs(id, lane).fit,
-        loadMs: this.costs(id, lane).loadMs,
+        ...pick(this.costs(id, lane)),
         contextsize,
         eligible: lane === 'image' || (parallel <= 1 && contextsize !== null),
         multimodal: rec.config.capabilities.includes('multimodal'),
@@ -417,9 +422,11 @@ export const offloadReturned = (reason: string) => new RouterError(409, 'offload
 
 export { refKey };
 
-const RETURNED_REASONS: readonly string[] = ['busy_on_arrival', 'own_work_arrived', 'no_link', 'load_forbidden', 'withdrawn', 'cut_off', 'helper_stalled'];
 
 /** A helper's or the master's hand-back reason as the owner logs it (an unknown one from another build: `withdrawn`). */
 function returnedReason(reason: string): ReturnedReason {
-  return (RETURNED_REASONS.includes(reason) ? reason : 'withdrawn') as ReturnedReason;
+  return ((RETURNED_REASONS as readonly string[]).includes(reason) ? reason : 'withdrawn') as ReturnedReason;
 }
+
+/** The snapshot's cost fields of a cached entry (the cache's own bookkeeping stays out of the wire object). */
+const pick = ({ fit, loadMs }: { fit: CostFit | null; loadMs: number | null }) => ({ fit, loadMs });

@@ -19,6 +19,10 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
       const res = await fetch(`${base}/router/v1/node/offload/cutoff`, { method: 'POST', headers, body: JSON.stringify({ requestId }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
       return res.ok && cutAnswerSchema.safeParse(await res.json()).data?.cut === true;
     },
+    async cancel(requestId: string): Promise<void> {
+      const res = await fetch(`${base}/router/v1/node/offload/cancel`, { method: 'POST', headers, body: JSON.stringify({ requestIds: [requestId] }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
+      await res.body?.cancel();
+    },
     async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
       const limit = deadline(opts.relayTimeoutMs);
       try {
@@ -72,6 +76,9 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
 }
 
 const causeOf = (err: unknown) => (err as { cause?: { code?: string; message?: string } }).cause?.code ?? (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+
+/** The peer's port refused the connection: no process listens there (a helper that is gone, and its work with it). */
+export const connectRefused = (err: unknown) => (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
 
 /** The connection was never made (so the request was never sent). */
 function neverSent(err: unknown): boolean {

@@ -30,6 +30,8 @@ export interface MasterPort {
    * returned). Only the helper's definite answer cuts: one that cannot be asked counts as started.
    */
   cutOff(requestId: string): Promise<boolean>;
+  /** The owner's client left while the request was lent: the helper stops it (it does not end with its relay). */
+  cancel(requestId: string): Promise<void>;
 }
 
 /**

@@ -19,7 +19,7 @@ function setup(opts: { hold?: boolean } = {}) {
   const rows: DecisionInput[] = [];
   let owner!: OwnerSide;
   // The master answers every event with the lease the owner holds (a renewal), so only the test changes it.
-  const master: MasterPort = { event: async () => owner.lease('a'), relay: () => new Promise(() => {}), cutOff: async () => false };
+  const master: MasterPort = { event: async () => owner.lease('a'), relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {} };
   const queue = new ModelQueue('a', 2, (event) => {
     if (event === 'enqueued' || event === 'finished') owner.onQueueEvent('a', event === 'enqueued' ? 'enqueued' : 'completed');
     else owner.dispatch('a');
@@ -51,7 +51,7 @@ describe('owner side (LEASE-4, LOG-3)', () => {
 
   it('a lease refused for a model that is not an owner still says how many requests are out', () => {
     const s = setup();
-    const helperOnly = new OwnerSide({ nodeId: 'o', master: { event: async () => null, relay: () => new Promise(() => {}), cutOff: async () => false }, decisions: { add: (r) => s.rows.push(r) }, log, now: () => 0, queueOf: () => s.queue, isOwner: () => false, holdEnabled: true });
+    const helperOnly = new OwnerSide({ nodeId: 'o', master: { event: async () => null, relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {} }, decisions: { add: (r) => s.rows.push(r) }, log, now: () => 0, queueOf: () => s.queue, isOwner: () => false, holdEnabled: true });
     expect(helperOnly.apply('a', grant())).toBe(false);
     expect(s.rows.at(-1)).toMatchObject({ event: 'lease_refused', reason: 'not_an_owner', requestsOut: 0, slots: 2 });
   });
