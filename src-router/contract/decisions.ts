@@ -90,6 +90,7 @@ export const lendingNodeSchema = z
     settingsHash: z.string().nullable(),
     inSync: z.boolean(),
     linksVersion: z.number().int().optional(),
+    guardiansVersion: z.number().int().optional(),
     healthy: z.boolean().optional(),
   })
   .strict();

@@ -9,3 +9,4 @@ export * from './decisions';
 export * from './multi-spec';
 export * from './decision-fold';
 export * from './lending';
+export * from './guardians';

@@ -33,6 +33,7 @@ export const nodeSnapshotSchema = z
     startedAt: z.string(),
     runtimeStatus: z.boolean().describe('serves /router/v1/node/runtime-status (STT-5)'),
     linksVersion: z.number().int().optional().describe('version of the links this node applied (LEASE-1)'),
+    guardiansVersion: z.number().int().optional().describe('version of the guardian settings this node applied (GUARD-1)'),
     models: z.array(nodeModelRecordSchema),
   })
   .strict();
