@@ -10,6 +10,7 @@ import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
 import type { QueueLimit } from './queue-limit';
+import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
 import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
@@ -53,6 +54,8 @@ export interface ExecutorDeps {
   onTurn?(target: Target, answered: boolean): void;
   /** Bounded waiting for local engines (server.max_queue, a model's max_queue). */
   queueLimit?: QueueLimit;
+  /** Guardian settings in force on this node (GUARD-1): who answers image requests for a text-only model. */
+  guardians?: GuardianDirectory;
   now?(): number;
 }
 
