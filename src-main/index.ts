@@ -1,10 +1,11 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, shell } from 'electron';
 import { loadNodeConfig } from '../src-router/config';
 import { createNode } from '../src-router/node';
 import { resolveConfigPath } from './config-path';
 import { CONNECTION_CHANNEL } from './connection-channel';
+import { keychainSealer } from './keychain-sealer';
 import { findPreload, mainWindowOptions } from './window-options';
 
 /** Electron main: load the config, run the router node in-process, open the window, close the node on quit. */
@@ -17,7 +18,7 @@ let closing = false;
 
 async function start(): Promise<void> {
   const config = resolveConfigPath(process.argv, process.env, app.getPath('userData'));
-  node = await createNode(loadNodeConfig(config.path), { version: app.getVersion(), configFile: config.path });
+  node = await createNode(loadNodeConfig(config.path), { version: app.getVersion(), configFile: config.path, tokenSealer: keychainSealer(safeStorage) });
 
   const running = node;
   const win = new BrowserWindow(mainWindowOptions({ preload: findPreload(join(here, '../preload')) }));

@@ -8,6 +8,9 @@ import { localRecords, localSnapshot } from './cluster/local-snapshot';
 import { Membership } from './cluster/membership';
 import { NodeClient, normalizeUrl } from './cluster/node-client';
 import { Registrar } from './cluster/registrar';
+import { ClusterDirectory } from './cluster/profiles/cluster-directory';
+import { ProfileStore } from './cluster/profiles/profile-store';
+import type { TokenSealer } from './cluster/profiles/token-sealing';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, clientApiKeys, loadModelConfigDir, type NodeConfig } from './config';
@@ -34,6 +37,8 @@ export interface NodeOptions {
   logLevel?: string;
   /** The node config file the config was read from: its folder is never an asset source or target (issue #9). */
   configFile?: string;
+  /** How remote clusters' tokens are sealed at rest (the desktop app: the OS keychain); default: as given, in an owner-only store. */
+  tokenSealer?: TokenSealer;
 }
 
 export interface RouterNode {
@@ -184,6 +189,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     staticRouteIds: Object.keys(config.routing.static_routes),
     assets,
+    clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
     remoteRuntimeHealth: async (id: string) => {
       const url = membership?.urlOf(id);
@@ -211,6 +217,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   }
   lendingWiring = createLendingWiring({ config, db, registry, supervisor: sup, analytics, activity, decisions, executor, log: app.log, membership });
   executor.deps.lending = lendingWiring.lending;
+  executor.deps.decisions = decisions;
   lendingHttp.lending = lendingWiring.lending;
   lendingHttp.links = lendingWiring.links;
   lendingHttp.coordinator = lendingWiring.coordinator;

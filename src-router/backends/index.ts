@@ -5,3 +5,4 @@ export * from './supervisor';
 export * from './free-port';
 export * from './log-ring';
 export * from './deadline';
+export * from './lane-restorer';

@@ -82,6 +82,7 @@ export const consoleSchema = z
     token: z.string().default(''),
     operators: z.array(z.string()).default([]),
     routing_writes_enabled: z.boolean().default(true),
+    remote_timeout: duration('15s').describe('UI-5: how long a remote cluster may take to start answering through this node, and to send the next part of a long answer (twice that)'),
   })
   .strict();
 

@@ -92,10 +92,11 @@ export interface EffectiveGuardian {
   available: boolean;
 }
 
-/** Every text-only model of the catalog with the guardian in force for it (the GET view). */
+/** Every text-only model of the catalog, by node and model, with the guardian in force for it (the GET view). */
 export function effectiveGuardians(rules: readonly GuardianRule[], catalog: ClusterEntry[]): EffectiveGuardian[] {
   return catalogModels(catalog)
     .filter((m) => isTextOnly(m.record.capabilities))
+    .sort((x, y) => x.ref.nodeId.localeCompare(y.ref.nodeId) || x.ref.model.localeCompare(y.ref.model))
     .map((target) => {
       const rule = effectiveRule(rules, target.ref);
       return { target, rule, available: !!rule && !!findModel(catalog, rule.guardian) };

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { assetRoutes } from './asset-routes';
+import { clusterRoutes } from './cluster-routes';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
@@ -62,6 +63,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await siteRoutes(scope, deps);
     await decisionRoutes(scope, deps);
     await assetRoutes(scope, deps);
+    await clusterRoutes(scope, deps);
   });
   return app;
 }

@@ -1,6 +1,7 @@
 import type { GuardOptions } from './client-guard';
 import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
+import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
 import type { Membership } from '../cluster/membership';
 import type { NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
@@ -50,6 +51,8 @@ export interface HttpDeps {
   /** server.write_timeout: a streaming client that takes nothing for this long is cut off. */
   writeTimeoutMs: number;
   uploadLimit: number;
+  /** Remote clusters this node keeps profiles of, and their status (UI-5). */
+  clusters: ClusterDirectory;
   /** The built renderer (out/renderer), served at `/` when present. */
   uiDir?: string;
 }

@@ -7,7 +7,7 @@ import {
 import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-import { rawBytes } from './openai-routes';
+import { rawBytes, servedByHeader } from './openai-routes';
 import { writeStream } from './streaming';
 import { servable } from '../registry/servable';
 
@@ -56,6 +56,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const json = kind === 'chat' ? ollamaChatToOpenAI(body) : ollamaGenerateToOpenAI(body);
       const stream = json.stream === true;
       const out = await deps.executor.run({ endpoint: kind === 'chat' ? 'chat' : 'completion', model: body.model, json, stream, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+      servedByHeader(reply, out);
       const model = out.modelId;
       if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, started), 'ndjson', out.close, deps.writeTimeoutMs);
       if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { chatRequestSchema, completionRequestSchema, embeddingRequestSchema, imageRequestSchema } from '../contract';
 import type { Endpoint } from '../engines';
-import { badRequest, type ServeOutput, type TranscriptionUpload } from '../serve';
+import { badRequest, type ServeInput, type ServeOutput, type TranscriptionUpload } from '../serve';
+import { GUARDIAN_FOR_HEADER, SERVED_BY_HEADER } from '../serve/guardian-route';
 import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -38,7 +39,7 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
       // A borrowed request runs on even if its relay connection drops (a master that died): its answer is kept for
       // the owner to fetch; the master cancels it explicitly when the owner's client leaves (issue #9).
       const signal = lent.requestId && deps.lendingHttp?.lending ? deps.lendingHttp.lending.borrowedSignal(lent.requestId) : clientSignal(reply);
-      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal, promptBytes: rawBytes(request), worker, ...lent });
+      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker) });
       return send(request, reply, out, deps.writeTimeoutMs);
     });
 
@@ -62,6 +63,13 @@ function borrowed(request: FastifyRequest, worker: boolean) {
   const i = from.indexOf('/');
   const id = request.headers['x-routerdesk-request-id'];
   return { borrowedFrom: { nodeId: from.slice(0, i), model: from.slice(i + 1) }, requestId: typeof id === 'string' ? id : undefined };
+}
+
+/** GUARD-2: a worker call from the node that routed an image request to this node's guardian names the model it answers for. */
+function guardianCall(request: FastifyRequest, worker: boolean): { guardian?: NonNullable<ServeInput['guardian']> } {
+  const h = worker ? request.headers[GUARDIAN_FOR_HEADER] : undefined;
+  const m = typeof h === 'string' ? /^(detected|engine_refused) ([^/\s]+)\/(\S+)$/.exec(h) : null;
+  return m ? { guardian: { reason: m[1] as 'detected' | 'engine_refused', for: { nodeId: m[2], model: m[3] } } } : {};
 }
 
 export function rawBytes(request: FastifyRequest): number {
@@ -88,7 +96,15 @@ async function readUpload(request: FastifyRequest): Promise<TranscriptionUpload>
 }
 
 export async function send(request: FastifyRequest, reply: FastifyReply, out: ServeOutput, writeTimeoutMs: number): Promise<FastifyReply | void> {
+  servedByHeader(reply, out);
   if (out.kind === 'sse') return writeStream(request, reply, out.events, 'sse', out.close, writeTimeoutMs);
   if (out.kind === 'text') return reply.status(out.status).type(out.contentType).send(out.body);
   return reply.status(out.status).send(out.body);
+}
+
+/** GUARD-2: a guardian's answer names it (set on the raw response too: streams are written past fastify). */
+export function servedByHeader(reply: FastifyReply, out: ServeOutput): void {
+  if (!out.servedBy) return;
+  reply.header(SERVED_BY_HEADER, out.servedBy);
+  reply.raw.setHeader(SERVED_BY_HEADER, out.servedBy);
 }

@@ -12,6 +12,8 @@ export type RelayRefusedReason = 'no_live_lease' | 'helper_unreachable' | 'forwa
 export type BorrowedReturnedReason = 'busy_on_arrival' | 'own_work_arrived' | 'no_link' | 'load_forbidden' | 'withdrawn';
 /** Every reason a lent request can come back for, as the owner logs it. */
 export const RETURNED_REASONS = ['busy_on_arrival', 'own_work_arrived', 'no_link', 'load_forbidden', 'withdrawn', 'no_live_lease', 'helper_unreachable', 'forward_failed', 'cut_off', 'helper_stalled'] as const;
+/** GUARD-2: why a guardian answered an image request for a text-only model. */
+export type GuardianRoutedReason = 'detected' | 'engine_refused';
 /** Why an owner dropped its lease. */
 export type LeaseClearedReason = 'no_lease' | 'ttl_expired';
 /** Why a lent request came back to its owner: the helper's 409 reason, the master's refusal, or a cut-off (HOLD-4/HELPER-5). */
@@ -131,6 +133,18 @@ function dispatchRow(event: DecisionInput['event'], a: Omit<OwnerLeaseArgs, 'req
     ...BLANK, at: a.at, kind: 'dispatch', event, linkId: a.linkId, ...owner(a.owner), ...helper(a.helper), slots: a.slots, requestsOut: a.requestsOut,
   };
   return { ...base, ...extra, details: details(extra.details ?? a.details) };
+}
+
+/**
+ * GUARD-2 (the node that routed it): an image request addressed to a text-only model goes to its guardian — detected
+ * in the request, or refused by the model's engine. Owner columns name the text-only model, helper columns the
+ * guardian; `details.from` is the setting in force (model, node or cluster).
+ */
+export function guardianRoutedRow(a: { at: number; model: ModelRef; guardian: ModelRef; requestId: string | null; reason: GuardianRoutedReason; from: string; engineStatus?: number }): DecisionInput {
+  return {
+    ...BLANK, at: a.at, kind: 'dispatch', event: 'guardian_routed', ...owner(a.model), ...helper(a.guardian), reason: a.reason, requestId: a.requestId,
+    details: details({ from: a.from, ...(a.engineStatus !== undefined ? { engineStatus: a.engineStatus } : {}) }),
+  };
 }
 
 /** Consecutive repeats of one decision shown as one line of the Lending tab (UI-1): the shared fold of the contract. */

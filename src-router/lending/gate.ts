@@ -45,7 +45,9 @@ export interface LendingGate {
    * Any own request arriving at this node for a local model (HELPER-1: borrowed work that has not started is handed
    * back, and none is accepted while own work waits).
    */
-  ownArrived(localId: string, requestId: string): OwnArrival;
+  ownArrived(localId: string, requestId: string, opts?: { guardian?: boolean }): OwnArrival;
+  /** GUARD-3: a guardian answers on this node's runtime; what it displaces is loaded back once quiet. Returns its end. */
+  guardianRun?(localId: string): () => void;
   /** A borrowed request ended with this answer (null: none), kept for an owner whose relay broke (issue #9). */
   borrowedAnswered?(requestId: string, answer: { status: number; body: unknown } | null): void;
 }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Supervisor } from '../backends';
+import type { LaneRestorer, Supervisor } from '../backends';
 import type { ModelQueue, QueueItem } from '../queue';
 import { borrowedReturnedRow, nativeWaitedBehindBorrowedRow, type BorrowedReturnedReason } from './decision-rows';
 import type { DecisionSink, WithdrawResult } from './ports';
@@ -14,18 +14,10 @@ export interface HelperSideDeps {
   queues(): ModelQueue[];
   /** The applied link from `owner` to this node's `localId`, if any. */
   linkFor(owner: ModelRef, localId: string): LinkSpec | undefined;
-  restoreDelayMs: number;
-  /** Marks this node busy with a load of its own (a restore: busy for PROBE-3, not a request for PRICE-7); returns the end marker. */
-  ownBusy(): () => void;
+  /** HELPER-4: puts back what borrowed work displaced (shared with guardian answers, GUARD-3). */
+  restorer: LaneRestorer;
   /** Own requests that arrived and have not claimed the runtime yet, whatever model they are for. */
   ownPending(): number;
-}
-
-interface RestorePlan {
-  lane: string;
-  /** What the lane held before the run of borrowed requests started (HELPER-4). */
-  previous: string;
-  timer?: NodeJS.Timeout;
 }
 
 /** A borrowed request on this node, from its arrival until it ends. */
@@ -56,7 +48,6 @@ const WITHDRAWN_MAX = 10_000;
  */
 export class HelperSide {
   private readonly borrowed = new Map<string, Borrowed>();
-  private readonly restores = new Map<string, RestorePlan>();
   /** Request ids the master withdrew before they started here, with when (HOLD-4, HELPER-5). */
   private readonly withdrawnIds = new Map<string, number>();
   /** Request ids that claimed the runtime here, with when: still `started` after they finished (never run twice). */
@@ -141,7 +132,7 @@ export class HelperSide {
     if (!link) return this.refuse(localId, owner, requestId, 'no_link');
     if (!link.loadIfUnloaded && this.deps.supervisor.state(localId) !== 'ready') return this.refuse(localId, owner, requestId, 'load_forbidden');
     // HELPER-4: borrowed work arriving on either lane restarts every pending restore's quiet period.
-    this.restartRestoreTimers();
+    this.deps.restorer.quietFromNow();
     return null;
   }
 
@@ -158,10 +149,10 @@ export class HelperSide {
     this.borrowed.set(item.id, { item, localId, owner, started: false });
   }
 
-  /** The node's own request arrived: hand back every borrowed request that has not claimed the runtime (HELPER-1/2), cancel pending restores (HELPER-4). */
-  onOwnArrival(): void {
-    for (const plan of this.restores.values()) clearTimeout(plan.timer);
-    this.restores.clear();
+  /** The node's own request arrived: hand back every borrowed request that has not claimed the runtime (HELPER-1/2), cancel pending restores (HELPER-4) unless it is a guardian's (GUARD-3). */
+  onOwnArrival(opts: { keepRestores?: boolean } = {}): void {
+    // A guardian answer is the node's own work but part of a run that restores what it displaced (GUARD-3).
+    if (!opts.keepRestores) this.deps.restorer.cancelAll();
     for (const q of this.deps.queues()) {
       for (const item of q.returnBorrowed('own_work_arrived')) this.takenBack(q.localId, item, 'own_work_arrived');
     }
@@ -239,60 +230,26 @@ export class HelperSide {
     b.started = true;
     this.startedIds.set(item.id, this.deps.now());
     this.forgetOldWithdrawals();
-    this.restartRestoreTimers();
+    this.deps.restorer.quietFromNow();
     return true;
   }
 
   /** Before a borrowed request's lane switch: what the lane holds now is what a run restores. */
   beforeBorrowedLoad(localId: string): void {
-    const lane = this.deps.supervisor.adapter(localId).lane;
-    if (this.restores.has(lane)) return; // a run is under way: keep what was loaded before it started
-    const held = this.deps.supervisor.laneStatus().find((l) => l.lane === lane)?.loaded;
-    if (held && held !== localId) this.restores.set(lane, { lane, previous: held });
+    this.deps.restorer.remember(localId);
   }
 
   /** A borrowed request ended (answered, failed, taken back or withdrawn). */
   borrowedDone(item: QueueItem, localId: string, owner: ModelRef): void {
     this.borrowed.delete(item.id);
-    const lane = this.deps.supervisor.adapter(localId).lane;
-    const plan = this.restores.get(lane);
-    if (plan && !this.deps.linkFor(owner, localId)?.restoreAfterBorrow) {
-      clearTimeout(plan.timer);
-      this.restores.delete(lane);
-    }
+    if (!this.deps.linkFor(owner, localId)?.restoreAfterBorrow) this.deps.restorer.forget(localId);
     // The quiet period starts now for every pending restore, on either lane (HELPER-4).
-    this.restartRestoreTimers();
+    this.deps.restorer.quietFromNow();
   }
 
-  /** HELPER-4: every pending restore waits `restoreDelayMs` from the latest borrowed work on either lane. */
-  private restartRestoreTimers() {
-    for (const plan of this.restores.values()) this.scheduleRestore(plan);
-  }
-
-  /** HELPER-4: reload the displaced model once `restoreDelayMs` passed with no borrowed work and no own work running. */
-  private scheduleRestore(plan: RestorePlan) {
-    clearTimeout(plan.timer);
-    plan.timer = setTimeout(() => void this.tryRestore(plan), this.deps.restoreDelayMs);
-    plan.timer.unref();
-  }
-
-  private async tryRestore(plan: RestorePlan) {
-    plan.timer = undefined;
-    if (this.restores.get(plan.lane) !== plan) return;
-    const lanes = this.deps.supervisor.laneStatus();
-    const busy = this.borrowedInFlight() > 0 || this.borrowed.size > 0 || lanes.some((l) => l.inflight > 0 || l.queued > 0);
-    if (busy) return this.scheduleRestore(plan);
-    this.restores.delete(plan.lane);
-    if (lanes.find((l) => l.lane === plan.lane)?.loaded === plan.previous) return;
-    const done = this.deps.ownBusy();
-    try {
-      await this.deps.supervisor.preload(plan.previous);
-      this.deps.log.info(`restored ${plan.previous} after borrowed work`);
-    } catch (err) {
-      this.deps.log.warn(`restore of ${plan.previous} failed: ${(err as Error).message}`);
-    } finally {
-      done();
-    }
+  /** Borrowed work not yet visible on the lanes keeps a restore waiting. */
+  holdsRestore(): boolean {
+    return this.borrowedInFlight() > 0 || this.borrowed.size > 0;
   }
 
   /** LOG-4: the node's own request waited behind borrowed jobs already in the backend of its runtime; the wait includes the lane's. */
@@ -302,7 +259,6 @@ export class HelperSide {
   }
 
   stop(): void {
-    for (const plan of this.restores.values()) clearTimeout(plan.timer);
-    this.restores.clear();
+    this.deps.restorer.stop();
   }
 }

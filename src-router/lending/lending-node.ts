@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Supervisor } from '../backends';
+import { LaneRestorer, type Supervisor } from '../backends';
 import type { NodeConfig } from '../config';
 import { hasImageInput, RouterError } from '../contract';
 import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, tokenProfile, type TokenProfile } from '../costs';
@@ -46,6 +46,8 @@ export class LendingNode implements LendingGate {
   private readonly queues = new Map<string, ModelQueue>();
   readonly owner: OwnerSide;
   readonly helper: HelperSide;
+  /** HELPER-4 / GUARD-3: what borrowed work and guardian answers displaced comes back once the node is quiet. */
+  readonly restorer: LaneRestorer;
   private master?: MasterPort;
   private readonly now: () => number;
 
@@ -64,12 +66,16 @@ export class LendingNode implements LendingGate {
       tokensOf: (id, item) => this.itemTokens(id, item),
       holdEnabled: deps.config.cluster.offload_hold_for_faster_helper,
     });
+    this.restorer = new LaneRestorer({
+      supervisor: deps.supervisor, delayMs: deps.config.cluster.offload_restore_delay, log: deps.log,
+      busy: () => this.helper.holdsRestore(),
+      ownBusy: () => deps.activity.beginLoad(),
+    });
     this.helper = new HelperSide({
       nodeId: deps.nodeId, decisions: deps.decisions, log: deps.log, now: this.now, supervisor: deps.supervisor,
       queues: () => [...this.queues.values()],
       linkFor: (owner, id) => this.links.find((l) => l.owner.nodeId === owner.nodeId && l.owner.model === owner.model && l.helper.nodeId === deps.nodeId && l.helper.model === id),
-      restoreDelayMs: deps.config.cluster.offload_restore_delay,
-      ownBusy: () => deps.activity.beginLoad(),
+      restorer: this.restorer,
       ownPending: () => this.ownPending,
     });
   }
@@ -115,8 +121,8 @@ export class LendingNode implements LendingGate {
   /** Own requests that arrived and have not yet claimed the runtime (router queue or lane wait alike). */
   private ownPending = 0;
 
-  ownArrived(localId: string, requestId: string): OwnArrival {
-    this.helper.onOwnArrival();
+  ownArrived(localId: string, requestId: string, opts: { guardian?: boolean } = {}): OwnArrival {
+    this.helper.onOwnArrival({ keepRestores: opts.guardian === true });
     this.ownPending++;
     const arrivedAt = this.now();
     // LOG-4: borrowed jobs already in the backend of this request's runtime (any model on it) when it arrived.
@@ -134,6 +140,16 @@ export class LendingNode implements LendingGate {
       },
       done: () => void settle(),
     };
+  }
+
+  /**
+   * GUARD-3: a guardian answers here for a text-only model. What the lane of `localId` holds now is loaded back once
+   * the node is quiet; the returned function says the answer ended (the quiet period starts again).
+   */
+  guardianRun(localId: string): () => void {
+    this.restorer.remember(localId);
+    this.restorer.quietFromNow();
+    return () => this.restorer.quietFromNow();
   }
 
   private item(req: AdmitRequest, borrowed: boolean): QueueItem {

@@ -14,6 +14,8 @@ export interface Target {
   url?: string;
   /** Model names in responses that are rewritten to `clusterId`. */
   names: string[];
+  /** The config's capabilities (GUARD-2: a text-only model's image requests go to its guardian); unknown for static routes. */
+  capabilities?: readonly string[];
   /** Frees what was reserved for this request (an STT route, STT-4) when it ends. */
   release?: () => void;
 }
@@ -27,6 +29,7 @@ export function toTarget(clusterId: string, r: Replica): Target {
     backend: r.record.backend,
     url: r.url ?? undefined,
     names: [...new Set([r.record.localId, r.record.publicId])],
+    capabilities: r.record.capabilities,
   };
 }
 

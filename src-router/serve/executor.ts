@@ -1,6 +1,8 @@
 import type { Supervisor } from '../backends';
 import type { Endpoint } from '../engines';
-import type { RequestOutcome, RequestRow } from '../store';
+import type { DecisionInput, GuardianReason, RequestOutcome, RequestRow } from '../store';
+import { guardianRoutedRow } from '../lending/decision-rows';
+import { carriesImage, GUARDIAN_FOR_HEADER, guardianUnavailable, needsGuardian, noGuardian, refusedImage } from './guardian-route';
 import type { TranscriptionUpload } from './engine-call';
 import { asRouterError, RouterError } from './errors';
 import { rewriteResponseModel, sseEvents } from './id-rewrite';
@@ -31,12 +33,18 @@ export interface ServeInput {
   borrowedFrom?: ModelRef;
   /** Request id (lent requests keep the owner's). */
   requestId?: string;
+  /** GUARD-2: a guardian answers this request for that text-only model (it is never sent to a guardian again). */
+  guardian?: { for: ModelRef; reason: GuardianReason };
 }
 
-export type ServeOutput =
+export type ServeOutput = (
   | { kind: 'json'; status: number; body: unknown; modelId: string }
   | { kind: 'text'; status: number; body: string; contentType: string; modelId: string }
-  | { kind: 'sse'; status: number; events: AsyncGenerator<unknown>; modelId: string; /** Ends the request if the events are never read to the end. */ close(): void };
+  | { kind: 'sse'; status: number; events: AsyncGenerator<unknown>; modelId: string; /** Ends the request if the events are never read to the end. */ close(): void }
+) & {
+  /** GUARD-2: the guardian that answered (`node/localId`), for the `x-routerdesk-served-by` header. */
+  servedBy?: string;
+};
 
 export interface ExecutorDeps {
   nodeId: string;
@@ -56,6 +64,8 @@ export interface ExecutorDeps {
   queueLimit?: QueueLimit;
   /** Guardian settings in force on this node (GUARD-1): who answers image requests for a text-only model. */
   guardians?: GuardianDirectory;
+  /** Where decisions are logged (a guardian route, GUARD-2). */
+  decisions?: { add(row: DecisionInput): void };
   now?(): number;
 }
 
@@ -90,8 +100,13 @@ export class RequestExecutor {
     const tried = new Set<string>();
     for (;;) {
       const target = await this.deps.resolver.resolve({ endpoint: input.endpoint, model: input.model, body: input.json, byLocalId: input.worker, excludeNodes: tried });
+      // GUARD-2: read from the structure of the body, never its text; a borrowed request was lent for its vision already.
+      const image = !input.borrowedFrom && !input.guardian && carriesImage(input.endpoint, input.json);
+      if (image && needsGuardian(target)) return this.byGuardian(target, input, 'detected');
       try {
-        return await this.runOn(target, input);
+        const out = await this.runOn(target, input);
+        if (image && out.kind === 'json' && refusedImage(out.status, out.body)) return this.byGuardian(target, input, 'engine_refused', out);
+        return out;
       } catch (err) {
         // A node that could not be reached at all has seen nothing of the request: try another replica once more.
         // Once any byte of its answer arrived it may have run it: never again elsewhere.
@@ -102,6 +117,22 @@ export class RequestExecutor {
         throw err;
       }
     }
+  }
+
+  /**
+   * GUARD-2: the request goes to the guardian in force for the text-only model it was addressed to, never retried on
+   * that model. The answer keeps the model ID the client asked for; the guardian is named in `servedBy`.
+   */
+  private async byGuardian(target: Target, input: ServeInput, reason: GuardianReason, refused?: Extract<ServeOutput, { kind: 'json' }>): Promise<ServeOutput> {
+    const model = { nodeId: target.nodeId, model: target.localId };
+    const resolved = this.deps.guardians?.guardianFor(model) ?? null;
+    if (!resolved) throw noGuardian(target, reason, refused ? errorMessage(refused.body) : undefined);
+    const at = this.deps.resolver.guardianTarget(resolved.guardian, target.clusterId, resolved.url, resolved.publicId);
+    if (!at) throw guardianUnavailable(target, resolved.guardian);
+    const requestId = input.requestId ?? randomUUID();
+    this.deps.decisions?.add(guardianRoutedRow({ at: this.now(), model, guardian: resolved.guardian, requestId, reason, from: resolved.from, engineStatus: refused?.status }));
+    const out = await this.runOn(at, { ...input, requestId, guardian: { for: model, reason } });
+    return { ...out, servedBy: `${resolved.guardian.nodeId}/${resolved.guardian.model}` };
   }
 
   /**
@@ -119,7 +150,8 @@ export class RequestExecutor {
       payload.onClaimed = ticket.claimed;
       return { kind: 'engine', waitedMs: ticket.waitedMs, done: ticket.done };
     }
-    const arrival = lending.ownArrived(target.localId, req.id);
+    // GUARD-3: a guardian answering here for a model of this node is part of a run that restores what it displaced.
+    const arrival = lending.ownArrived(target.localId, req.id, { guardian: this.restoresAfter(target, input) });
     payload.onClaimed = arrival.claimed;
     payload.ownDone = arrival.done;
     if (!lending.enrolled(target.localId)) return undefined;
@@ -127,8 +159,15 @@ export class RequestExecutor {
     return ticket;
   }
 
+  /** GUARD-3: a guardian on the same node as the text-only model it answers for shares that node's runtime. */
+  private restoresAfter(target: Target, input: ServeInput): boolean {
+    return target.kind === 'local' && input.guardian?.for.nodeId === this.deps.nodeId;
+  }
+
   private async runOn(target: Target, input: ServeInput): Promise<ServeOutput> {
     const started = this.now();
+    // What a guardian displaces here is loaded back after the restore delay once the node is quiet (GUARD-3).
+    const guardianEnded = this.restoresAfter(target, input) ? this.deps.lending?.guardianRun?.(target.localId) : undefined;
     let work: WorkMeasure = {};
     try {
       work = measure(input);
@@ -151,11 +190,13 @@ export class RequestExecutor {
       onDone?.();
       target.release?.();
       ended?.();
+      guardianEnded?.();
       const { engineMs, ...measured } = { ...work, ...upstream?.work, ...extra };
       this.deps.onFinished({
         finishedAt: this.now(), nodeId: servedBy.nodeId, model: target.clusterId, localId: servedBy.localId, backend: target.backend,
         endpoint: input.endpoint, streamed: input.stream, ...measured, queueWaitMs: (upstream?.waitedMs ?? this.now() - started) + queueWaitMs,
         durationMs: this.now() - started, ...serviceTime(target, upstream, engineMs, derived), outcome, status, error,
+        guardianFor: input.guardian ? `${input.guardian.for.nodeId}/${input.guardian.for.model}` : null, guardianReason: input.guardian?.reason ?? null,
       });
     };
     let queueWaitMs = 0;
@@ -163,6 +204,7 @@ export class RequestExecutor {
     let waitDone: (() => void) | undefined;
     try {
       payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
+      if (input.guardian && target.kind === 'remote') payload.headers = { [GUARDIAN_FOR_HEADER]: `${input.guardian.reason} ${input.guardian.for.nodeId}/${input.guardian.for.model}` };
       if (target.kind === 'local') {
         // Counted until it ends: beyond what the engine generates at once it waits, and waiting is bounded (429).
         waitDone = this.deps.queueLimit?.enter(target.localId, target.clusterId);
@@ -294,6 +336,13 @@ async function* relayEvents(res: Response, upstream: Upstream, target: Target, f
     if (outcome === 'cancelled') upstream.cancel();
     finish(outcome, status, error, { tokensGenerated: usage ?? tokens, promptTokens, engineMs });
   }
+}
+
+/** The message of an error body (`{error: {message}}` or `{error: "…"}`). */
+function errorMessage(body: unknown): string | undefined {
+  const err = (body as { error?: { message?: unknown } | string } | null)?.error;
+  const m = typeof err === 'string' ? err : err?.message;
+  return typeof m === 'string' ? m : undefined;
 }
 
 async function errorBody(res: Response, target: Target): Promise<{ error: { message: string; type: string; code: string | number } }> {

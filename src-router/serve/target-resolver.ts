@@ -44,7 +44,7 @@ export class TargetResolver {
       const rec = deps.registry.byLocalId(input.model);
       if (!rec) throw modelNotFound(input.model);
       if (!canServe(rec.config.capabilities, input.endpoint)) throw cannotServe(input.model, input.endpoint, rec.config.capabilities);
-      return { kind: 'local', clusterId: rec.localId, nodeId: deps.nodeId, localId: rec.localId, backend: rec.config.backend, names: [rec.localId] };
+      return { kind: 'local', clusterId: rec.localId, nodeId: deps.nodeId, localId: rec.localId, backend: rec.config.backend, names: [rec.localId], capabilities: rec.config.capabilities };
     }
     if (input.endpoint === 'transcription' && deps.sttSelectors.has(input.model)) {
       const chosen = await deps.selectStt?.(exclude);
@@ -82,6 +82,31 @@ export class TargetResolver {
       return !!r && !exclude.has(r.nodeId) && this.available(r);
     });
     return toTarget(recipe.name, componentReplica(entries, component)!);
+  }
+
+  /**
+   * GUARD-2: where a guardian answers for a request the client addressed to `clusterId` (the answer keeps that ID).
+   * Its own config here, its replica in the catalog (the master knows every node), or its node's worker API at `url`
+   * (a slave knows other nodes only from the settings its master pushed). Undefined when it cannot be reached now.
+   */
+  guardianTarget(ref: { nodeId: string; model: string }, clusterId: string, url: string | null, publicId: string | null): Target | undefined {
+    const names = (t: Target) => [...new Set([...t.names, ...(publicId ? [publicId] : [])])];
+    if (ref.nodeId === this.deps.nodeId) {
+      const rec = this.deps.registry.byLocalId(ref.model);
+      if (!rec || !this.deps.supervisor.available(rec.localId)) return undefined;
+      const t: Target = { kind: 'local', clusterId, nodeId: ref.nodeId, localId: rec.localId, backend: rec.config.backend, names: [rec.localId, rec.publicId], capabilities: rec.config.capabilities };
+      return { ...t, names: names(t) };
+    }
+    for (const entry of this.deps.catalog.all()) {
+      const r = entry.replicas.find((x) => !x.local && x.nodeId === ref.nodeId && x.record.localId === ref.model);
+      if (!r) continue;
+      if (!r.available) return undefined;
+      const t = toTarget(clusterId, r);
+      return { ...t, names: names({ ...t, names: [...t.names, entry.id] }) };
+    }
+    if (!url) return undefined;
+    const t: Target = { kind: 'remote', clusterId, nodeId: ref.nodeId, localId: ref.model, backend: 'unknown', url, names: [ref.model] };
+    return { ...t, names: names(t) };
   }
 
   private available(r: Replica): boolean {

@@ -17,6 +17,8 @@ export interface RequestPayload {
   onClaimed?: () => boolean | void;
   /** Ends an own request's wait for the runtime (HELPER-1), whatever the outcome. */
   ownDone?: () => void;
+  /** Extra headers for a call to another node's worker API (a guardian's answer says who it answers for). */
+  headers?: Record<string, string>;
 }
 
 /** An open call to whatever serves the target: its response (client-shaped), and how to end and explain it. */
@@ -130,7 +132,7 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
     if (p.upload) body = { upload: { ...p.upload, fields: { ...p.upload.fields, model: target.localId } } };
     else body = { json: { ...p.json!, model: target.localId } };
     const response = 'json' in body
-      ? await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal })
+      ? await fetch(url, { method: 'POST', headers: { ...headers, ...p.headers, 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal })
       : await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal });
     return {
       response, waitedMs: 0, explain, cancel: () => cancelled.abort(),

@@ -7,6 +7,9 @@ export type RequestOutcome = 'ok' | 'error' | 'cancelled' | 'returned';
 export type RequestServiceSource = 'engine' | 'derived' | 'unknown';
 
 /** One finished request, with the measure of work it did. */
+/** GUARD-2: why a guardian answered. */
+export type GuardianReason = 'detected' | 'engine_refused';
+
 export interface RequestRow {
   finishedAt: number;
   nodeId: string;
@@ -38,6 +41,10 @@ export interface RequestRow {
   outcome: RequestOutcome;
   status?: number | null;
   error?: string | null;
+  /** GUARD-2: a guardian answered this request for that text-only model (`node/localId`). */
+  guardianFor?: string | null;
+  /** Why: an image was detected in the request, or the model's engine refused it. */
+  guardianReason?: GuardianReason | null;
 }
 
 /** One engine load attempt. */
@@ -85,9 +92,9 @@ export class AnalyticsStore {
   ) {
     const insertRequest = db.prepare(`INSERT INTO request_analytics
       (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, prompt_tokens, tokens_generated, image_pixels, image_steps, image_count,
-       audio_seconds, queue_wait_ms, duration_ms, service_ms, service_source, derived_service_ms, outcome, status, error)
+       audio_seconds, queue_wait_ms, duration_ms, service_ms, service_source, derived_service_ms, outcome, status, error, guardian_for, guardian_reason)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @endpoint, @streamed, @promptBytes, @promptTokens, @tokensGenerated, @imagePixels, @imageSteps, @imageCount,
-       @audioSeconds, @queueWaitMs, @durationMs, @serviceMs, @serviceSource, @derivedServiceMs, @outcome, @status, @error)`);
+       @audioSeconds, @queueWaitMs, @durationMs, @serviceMs, @serviceSource, @derivedServiceMs, @outcome, @status, @error, @guardianFor, @guardianReason)`);
     const insertLoad = db.prepare(`INSERT INTO load_analytics
       (finished_at, node_id, model, local_id, backend, lane, duration_ms, success, displaced_local_id, error)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @lane, @durationMs, @success, @displacedLocalId, @error)`);
@@ -101,7 +108,7 @@ export class AnalyticsStore {
       table: 'request',
       params: {
         promptBytes: null, promptTokens: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
-        serviceSource: null,
+        serviceSource: null, guardianFor: null, guardianReason: null,
         ...row,
         streamed: row.streamed ? 1 : 0,
         queueWaitMs: Math.round(row.queueWaitMs),
@@ -186,6 +193,7 @@ function toRequestRow(r: Record<string, unknown>): RequestRow {
     serviceMs: (r.service_ms as number | null | undefined) ?? null, serviceSource: (r.service_source as RequestServiceSource | null | undefined) ?? null,
     derivedServiceMs: (r.derived_service_ms as number | null | undefined) ?? null,
     outcome: r.outcome as RequestOutcome, status: r.status as number | null, error: r.error as string | null,
+    guardianFor: (r.guardian_for as string | null | undefined) ?? null, guardianReason: (r.guardian_reason as GuardianReason | null | undefined) ?? null,
   };
 }
 

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS, type Migration } from './migrations';
 import { lockStore, type StoreLock } from './store-lock';
@@ -8,8 +8,13 @@ export type Db = Database.Database;
 
 /** Opens (creating if needed) `router.db` in the store folder: WAL, foreign keys, migrations applied. */
 export function openStore(storeDir: string, migrations: Migration[] = MIGRATIONS): Db {
-  mkdirSync(storeDir, { recursive: true });
-  const db = new Database(join(storeDir, 'router.db'));
+  mkdirSync(storeDir, { recursive: true, mode: 0o700 });
+  // The store keeps remote clusters' tokens (UI-5): readable by its owner only, and so are its WAL and shared memory
+  // files (SQLite gives them the database file's permissions).
+  const file = join(storeDir, 'router.db');
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

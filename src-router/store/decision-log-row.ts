@@ -6,7 +6,7 @@
 
 export type DecisionKind = 'plan' | 'dispatch' | 'helper';
 export type PlanOutcome = 'granted' | 'probe' | 'skipped';
-export type DispatchEvent = 'lease_updated' | 'lease_cleared' | 'lease_refused' | 'lent' | 'returned' | 'held_for_helper' | 'relay_refused';
+export type DispatchEvent = 'lease_updated' | 'lease_cleared' | 'lease_refused' | 'lent' | 'returned' | 'held_for_helper' | 'relay_refused' | 'guardian_routed';
 export type HelperEvent = 'native_waited_behind_borrowed' | 'borrowed_returned';
 /** A plan row's event is its outcome; dispatch and helper rows name what happened. */
 export type DecisionEvent = PlanOutcome | DispatchEvent | HelperEvent;

@@ -186,6 +186,30 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE request_analytics ADD COLUMN derived_service_ms INTEGER;  -- finish − max(dispatch, previous finish): the cross-check
     `,
   },
+  {
+    version: 9,
+    name: 'guardian answers in request analytics (GUARD-2)',
+    sql: `
+      ALTER TABLE request_analytics ADD COLUMN guardian_for TEXT;     -- the text-only model (node/local ID) a guardian answered for
+      ALTER TABLE request_analytics ADD COLUMN guardian_reason TEXT;  -- detected | engine_refused
+    `,
+  },
+  {
+    version: 10,
+    name: 'connection profiles of remote clusters (UI-5)',
+    sql: `
+      CREATE TABLE cluster_profiles (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        token TEXT NOT NULL,          -- as the token cipher wrote it (plain, or sealed by the desktop keychain)
+        token_sealing TEXT NOT NULL,  -- plain | safe-storage
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX cluster_profiles_name ON cluster_profiles(name);
+    `,
+  },
 ];
 
 interface LegacyMember {

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { request, type IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { inflateSync } from 'node:zlib';
 import OpenAI from 'openai';
@@ -187,18 +189,20 @@ describe('sim engine, llama-server shape', () => {
 
   it('counts a client disconnect as cancelled and frees the slot at once (running and queued)', async () => {
     const engine = await start({ parallel: 1 });
-    const running = new AbortController();
-    const r1 = post(engine, '/v1/chat/completions', chatBody({ stream: true, max_tokens: 1000, sim_token_time: 20 }), running.signal);
-    const res1 = await r1;
-    const reader = res1.body!.getReader();
-    await reader.read(); // the first token arrived
+    // The running client is a raw HTTP request whose socket is destroyed: the connection certainly closes.
+    const running = request(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    running.on('error', () => {});
+    running.end(JSON.stringify(chatBody({ stream: true, max_tokens: 1000, sim_token_time: 20 })));
+    const [res1] = (await once(running, 'response')) as [IncomingMessage];
+    await once(res1, 'data'); // the first token arrived
+    res1.on('error', () => {});
     const queued = new AbortController();
     const r2 = post(engine, '/v1/chat/completions', chatBody({ sim_token_time: 20 }), queued.signal).catch(() => undefined);
     await waitFor(() => engine.stats().queued === 1 || undefined, 'second request queued');
     queued.abort();
     await r2;
     await waitFor(() => engine.stats().cancelled === 1 || undefined, 'queued request cancelled');
-    running.abort();
+    running.destroy();
     await waitFor(() => engine.stats().cancelled === 2 || undefined, 'running request cancelled');
     expect(engine.stats()).toMatchObject({ active: 0, queued: 0, completed: 0, requests: 2 });
     expect((await metrics(engine)).get('sim_cancelled_total')).toBe(2);

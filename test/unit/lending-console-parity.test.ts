@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decisionPageSchema, decisionRowSchema, leaseGrantSchema, type NodeModelRecord } from '../../src-router/contract';
 import {
   borrowedReturnedRow, foldRows, heldForHelperRow, leaseClearedRow, leaseRefusedRow, leaseUpdatedRow, lentRow, nativeWaitedBehindBorrowedRow, planRowToDecision,
-  relayRefusedRow, returnedRow, type LeaseClearedReason, type ReturnedReason,
+  relayRefusedRow, returnedRow, guardianRoutedRow, type GuardianRoutedReason, type LeaseClearedReason, type ReturnedReason,
 } from '../../src-router/lending/decision-rows';
 import { laneProblem, LINK_LANE_PATHS } from '../../src-router/lending/links';
 import type { LeaseGrant, SkipReason } from '../../src-router/lending/types';
@@ -73,6 +73,7 @@ function sampleInputs(at: number): DecisionInput[] {
     relayRefusedRow({ at, linkId: 'l1', owner: A, helper: B, requestId: 'r4', reason: 'no_live_lease', details: { message: 'no live lease' } }),
     nativeWaitedBehindBorrowedRow({ at, model: B, requestId: 'r5', borrowedInBackend: 2, waitedMs: 700 }),
     borrowedReturnedRow({ at, linkId: 'l1', owner: A, helper: B, requestId: 'r6', reason: 'busy_on_arrival', borrowedInBackend: 1 }),
+    guardianRoutedRow({ at, model: A, guardian: C, requestId: 'r7', reason: 'detected', from: 'cluster' }),
   ];
 }
 
@@ -135,11 +136,11 @@ describe('renderer ↔ router parity of the Lending tab', () => {
 
   it('the reason picker offers every reason the log writes, and the events per kind are the log’s', async () => {
     // A Record over the router's unions: a reason added there fails to compile here until it is listed.
-    const reasons: Record<SkipReason | ReturnedReason | LeaseClearedReason | 'not_an_owner', true> = {
+    const reasons: Record<SkipReason | ReturnedReason | LeaseClearedReason | GuardianRoutedReason | 'not_an_owner', true> = {
       owner_unpriced: true, switch_unpriced: true, service_unpriced: true, cost_rejected: true, outranked: true, helper_not_accepting: true, helper_claimed: true,
       load_forbidden: true, context_too_small: true, restore_unpriced: true, helper_recently_busy: true, no_live_lease: true, helper_unreachable: true,
       forward_failed: true, not_an_owner: true, no_lease: true, ttl_expired: true, busy_on_arrival: true, own_work_arrived: true, no_link: true, cut_off: true,
-      helper_stalled: true, owner_ineligible: true, helper_ineligible: true, withdrawn: true,
+      helper_stalled: true, owner_ineligible: true, helper_ineligible: true, withdrawn: true, detected: true, engine_refused: true,
     };
     const f = await load<RendererFilters>('../../src-renderer/src/lending/decision-filters.ts');
     expect([...f.REASONS].sort()).toEqual(Object.keys(reasons).sort());

@@ -36,15 +36,16 @@ export const OUTCOMES = ['granted', 'probe', 'skipped'] as const;
 /** LOG-2..4: the events each kind writes (a plan row's event is its outcome). */
 export const EVENTS_BY_KIND: Record<(typeof KINDS)[number], readonly string[]> = {
   plan: OUTCOMES,
-  dispatch: ['lease_updated', 'lease_cleared', 'lease_refused', 'lent', 'returned', 'held_for_helper', 'relay_refused'],
+  dispatch: ['lease_updated', 'lease_cleared', 'lease_refused', 'lent', 'returned', 'held_for_helper', 'relay_refused', 'guardian_routed'],
   helper: ['native_waited_behind_borrowed', 'borrowed_returned'],
 };
 
-/** The reasons the log writes (LOG-2 skips and probes, LLM-1 ineligible ends; refusals, returns and clears), for the reason picker. */
+/** The reasons the log writes (LOG-2 skips and probes, LLM-1 ineligible ends; refusals, returns and clears; GUARD-2 guardian routes), for the reason picker. */
 export const REASONS = [
   'owner_unpriced', 'switch_unpriced', 'service_unpriced', 'cost_rejected', 'outranked', 'helper_not_accepting', 'helper_claimed', 'load_forbidden',
   'context_too_small', 'restore_unpriced', 'helper_recently_busy', 'owner_ineligible', 'helper_ineligible', 'no_live_lease', 'helper_unreachable',
   'forward_failed', 'not_an_owner', 'no_lease', 'ttl_expired', 'busy_on_arrival', 'own_work_arrived', 'no_link', 'cut_off', 'helper_stalled', 'withdrawn',
+  'detected', 'engine_refused',
 ] as const;
 
 export type FilterField = 'from' | 'to';

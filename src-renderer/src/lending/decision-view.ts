@@ -29,6 +29,7 @@ const EVENT_TONE: Record<string, PillTone> = {
   relay_refused: 'bad',
   native_waited_behind_borrowed: 'busy',
   borrowed_returned: 'busy',
+  guardian_routed: 'ok',
 };
 
 export const eventTone = (event: string): PillTone => EVENT_TONE[event] ?? 'idle';
@@ -86,6 +87,8 @@ export function decisionSummary(r: DecisionRowWire): string {
     parts.push(part('idle', ms(r.helperIdleMs)));
   } else if (r.event === 'held_for_helper') {
     parts.push(part('owner finish', ms(r.ownerPredictedFinishMs)), part('owner/job', ms(r.ownerJobMs)), part('helper/job', ms(r.helperJobMs)), part('waited', ms(r.waitedMs)));
+  } else if (r.event === 'guardian_routed') {
+    parts.push(part('guardian', r.helperModel ? `${r.helperModel} on ${r.helperNode}` : null), part('setting', typeof r.details?.from === 'string' ? r.details.from : null));
   } else if (r.kind === 'helper') {
     parts.push(part('borrowed in backend', r.borrowedInBackend), part('waited', ms(r.waitedMs)));
   } else {

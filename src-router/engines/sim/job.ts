@@ -129,7 +129,9 @@ export async function runJob(ctx: SimEngineContext, request: FastifyRequest, rep
       ended('failed');
       return abandon(reply);
     }
-    if (signal.aborted) {
+    // The client left: a write to its closed socket can fail before the response's 'close' event is seen.
+    if (signal.aborted || res.destroyed || res.socket?.destroyed !== false) {
+      if (!signal.aborted) controller.abort(new Error('client disconnected'));
       state.counters.cancelled += 1;
       ended('cancelled');
       return abandon(reply);
