@@ -10,3 +10,4 @@ export * from './multi-spec';
 export * from './decision-fold';
 export * from './lending';
 export * from './guardians';
+export * from './responses';

@@ -13,6 +13,7 @@ import type { QueueLimit } from './queue-limit';
 import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
+import { refuseUnhonoured } from './feature-gate';
 import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
@@ -90,6 +91,7 @@ export class RequestExecutor {
     const tried = new Set<string>();
     for (;;) {
       const target = await this.deps.resolver.resolve({ endpoint: input.endpoint, model: input.model, body: input.json, byLocalId: input.worker, excludeNodes: tried });
+      refuseUnhonoured(target, input.endpoint, input.json);
       try {
         return await this.runOn(target, input);
       } catch (err) {
