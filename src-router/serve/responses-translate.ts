@@ -77,7 +77,7 @@ export function responsesToChat(req: ResponsesRequest): Json {
 }
 
 /** Chat parameter names as the Responses client wrote them (a refusal names what the client sent). */
-export const RESPONSES_PARAM: Record<string, string> = { response_format: 'text.format', max_tokens: 'max_output_tokens', messages: 'input' };
+export const RESPONSES_PARAM: Record<string, string> = { response_format: 'text.format' };
 
 export function responsesUsage(u: ChatUsage | null | undefined) {
   const input = u?.prompt_tokens ?? 0;
