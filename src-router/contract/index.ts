@@ -11,3 +11,4 @@ export * from './decision-fold';
 export * from './lending';
 export * from './guardians';
 export * from './clusters';
+export * from './responses';

@@ -15,6 +15,7 @@ import { installErrorHandling } from './errors';
 import { redactUrl } from './redact';
 import { ollamaRoutes } from './ollama-routes';
 import { openaiRoutes } from './openai-routes';
+import { responsesRoutes } from './responses-routes';
 import { opsRoutes } from './ops-routes';
 
 export interface AppOptions {
@@ -55,6 +56,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await scope.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });
     await opsRoutes(scope, deps);
     await openaiRoutes(scope, deps);
+    await responsesRoutes(scope, deps);
     await ollamaRoutes(scope, deps);
     await consoleRoutes(scope, deps);
     await nodeRoutes(scope, deps);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { chatRequestSchema, completionRequestSchema, embeddingRequestSchema, imageRequestSchema } from '../contract';
 import type { Endpoint } from '../engines';
-import { badRequest, type ServeInput, type ServeOutput, type TranscriptionUpload } from '../serve';
+import { badRequest, modelNotFound, type ServeInput, type ServeOutput, type TranscriptionUpload } from '../serve';
 import { GUARDIAN_FOR_HEADER, SERVED_BY_HEADER } from '../serve/guardian-route';
 import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
@@ -16,19 +16,24 @@ import { servable } from '../registry/servable';
 export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: { worker?: boolean } = {}): Promise<void> {
   const worker = opts.worker === true;
 
-  app.get('/v1/models', async () => {
-    // A recipe name routes before the catalog (ASSET-4): it is listed once, as the recipe.
+  /** The OpenAI model objects this node serves. A recipe name routes before the catalog (ASSET-4): it is listed once, as the recipe. */
+  const models = () => {
     const recipes = worker ? [] : deps.assets.recipes.list();
     const names = new Set(recipes.map((r) => r.name));
     const created = Math.floor(deps.startedAt.getTime() / 1000);
-    return {
-      object: 'list',
-      data: [
-        ...deps.catalog.all().filter((e) => !names.has(e.id) && servable(e)).map((e) => ({ id: e.id, object: 'model', created, owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
-        ...deps.staticRouteIds.filter((id) => !deps.catalog.get(id) && !names.has(id)).map((id) => ({ id, object: 'model', created, owned_by: 'static' })),
-        ...recipes.map((r) => ({ id: r.name, object: 'model', created: Math.floor(r.updatedAt / 1000), owned_by: [...new Set(r.components.map((c) => c.nodeId))].join(',') })),
-      ],
-    };
+    return [
+      ...deps.catalog.all().filter((e) => !names.has(e.id) && servable(e)).map((e) => ({ id: e.id, object: 'model', created, owned_by: e.replicas.map((r) => r.nodeId).join(',') })),
+      ...deps.staticRouteIds.filter((id) => !deps.catalog.get(id) && !names.has(id)).map((id) => ({ id, object: 'model', created, owned_by: 'static' })),
+      ...recipes.map((r) => ({ id: r.name, object: 'model', created: Math.floor(r.updatedAt / 1000), owned_by: [...new Set(r.components.map((c) => c.nodeId))].join(',') })),
+    ];
+  };
+  app.get('/v1/models', async () => ({ object: 'list', data: models() }));
+  // A wildcard: model IDs may hold a slash (`org/model`).
+  app.get<{ Params: { '*': string } }>('/v1/models/*', async (request) => {
+    const id = request.params['*'];
+    const found = models().find((m) => m.id === id);
+    if (!found) throw modelNotFound(id);
+    return found;
   });
 
   const jsonEndpoint = (path: string, endpoint: Endpoint, schema: typeof chatRequestSchema | typeof completionRequestSchema | typeof embeddingRequestSchema | typeof imageRequestSchema) =>

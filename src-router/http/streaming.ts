@@ -5,13 +5,14 @@ import { redactUrl } from './redact';
 
 /**
  * Writes a stream of objects to the client as they come, one write per object (no buffering of a stream):
- * SSE (`data: …\n\n`, `data: [DONE]`) for OpenAI, NDJSON for Ollama. An error after the first byte is sent in-band.
+ * SSE (`data: …\n\n`, `data: [DONE]`) for OpenAI, NDJSON for Ollama, typed SSE (`event: <type>\ndata: …\n\n`, no
+ * `[DONE]`) for the Responses API. An error after the first byte is sent in-band.
  */
-export async function writeStream(request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: 'sse' | 'ndjson', onEnd: () => void, writeTimeoutMs: number): Promise<void> {
+export async function writeStream(request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: StreamFormat, onEnd: () => void, writeTimeoutMs: number): Promise<void> {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
-    'content-type': format === 'sse' ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson',
+    'content-type': format !== 'ndjson' ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
@@ -22,7 +23,7 @@ export async function writeStream(request: FastifyRequest, reply: FastifyReply, 
       if (res.destroyed) break;
       // A slow reader slows the relay instead of the router buffering the whole stream; one that takes nothing for
       // server.write_timeout is cut off, so it cannot hold its engine (and every request behind it) forever.
-      if (!res.write(format === 'sse' ? `data: ${JSON.stringify(item)}\n\n` : `${JSON.stringify(item)}\n`) && !(await drained(res, writeTimeoutMs))) {
+      if (!res.write(frame(format, item)) && !(await drained(res, writeTimeoutMs))) {
         if (!res.destroyed) request.log.warn({ code: 'client_stalled', url: redactUrl(request.url) }, `client took nothing of the stream for ${Math.round(writeTimeoutMs / 1000)} s: cut off`);
         // The request ends now, before the relay unwinds (its unwinding waits on the engine's stream): its engine call
         // is aborted and the lane released. onEnd is idempotent; the finally below calls it again.
@@ -36,12 +37,20 @@ export async function writeStream(request: FastifyRequest, reply: FastifyReply, 
     const e = toRouterError(err);
     if (e.status !== 499) {
       request.log.warn({ code: e.code, url: redactUrl(request.url) }, e.message);
-      if (!res.destroyed) res.write(format === 'sse' ? `data: ${JSON.stringify(errorPayload('/v1/', e))}\n\n` : `${JSON.stringify(errorPayload('/api/', e))}\n`);
+      if (!res.destroyed) res.write(format === 'ndjson' ? frame(format, errorPayload('/api/', e)) : `data: ${JSON.stringify(errorPayload('/v1/', e))}\n\n`);
     }
   } finally {
     onEnd();
     res.end();
   }
+}
+
+export type StreamFormat = 'sse' | 'sse-events' | 'ndjson';
+
+function frame(format: StreamFormat, item: unknown): string {
+  if (format === 'ndjson') return `${JSON.stringify(item)}\n`;
+  const type = format === 'sse-events' ? (item as { type?: unknown }).type : undefined;
+  return `${typeof type === 'string' ? `event: ${type}\n` : ''}data: ${JSON.stringify(item)}\n\n`;
 }
 
 /** Waits until the client took the buffered data: true; false when it closed or took nothing for `ms`. */

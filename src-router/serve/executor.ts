@@ -15,6 +15,7 @@ import type { QueueLimit } from './queue-limit';
 import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
+import { refuseUnhonoured } from './feature-gate';
 import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
@@ -103,6 +104,7 @@ export class RequestExecutor {
       // GUARD-2: read from the structure of the body, never its text; a borrowed request was lent for its vision already.
       const image = !input.borrowedFrom && !input.guardian && carriesImage(input.endpoint, input.json);
       if (image && needsGuardian(target)) return this.byGuardian(target, input, 'detected');
+      refuseUnhonoured(target, input.endpoint, input.json);
       try {
         const out = await this.runOn(target, input);
         if (image && out.kind === 'json' && refusedImage(out.status, out.body)) return this.byGuardian(target, input, 'engine_refused', out);
@@ -129,6 +131,7 @@ export class RequestExecutor {
     if (!resolved) throw noGuardian(target, reason, refused ? errorMessage(refused.body) : undefined);
     const at = this.deps.resolver.guardianTarget(resolved.guardian, target.clusterId, resolved.url, resolved.publicId);
     if (!at) throw guardianUnavailable(target, resolved.guardian);
+    refuseUnhonoured(at, input.endpoint, input.json);
     const requestId = input.requestId ?? randomUUID();
     this.deps.decisions?.add(guardianRoutedRow({ at: this.now(), model, guardian: resolved.guardian, requestId, reason, from: resolved.from, engineStatus: refused?.status }));
     const out = await this.runOn(at, { ...input, requestId, guardian: { for: model, reason } });

@@ -8,3 +8,6 @@ export * from './router-metrics';
 export * from './ollama-translate';
 export * from './target-resolver';
 export * from './upstream';
+export * from './responses-translate';
+export * from './responses-stream';
+export * from './feature-gate';

@@ -43,10 +43,23 @@ export interface LlamaModel {
   dispose(): Promise<void>;
 }
 
+/** A grammar constraining generation (GBNF), made from a JSON Schema or a built-in one. Opaque here. */
+export interface LlamaGrammar {
+  readonly grammar: string;
+}
+
+/** node-llama-cpp's JSON Schema subset (GbnfJsonSchema); what it does not know it rejects or ignores. */
+export type GbnfJsonSchema = Readonly<Record<string, unknown>>;
+
 export interface Llama {
   loadModel(options: { modelPath: string; useMmap?: boolean; gpuLayers?: number }): Promise<LlamaModel>;
+  createGrammarForJsonSchema(schema: GbnfJsonSchema): Promise<LlamaGrammar>;
+  getGrammarFor(type: 'json'): Promise<LlamaGrammar>;
   dispose(): Promise<void>;
 }
+
+/** Functions the model may call (native function calling of the chat wrapper); params constrain the call's arguments. */
+export type ChatModelFunctions = Readonly<Record<string, { readonly description?: string; readonly params?: GbnfJsonSchema }>>;
 
 export type ChatHistoryItem =
   | { type: 'system'; text: string }
@@ -59,7 +72,7 @@ export interface LlamaText {
 
 export interface ChatWrapper {
   readonly wrapperName: string;
-  generateContextState(options: { chatHistory: ChatHistoryItem[] }): { contextText: LlamaText };
+  generateContextState(options: { chatHistory: ChatHistoryItem[]; availableFunctions?: ChatModelFunctions; documentFunctionParams?: boolean }): { contextText: LlamaText };
 }
 
 export type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'customStopTrigger' | 'maxTokens' | 'abort' | 'functionCalls';
@@ -74,10 +87,19 @@ export interface GenerationOptions {
   topP?: number;
   seed?: number;
   customStopTriggers?: readonly string[];
+  /** Constrains the whole answer (LlamaChat and LlamaCompletion); never together with `functions`. */
+  grammar?: LlamaGrammar;
+  /** LlamaChat only: functions the model may call; it stops with `functionCalls` when it calls one. */
+  functions?: ChatModelFunctions;
+  documentFunctionParams?: boolean;
+  maxParallelFunctionCalls?: number;
 }
 
 export interface LlamaChat {
-  generateResponse(history: ChatHistoryItem[], options: GenerationOptions): Promise<{ response: string; metadata: { stopReason: StopReason } }>;
+  generateResponse(
+    history: ChatHistoryItem[],
+    options: GenerationOptions,
+  ): Promise<{ response: string; functionCalls?: { functionName: string; params: unknown }[]; metadata: { stopReason: StopReason } }>;
   dispose(options?: { disposeSequence?: boolean }): void;
 }
 

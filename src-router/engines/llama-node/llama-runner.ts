@@ -1,7 +1,8 @@
 /** One loaded GGUF model: a context with `parallel` sequences handed out FIFO, chat / completion / embeddings over it. */
 import type { EngineMetrics } from './engine-metrics';
-import type { ChatHistoryItem, ChatWrapper, GenerationOptions, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel, NodeLlamaCpp, StopReason } from './llama-api';
-import { EngineHttpError, messageText, stopList, type ChatRequest, type CompletionRequest } from './openai-requests';
+import type { ChatHistoryItem, ChatWrapper, GenerationOptions, Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaGrammar, LlamaModel, NodeLlamaCpp, StopReason } from './llama-api';
+import { EngineHttpError, messageText, stopList, type ChatMessage, type ChatRequest, type CompletionRequest } from './openai-requests';
+import { callInstructions, grammarFor, nativeFunctions, newCallId, outputPlan, parseCall, type OutputPlan, type ToolCall } from './structured-output';
 import { getSharedLlama, loadNodeLlamaCpp } from './runtime';
 import { SlotPool } from './slot-pool';
 
@@ -14,7 +15,7 @@ export interface LlamaRunnerOptions {
   useMmap: boolean;
 }
 
-export type FinishReason = 'stop' | 'length';
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
 
 export interface GenerationJob {
   history?: ChatHistoryItem[];
@@ -25,6 +26,9 @@ export interface GenerationJob {
   topP?: number;
   seed?: number;
   stop: string[];
+  /** What the output must be (free text, JSON, a function call); `grammar` enforces it where a grammar does. */
+  plan: OutputPlan;
+  grammar?: LlamaGrammar;
 }
 
 export interface GenerationResult {
@@ -32,6 +36,8 @@ export interface GenerationResult {
   finishReason: FinishReason;
   promptTokens: number;
   completionTokens: number;
+  /** Function calls the model made (finish reason `tool_calls`). */
+  toolCalls?: ToolCall[];
   /** Time on this job alone, from the moment it had its sequence: to its first text (prompt), then the rest (ms). */
   promptMs: number;
   predictedMs: number;
@@ -51,6 +57,7 @@ export class LlamaRunner {
 
   private constructor(
     private readonly lib: NodeLlamaCpp,
+    private readonly llama: Llama,
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
     private readonly chatWrapper: ChatWrapper,
@@ -71,7 +78,7 @@ export class LlamaRunner {
       const context = await model.createContext({ contextSize, sequences: options.parallel, threads: options.threads });
       // Resolved once per model: resolving inspects the model's template and tokens, too slow per request.
       const chatWrapper = lib.resolveChatWrapper(model);
-      return new LlamaRunner(lib, model, context, chatWrapper, options.threads, metrics);
+      return new LlamaRunner(lib, llama, model, context, chatWrapper, options.threads, metrics);
     } catch (err) {
       await model.dispose();
       throw err;
@@ -98,21 +105,21 @@ export class LlamaRunner {
     return requested === undefined ? room : Math.min(requested, room);
   }
 
-  prepareChat(req: ChatRequest): GenerationJob {
-    const history: ChatHistoryItem[] = req.messages.map((m) => {
-      const text = messageText(m);
-      if (m.role === 'system' || m.role === 'developer') return { type: 'system', text };
-      if (m.role === 'assistant') return { type: 'model', response: [text] };
-      return { type: 'user', text };
-    });
-    const promptTokens = this.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.model.tokenizer).length;
-    return { ...this.sampling(req), history, promptTokens, maxTokens: this.budget(promptTokens, req.max_completion_tokens ?? req.max_tokens) };
+  async prepareChat(req: ChatRequest): Promise<GenerationJob> {
+    const plan = outputPlan(req);
+    const history = req.messages.map(historyItem);
+    // A forced call is told which functions there are; the grammar makes its answer one of them.
+    if (plan.kind === 'call') history.unshift({ type: 'system', text: callInstructions(plan.tools) });
+    const functions = plan.kind === 'functions' ? { availableFunctions: nativeFunctions(plan.tools), documentFunctionParams: true } : {};
+    const promptTokens = this.chatWrapper.generateContextState({ chatHistory: history, ...functions }).contextText.tokenize(this.model.tokenizer).length;
+    const grammar = await grammarFor(this.llama, plan);
+    return { ...this.sampling(req), history, promptTokens, maxTokens: this.budget(promptTokens, req.max_completion_tokens ?? req.max_tokens), plan, grammar };
   }
 
   prepareCompletion(req: CompletionRequest): GenerationJob {
     const prompt = Array.isArray(req.prompt) ? req.prompt[0] : req.prompt;
     const promptTokens = this.model.tokenize(prompt).length + (this.model.tokens.shouldPrependBosToken ? 1 : 0);
-    return { ...this.sampling(req), prompt, promptTokens, maxTokens: this.budget(promptTokens, req.max_tokens) };
+    return { ...this.sampling(req), prompt, promptTokens, maxTokens: this.budget(promptTokens, req.max_tokens), plan: { kind: 'free' } };
   }
 
   private sampling(req: ChatRequest | CompletionRequest) {
@@ -127,7 +134,8 @@ export class LlamaRunner {
       let firstAt: number | null = null;
       const timed = (text: string) => {
         if (firstAt === null && text !== '') firstAt = performance.now();
-        onText(text);
+        // A forced call's JSON is the call, not text: it is answered as tool_calls at the end.
+        if (job.plan.kind !== 'call') onText(text);
       };
       try {
         const out = await this.runOn(sequence, job, signal, timed);
@@ -152,16 +160,27 @@ export class LlamaRunner {
       topP: job.topP,
       seed: job.seed,
       customStopTriggers: job.stop.length ? job.stop : undefined,
+      grammar: job.grammar,
+      ...(job.plan.kind === 'functions'
+        ? { functions: nativeFunctions(job.plan.tools), documentFunctionParams: true, maxParallelFunctionCalls: job.plan.parallel ? undefined : 1 }
+        : {}),
     };
     const generator = job.history
       ? new this.lib.LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper, autoDisposeSequence: false })
       : new this.lib.LlamaCompletion({ contextSequence: sequence, autoDisposeSequence: false });
     try {
-      const r =
-        'generateResponse' in generator
-          ? await generator.generateResponse(job.history ?? [], options)
-          : await generator.generateCompletionWithMeta(job.prompt ?? '', options);
-      return { text: r.response, finishReason: finishReason(r.metadata.stopReason) };
+      if (!('generateResponse' in generator)) {
+        const r = await generator.generateCompletionWithMeta(job.prompt ?? '', options);
+        return { text: r.response, finishReason: finishReason(r.metadata.stopReason) };
+      }
+      const r = await generator.generateResponse(job.history ?? [], options);
+      const reason = finishReason(r.metadata.stopReason);
+      if (job.plan.kind === 'call') {
+        const call = reason === 'length' ? undefined : parseCall(r.response);
+        return call ? { text: '', finishReason: 'tool_calls' as const, toolCalls: [call] } : { text: r.response, finishReason: reason };
+      }
+      const calls = (r.functionCalls ?? []).map((c): ToolCall => ({ id: newCallId(), name: c.functionName, arguments: JSON.stringify(c.params ?? {}) }));
+      return calls.length ? { text: r.response, finishReason: 'tool_calls' as const, toolCalls: calls } : { text: r.response, finishReason: reason };
     } finally {
       generator.dispose({ disposeSequence: false });
     }
@@ -196,5 +215,25 @@ export class LlamaRunner {
     await embedding?.dispose();
     await this.context.dispose();
     await this.model.dispose();
+  }
+}
+
+/** A chat message as node-llama-cpp history. Function calls and their results are written out as text, which any chat wrapper renders. */
+function historyItem(m: ChatMessage): ChatHistoryItem {
+  const text = messageText(m);
+  if (m.role === 'system' || m.role === 'developer') return { type: 'system', text };
+  if (m.role === 'assistant') {
+    const calls = (m.tool_calls ?? []).map((c) => JSON.stringify({ name: c.function.name, arguments: parseArguments(c.function.arguments) }));
+    return { type: 'model', response: [[text, ...calls].filter((t) => t !== '').join('\n')] };
+  }
+  if (m.role === 'tool') return { type: 'user', text: `Result of function call ${m.tool_call_id ?? ''}: ${text}` };
+  return { type: 'user', text };
+}
+
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }

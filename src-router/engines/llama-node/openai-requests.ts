@@ -32,16 +32,52 @@ const sampling = {
 };
 
 const contentPart = z.object({ type: z.string(), text: z.string().optional() });
+const toolCall = z.object({
+  id: z.string(),
+  type: nullable(z.literal('function')),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
 const message = z.object({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
   content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
+  tool_calls: nullable(z.array(toolCall)),
+  tool_call_id: nullable(z.string()),
 });
 
-export const chatRequestSchema = z.object({
-  ...sampling,
-  messages: z.array(message).min(1),
-  max_completion_tokens: nullable(z.number().int().min(0)),
+const jsonSchema = z.record(z.string(), z.unknown());
+const responseFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  // llama-server also takes a schema on json_object.
+  z.object({ type: z.literal('json_object'), schema: nullable(jsonSchema) }),
+  z.object({ type: z.literal('json_schema'), json_schema: z.object({ name: nullable(z.string()), schema: nullable(jsonSchema), strict: nullable(z.boolean()) }) }),
+]);
+const tool = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a function name is 1-64 letters, digits, _ or -'),
+    description: nullable(z.string()),
+    parameters: nullable(jsonSchema),
+  }),
 });
+const toolChoice = z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
+
+export const chatRequestSchema = z
+  .object({
+    ...sampling,
+    messages: z.array(message).min(1),
+    max_completion_tokens: nullable(z.number().int().min(0)),
+    response_format: nullable(responseFormat),
+    tools: nullable(z.array(tool).max(128)),
+    tool_choice: nullable(toolChoice),
+    parallel_tool_calls: nullable(z.boolean()),
+  })
+  .superRefine((req, ctx) => {
+    const names = new Set((req.tools ?? []).map((t) => t.function.name));
+    const choice = req.tool_choice;
+    if (choice && choice !== 'none' && choice !== 'auto' && names.size === 0) ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'needs a non-empty tools list' });
+    if (choice && typeof choice === 'object' && names.size > 0 && !names.has(choice.function.name))
+      ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: `names "${choice.function.name}", which is not in tools` });
+  });
 
 export const completionRequestSchema = z.object({
   ...sampling,
@@ -58,6 +94,7 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export type CompletionRequest = z.infer<typeof completionRequestSchema>;
 export type EmbeddingRequest = z.infer<typeof embeddingRequestSchema>;
 export type ChatMessage = z.infer<typeof message>;
+export type ChatTool = z.infer<typeof tool>;
 
 /** Parses a body or throws a 400 naming the first bad field. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {

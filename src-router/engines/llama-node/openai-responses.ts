@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FinishReason, GenerationResult } from './llama-runner';
+import type { ToolCall } from './structured-output';
 
 export interface Usage {
   prompt_tokens: number;
@@ -37,13 +38,24 @@ export function chatCompletion(head: ResponseHead, r: GenerationResult) {
   return {
     ...head,
     object: 'chat.completion' as const,
-    choices: [{ index: 0, message: { role: 'assistant' as const, content: r.text }, logprobs: null, finish_reason: r.finishReason }],
+    choices: [{ index: 0, message: assistantMessage(r), logprobs: null, finish_reason: r.finishReason }],
     usage: usageOf(r),
     timings: timingsOf(r),
   };
 }
 
-export function chatChunk(head: ResponseHead, delta: { role?: 'assistant'; content?: string }, finishReason: FinishReason | null) {
+/** The answer's message: its text, and its function calls (content null when it is only calls, as OpenAI sends it). */
+function assistantMessage(r: GenerationResult) {
+  if (!r.toolCalls?.length) return { role: 'assistant' as const, content: r.text };
+  return { role: 'assistant' as const, content: r.text || null, tool_calls: r.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) };
+}
+
+/** Function calls in a stream chunk's delta: whole, one entry per call. */
+export function toolCallsDelta(calls: ToolCall[]) {
+  return calls.map((c, index) => ({ index, id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+}
+
+export function chatChunk(head: ResponseHead, delta: { role?: 'assistant'; content?: string; tool_calls?: ReturnType<typeof toolCallsDelta> }, finishReason: FinishReason | null) {
   return { ...head, object: 'chat.completion.chunk' as const, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
 }
 

@@ -25,6 +25,7 @@ import {
   textChunk,
   textCompletion,
   timingsOf,
+  toolCallsDelta,
   usageChunk,
 } from './openai-responses';
 
@@ -127,7 +128,7 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
     try {
       const engine = runner();
       const body = kind === 'chat' ? parseBody(chatRequestSchema, request.body) : parseBody(completionRequestSchema, request.body);
-      const job = 'messages' in body ? engine.prepareChat(body) : engine.prepareCompletion(body);
+      const job = 'messages' in body ? await engine.prepareChat(body) : engine.prepareCompletion(body);
       const head = responseHead(kind === 'chat' ? 'chatcmpl' : 'cmpl', body.model ?? alias);
       if (!body.stream) {
         const result = await track(engine.generate(job, abort.signal, () => undefined));
@@ -152,6 +153,10 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
         sse.send(errorBody(status, (err as Error).message, status === 500 ? 'server_error' : 'invalid_request_error'));
         sse.done();
         return reply;
+      }
+      if (result.toolCalls?.length) {
+        sse.send(chatChunk(head, { ...(first ? { role: 'assistant' as const } : {}), tool_calls: toolCallsDelta(result.toolCalls) }, null));
+        first = false;
       }
       // As llama-server does, the last chunk (the one with finish_reason) carries the engine's timings.
       const final = kind === 'chat' ? chatChunk(head, first ? { role: 'assistant', content: '' } : {}, result.finishReason) : textChunk(head, '', result.finishReason);

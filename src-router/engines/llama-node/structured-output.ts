@@ -1,0 +1,85 @@
+/**
+ * `response_format` and `tools` / `tool_choice` on node-llama-cpp:
+ * - `json_object` → the built-in JSON grammar; `json_schema` → a grammar made from the schema
+ *   (`llama.createGrammarForJsonSchema`), so the answer parses and validates;
+ * - `tool_choice: "required"` or a named function → a grammar for one call object `{"name", "arguments"}` whose
+ *   arguments follow the function's parameter schema: a call with valid arguments from any model, even a random one;
+ * - `tool_choice: "auto"` (the default with tools) → the chat wrapper's native function calling: the model decides
+ *   whether to call, and a call's parameters are generated under the function's schema.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChatModelFunctions, GbnfJsonSchema, Llama, LlamaGrammar } from './llama-api';
+import { EngineHttpError, type ChatRequest, type ChatTool } from './openai-requests';
+
+export type OutputPlan =
+  | { kind: 'free' }
+  | { kind: 'json'; schema?: GbnfJsonSchema }
+  | { kind: 'call'; tools: ChatTool[] }
+  | { kind: 'functions'; tools: ChatTool[]; parallel: boolean };
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text, as OpenAI sends it. */
+  arguments: string;
+}
+
+/** What a chat request asks of the output. */
+export function outputPlan(req: ChatRequest): OutputPlan {
+  const tools = req.tools ?? [];
+  const choice = req.tool_choice ?? 'auto';
+  const format = req.response_format;
+  if (tools.length && choice !== 'none') {
+    if (choice === 'auto') {
+      if (format && format.type !== 'text') throw new EngineHttpError(400, 'response_format with tools and tool_choice "auto" is not supported: use tool_choice "required" or a named function, or drop one of them');
+      return { kind: 'functions', tools, parallel: req.parallel_tool_calls ?? true };
+    }
+    return { kind: 'call', tools: choice === 'required' ? tools : tools.filter((t) => t.function.name === choice.function.name) };
+  }
+  if (!format || format.type === 'text') return { kind: 'free' };
+  const schema = format.type === 'json_schema' ? format.json_schema.schema : format.schema;
+  return { kind: 'json', schema: schema ?? undefined };
+}
+
+const params = (t: ChatTool): GbnfJsonSchema => t.function.parameters ?? { type: 'object', properties: {} };
+
+/** The JSON Schema of one call object: one of the tools, by name, with its arguments. */
+export function callSchema(tools: ChatTool[]): GbnfJsonSchema {
+  const one = (t: ChatTool) => ({ type: 'object', properties: { name: { const: t.function.name }, arguments: params(t) }, required: ['name', 'arguments'] });
+  return tools.length === 1 ? one(tools[0]) : { oneOf: tools.map(one) };
+}
+
+/** The system text that tells the model which functions it calls and how (the grammar makes sure it does). */
+export function callInstructions(tools: ChatTool[]): string {
+  const list = tools.map((t) => `- ${t.function.name}${t.function.description ? `: ${t.function.description}` : ''}\n  parameters: ${JSON.stringify(params(t))}`);
+  return `Call one of these functions. Answer with only a JSON object {"name": <function name>, "arguments": <object matching its parameters>}.\n${list.join('\n')}`;
+}
+
+export function nativeFunctions(tools: ChatTool[]): ChatModelFunctions {
+  return Object.fromEntries(tools.map((t) => [t.function.name, { ...(t.function.description ? { description: t.function.description } : {}), params: params(t) }]));
+}
+
+/** The grammar a plan needs, if any; a schema node-llama-cpp cannot turn into a grammar is the client's 400. */
+export async function grammarFor(llama: Llama, plan: OutputPlan): Promise<LlamaGrammar | undefined> {
+  try {
+    if (plan.kind === 'json') return plan.schema ? await llama.createGrammarForJsonSchema(plan.schema) : await llama.getGrammarFor('json');
+    if (plan.kind === 'call') return await llama.createGrammarForJsonSchema(callSchema(plan.tools));
+    return undefined;
+  } catch (err) {
+    const where = plan.kind === 'call' ? 'tools: a function\'s parameters' : 'response_format: the schema';
+    throw new EngineHttpError(400, `${where} cannot be turned into a grammar: ${(err as Error).message}`);
+  }
+}
+
+export const newCallId = () => `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+
+/** The call object generated under the call grammar; undefined when it was cut short (max_tokens) and does not parse. */
+export function parseCall(text: string): ToolCall | undefined {
+  try {
+    const v = JSON.parse(text) as { name?: unknown; arguments?: unknown };
+    if (typeof v.name !== 'string') return undefined;
+    return { id: newCallId(), name: v.name, arguments: JSON.stringify(v.arguments ?? {}) };
+  } catch {
+    return undefined;
+  }
+}

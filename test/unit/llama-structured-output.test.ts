@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { chatRequestSchema } from '../../src-router/engines/llama-node/openai-requests';
+import { callSchema, outputPlan, parseCall } from '../../src-router/engines/llama-node/structured-output';
+
+import type { ChatTool } from '../../src-router/engines/llama-node/openai-requests';
+
+const tool = (name: string, parameters?: Record<string, unknown>): ChatTool => ({ type: 'function', function: { name, description: undefined, parameters } });
+const req = (extra: object) => chatRequestSchema.parse({ messages: [{ role: 'user', content: 'x' }], ...extra });
+const schema: Record<string, unknown> = { type: 'object', properties: { a: { type: 'boolean' } }, required: ['a'] };
+
+describe('llama-node output plan', () => {
+  it('is free text without tools or a format, and for tool_choice none', () => {
+    expect(outputPlan(req({}))).toEqual({ kind: 'free' });
+    expect(outputPlan(req({ response_format: { type: 'text' } }))).toEqual({ kind: 'free' });
+    expect(outputPlan(req({ tools: [tool('f')], tool_choice: 'none' }))).toEqual({ kind: 'free' });
+  });
+
+  it('is JSON for json_object (with llama-server’s optional schema) and json_schema', () => {
+    expect(outputPlan(req({ response_format: { type: 'json_object' } }))).toEqual({ kind: 'json', schema: undefined });
+    expect(outputPlan(req({ response_format: { type: 'json_object', schema } }))).toEqual({ kind: 'json', schema });
+    expect(outputPlan(req({ response_format: { type: 'json_schema', json_schema: { name: 'n', schema } } }))).toEqual({ kind: 'json', schema });
+  });
+
+  it('forces a call for required (any tool) and a named function (that one); auto lets the model decide', () => {
+    const tools = [tool('f'), tool('g')];
+    expect(outputPlan(req({ tools, tool_choice: 'required' }))).toMatchObject({ kind: 'call', tools });
+    expect(outputPlan(req({ tools, tool_choice: { type: 'function', function: { name: 'g' } } }))).toMatchObject({ kind: 'call', tools: [tools[1]] });
+    expect(outputPlan(req({ tools, parallel_tool_calls: false }))).toMatchObject({ kind: 'functions', tools, parallel: false });
+    expect(() => outputPlan(req({ tools, response_format: { type: 'json_object' } }))).toThrow(/tool_choice "auto"/);
+  });
+
+  it('refuses a tool_choice without tools or naming an unknown function', () => {
+    expect(chatRequestSchema.safeParse({ messages: [{ role: 'user', content: 'x' }], tool_choice: 'required' }).error?.issues[0].path).toEqual(['tool_choice']);
+    expect(chatRequestSchema.safeParse({ messages: [{ role: 'user', content: 'x' }], tools: [tool('f')], tool_choice: { type: 'function', function: { name: 'h' } } }).error?.issues[0].message).toContain('not in tools');
+  });
+});
+
+describe('llama-node call grammar', () => {
+  it('describes one call object: the name as a constant, the arguments by the function’s parameters', () => {
+    expect(callSchema([tool('f', schema)])).toEqual({ type: 'object', properties: { name: { const: 'f' }, arguments: schema }, required: ['name', 'arguments'] });
+    expect(callSchema([tool('f'), tool('g', schema)])).toEqual({
+      oneOf: [
+        { type: 'object', properties: { name: { const: 'f' }, arguments: { type: 'object', properties: {} } }, required: ['name', 'arguments'] },
+        { type: 'object', properties: { name: { const: 'g' }, arguments: schema }, required: ['name', 'arguments'] },
+      ],
+    });
+  });
+
+  it('reads the generated call, arguments re-serialised; a call cut short is none', () => {
+    expect(parseCall('{"name": "f", "arguments": {"a": true}}')).toMatchObject({ id: expect.stringMatching(/^call_/), name: 'f', arguments: '{"a":true}' });
+    expect(parseCall('{"name": "f", "argum')).toBeUndefined();
+  });
+});
