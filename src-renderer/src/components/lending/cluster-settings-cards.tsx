@@ -19,6 +19,7 @@ export function NodeBuildsCard({ view }: { view: LendingViewWire }) {
             </th>
             <th scope="col">Health</th>
             <th scope="col" className="num">Links version</th>
+            <th scope="col" className="num">Guardians version</th>
           </tr>
         </thead>
         <tbody>
@@ -38,6 +39,7 @@ export function NodeBuildsCard({ view }: { view: LendingViewWire }) {
                 <span className={`pill pill-${n.health.tone}`}>{n.health.label}</span>
               </td>
               <td className="num">{n.linksVersion}</td>
+              <td className="num" data-testid="node-build-guardians">{n.guardiansVersion}</td>
             </tr>
           ))}
         </tbody>
