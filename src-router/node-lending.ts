@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
 import type { ActivityTracker } from './cluster/activity';
 import type { Membership } from './cluster/membership';
+import { newEpoch, PushGate, pushToSlaves } from './cluster/settings-push';
 import type { NodeConfig } from './config';
 import { borrowedAnswerSchema, lendingNodeStateSchema, RouterError } from './contract';
 import { Coordinator } from './lending/coordinator';
@@ -117,18 +118,12 @@ export function createLendingWiring(d: LendingWiringDeps) {
   }
 
   /** LEASE-1: the master pushes its links to every healthy slave (after a change, and when membership changes). */
-  // Pushes of one master run carry its epoch: a slave drops one older than the last it applied (two quick edits
-  // may arrive out of order); a restarted master (new epoch) always wins, even with a lower version.
-  const epoch = `${nodeId}:${Date.now()}`;
-  let applied = { epoch: '', version: -1 };
+  const epoch = newEpoch(nodeId);
+  const gate = new PushGate();
   const pushLinks = () => {
     if (c.role !== 'master') return;
-    const body = JSON.stringify({ version: links.version(), epoch, links: links.toSpecs() });
-    for (const r of remotes()) {
-      void fetch(`${r.url}/router/v1/node/links`, { method: 'POST', headers: auth, body, signal: AbortSignal.timeout(5_000) }).catch((err: Error) =>
-        d.log.warn({ nodeId: r.nodeId }, `link push failed: ${err.message}`),
-      );
-    }
+    const body = { version: links.version(), epoch, links: links.toSpecs() };
+    pushToSlaves(remotes(), '/router/v1/node/links', token, () => body, d.log, 'link');
   };
 
   return {
@@ -141,18 +136,10 @@ export function createLendingWiring(d: LendingWiringDeps) {
       lending.applyLinks(links.version(), links.toSpecs());
       pushLinks();
     },
-    /**
-     * A slave applies what its master pushed, and keeps it for its next start. A push whose epoch names another node
-     * than the master it registered with is refused; within one master, a push from an older run than the one applied
-     * is stale, and so is an older version of the same run (two quick edits may arrive out of order).
-     */
+    /** A slave applies what its master pushed (see PushGate), and keeps it for its next start. */
     applyPushed(version: number, specs: LinkSpec[], from = '', masterId: string | null = null): boolean | 'wrong_master' {
-      const [fromNode, fromStart] = splitEpoch(from);
-      if (masterId !== null && fromNode !== masterId) return 'wrong_master';
-      const [appliedNode, appliedStart] = splitEpoch(applied.epoch);
-      if (from && appliedNode === fromNode && fromStart < appliedStart) return false;
-      if (from && from === applied.epoch && version < applied.version) return false;
-      applied = { epoch: from, version };
+      const ok = gate.accept(version, from, masterId);
+      if (ok !== true) return ok;
       links.replaceAll(version, specs);
       lending.applyLinks(version, specs);
       return true;
@@ -168,11 +155,3 @@ export function createLendingWiring(d: LendingWiringDeps) {
 }
 
 export type LendingWiring = ReturnType<typeof createLendingWiring>;
-
-/** `node_id:start-time` → its parts (an absent or odd epoch: no node, time 0). */
-function splitEpoch(epoch: string): [string, number] {
-  const i = epoch.lastIndexOf(':');
-  if (i <= 0) return ['', 0];
-  const t = Number(epoch.slice(i + 1));
-  return [epoch.slice(0, i), Number.isFinite(t) ? t : 0];
-}

@@ -19,6 +19,7 @@ import type { CliRef } from './engines';
 import { buildApp } from './http';
 import { createKeySpace, type KeySpace } from './kv';
 import { refreshLinkWeights } from './lending/links';
+import { createGuardianWiring, type GuardianWiring } from './node-guardians';
 import { createLendingWiring, type LendingWiring } from './node-lending';
 import { createRoutingWiring } from './node-routing';
 import { runtimeKeyFor, startRuntimePublishing } from './node-runtime';
@@ -113,16 +114,18 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
 
   let membership: Membership | undefined;
   let lendingWiring: LendingWiring | undefined;
+  let guardianWiring: GuardianWiring | undefined;
   const refreshCatalog = () => {
     catalog.update([{ nodeId, local: true, healthy: true, url: null, records: localRecords(registry, sup) }, ...(membership?.nodeRecords() ?? [])]);
     routing?.syncTargets();
     if (lendingWiring && role === 'master') refreshLinkWeights(lendingWiring.links, catalog.all());
     lendingWiring?.pushLinks();
+    guardianWiring?.push();
   };
 
   let stt: SttScheduler | undefined;
   const statusNow = () => runtimeStatus(nodeId, registry, sup, activity, stt?.reservationsOn(nodeId) ?? 0);
-  const snapshotNow = () => ({ ...localSnapshot(config, version, startedAt, registry, sup), linksVersion: lendingWiring?.lending.linksVersion ?? 0 });
+  const snapshotNow = () => ({ ...localSnapshot(config, version, startedAt, registry, sup), linksVersion: lendingWiring?.lending.linksVersion ?? 0, guardiansVersion: guardianWiring?.version() ?? 0 });
 
   // Assets and split recipes (ASSET-1..4): file roots, hash index (warmed in the background), bindings, recipes.
   // The node relationship is the configured one: slave_urls on a master, master_url on a slave (ASSET-3).
@@ -185,6 +188,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     routingWritesEnabled: config.console.routing_writes_enabled,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
     lendingHttp,
+    guardians: undefined as unknown as GuardianWiring,
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     staticRouteIds: Object.keys(config.routing.static_routes),
@@ -218,6 +222,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   lendingWiring = createLendingWiring({ config, db, registry, supervisor: sup, analytics, activity, decisions, executor, log: app.log, membership });
   executor.deps.lending = lendingWiring.lending;
   executor.deps.decisions = decisions;
+  // Guardian settings (GUARD-1): the request path asks the directory; the site API and pushes use the wiring.
+  guardianWiring = createGuardianWiring({ config, db, catalog, log: app.log, membership, masterId: async () => (await registrar?.master()) ?? null });
+  executor.deps.guardians = guardianWiring.directory;
+  deps.guardians = guardianWiring;
   lendingHttp.lending = lendingWiring.lending;
   lendingHttp.links = lendingWiring.links;
   lendingHttp.coordinator = lendingWiring.coordinator;

@@ -7,11 +7,15 @@ export interface LendingViewDeps {
   version: string;
   settingsHash: string;
   linksVersion: number;
+  /** The guardian settings version this node runs (GUARD-1). */
+  guardiansVersion: number;
   clusterToken: string;
   /** This node's held requests (queued / held / lent). */
   localHeld(): unknown[];
   members(): { nodeId: string; url: string }[];
   memberViews(): ClusterNodeView[];
+  /** The versions of links and guardian settings a member reports in its snapshot. */
+  memberApplied(nodeId: string): { linksVersion?: number; guardiansVersion?: number };
   leases: unknown[];
   decisionsMade: number | null;
   settings: Record<string, unknown>;
@@ -39,8 +43,14 @@ export async function lendingView(d: LendingViewDeps) {
     }),
   ]);
   const nodes = [
-    { nodeId: d.nodeId, version: d.version, settingsHash: d.settingsHash, inSync: true, linksVersion: d.linksVersion },
-    ...d.memberViews().map((v) => ({ nodeId: v.nodeId, version: v.version, settingsHash: v.settingsHash, inSync: v.settingsHash === d.settingsHash, healthy: v.healthy })),
+    { nodeId: d.nodeId, version: d.version, settingsHash: d.settingsHash, inSync: true, linksVersion: d.linksVersion, guardiansVersion: d.guardiansVersion },
+    ...d.memberViews().map((v) => {
+      const { linksVersion, guardiansVersion } = d.memberApplied(v.nodeId);
+      return {
+        nodeId: v.nodeId, version: v.version, settingsHash: v.settingsHash, inSync: v.settingsHash === d.settingsHash, healthy: v.healthy,
+        ...(linksVersion === undefined ? {} : { linksVersion }), ...(guardiansVersion === undefined ? {} : { guardiansVersion }),
+      };
+    }),
   ];
   return { leases: d.leases, decisionsMade: d.decisionsMade, settings: d.settings, nodes, held };
 }

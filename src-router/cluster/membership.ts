@@ -165,6 +165,12 @@ export class Membership {
     return [...this.members.values()].filter((m) => m.healthy && m.snapshot?.runtimeStatus).map((m) => ({ nodeId: m.nodeId!, url: m.url }));
   }
 
+  /** The versions of pushed settings a member reports it runs (links: LEASE-1; guardian settings: GUARD-1). */
+  applied(nodeId: string): { linksVersion?: number; guardiansVersion?: number } {
+    const snap = [...this.members.values()].find((m) => m.nodeId === nodeId)?.snapshot;
+    return { linksVersion: snap?.linksVersion, guardiansVersion: snap?.guardiansVersion };
+  }
+
   views(): ClusterNodeView[] {
     return [...this.members.values()].map((m) => ({
       nodeId: m.nodeId ?? '(unknown)', url: m.url, role: m.snapshot?.role ?? 'slave', local: false, healthy: m.healthy,

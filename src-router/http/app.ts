@@ -7,6 +7,7 @@ import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
 import { lendingRoutes } from './lending-routes';
 import { siteRoutes } from './site-routes';
+import { guardianRoutes } from './guardian-routes';
 import { decisionRoutes } from './decision-routes';
 import type { HttpDeps } from './deps';
 import { RouterError } from '../contract';
@@ -63,6 +64,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await runtimeRoutes(scope, deps);
     await lendingRoutes(scope, deps);
     await siteRoutes(scope, deps);
+    await guardianRoutes(scope, deps);
     await decisionRoutes(scope, deps);
     await assetRoutes(scope, deps);
     await clusterRoutes(scope, deps);

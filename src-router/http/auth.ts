@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import type { HttpDeps } from './deps';
 import { RouterError } from '../serve';
 
 /** Compares two secrets in constant time (hashing first, so lengths leak nothing either). */
@@ -34,4 +35,18 @@ export function requireToken(token: string | readonly string[], what: string) {
  */
 export function allowRoles(role: 'standalone' | 'master' | 'slave', allowed: readonly ('standalone' | 'master' | 'slave')[], what: string): void {
   if (!allowed.includes(role)) throw new RouterError(403, 'wrong_role', `${what}: only a ${allowed.join(' or ')} takes this, and this node is a ${role}`, 'permission_error');
+}
+
+/**
+ * A preHandler of site API writes (links, guardian settings): reads pass; a write needs an operator's console token
+ * (the console token when no operators are configured), and a slave refuses it with 409 `code`: the master keeps
+ * `what` and pushes it.
+ */
+export function siteWriteGate(deps: Pick<HttpDeps, 'role' | 'nodeId' | 'operators' | 'consoleToken'>, what: string, code: string) {
+  const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
+  return async (request: FastifyRequest) => {
+    if (request.method === 'GET') return;
+    if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (console.operators) can change ${what}`, 'permission_error');
+    if (deps.role === 'slave') throw new RouterError(409, code, `${what} are kept by the master; node '${deps.nodeId}' is a slave and applies what its master pushes`);
+  };
 }

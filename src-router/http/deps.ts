@@ -6,6 +6,7 @@ import type { Membership } from '../cluster/membership';
 import type { NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
+import type { GuardiansHttp } from './guardian-routes';
 import type { LendingHttp } from './lending-routes';
 import type { DecisionPage, DecisionQuery } from '../store';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
@@ -39,6 +40,8 @@ export interface HttpDeps {
   remoteRuntimeHealth(nodeId: string): Promise<RuntimeHealth>;
   staticRouteIds: readonly string[];
   lendingHttp: LendingHttp;
+  /** Guardian settings: the site API and the master's pushes (GUARD-1). */
+  guardians: GuardiansHttp;
   /** The scheduling_* and offload_* settings in force (shown on the Lending tab). */
   lendingSettings: Record<string, unknown>;
   /** This node's decision log (LOG-1). */

@@ -126,8 +126,9 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.get('/router/v1/console/lending', async (request) =>
       lendingView({
-        nodeId: deps.nodeId, version: deps.version, settingsHash: deps.snapshot().settingsHash, linksVersion: l.lending.linksVersion, clusterToken: deps.clusterToken,
+        nodeId: deps.nodeId, version: deps.version, settingsHash: deps.snapshot().settingsHash, linksVersion: l.lending.linksVersion, guardiansVersion: deps.guardians.version(), clusterToken: deps.clusterToken,
         localHeld: () => l.lending.heldView(), members: () => deps.membership?.statusCapable() ?? [], memberViews: () => deps.membership?.views() ?? [],
+        memberApplied: (id) => deps.membership?.applied(id) ?? {},
         leases: l.coordinator?.leases() ?? [], decisionsMade: l.coordinator?.decisionsMade ?? null, settings: deps.lendingSettings, log: request.log,
       }),
     );

@@ -4,7 +4,7 @@ import {
   LINK_LANE_PATHS, linkCandidates, linkCreateSchema, linkErrorToRouterError, linkUpdateSchema, patchFromUpdate, toLinkRecord, validateLink,
 } from '../lending/links';
 import type { LendingLane } from '../lending/types';
-import { bearer, requireToken, sameSecret } from './auth';
+import { requireToken, siteWriteGate } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -14,13 +14,9 @@ import { parseBody } from './errors';
  * when no operators are configured). Links live on the master (or a standalone node) and are pushed to slaves.
  */
 export async function siteRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
-    scope.addHook('preHandler', async (request) => {
-      if (request.method !== 'GET' && !isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', 'only operators (console.operators) can change links', 'permission_error');
-      if (request.method !== 'GET' && deps.role === 'slave') throw new RouterError(409, 'links_on_master', `links are kept by the master; node '${deps.nodeId}' is a slave and applies what its master pushes`);
-    });
+    scope.addHook('preHandler', siteWriteGate(deps, 'links', 'links_on_master'));
     const store = () => deps.lendingHttp.links;
 
     for (const [lane, path] of Object.entries(LINK_LANE_PATHS) as [LendingLane, string][]) {

@@ -187,6 +187,24 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 8,
+    name: 'guardian settings (GUARD-1), guardians_version',
+    sql: `
+      CREATE TABLE guardian_settings (
+        scope TEXT NOT NULL CHECK (scope IN ('cluster', 'node', 'model')),
+        node_id TEXT NOT NULL DEFAULT '',    -- '' for the cluster scope
+        model TEXT NOT NULL DEFAULT '',      -- the text-only model's local ID; '' unless the scope is a model
+        guardian_node TEXT NOT NULL,
+        guardian_model TEXT NOT NULL,        -- local ID on guardian_node
+        guardian_url TEXT,                   -- a slave's pushed copy: where the guardian's node answers (NULL: here)
+        guardian_public_id TEXT,             -- a slave's pushed copy: the guardian's public ID
+        updated_at INTEGER NOT NULL,         -- unix ms
+        PRIMARY KEY (scope, node_id, model)
+      );
+      INSERT OR IGNORE INTO settings (key, value) VALUES ('guardians_version', '0');
+    `,
+  },
+  {
     version: 9,
     name: 'guardian answers in request analytics (GUARD-2)',
     sql: `

@@ -68,6 +68,8 @@ export async function startLendingCluster(opts: {
   cluster?: Record<string, unknown>;
   /** Extra environment per node ('master' or a slave name), e.g. ROUTERDESK_CLOCK_OFFSET_MS. */
   env?: Record<string, Record<string, string>>;
+  /** The master's `console:` section (e.g. `operators`). */
+  masterConsole?: NodeConfigInput['console'];
 }): Promise<LendingCluster> {
   const names = Object.keys(opts.slaves);
   const ports: Record<string, number> = { master: await freePort() };
@@ -88,6 +90,7 @@ export async function startLendingCluster(opts: {
     env: opts.env?.master,
     config: {
       server: { port: ports.master },
+      ...(opts.masterConsole ? { console: opts.masterConsole } : {}),
       cluster: { role: 'master', node_id: 'master', token: CLUSTER_TOKEN, slave_urls: names.map((n) => urls[n]), ...fastLending(opts.cluster) } as NodeConfigInput['cluster'],
     },
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  apiErrorBodySchema, clusterModelSchema, clusterNodeViewSchema, consoleModelListSchema, decisionPageSchema, lendingViewSchema, linkCandidateListSchema,
+  apiErrorBodySchema, clusterModelSchema, guardianSettingSchema, guardiansViewSchema, type GuardianDelete, type GuardianPut, type GuardianSetting, type GuardiansView, clusterNodeViewSchema, consoleModelListSchema, decisionPageSchema, lendingViewSchema, linkCandidateListSchema,
   linkListSchema, linkRecordSchema, routingViewSchema, runtimeHealthSchema, setRoutingAnswerSchema, upstreamsAnswerSchema,
   type ConsoleModelList, type DecisionPageWire, type LendingViewWire, type LinkCandidateList, type LinkCreateInput,
   type LinkEnd, type LinkLane, type LinkList, type LinkRecord, type LinkUpdate, type RoutingViewWire, type RuntimeHealth, type SetRoutingAnswer,
@@ -78,7 +78,16 @@ export interface ConsoleClient {
   /** Sets a link's flags (LINK-4). */
   updateLink(lane: LinkLane, id: string, patch: LinkUpdate): Promise<ApiResult<LinkRecord>>;
   deleteLink(lane: LinkLane, id: string): Promise<ApiResult<null>>;
+  /** Guardian settings, the effective guardian of every text-only model, candidates (UI-4, GUARD-1). */
+  guardians(): Promise<ApiResult<GuardiansView>>;
+  /** Creates or replaces one setting; a 400 is `http` with the node's message and the field it named (`param`). */
+  putGuardian(body: GuardianPut): Promise<ApiResult<GuardianSetting>>;
+  /** Removes one setting (scope keys in the body). */
+  deleteGuardian(body: GuardianDelete): Promise<ApiResult<null>>;
 }
+
+/** The site API of guardian settings (GUARD-1). */
+export const GUARDIANS_PATH = '/router/v1/site/guardians';
 
 export interface ConsoleClientOptions {
   /** Base URL of the node, e.g. `http://127.0.0.1:8080` (no trailing slash needed). */
@@ -233,6 +242,9 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: C
     createLink: (lane, input) => request(linkPath(lane), parseWith(linkRecordSchema), { method: 'POST', body: input }),
     updateLink: (lane, id, patch) => request(linkPath(lane, id), parseWith(linkRecordSchema), { method: 'PUT', body: patch }),
     deleteLink: (lane, id) => request(linkPath(lane, id), noBody, { method: 'DELETE' }),
+    guardians: () => get(GUARDIANS_PATH, parseWith(guardiansViewSchema)),
+    putGuardian: (body) => request(GUARDIANS_PATH, parseWith(guardianSettingSchema), { method: 'PUT', body }),
+    deleteGuardian: (body) => request(GUARDIANS_PATH, noBody, { method: 'DELETE', body }),
   };
 }
 

@@ -67,6 +67,8 @@ export interface NodeBuildView {
   sync: SyncPill;
   health: SyncPill;
   linksVersion: string;
+  /** The guardian settings version the node runs (GUARD-1): equal to the master's once its push is applied. */
+  guardiansVersion: string;
 }
 
 export function nodeBuildRows(nodes: readonly LendingNodeWire[]): NodeBuildView[] {
@@ -78,6 +80,7 @@ export function nodeBuildRows(nodes: readonly LendingNodeWire[]): NodeBuildView[
     sync: settingsSync(n, i === 0),
     health: i === 0 ? { label: 'this node', tone: 'ok' } : n.healthy === false ? { label: 'unreachable', tone: 'bad' } : n.healthy ? { label: 'healthy', tone: 'ok' } : { label: DASH, tone: 'idle' },
     linksVersion: n.linksVersion === undefined ? DASH : String(n.linksVersion),
+    guardiansVersion: n.guardiansVersion === undefined ? DASH : String(n.guardiansVersion),
   }));
 }
 

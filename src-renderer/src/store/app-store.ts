@@ -3,6 +3,7 @@ import { createConsoleClient, type FetchLike } from '../api/console-client';
 import { createClusterSlice } from './cluster-slice';
 import { createConnectionSlice } from './connection-slice';
 import { createDecisionsSlice } from './decisions-slice';
+import { createGuardiansSlice } from './guardians-slice';
 import { createLendingSlice } from './lending-slice';
 import { createLinksSlice } from './links-slice';
 import { createModelsSlice } from './models-slice';
@@ -23,6 +24,7 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createLendingSlice(deps)(set, get, api),
     ...createDecisionsSlice(deps)(set, get, api),
     ...createLinksSlice(deps)(set, get, api),
+    ...createGuardiansSlice(deps)(set, get, api),
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },
@@ -34,7 +36,7 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     },
     refreshLending: async () => {
       const d = get().decisions;
-      await Promise.all([get().fetchLending(), get().fetchCluster(), d.pages <= 1 && !d.loading ? get().loadDecisions() : undefined]);
+      await Promise.all([get().fetchLending(), get().fetchCluster(), get().fetchGuardians(), d.pages <= 1 && !d.loading ? get().loadDecisions() : undefined]);
     },
     refreshLinks: async () => {
       await Promise.all([get().fetchLinks(), get().fetchCluster()]);

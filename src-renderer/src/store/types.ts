@@ -3,6 +3,7 @@ import type { ConsoleClient } from '../api/console-client';
 import type { ClusterSlice } from './cluster-slice';
 import type { ConnectionSlice } from './connection-slice';
 import type { DecisionsSlice } from './decisions-slice';
+import type { GuardiansSlice } from './guardians-slice';
 import type { LendingSlice } from './lending-slice';
 import type { LinksSlice } from './links-slice';
 import type { ModelsSlice } from './models-slice';
@@ -27,7 +28,7 @@ export interface RootActions {
   refreshNodes(): Promise<void>;
   /**
    * Re-reads what the Lending screen shows: the Lending view, the catalog (filter pickers), and the newest page of
-   * the log with the current filters, unless older pages were read (re-reading would drop them).
+   * the log with the current filters, unless older pages were read (re-reading would drop them); the guardian settings.
    */
   refreshLending(): Promise<void>;
   /** Re-reads what the Links screen shows: both lanes' links, a chosen anchor's candidates, the catalog. */
@@ -42,6 +43,7 @@ export type AppState = ConnectionSlice &
   LendingSlice &
   DecisionsSlice &
   LinksSlice &
+  GuardiansSlice &
   RootActions;
 
 /** A slice sees the whole store (to call other slices' actions) but owns only its own keys. */

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RouterError } from '../../contract';
-import type { Db } from '../../store';
+import { settingsCounter, type Db } from '../../store';
 import type { LendingLane, LinkSpec } from '../types';
 import { toLinkSpec, type LinkPatch, type NewLink, type ReplicatedLink, type StoredLink } from './link-schema';
 
@@ -61,10 +61,14 @@ const replicaKey = (l: StoredLink) => JSON.stringify([l.id, l.lane, l.owner, l.h
 const isUniqueViolation = (e: unknown) => e instanceof Error && 'code' in e && (e as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 export class LinkStore {
+  private readonly counter;
+
   constructor(
     private readonly db: Db,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.counter = settingsCounter(db, 'links_version');
+  }
 
   list(lane?: LendingLane): StoredLink[] {
     const rows = lane
@@ -137,8 +141,7 @@ export class LinkStore {
 
   /** The counter bumped on every change (LEASE-1). */
   version(): number {
-    const row = this.db.prepare("SELECT value FROM settings WHERE key = 'links_version'").get() as { value: string } | undefined;
-    return row ? Number(row.value) : 0;
+    return this.counter.read();
   }
 
   /** The links as the planner reads them. */
@@ -188,12 +191,10 @@ export class LinkStore {
   }
 
   private bump(): void {
-    this.db
-      .prepare("INSERT INTO settings (key, value) VALUES ('links_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)")
-      .run();
+    this.counter.bump();
   }
 
   private setVersion(version: number): void {
-    this.db.prepare("INSERT INTO settings (key, value) VALUES ('links_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(version));
+    this.counter.set(version);
   }
 }

@@ -18,7 +18,8 @@ export function NodeBuildsCard({ view }: { view: LendingViewWire }) {
               Settings
             </th>
             <th scope="col">Health</th>
-            <th scope="col" className="num">Links version</th>
+            <th scope="col" className="num" title="version of the links the node runs (LEASE-1)">Links v.</th>
+            <th scope="col" className="num" title="version of the guardian settings the node runs (GUARD-1)">Guardians v.</th>
           </tr>
         </thead>
         <tbody>
@@ -38,6 +39,7 @@ export function NodeBuildsCard({ view }: { view: LendingViewWire }) {
                 <span className={`pill pill-${n.health.tone}`}>{n.health.label}</span>
               </td>
               <td className="num">{n.linksVersion}</td>
+              <td className="num" data-testid="node-build-guardians">{n.guardiansVersion}</td>
             </tr>
           ))}
         </tbody>

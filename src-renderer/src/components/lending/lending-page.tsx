@@ -8,11 +8,12 @@ import { NodeBuildsCard, SettingsCard } from './cluster-settings-cards';
 import { DecisionFiltersForm } from './decision-filters-form';
 import { DecisionLog } from './decision-log';
 import { ExportButton } from './export-button';
+import { GuardiansCard } from './guardians-card';
 import { LeasesCard } from './leases-card';
 
 /**
- * The Lending screen (UI-1, UI-6): live leases, node builds and settings sync, the settings, and the decision log
- * gathered from every node, folded, filtered, paged and exported. Reads only.
+ * The Lending screen (UI-1, UI-4, UI-6): live leases, node builds and settings sync, the settings, the guardian
+ * settings (the only writes here), and the decision log gathered from every node, folded, filtered, paged and exported.
  */
 export function LendingPage() {
   const lending = useAppStore((s) => s.lending);
@@ -21,6 +22,7 @@ export function LendingPage() {
   const loadDecisions = useAppStore((s) => s.loadDecisions);
   const loading = useAppStore((s) => s.decisions.loading || s.lending.loading);
   useEffect(() => startPolling(refreshLending, REFRESH_INTERVAL_MS), [refreshLending]);
+  const guardians = useAppStore((s) => s.guardians);
   const { view } = lending;
 
   return (
@@ -41,6 +43,13 @@ export function LendingPage() {
           </div>
         </>
       )}
+      {guardians.failure && (
+        <Notice kind="error" testId="guardians-error">
+          guardian settings: {guardians.failure.message}
+          {guardians.view && <span className="muted"> — showing the last state read</span>}
+        </Notice>
+      )}
+      {guardians.view && <GuardiansCard view={guardians.view} />}
       <div className="card" data-testid="decision-log">
         <div className="card-head">
           <h2>Decision log</h2>
