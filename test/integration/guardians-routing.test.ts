@@ -51,7 +51,7 @@ describe('guardian models on the request path (GUARD-2, GUARD-3)', () => {
     const text = o.text ?? 'what is in this picture?';
     const url = o.at ?? c.master.url;
     return o.ollama
-      ? fetch(`${url}/api/chat`, { method: 'POST', body: JSON.stringify({ model, stream: false, messages: [{ role: 'user', content: text, images: [PIXEL.split(',')[1]] }] }) })
+      ? fetch(`${url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, stream: false, messages: [{ role: 'user', content: text, images: [PIXEL.split(',')[1]] }] }) })
       : fetch(`${url}/v1/chat/completions`, {
           method: 'POST', headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ model, max_tokens: 4, stream: o.stream ?? false, messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url: PIXEL } }] }] }),
@@ -62,7 +62,7 @@ describe('guardian models on the request path (GUARD-2, GUARD-3)', () => {
   const seenAt = async (node: 'owner' | 'helper') => {
     const l = await lane(node);
     if (!l.port) return [];
-    return ((await (await fetch(`http://127.0.0.1:${l.port}/sim/seen`)).json()) as { seen: { head: string }[] }).seen.map((s) => s.head);
+    return ((await (await fetch(`http://127.0.0.1:${l.port}/sim/seen`)).json()) as { entries: { head: string }[] }).entries.map((s) => s.head);
   };
   /** Successful engine loads of a model on a node (monotonic: no race with the restore timer). */
   const loads = async (node: 'owner' | 'helper', publicId: string) => {
@@ -147,7 +147,7 @@ describe('guardian models on the request path (GUARD-2, GUARD-3)', () => {
     expect(((await res.json()) as { model: string }).model).toBe('model-t2');
     const helper = await lane('helper');
     expect(helper.loaded).toBe('g');
-    expect(await seenAt('helper')).toContain('remote guardian please');
+    expect((await seenAt('helper')).some((h) => h.includes('remote guardian please'))).toBe(true);
     await sleep(4 * RESTORE_DELAY_MS);
     expect(await lane('helper')).toMatchObject({ loaded: 'g', pid: helper.pid });
     // The owner's lane never moved for it.
@@ -198,7 +198,7 @@ describe('guardian models on the request path (GUARD-2, GUARD-3)', () => {
     for (const a of answers) expect(a.headers.get('x-routerdesk-served-by')).toBe('owner/v');
     for (const t of await Promise.all(texts)) expect(t.status).toBe(200);
     const seen = await seenAt('helper');
-    expect(seen.filter((h) => h.startsWith('image request'))).toEqual([]);
+    expect(seen.filter((h) => h.includes('image request'))).toEqual([]);
     expect(await c.decisions({ event: 'lent' }).then((rows) => rows.every((r) => r.ownerModel === 't'))).toBe(true);
   });
 
