@@ -11,6 +11,7 @@ import { Registrar } from './cluster/registrar';
 import { ClusterDirectory } from './cluster/profiles/cluster-directory';
 import { ProfileStore } from './cluster/profiles/profile-store';
 import type { TokenSealer } from './cluster/profiles/token-sealing';
+import type { SettingsHost } from './http/settings-routes';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, clientApiKeys, loadModelConfigDir, type NodeConfig } from './config';
@@ -40,6 +41,10 @@ export interface NodeOptions {
   configFile?: string;
   /** How remote clusters' tokens are sealed at rest (the desktop app: the OS keychain); default: as given, in an owner-only store. */
   tokenSealer?: TokenSealer;
+  /** The console token when the config sets none (a restarted node keeps the one it had); default: a random one. */
+  consoleToken?: string;
+  /** The Settings screen (issue #13): the config file it edits and how the node restarts on it (`NodeHost`). */
+  settings?: SettingsHost;
 }
 
 export interface RouterNode {
@@ -168,7 +173,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       lendingWiring?.lending.noteRecorded(row.localId);
     },
   });
-  const consoleToken = config.console.token || randomBytes(18).toString('base64url');
+  let selfUrl = '';
+  const consoleToken = config.console.token || options.consoleToken || randomBytes(18).toString('base64url');
   const runtimeKey = runtimeKeyFor(config);
   let decisionsWriter: DecisionLogWriter | undefined;
   const lendingHttp = {
@@ -193,6 +199,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     staticRouteIds: Object.keys(config.routing.static_routes),
     assets,
+    settings: options.settings ?? null,
+    selfUrl: () => selfUrl,
     clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
     remoteRuntimeHealth: async (id: string) => {
@@ -235,6 +243,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
 
   const address = await app.listen({ host: config.server.host, port: config.server.port });
   const url = address.replace('[::1]', '127.0.0.1');
+  selfUrl = url;
   routing.start();
   let closing: Promise<void> | undefined;
   let closed = false;

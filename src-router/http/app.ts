@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { assetRoutes } from './asset-routes';
 import { clusterRoutes } from './cluster-routes';
+import { settingsRoutes } from './settings-routes';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
@@ -68,6 +69,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await decisionRoutes(scope, deps);
     await assetRoutes(scope, deps);
     await clusterRoutes(scope, deps);
+    await settingsRoutes(scope, deps);
   });
   return app;
 }

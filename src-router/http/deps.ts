@@ -1,4 +1,5 @@
 import type { GuardOptions } from './client-guard';
+import type { SettingsHost } from './settings-routes';
 import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
@@ -54,6 +55,10 @@ export interface HttpDeps {
   /** server.write_timeout: a streaming client that takes nothing for this long is cut off. */
   writeTimeoutMs: number;
   uploadLimit: number;
+  /** The Settings screen's config file and restart (null: this node was started without a host that can restart it). */
+  settings: SettingsHost | null;
+  /** Where this node listens (known once it does). */
+  selfUrl(): string;
   /** Remote clusters this node keeps profiles of, and their status (UI-5). */
   clusters: ClusterDirectory;
   /** The built renderer (out/renderer), served at `/` when present. */

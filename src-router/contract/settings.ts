@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Wire objects of the node's Settings (issue #13): `GET /router/v1/console/settings` gives the node config in the
+ * YAML's own shape (secrets masked), the JSON Schema it validates against and the file it lives in; `PUT` takes the
+ * whole config back (a masked secret left as it was keeps its value). Shared with the renderer: zod only.
+ */
+
+export const SETTINGS_MASK = '••••••••';
+
+export const settingsViewSchema = z
+  .object({
+    config: z.record(z.string(), z.unknown()),
+    schema: z.record(z.string(), z.unknown()),
+    path: z.string(),
+    /** The last restart could not use the config written then: why (the node runs on the config before it). */
+    restartError: z.string().nullable(),
+  })
+  .strict();
+export type SettingsView = z.infer<typeof settingsViewSchema>;
+
+export const settingsPutSchema = z.object({ config: z.record(z.string(), z.unknown()) }).strict();
+export type SettingsPut = z.infer<typeof settingsPutSchema>;
+
+export const settingsAnswerSchema = z
+  .object({
+    written: z.boolean().describe('false: the config equals the file, nothing was written'),
+    restarted: z.boolean().describe('the node restarts on the new config right after this answer'),
+    /** Where the node listens after the restart (the same port when the config leaves it to the node). */
+    url: z.string(),
+    path: z.string(),
+  })
+  .strict();
+export type SettingsAnswer = z.infer<typeof settingsAnswerSchema>;

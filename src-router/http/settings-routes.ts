@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { isDeepStrictEqual } from 'node:util';
+import { RouterError, settingsPutSchema, type SettingsAnswer, type SettingsView } from '../contract';
+import { configJsonSchemas } from '../config/json-schema';
+import { ConfigError, maskSecrets, readConfigFile, unmaskSecrets, validateConfig, writeConfigFile } from '../config/settings-file';
+import { bearer, requireToken, sameSecret } from './auth';
+import type { HttpDeps } from './deps';
+import { parseBody } from './errors';
+
+/** What a node started by a host that can restart it knows of its config file (`NodeHost`). */
+export interface SettingsHost {
+  file: string;
+  /** Restarts the node on the config file (called once the answer is sent). */
+  restart(): void;
+  lastRestartError(): string | null;
+}
+
+/**
+ * The node's Settings (issue #13), operator token only: read the config (secrets masked) with its JSON Schema and
+ * file; write a whole config validated as start-up validates it (a 400 names the field path and nothing is written),
+ * atomically with the old file kept as `.bak`, then restart the node in-process on it.
+ */
+export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
+  const host = (): SettingsHost => {
+    if (!deps.settings) throw new RouterError(409, 'settings_unavailable', 'this node was started without a config file it can rewrite and restart on (routerdesk node --config, serve or the desktop app can)');
+    return deps.settings;
+  };
+  app.register(async (scope) => {
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.addHook('preHandler', async (request) => {
+      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', 'only operators (console.operators) can read or change the node settings', 'permission_error');
+    });
+
+    scope.get('/router/v1/console/settings', async (): Promise<SettingsView> => {
+      const { file, lastRestartError } = host();
+      return { config: maskSecrets(readConfigFile(file)), schema: configJsonSchemas()['node-config.schema.json'] as Record<string, unknown>, path: file, restartError: lastRestartError() };
+    });
+
+    scope.put('/router/v1/console/settings', async (request, reply): Promise<SettingsAnswer> => {
+      const settings = host();
+      const current = readConfigFile(settings.file);
+      const raw = unmaskSecrets(parseBody(settingsPutSchema, request.body).config, current);
+      let config;
+      try {
+        config = validateConfig(raw, settings.file);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        const first = err.issues[0];
+        throw new RouterError(400, 'invalid_config', first ? `config.${first.path}: ${first.message}` : err.message, 'invalid_request_error', first ? `config.${first.path}` : 'config');
+      }
+      const port = config.server.port || Number(new URL(deps.selfUrl()).port);
+      const url = `http://${config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host}:${port}`;
+      if (isDeepStrictEqual(raw, current)) return { written: false, restarted: false, url: deps.selfUrl(), path: settings.file };
+      writeConfigFile(settings.file, raw);
+      request.log.info({ file: settings.file }, 'node config written from the Settings screen; restarting');
+      reply.raw.once('finish', () => setImmediate(() => settings.restart()));
+      return { written: true, restarted: true, url, path: settings.file };
+    });
+  });
+}

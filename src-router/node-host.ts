@@ -1,0 +1,92 @@
+import { loadNodeConfig, type NodeConfig } from './config';
+import { createNode, type NodeOptions, type RouterNode } from './node';
+
+export interface NodeHostOptions extends Omit<NodeOptions, 'configFile' | 'settings' | 'consoleToken'> {
+  configFile: string;
+  /** Adjusts a loaded config before the node starts (a command-line port, a busy port given up). */
+  prepare?(config: NodeConfig): NodeConfig | Promise<NodeConfig>;
+  /** A restart brought up a new node (the desktop window reloads its URL). */
+  onRestart?(node: RouterNode): void;
+  log?(message: string): void;
+}
+
+/**
+ * Runs the router node of one config file and restarts it in-process when the Settings screen wrote a new config
+ * (issue #13). The console token stays the same across restarts (a generated one too), and a port of 0 keeps the
+ * port the node had, so the console that asked for the restart finds the node again. A config that cannot start is
+ * reported, and the node comes back on the config it ran before.
+ */
+export class NodeHost {
+  private node!: RouterNode;
+  private config!: NodeConfig;
+  private consoleToken: string | undefined;
+  private restarting: Promise<RouterNode> | null = null;
+  private restartError: string | null = null;
+  private closed = false;
+
+  private constructor(private readonly opts: NodeHostOptions) {}
+
+  static async start(opts: NodeHostOptions): Promise<NodeHost> {
+    const host = new NodeHost(opts);
+    const config = await host.prepared(loadNodeConfig(opts.configFile));
+    await host.boot(config);
+    return host;
+  }
+
+  get current(): RouterNode {
+    return this.node;
+  }
+
+  /** Why the last restart could not use the new config (null when it could). */
+  lastRestartError(): string | null {
+    return this.restartError;
+  }
+
+  /** Closes the node and starts it again from the config file. */
+  restart(): Promise<RouterNode> {
+    this.restarting ??= this.doRestart().finally(() => {
+      this.restarting = null;
+    });
+    return this.restarting;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.restarting?.catch(() => undefined);
+    await this.node.close();
+  }
+
+  private async doRestart(): Promise<RouterNode> {
+    const previous = this.config;
+    const port = Number(new URL(this.node.url).port) || previous.server.port;
+    await this.node.close();
+    if (this.closed) return this.node;
+    try {
+      const next = await this.prepared(loadNodeConfig(this.opts.configFile));
+      if (next.server.port === 0) next.server.port = port;
+      await this.boot(next);
+      this.restartError = null;
+    } catch (err) {
+      this.restartError = (err as Error).message;
+      this.opts.log?.(`the new config could not start (${this.restartError}); back on the previous one`);
+      await this.boot(previous);
+    }
+    this.opts.onRestart?.(this.node);
+    return this.node;
+  }
+
+  private async prepared(config: NodeConfig): Promise<NodeConfig> {
+    return this.opts.prepare ? this.opts.prepare(config) : config;
+  }
+
+  private async boot(config: NodeConfig): Promise<void> {
+    const { prepare: _p, onRestart: _o, log: _l, ...nodeOptions } = this.opts;
+    this.node = await createNode(config, {
+      ...nodeOptions,
+      consoleToken: this.consoleToken,
+      settings: { file: this.opts.configFile, restart: () => void this.restart(), lastRestartError: () => this.restartError },
+    });
+    this.config = config;
+    this.consoleToken = this.node.consoleToken;
+  }
+}
