@@ -37,9 +37,12 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
 
   await app.register(async (scope) => {
     // Ollama's own examples send JSON with curl's default content type, or none: every /api/* body is read as JSON.
+    // A request without a body has none to parse, whatever it says its type is.
     scope.addHook('onRequest', async (request) => {
       const h = request.raw.headers;
-      if (h['content-type'] !== undefined || h['content-length'] !== undefined || h['transfer-encoding'] !== undefined) h['content-type'] = 'application/json';
+      const hasBody = h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
+      if (hasBody) h['content-type'] = 'application/json';
+      else delete h['content-type'];
     });
 
     scope.get('/api/version', async () => ({ version: deps.version }));

@@ -1,6 +1,7 @@
 /** Ollama's wire format ↔ the OpenAI shapes the engines speak. Pure functions. */
 import { MAX_TIMER_MS } from '../config/duration';
 import { RouterError } from './errors';
+import { openAIAnswerSchema, openAIEmbeddingAnswerSchema, parseAnswer, type EngineTimings, type OpenAIAnswer, type OpenAIToolCall } from './openai-answers';
 
 type Json = Record<string, unknown>;
 
@@ -123,29 +124,6 @@ export function parseKeepAlive(value: unknown): number | null | undefined {
 
 const nowIso = () => new Date().toISOString();
 
-interface OpenAIToolCall {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-interface OpenAIChoice {
-  message?: { content?: string | null; role?: string; tool_calls?: OpenAIToolCall[] };
-  delta?: { content?: string | null; tool_calls?: OpenAIToolCall[] };
-  text?: string;
-  finish_reason?: string | null;
-}
-interface EngineTimings {
-  prompt_n?: number;
-  prompt_ms?: number;
-  predicted_n?: number;
-  predicted_ms?: number;
-}
-interface OpenAIBody {
-  choices?: OpenAIChoice[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
-  timings?: EngineTimings;
-}
-
 /** How a request's time is measured: its arrival (performance.now()), and how long it waited for its model to load. */
 export interface OllamaClock {
   startedAt: number;
@@ -170,7 +148,7 @@ export function ollamaDurations(clock: OllamaClock, engine: EngineTimings | unde
   return { total_duration: ns(totalMs), load_duration: ns(loadMs), prompt_eval_duration: ns(promptMs), eval_duration: ns(evalMs) };
 }
 
-function doneFields(finishReason: string | null | undefined, body: OpenAIBody, durations: ReturnType<typeof ollamaDurations>) {
+function doneFields(finishReason: string | null | undefined, body: Pick<OpenAIAnswer, 'usage' | 'timings'>, durations: ReturnType<typeof ollamaDurations>) {
   return {
     done: true,
     done_reason: finishReason === 'length' ? 'length' : 'stop',
@@ -180,7 +158,7 @@ function doneFields(finishReason: string | null | undefined, body: OpenAIBody, d
   };
 }
 
-function parseArguments(args: string | undefined): unknown {
+function parseArguments(args: string | null | undefined): unknown {
   if (!args) return {};
   try {
     return JSON.parse(args);
@@ -189,7 +167,7 @@ function parseArguments(args: string | undefined): unknown {
   }
 }
 
-const toolCallsToOllama = (calls: OpenAIToolCall[] | undefined) => (calls?.length ? { tool_calls: calls.map((c) => ({ function: { name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments) } })) } : {});
+const toolCallsToOllama = (calls: OpenAIToolCall[] | null | undefined) => (calls?.length ? { tool_calls: calls.map((c) => ({ function: { name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments) } })) } : {});
 
 /** A non-streamed answer: no first token to time, so without engine timings the generation is all of it after the load. */
 function measuredWhole(clock: OllamaClock) {
@@ -197,13 +175,15 @@ function measuredWhole(clock: OllamaClock) {
   return { promptMs: 0, evalMs: totalMs - clock.loadMs() };
 }
 
-export function openAIChatToOllama(body: OpenAIBody, model: string, clock: OllamaClock): Json {
+export function openAIChatToOllama(answer: unknown, model: string, clock: OllamaClock): Json {
+  const body = parseAnswer(openAIAnswerSchema, answer, model);
   const choice = body.choices?.[0];
   const message = { role: 'assistant', content: choice?.message?.content ?? '', ...toolCallsToOllama(choice?.message?.tool_calls) };
   return { model, created_at: nowIso(), message, ...doneFields(choice?.finish_reason, body, ollamaDurations(clock, body.timings, measuredWhole(clock))) };
 }
 
-export function openAICompletionToOllama(body: OpenAIBody, model: string, clock: OllamaClock): Json {
+export function openAICompletionToOllama(answer: unknown, model: string, clock: OllamaClock): Json {
+  const body = parseAnswer(openAIAnswerSchema, answer, model);
   const choice = body.choices?.[0];
   return { model, created_at: nowIso(), response: choice?.text ?? '', ...doneFields(choice?.finish_reason, body, ollamaDurations(clock, body.timings, measuredWhole(clock))) };
 }
@@ -224,20 +204,20 @@ export async function* openAIStreamToOllama(events: AsyncIterable<unknown>, kind
   const opened = now();
   let firstTokenAt: number | undefined;
   let finish: string | null | undefined;
-  const last: OpenAIBody = {};
+  const last: Pick<OpenAIAnswer, 'usage' | 'timings'> = {};
   let count = 0;
-  const calls = new Map<number, OpenAIToolCall>();
+  const calls = new Map<number, { name: string; arguments: string }>();
   for await (const e of events) {
-    const chunk = e as OpenAIBody;
+    const chunk = parseAnswer(openAIAnswerSchema, e, model);
     if (chunk.usage) last.usage = chunk.usage;
     if (chunk.timings) last.timings = chunk.timings;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     if (choice.finish_reason) finish = choice.finish_reason;
     for (const d of choice.delta?.tool_calls ?? []) {
-      const c = calls.get(d.index ?? 0) ?? { function: { name: '', arguments: '' } };
-      c.function!.name = (c.function!.name ?? '') + (d.function?.name ?? '');
-      c.function!.arguments = (c.function!.arguments ?? '') + (d.function?.arguments ?? '');
+      const c = calls.get(d.index ?? 0) ?? { name: '', arguments: '' };
+      c.name += d.function?.name ?? '';
+      c.arguments += d.function?.arguments ?? '';
       calls.set(d.index ?? 0, c);
     }
     const text = kind === 'chat' ? choice.delta?.content : choice.text;
@@ -248,7 +228,7 @@ export async function* openAIStreamToOllama(events: AsyncIterable<unknown>, kind
       ? { model, created_at: nowIso(), message: { role: 'assistant', content: text }, done: false }
       : { model, created_at: nowIso(), response: text, done: false };
   }
-  if (calls.size) yield { model, created_at: nowIso(), message: { role: 'assistant', content: '', ...toolCallsToOllama([...calls.values()]) }, done: false };
+  if (calls.size) yield { model, created_at: nowIso(), message: { role: 'assistant', content: '', ...toolCallsToOllama([...calls.values()].map((f) => ({ function: f }))) }, done: false };
   const ended = now();
   const first = firstTokenAt ?? ended;
   const durations = ollamaDurations(clock, last.timings, { promptMs: first - opened, evalMs: ended - first });
@@ -256,11 +236,12 @@ export async function* openAIStreamToOllama(events: AsyncIterable<unknown>, kind
   yield kind === 'chat' ? { model, created_at: nowIso(), message: { role: 'assistant', content: '' }, ...done } : { model, created_at: nowIso(), response: '', ...done };
 }
 
-export function openAIEmbeddingsToOllama(body: { data?: { embedding: number[] }[]; usage?: { prompt_tokens?: number } }, model: string, clock: OllamaClock): Json {
+export function openAIEmbeddingsToOllama(answer: unknown, model: string, clock: OllamaClock): Json {
+  const body = parseAnswer(openAIEmbeddingAnswerSchema, answer, model);
   const durations = ollamaDurations(clock, undefined, { promptMs: 0, evalMs: 0 });
   return {
     model,
-    embeddings: (body.data ?? []).map((d) => d.embedding),
+    embeddings: body.data.map((d) => d.embedding),
     total_duration: durations.total_duration,
     load_duration: durations.load_duration,
     prompt_eval_count: body.usage?.prompt_tokens ?? 0,

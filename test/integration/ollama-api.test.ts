@@ -157,6 +157,10 @@ describe('Ollama API over sim engines (issue #11)', () => {
     const bad = await post('/api/chat', 'model=sim-chat', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/not valid JSON/);
+    // No body at all, whatever its stated type: the missing body is the error.
+    const empty = await post('/api/chat', '', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ error: 'request body must be a JSON object' });
     // /v1/* keeps its rules.
     const v1 = await post('/v1/chat/completions', JSON.stringify({ model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }] }), { 'content-type': 'application/x-www-form-urlencoded' });
     expect(v1.status).toBe(415);

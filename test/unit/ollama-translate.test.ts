@@ -97,6 +97,14 @@ describe('Ollama ↔ OpenAI translation', () => {
     expect(openAIEmbeddingsToOllama({ data: [{ embedding: [1, 2] }, { embedding: [3, 4] }] }, 'pub', clockAt()).embeddings).toEqual([[1, 2], [3, 4]]);
   });
 
+  it('an engine answer of the wrong shape is a 502 naming the field, not a silent empty answer', () => {
+    const err = (() => { try { openAIChatToOllama({ choices: [{ message: { content: 7 } }] }, 'pub', clockAt()); } catch (e) { return e; } })() as RouterError;
+    expect(err).toBeInstanceOf(RouterError);
+    expect(err.status).toBe(502);
+    expect(err.message).toMatch(/engine for model 'pub' answered an unexpected shape: choices.0.message.content/);
+    expect(() => openAIEmbeddingsToOllama({ data: 'none' }, 'pub', clockAt())).toThrow(/unexpected shape: data/);
+  });
+
   it('streams one NDJSON object per text chunk and a final done object with the counts of the usage chunk and the engine timings', async () => {
     async function* chunks() {
       yield { choices: [{ delta: { role: 'assistant' } }] };
