@@ -84,7 +84,7 @@ export class LaneRuntime {
   /** Idle unload: armed only while the loaded engine has nothing to do; any request cancels it. */
   private idle: { timer: NodeJS.Timeout; at: number } | null = null;
   /** The engine being stopped after idling: nothing starts on this lane until it is gone. */
-  private unloading: Promise<void> | null = null;
+  private unloading: { localId: string; done: Promise<void> } | null = null;
 
   constructor(
     readonly lane: Lane,
@@ -97,6 +97,7 @@ export class LaneRuntime {
 
   stateOf(localId: string): EngineState {
     if (this.switching === localId) return 'starting';
+    if (this.unloading?.localId === localId) return 'stopping';
     if (this.current?.localId === localId) return this.current.proc.state;
     const f = this.failures.get(localId);
     return f && f.count > 0 ? 'failed' : 'stopped';
@@ -224,11 +225,12 @@ export class LaneRuntime {
       this.idle = null;
       if (this.current !== cur || this.inflight > 0 || this.queue.length || this.switching || this.stopped) return;
       this.current = null;
-      this.unloading = cur.proc.stop().finally(() => {
+      const done = cur.proc.stop().finally(() => {
         this.unloading = null;
         this.host.onIdleUnload?.(cur.localId);
         this.pump();
       });
+      this.unloading = { localId: cur.localId, done };
     }, wait);
     timer.unref();
     this.idle = { timer, at: this.host.now() + wait };
@@ -330,6 +332,6 @@ export class LaneRuntime {
     for (const w of this.queue.splice(0)) w.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
     const cur = this.current;
     this.current = null;
-    await Promise.all([cur?.proc.stop(), this.loading?.stop(), this.unloading]);
+    await Promise.all([cur?.proc.stop(), this.loading?.stop(), this.unloading?.done]);
   }
 }

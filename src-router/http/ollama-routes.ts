@@ -25,9 +25,9 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
     clusterToken: deps.clusterToken, loadTimeoutMs: deps.executor.deps.requestTimeoutMs,
   });
   /** Facts of the first local config of a name; undefined when none is on this node. */
-  const factsOf = async (name: string): Promise<{ rec: LocalModelRecord; facts: OllamaModelFacts } | undefined> => {
+  const factsOf = async (name: string, opts: { verbose?: boolean } = {}): Promise<{ rec: LocalModelRecord; facts: OllamaModelFacts } | undefined> => {
     const rec = models.localConfigs(name)[0];
-    return rec ? { rec, facts: await facts.facts(rec.config) } : undefined;
+    return rec ? { rec, facts: await facts.facts(rec.config, opts) } : undefined;
   };
   const clockFor = (name: string): OllamaClock => {
     const startedAt = performance.now();
@@ -101,7 +101,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       // This node's config: what its weights file says; a model on another node: what its record says.
       const entry = deps.catalog.get(name);
       const remote = entry?.replicas[0].record;
-      const local = await factsOf(name);
+      const local = await factsOf(name, { verbose: body.verbose });
       if (!local && !remote) throw new RouterError(404, 'model_not_found', `model '${name}' not found`);
       const f = local?.facts ?? modelFacts({ backend: remote!.backend as ModelConfig['backend'], capabilities: remote!.capabilities as ModelConfig['capabilities'], contextsize: remote!.contextsize ?? undefined }, null, undefined);
       return {

@@ -66,9 +66,9 @@ export function ollamaCapabilities(config: Pick<ModelConfig, 'capabilities' | 'b
   return out;
 }
 
-function jsonValue(v: GgufValue): unknown {
+function jsonValue(v: GgufValue, verbose: boolean): unknown {
   if (typeof v === 'bigint') return Number(v);
-  if (Array.isArray(v)) return v.length > MAX_ARRAY ? null : v.map(jsonValue);
+  if (Array.isArray(v)) return v.length > MAX_ARRAY && !verbose ? null : v.map((x) => jsonValue(x, verbose));
   return v;
 }
 
@@ -100,12 +100,12 @@ function parametersText(contextLength: number | null, h: GgufHeader | undefined)
 }
 
 /** Facts of one config, from its file's header (pure once the header is read). */
-export function modelFacts(config: FactsConfig, file: { size: number; mtime: Date } | null, h: GgufHeader | undefined): OllamaModelFacts {
+export function modelFacts(config: FactsConfig, file: { size: number; mtime: Date } | null, h: GgufHeader | undefined, opts: { verbose?: boolean } = {}): OllamaModelFacts {
   const arch = str(h?.metadata.get('general.architecture')) || config.backend;
   const ggufContext = h?.metadata.get(`${arch}.context_length`);
   const contextLength = config.contextsize ?? config.vllm?.settings.max_model_length ?? (typeof ggufContext === 'number' ? ggufContext : null);
   const modelInfo: Record<string, unknown> = {};
-  if (h) for (const [k, v] of h.metadata) modelInfo[k] = jsonValue(v);
+  if (h) for (const [k, v] of h.metadata) modelInfo[k] = jsonValue(v, opts.verbose === true);
   modelInfo['general.architecture'] = arch;
   if (h) modelInfo['general.parameter_count'] = parameterCount(h);
   if (contextLength !== null) modelInfo[`${arch}.context_length`] = contextLength;
@@ -134,7 +134,8 @@ export function modelFacts(config: FactsConfig, file: { size: number; mtime: Dat
 export class ModelFactsCache {
   private readonly headers = new Map<string, { key: string; header: Promise<GgufHeader | undefined> }>();
 
-  async facts(config: ModelConfig): Promise<OllamaModelFacts> {
+  /** `verbose`: long arrays (vocabularies) in full, as Ollama's `/api/show` with `verbose: true`. */
+  async facts(config: ModelConfig, opts: { verbose?: boolean } = {}): Promise<OllamaModelFacts> {
     const path = config.model;
     if (!path) return modelFacts(config, null, undefined);
     const file = await stat(path).catch(() => null);
@@ -146,6 +147,6 @@ export class ModelFactsCache {
       cached = { key, header: readGgufHeader(path).catch(() => undefined) };
       this.headers.set(path, cached);
     }
-    return modelFacts(config, { size: file.size, mtime: file.mtime }, await cached.header);
+    return modelFacts(config, { size: file.size, mtime: file.mtime }, await cached.header, opts);
   }
 }

@@ -61,7 +61,9 @@ export class OllamaModels {
     const unload = keepAliveMs === 0;
     if (target.kind === 'local') {
       if (unload) {
-        this.deps.supervisor.setIdleUnload(target.localId, 0, { now: true });
+        // Nothing to unload when it is neither loaded nor loading: its next load keeps its config's ttl.
+        const state = this.deps.supervisor.modelLoad(target.localId);
+        if (state.loaded || state.loading) this.deps.supervisor.setIdleUnload(target.localId, 0, { now: true });
         return 'unload';
       }
       this.deps.supervisor.setIdleUnload(target.localId, keepAliveMs);

@@ -67,6 +67,8 @@ describe('Ollama API over sim engines (issue #11)', () => {
     expect(typeof info['general.parameter_count']).toBe('number');
     // Vocabularies are left out, as Ollama does without `verbose`.
     expect(info['tokenizer.ggml.tokens']).toBeNull();
+    const verbose = (await (await post('/api/show', JSON.stringify({ model: 'sim-chat', verbose: true }))).json()) as { model_info: Record<string, unknown> };
+    expect(Array.isArray(verbose.model_info['tokenizer.ggml.tokens'])).toBe(true);
     expect(show.capabilities).toEqual(['completion', 'embedding']);
     expect(show.template).toContain('<|im_start|>');
     expect(show.parameters).toContain(`num_ctx ${CONTEXT}`);

@@ -76,9 +76,9 @@ describe('Ollama keep_alive and model ttl (issue #11)', () => {
   it('keep_alive 0 answers the request, then unloads the model; the next load starts from the config again', async () => {
     const chat = await ollama.chat({ model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }], stream: false, keep_alive: 0, options: { num_predict: 3 } });
     expect(chat).toMatchObject({ done: true, eval_count: 3 });
-    await eventually(async () => !(await loaded('sim-chat')), { what: 'sim-chat unloaded after its keep_alive 0 request' });
+    // Gone from /api/ps at once; the Models screen shows it stopping, then stopped.
+    await eventually(async () => !(await loaded('sim-chat')) && (await consoleModel('chat')).state === 'stopped', { what: 'sim-chat unloaded after its keep_alive 0 request' });
     const row = await consoleModel('chat');
-    expect(row.state).toBe('stopped');
     expect(row.idleUnloadMs).toBeNull();
     expect(row.unloadsAt).toBeNull();
   });
@@ -88,8 +88,10 @@ describe('Ollama keep_alive and model ttl (issue #11)', () => {
     expect(await loaded('sim-chat')).toBe(true);
     const res = await ollama.generate({ model: 'sim-chat', prompt: '', keep_alive: 0 });
     expect(res).toMatchObject({ done: true, done_reason: 'unload' });
-    await eventually(async () => !(await loaded('sim-chat')), { what: 'sim-chat unloaded by the unload call' });
-    expect((await consoleModel('chat')).state).toBe('stopped');
+    await eventually(async () => !(await loaded('sim-chat')) && (await consoleModel('chat')).state === 'stopped', { what: 'sim-chat unloaded by the unload call' });
+    // Unloading what is not loaded changes nothing: its next load keeps the config's (absent) ttl.
+    expect((await ollama.generate({ model: 'sim-chat', prompt: '', keep_alive: 0 })).done_reason).toBe('unload');
+    expect((await consoleModel('chat')).idleUnloadMs).toBeNull();
   });
 
   it('a model config ttl: the Models screen shows it, the idle engine unloads at its time, a request keep_alive overrides it', async () => {
@@ -103,7 +105,7 @@ describe('Ollama keep_alive and model ttl (issue #11)', () => {
     expect(Date.parse((await ps()).find((m) => m.name === 'sim-keeper')!.expires_at!)).toBe(Date.parse(row.unloadsAt!));
     // A short keep_alive on a request: unloaded once idle for that long, then back to the config's ttl.
     await ollama.generate({ model: 'sim-keeper', prompt: 'x', stream: false, keep_alive: '200ms', options: { num_predict: 1 } });
-    await eventually(async () => !(await loaded('sim-keeper')), { what: 'sim-keeper unloaded after 200ms idle' });
+    await eventually(async () => !(await loaded('sim-keeper')) && (await consoleModel('keeper')).state === 'stopped', { what: 'sim-keeper unloaded after 200ms idle' });
     expect((await consoleModel('keeper')).idleUnloadMs).toBe(TEN_MINUTES);
   });
 
