@@ -24,6 +24,31 @@ export function formatContextSize(tokens: number | null | undefined): string {
   return Math.round(tokens).toLocaleString('en-US');
 }
 
+/** A span written the way configs write it: `800ms`, `45s`, `5m`, `1m 30s`, `2h`, `1h 15m`. */
+export function formatSpan(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
+}
+
+/**
+ * Idle unload of a model (a model config's ttl, or an Ollama client's keep_alive): `never` without a limit,
+ * `after each request` for 0, `after 5m idle` while it is not counting, `at 14:03:07` once its engine idles.
+ */
+export function formatIdleUnload(idleUnloadMs: number | null, unloadsAt: string | null): string {
+  if (unloadsAt) {
+    const at = Date.parse(unloadsAt);
+    if (!Number.isNaN(at)) return `at ${formatClock(at)}`;
+  }
+  if (idleUnloadMs === null) return 'never';
+  if (idleUnloadMs === 0) return 'after each request';
+  return `after ${formatSpan(idleUnloadMs)} idle`;
+}
+
 export function formatCapabilities(capabilities: readonly string[]): string {
   return capabilities.length ? capabilities.join(', ') : DASH;
 }

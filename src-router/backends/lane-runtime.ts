@@ -4,12 +4,18 @@ import type { EngineProcess } from './engine-process';
 
 /** An engine that stays up this long after starting has shaken off earlier failures. */
 const STABLE_MS = 60_000;
+/** The longest idle-unload wait a timer can hold (2^31 − 1 ms, about 24.8 days). */
+const MAX_IDLE_MS = 2 ** 31 - 1;
 
 /** What a lane needs from the supervisor: make a process for a config, record a load. */
 export interface LaneHost {
   createProcess(localId: string): Promise<EngineProcess>;
   publicIdOf(localId: string): string;
   onLoad(load: { localId: string; durationMs: number; success: boolean; displaced: string | null; error: string | null }): void;
+  /** How long the loaded engine of `localId` may stay idle before it is stopped (keep_alive, a model's ttl); null: no limit. */
+  idleUnloadMs(localId: string): number | null;
+  /** The engine of `localId` was stopped after idling (the model unloaded). */
+  onIdleUnload?(localId: string): void;
   maxRestarts: number;
   restartCooldownMs: number;
   now(): number;
@@ -73,6 +79,12 @@ export class LaneRuntime {
   private lastCancelAt: number | null = null;
   /** A model whose engine was killed as hung (issue #9): restarted once its in-flight requests have failed. */
   private restartPending: string | null = null;
+  /** The last successful load per model: when it ended and how long it took (Ollama's load_duration). */
+  private readonly lastLoads = new Map<string, { at: number; durationMs: number }>();
+  /** Idle unload: armed only while the loaded engine has nothing to do; any request cancels it. */
+  private idle: { timer: NodeJS.Timeout; at: number } | null = null;
+  /** The engine being stopped after idling: nothing starts on this lane until it is gone. */
+  private unloading: { localId: string; done: Promise<void> } | null = null;
 
   constructor(
     readonly lane: Lane,
@@ -85,6 +97,7 @@ export class LaneRuntime {
 
   stateOf(localId: string): EngineState {
     if (this.switching === localId) return 'starting';
+    if (this.unloading?.localId === localId) return 'stopping';
     if (this.current?.localId === localId) return this.current.proc.state;
     const f = this.failures.get(localId);
     return f && f.count > 0 ? 'failed' : 'stopped';
@@ -106,11 +119,27 @@ export class LaneRuntime {
     return this.failures.get(localId)?.reason ?? null;
   }
 
+  /** When the loaded engine of `localId` will be stopped if nothing else arrives (epoch ms); null when no idle unload is armed. */
+  unloadsAt(localId: string): number | null {
+    return this.idle && this.current?.localId === localId ? this.idle.at : null;
+  }
+
+  /** The last successful load of `localId` on this lane, if any. */
+  lastLoadOf(localId: string): { at: number; durationMs: number } | undefined {
+    return this.lastLoads.get(localId);
+  }
+
+  /** Re-reads the idle-unload time of the loaded model (it changed): re-armed now if the engine is idle. */
+  idleChanged(): void {
+    this.pump();
+  }
+
   acquire(localId: string, signal?: AbortSignal): Promise<EngineLease> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
       const waiter: Waiter = { localId, since: this.host.now(), resolve, reject };
       this.queue.push(waiter);
+      this.disarmIdle();
       signal?.addEventListener(
         'abort',
         () => {
@@ -158,13 +187,14 @@ export class LaneRuntime {
 
   private pump() {
     while (this.queue.length) {
+      this.disarmIdle();
       const head = this.queue[0];
       if (this.current?.localId === head.localId && this.current.proc.state === 'ready') {
         this.queue.shift();
         this.grant(head);
         continue;
       }
-      if (this.switching || this.inflight > 0) return;
+      if (this.switching || this.unloading || this.inflight > 0) return;
       const held = this.failures.get(head.localId);
       if (held && held.heldUntil > this.host.now()) {
         this.rejectAll(head.localId, engineHeld(this.host.publicIdOf(head.localId), held.reason, held.heldUntil - this.host.now()));
@@ -180,6 +210,36 @@ export class LaneRuntime {
       this.restartPending = null;
       if (this.current?.localId === again && this.availableFor(again)) this.startLoad(again);
     }
+    this.armIdle();
+  }
+
+  /** Nothing to do and a model loaded: its engine is stopped after its idle-unload time, unless a request comes first. */
+  private armIdle() {
+    this.disarmIdle();
+    const cur = this.current;
+    if (!cur || this.stopped || this.switching || this.unloading || this.inflight > 0 || this.queue.length || cur.proc.state !== 'ready') return;
+    const ms = this.host.idleUnloadMs(cur.localId);
+    if (ms === null) return;
+    const wait = Math.min(Math.max(0, ms), MAX_IDLE_MS);
+    const timer = setTimeout(() => {
+      this.idle = null;
+      if (this.current !== cur || this.inflight > 0 || this.queue.length || this.switching || this.stopped) return;
+      this.current = null;
+      const done = cur.proc.stop().finally(() => {
+        this.unloading = null;
+        this.host.onIdleUnload?.(cur.localId);
+        this.pump();
+      });
+      this.unloading = { localId: cur.localId, done };
+    }, wait);
+    timer.unref();
+    this.idle = { timer, at: this.host.now() + wait };
+  }
+
+  private disarmIdle() {
+    if (!this.idle) return;
+    clearTimeout(this.idle.timer);
+    this.idle = null;
   }
 
   /** Loads `localId` on this lane; one load at a time (`switching`), and the queue is served again when it ends. */
@@ -222,7 +282,9 @@ export class LaneRuntime {
       this.lastFinishAt = null;
       this.lastCancelAt = null;
       this.watchCrashes(localId, proc);
-      this.host.onLoad({ localId, durationMs: this.host.now() - started, success: true, displaced, error: null });
+      const at = this.host.now();
+      this.lastLoads.set(localId, { at, durationMs: at - started });
+      this.host.onLoad({ localId, durationMs: at - started, success: true, displaced, error: null });
     } catch (err) {
       this.loading = null;
       if (this.stopped) return;
@@ -265,10 +327,11 @@ export class LaneRuntime {
   async stop(): Promise<void> {
     this.stopped = true;
     this.restartPending = null;
+    this.disarmIdle();
     clearTimeout(this.stableTimer);
     for (const w of this.queue.splice(0)) w.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
     const cur = this.current;
     this.current = null;
-    await Promise.all([cur?.proc.stop(), this.loading?.stop()]);
+    await Promise.all([cur?.proc.stop(), this.loading?.stop(), this.unloading?.done]);
   }
 }

@@ -60,6 +60,8 @@ export class Supervisor {
   private readonly records?: EngineRecords;
   /** Leftovers of a previous run stopped: engines start only after this. */
   private readonly reaped: Promise<void>;
+  /** Idle-unload times set by requests (Ollama's keep_alive), in force until the model unloads; null: never. */
+  private readonly keepAlive = new Map<string, number | null>();
 
   constructor(
     models: SupervisedModel[],
@@ -85,6 +87,9 @@ export class Supervisor {
             },
             maxRestarts: opts.maxRestarts,
             restartCooldownMs: opts.restartCooldownMs,
+            idleUnloadMs: (id) => this.idleUnloadMs(id),
+            // A request's keep_alive lasts until the model unloads; the next load starts from its config's ttl.
+            onIdleUnload: (id) => this.keepAlive.delete(id),
             now,
           }),
         );
@@ -140,6 +145,34 @@ export class Supervisor {
     const lease = await this.acquire(localId);
     // No job was sent to the engine: not a finish, or a job running meanwhile would be measured from here (PRICE-2).
     lease.release('unused');
+  }
+
+  /** How long the engine of `localId` stays loaded while idle: a request's keep_alive, else the config's ttl; null: no limit. */
+  idleUnloadMs(localId: string): number | null {
+    const set = this.keepAlive.get(localId);
+    return set !== undefined ? set : (this.get(localId).config.ttl ?? null);
+  }
+
+  /**
+   * Sets the idle-unload time of `localId` (a request's keep_alive; null: never, undefined: back to the config's ttl).
+   * It applies from the lane's next idle moment, so a request that sets it is never cut short by it; `now` re-arms an
+   * idle engine at once (an explicit load or unload call).
+   */
+  setIdleUnload(localId: string, ms: number | null | undefined, opts: { now?: boolean } = {}): void {
+    this.get(localId);
+    if (ms === undefined) this.keepAlive.delete(localId);
+    else this.keepAlive.set(localId, ms);
+    if (opts.now) this.laneOf(localId).idleChanged();
+  }
+
+  /** When the idle engine of `localId` will be stopped (epoch ms), or null. */
+  unloadsAt(localId: string): number | null {
+    return this.laneOf(localId).unloadsAt(localId);
+  }
+
+  /** The last successful load of `localId`: when it ended (epoch ms) and how long it took. */
+  lastLoad(localId: string): { at: number; durationMs: number } | undefined {
+    return this.laneOf(localId).lastLoadOf(localId);
   }
 
   state(localId: string): EngineState {

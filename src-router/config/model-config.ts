@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from './duration';
+import { duration, optionalDuration } from './duration';
 
 export const BACKEND_FAMILIES = ['llama-server', 'sd-server', 'whisper-server', 'koboldcpp', 'vllm', 'llama-node', 'sim'] as const;
 export type BackendFamily = (typeof BACKEND_FAMILIES)[number];
@@ -56,6 +56,7 @@ export const modelConfigSchema = z
     engine: z.string().optional().describe('metrics profile label, e.g. clutch-layers'),
     env: z.record(z.string(), z.string()).default({}),
     load_timeout: duration('2m'),
+    ttl: optionalDuration().describe('idle time after which the engine is stopped (the model unloaded) until its next request; absent: it stays loaded. An Ollama request\'s keep_alive overrides it until the model unloads'),
     sim: simOptionsSchema.optional(),
     llama_node: llamaNodeOptionsSchema.optional(),
   })

@@ -31,26 +31,45 @@ export const imageRequestSchema = z.looseObject({
   steps: z.number().int().min(1).max(1000).optional(),
 });
 
+/** Ollama's keep_alive: seconds, or a Go duration string; negative keeps the model loaded (parsed by the router). */
+const keepAlive = z.union([z.string(), z.number()], { error: 'keep_alive must be a duration string (e.g. "5m") or a number of seconds' }).optional();
+const ollamaOptions = z.record(z.string(), z.unknown(), { error: 'options must be an object' }).optional();
+/** `format`: "json", or a JSON schema the answer must follow. */
+const ollamaFormat = z.union([z.literal('json'), z.literal(''), z.record(z.string(), z.unknown())], { error: 'format must be "json" or a JSON schema object' }).optional();
+
 export const ollamaChatSchema = z.looseObject({
   model,
-  messages: z.array(z.looseObject({ role: z.string(), content: z.string().optional(), images: z.array(z.string()).optional() })),
+  // No messages (or an empty list): Ollama's "load the model" call.
+  messages: z.array(z.looseObject({ role: z.string(), content: z.string().optional(), images: z.array(z.string()).optional(), tool_calls: z.array(z.looseObject({})).optional() }), { error: 'messages must be an array of messages' }).optional(),
   stream: z.boolean().optional(),
-  options: z.record(z.string(), z.unknown()).optional(),
+  options: ollamaOptions,
+  format: ollamaFormat,
+  keep_alive: keepAlive,
+  tools: z.array(z.looseObject({ type: z.string() }), { error: 'tools must be an array of tools' }).optional(),
 });
 
 export const ollamaGenerateSchema = z.looseObject({
   model,
+  // No prompt: Ollama's "load the model" call.
   prompt: z.string().optional(),
   system: z.string().optional(),
   stream: z.boolean().optional(),
-  options: z.record(z.string(), z.unknown()).optional(),
+  options: ollamaOptions,
+  format: ollamaFormat,
+  keep_alive: keepAlive,
 });
 
 export const ollamaEmbedSchema = z.looseObject({
   model,
   input: z.union([z.string(), z.array(z.string())]).optional(),
   prompt: z.string().optional(),
+  keep_alive: keepAlive,
 });
+
+/** `/api/show`: the model by `model` (or its older name, `name`). */
+export const ollamaModelNameSchema = z
+  .looseObject({ model: z.string().min(1).optional(), name: z.string().min(1).optional(), verbose: z.boolean().optional() })
+  .refine((b) => b.model !== undefined || b.name !== undefined, { message: 'model is required', path: ['model'] });
 
 const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
 

@@ -20,6 +20,10 @@ export const consoleModelSchema = z
     configHash: z.string(),
     modelHash: z.string().nullable(),
     contextsize: z.number().nullable(),
+    /** How long the engine stays loaded while idle: an Ollama request's keep_alive, else the config's ttl; null: no limit. */
+    idleUnloadMs: z.number().nullable(),
+    /** When the idle engine will be stopped (ISO time), while that is armed. */
+    unloadsAt: z.string().nullable(),
     lastError: z.string().nullable(),
   })
   .strict();

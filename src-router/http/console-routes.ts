@@ -22,6 +22,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         configHash: r.configHash,
         modelHash: r.modelHash,
         contextsize: r.config.contextsize ?? r.config.vllm?.settings.max_model_length ?? null,
+        idleUnloadMs: deps.supervisor.idleUnloadMs(r.localId),
+        unloadsAt: isoOrNull(deps.supervisor.unloadsAt(r.localId)),
         lastError: deps.supervisor.lastError(r.localId),
       })),
     }));
@@ -53,3 +55,5 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     });
   });
 }
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

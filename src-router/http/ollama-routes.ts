@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { ollamaChatSchema, ollamaEmbedSchema, ollamaGenerateSchema } from '../contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ollamaChatSchema, ollamaEmbedSchema, ollamaGenerateSchema, ollamaModelNameSchema } from '../contract';
 import {
-  ollamaChatToOpenAI, ollamaEmbedToOpenAI, ollamaGenerateToOpenAI, openAIChatToOllama, openAICompletionToOllama, openAIEmbeddingsToOllama, openAIStreamToOllama,
+  checkNumCtx, generateCarriesImages, isLoadCall, modelFacts, loadCallAnswer, ModelFactsCache, ollamaChatToOpenAI, ollamaGenerateAsChat, ollamaEmbedToOpenAI, ollamaGenerateToOpenAI, OllamaModels, openAIChatToOllama,
+  openAICompletionToOllama, openAIEmbeddingsToOllama, openAIStreamToOllama, parseKeepAlive, RouterError, type OllamaClock, type OllamaModelFacts,
 } from '../serve';
+import type { ModelConfig } from '../config';
+import type { LocalModelRecord } from '../registry';
 import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -11,69 +14,146 @@ import { rawBytes, servedByHeader } from './openai-routes';
 import { writeStream } from './streaming';
 import { servable } from '../registry/servable';
 
+/** Ollama's model management, which this node leaves to model configs. */
+const MANAGED_ELSEWHERE: [method: 'POST' | 'DELETE', path: string][] = [['POST', '/api/pull'], ['POST', '/api/push'], ['POST', '/api/create'], ['POST', '/api/copy'], ['DELETE', '/api/delete']];
+
 /** The Ollama-compatible client API under /api, translated onto the same executor. */
 export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  app.get('/api/version', async () => ({ version: deps.version }));
-
-  app.get('/api/tags', async () => {
-    const recipes = deps.assets.recipes.list();
-    const names = new Set(recipes.map((r) => r.name));
-    return {
-      models: [
-        ...deps.catalog.all().filter((e) => !names.has(e.id) && servable(e)).map((e) => {
-          const rec = e.replicas[0].record;
-          return {
-            name: e.id, model: e.id, modified_at: deps.startedAt.toISOString(), size: 0, digest: rec.modelHash ?? rec.configHash,
-            details: { format: rec.backend === 'llama-node' || rec.backend === 'llama-server' ? 'gguf' : rec.backend, family: rec.backend, families: null, parameter_size: '', quantization_level: '' },
-          };
-        }),
-        // Split recipes (ASSET-4): one name, components on several nodes and backends.
-        ...recipes.map((r) => {
-          const backends = [...new Set(r.components.map((c) => c.backend))];
-          return {
-            name: r.name, model: r.name, modified_at: new Date(r.updatedAt).toISOString(), size: 0, digest: createHash('sha256').update(JSON.stringify(r.components)).digest('hex'),
-            details: { format: 'recipe', family: backends[0], families: backends, parameter_size: '', quantization_level: '' },
-          };
-        }),
-      ],
-    };
+  const facts = new ModelFactsCache();
+  const models = new OllamaModels({
+    catalog: deps.catalog, registry: deps.registry, supervisor: deps.supervisor, resolver: deps.executor.deps.resolver,
+    clusterToken: deps.clusterToken, loadTimeoutMs: deps.executor.deps.requestTimeoutMs,
   });
-
-  app.get('/api/ps', async () => ({
-    models: deps.supervisor
-      .laneStatus()
-      .filter((l) => l.loaded && l.state === 'ready')
-      .map((l) => {
-        const rec = deps.registry.byLocalId(l.loaded!)!;
-        return { name: rec.publicId, model: rec.publicId, size: 0, digest: rec.modelHash ?? rec.configHash, details: {}, expires_at: null, size_vram: 0 };
-      }),
-  }));
-
-  for (const [path, kind] of [['/api/chat', 'chat'], ['/api/generate', 'generate']] as const) {
-    app.post(path, async (request, reply) => {
-      const started = performance.now();
-      const body = kind === 'chat' ? parseBody(ollamaChatSchema, request.body) : parseBody(ollamaGenerateSchema, request.body);
-      const json = kind === 'chat' ? ollamaChatToOpenAI(body) : ollamaGenerateToOpenAI(body);
-      const stream = json.stream === true;
-      const out = await deps.executor.run({ endpoint: kind === 'chat' ? 'chat' : 'completion', model: body.model, json, stream, signal: clientSignal(reply), promptBytes: rawBytes(request) });
-      servedByHeader(reply, out);
-      const model = out.modelId;
-      if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, started), 'ndjson', out.close, deps.writeTimeoutMs);
-      if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
-      return kind === 'chat' ? openAIChatToOllama(out.body as object, model, started) : openAICompletionToOllama(out.body as object, model, started);
-    });
-  }
-
-  const embed = (legacy: boolean) => async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
-    const started = performance.now();
-    const body = parseBody(ollamaEmbedSchema, request.body);
-    const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), stream: false, signal: clientSignal(reply), promptBytes: rawBytes(request) });
-    if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
-    const result = openAIEmbeddingsToOllama(out.body as object, out.modelId, started);
-    return legacy ? { embedding: (result.embeddings as number[][])[0] ?? [] } : result;
+  /** Facts of the first local config of a name; undefined when none is on this node. */
+  const factsOf = async (name: string, opts: { verbose?: boolean } = {}): Promise<{ rec: LocalModelRecord; facts: OllamaModelFacts } | undefined> => {
+    const rec = models.localConfigs(name)[0];
+    return rec ? { rec, facts: await facts.facts(rec.config, opts) } : undefined;
   };
-  app.post('/api/embed', embed(false));
-  app.post('/api/embeddings', embed(true));
+  const clockFor = (name: string): OllamaClock => {
+    const startedAt = performance.now();
+    const since = Date.now();
+    return { startedAt, loadMs: () => models.loadWaitMs(name, since) };
+  };
+
+  await app.register(async (scope) => {
+    // Ollama's own examples send JSON with curl's default content type, or none: every /api/* body is read as JSON.
+    // A request without a body has none to parse, whatever it says its type is.
+    scope.addHook('onRequest', async (request) => {
+      const h = request.raw.headers;
+      const hasBody = h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
+      if (hasBody) h['content-type'] = 'application/json';
+      else delete h['content-type'];
+    });
+
+    scope.get('/api/version', async () => ({ version: deps.version }));
+
+    scope.get('/api/tags', async () => {
+      const recipes = deps.assets.recipes.list();
+      const names = new Set(recipes.map((r) => r.name));
+      const entries = deps.catalog.all().filter((e) => !names.has(e.id) && servable(e));
+      return {
+        models: [
+          ...(await Promise.all(
+            entries.map(async (e) => {
+              const rec = e.replicas[0].record;
+              const local = await factsOf(e.id);
+              return {
+                name: e.id, model: e.id, modified_at: (local?.facts.modifiedAt ?? deps.startedAt).toISOString(), size: local?.facts.size ?? 0, digest: rec.modelHash ?? rec.configHash,
+                details: local?.facts.details ?? { parent_model: '', format: rec.backend, family: rec.backend, families: [rec.backend], parameter_size: '', quantization_level: '' },
+              };
+            }),
+          )),
+          // Split recipes (ASSET-4): one name, components on several nodes and backends.
+          ...recipes.map((r) => {
+            const backends = [...new Set(r.components.map((c) => c.backend))];
+            return {
+              name: r.name, model: r.name, modified_at: new Date(r.updatedAt).toISOString(), size: 0, digest: createHash('sha256').update(JSON.stringify(r.components)).digest('hex'),
+              details: { parent_model: '', format: 'recipe', family: backends[0], families: backends, parameter_size: '', quantization_level: '' },
+            };
+          }),
+        ],
+      };
+    });
+
+    scope.get('/api/ps', async () => ({
+      models: await Promise.all(
+        deps.supervisor
+          .laneStatus()
+          .filter((l) => l.loaded && l.state === 'ready')
+          .map(async (l) => {
+            const rec = deps.registry.byLocalId(l.loaded!)!;
+            const f = await facts.facts(rec.config);
+            const unloadsAt = deps.supervisor.unloadsAt(rec.localId);
+            const idleMs = deps.supervisor.idleUnloadMs(rec.localId);
+            // Armed: when it unloads; busy with an idle limit: that long after now at the earliest; no limit: null.
+            const expires = unloadsAt ?? (idleMs === null ? null : Date.now() + idleMs);
+            return {
+              name: rec.publicId, model: rec.publicId, size: f.size, digest: rec.modelHash ?? rec.configHash, details: f.details,
+              expires_at: expires === null ? null : new Date(expires).toISOString(), size_vram: 0, context_length: f.contextLength ?? 0,
+            };
+          }),
+      ),
+    }));
+
+    scope.post('/api/show', async (request) => {
+      const body = parseBody(ollamaModelNameSchema, request.body);
+      const name = body.model ?? body.name!;
+      // This node's config: what its weights file says; a model on another node: what its record says.
+      const entry = deps.catalog.get(name);
+      const remote = entry?.replicas[0].record;
+      const local = await factsOf(name, { verbose: body.verbose });
+      if (!local && !remote) throw new RouterError(404, 'model_not_found', `model '${name}' not found`);
+      const f = local?.facts ?? modelFacts({ backend: remote!.backend as ModelConfig['backend'], capabilities: remote!.capabilities as ModelConfig['capabilities'], contextsize: remote!.contextsize ?? undefined }, null, undefined);
+      return {
+        license: f.license, modelfile: '', parameters: f.parameters, template: f.template, system: '', details: f.details, model_info: f.modelInfo,
+        capabilities: f.capabilities, modified_at: (f.modifiedAt ?? deps.startedAt).toISOString(),
+      };
+    });
+
+    for (const [path, kind] of [['/api/chat', 'chat'], ['/api/generate', 'generate']] as const) {
+      scope.post(path, async (request, reply) => {
+        const body = kind === 'chat' ? parseBody(ollamaChatSchema, request.body) : parseBody(ollamaGenerateSchema, request.body);
+        const clock = clockFor(body.model);
+        const keepAlive = parseKeepAlive(body.keep_alive);
+        const asChat = kind === 'chat' || generateCarriesImages(body);
+        const endpoint = asChat ? 'chat' : 'completion';
+        if (isLoadCall(kind, body)) {
+          const reason = await models.loadCall(endpoint, body.model, keepAlive, body);
+          return loadCallAnswer(kind, body.model, reason, clock);
+        }
+        checkNumCtx(body.options, body.model, models.localConfigs(body.model)[0]?.config.contextsize ?? null);
+        const json = kind === 'chat' ? ollamaChatToOpenAI(body) : asChat ? ollamaGenerateAsChat(body) : ollamaGenerateToOpenAI(body);
+        models.keepAlive(body.model, keepAlive);
+        const out = await deps.executor.run({ endpoint, model: body.model, json, stream: json.stream === true, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+        servedByHeader(reply, out);
+        const model = out.modelId;
+        if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, clock), 'ndjson', out.close, deps.writeTimeoutMs);
+        if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
+        return kind === 'chat' ? openAIChatToOllama(out.body as object, model, clock) : openAICompletionToOllama(out.body as object, model, clock);
+      });
+    }
+
+    const embed = (legacy: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const body = parseBody(ollamaEmbedSchema, request.body);
+      const clock = clockFor(body.model);
+      models.keepAlive(body.model, parseKeepAlive(body.keep_alive));
+      const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), stream: false, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+      if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
+      const result = openAIEmbeddingsToOllama(out.body as object, out.modelId, clock);
+      return legacy ? { embedding: (result.embeddings as number[][])[0] ?? [] } : result;
+    };
+    scope.post('/api/embed', embed(false));
+    scope.post('/api/embeddings', embed(true));
+
+    for (const [method, path] of MANAGED_ELSEWHERE) {
+      scope.route({
+        method, url: path,
+        handler: async () => {
+          throw new RouterError(501, 'not_supported', `${path} is not supported: models on this node are managed through model configs (one YAML file per model in models.config_dir), not through the Ollama API`);
+        },
+      });
+    }
+  });
 }
 
 function errorText(out: { kind: string; body?: unknown }): string {

@@ -6,6 +6,8 @@ export * from './work-measure';
 export * from './capabilities';
 export * from './router-metrics';
 export * from './ollama-translate';
+export * from './ollama-model-facts';
+export * from './ollama-models';
 export * from './target-resolver';
 export * from './upstream';
 export * from './responses-translate';

@@ -8,7 +8,7 @@ const screenshot = fileURLToPath(new URL('../../test-results/models.png', import
 
 const MODELS = [
   { localId: 'sim-chat', publicId: 'sim-chat', yaml: 'name: sim-chat\nbackend: sim\ncapabilities: [text]\n' },
-  { localId: 'sim-image', publicId: 'sim-image', yaml: 'name: sim-image\nbackend: sim\ncapabilities: [image]\n' },
+  { localId: 'sim-image', publicId: 'sim-image', yaml: 'name: sim-image\nbackend: sim\ncapabilities: [image]\nttl: 5m\n' },
 ];
 
 let node: RouterNode;
@@ -44,6 +44,9 @@ test('lists the node and its models', async ({ page, request }) => {
     await expect(row.getByTestId('model-state')).toHaveText(state!);
   }
   await expect(page.locator('[data-model-id="sim-image"]').getByTestId('model-capabilities')).toHaveText('image');
+  // Idle unload (issue #11): the config's ttl, or none.
+  await expect(page.locator('[data-model-id="sim-image"]').getByTestId('model-idle-unload')).toHaveText('after 5m idle');
+  await expect(page.locator('[data-model-id="sim-chat"]').getByTestId('model-idle-unload')).toHaveText('never');
 
   // The token does not stay in the address bar (or in history).
   expect(new URL(page.url()).searchParams.has('token')).toBe(false);

@@ -102,6 +102,13 @@ describe('model config', () => {
     expect(c.vllm?.settings.max_model_length).toBe(4096);
   });
 
+  it('ttl: an optional idle-unload duration, bounded like every timer (issue #11)', () => {
+    expect(parseModelConfig({ name: 'm', backend: 'sim', ttl: '5m' }, 'm.yaml', '/').ttl).toBe(300_000);
+    expect(parseModelConfig({ name: 'm', backend: 'sim' }, 'm.yaml', '/').ttl).toBeUndefined();
+    expect(configError(() => parseModelConfig({ name: 'm', backend: 'sim', ttl: 'soon' }, 'm.yaml', '/')).issues.map((i) => i.path)).toEqual(['ttl']);
+    expect(configError(() => parseModelConfig({ name: 'm', backend: 'sim', ttl: '30d' }, 'm.yaml', '/')).message).toMatch(/ttl: too long/);
+  });
+
   it('names the bad field of a model config', () => {
     const err = configError(() => parseModelConfig({ name: 'm', backend: 'ollama', capabilities: ['smell'], contextsize: -1 }, 'm.yaml', '/'));
     expect(err.issues.map((i) => i.path).sort()).toEqual(['backend', 'capabilities.0', 'contextsize']);

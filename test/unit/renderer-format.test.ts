@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DASH, formatCapabilities, formatClock, formatContextSize, formatUptime, orDash, shortHash, statePillClass } from '../../src-renderer/src/format';
+import { DASH, formatCapabilities, formatClock, formatContextSize, formatIdleUnload, formatSpan, formatUptime, orDash, shortHash, statePillClass } from '../../src-renderer/src/format';
 import { resolveConnection } from '../../src-renderer/src/connection';
 
 describe('orDash', () => {
@@ -47,6 +47,24 @@ describe('formatContextSize', () => {
     expect(formatContextSize(null)).toBe('—');
     expect(formatContextSize(undefined)).toBe('—');
     expect(formatContextSize(Number.NaN)).toBe('—');
+  });
+});
+
+describe('formatIdleUnload', () => {
+  it('says when a model unloads: never, after each request, after its idle time, or at the armed time', () => {
+    expect(formatIdleUnload(null, null)).toBe('never');
+    expect(formatIdleUnload(0, null)).toBe('after each request');
+    expect(formatIdleUnload(300_000, null)).toBe('after 5m idle');
+    expect(formatIdleUnload(90_000, null)).toBe('after 1m 30s idle');
+    const at = new Date(2025, 0, 2, 14, 3, 7).getTime();
+    expect(formatIdleUnload(300_000, new Date(at).toISOString())).toBe('at 14:03:07');
+    expect(formatIdleUnload(300_000, 'garbage')).toBe('after 5m idle');
+  });
+  it('writes spans the way configs do', () => {
+    expect(formatSpan(800)).toBe('800ms');
+    expect(formatSpan(45_000)).toBe('45s');
+    expect(formatSpan(7_200_000)).toBe('2h');
+    expect(formatSpan(4_500_000)).toBe('1h 15m');
   });
 });
 

@@ -20,6 +20,8 @@ const list = (n = 2): ConsoleModelList => ({
     configHash: `c${i}`.padEnd(64, '0'),
     modelHash: null,
     contextsize: null,
+    idleUnloadMs: null,
+    unloadsAt: null,
     lastError: null,
   })),
 });

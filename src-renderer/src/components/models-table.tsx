@@ -1,5 +1,5 @@
 import type { ConsoleModel } from '../../../src-router/contract';
-import { DASH, formatCapabilities, formatContextSize, orDash, shortHash } from '../format';
+import { DASH, formatCapabilities, formatContextSize, formatIdleUnload, orDash, shortHash } from '../format';
 import { StatePill } from './state-pill';
 
 function ModelRow({ model }: { model: ConsoleModel }) {
@@ -36,6 +36,9 @@ function ModelRow({ model }: { model: ConsoleModel }) {
       <td className="num" data-testid="model-context">
         {formatContextSize(model.contextsize)}
       </td>
+      <td className="nowrap" data-testid="model-idle-unload" title="idle unload: the config's ttl, or an Ollama client's keep_alive">
+        {formatIdleUnload(model.idleUnloadMs, model.unloadsAt)}
+      </td>
       <td className={model.lastError ? 'error-text' : 'muted'} data-testid="model-last-error">
         {orDash(model.lastError)}
       </td>
@@ -58,6 +61,7 @@ export function ModelsTable({ models }: { models: ConsoleModel[] }) {
           <th scope="col" className="num">
             Context
           </th>
+          <th scope="col">Unloads</th>
           <th scope="col">Last error</th>
         </tr>
       </thead>
