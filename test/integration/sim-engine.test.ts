@@ -3,7 +3,6 @@ import { inflateSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  IMAGE_NOT_SUPPORTED_BODY,
   LOADING_BODY,
   SimEngineExit,
   type SimEngineHandle,
@@ -225,18 +224,6 @@ describe('sim engine failure injection', () => {
     expect(await res.json()).toMatchObject({ error: { code: 500, type: 'server_error' } });
     expect(engine.stats()).toMatchObject({ requests: 2, failed: 2 });
     expect((await metrics(engine)).get('sim_failed_total')).toBe(2);
-  });
-
-  it('fail image_not_supported: chat with an image part is refused, text-only chat works', async () => {
-    const engine = await start({ fail: 'image_not_supported' });
-    for (const part of [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'input_image', image_url: 'x' }, { type: 'image', image: 'x' }]) {
-      const res = await post(engine, '/v1/chat/completions', { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it' }, part] }] });
-      expect(res.status).toBe(500);
-      expect(await res.json()).toEqual(IMAGE_NOT_SUPPORTED_BODY);
-    }
-    const ollamaStyle = await post(engine, '/v1/chat/completions', { messages: [{ role: 'user', content: 'x', images: ['AAAA'] }] });
-    expect(ollamaStyle.status).toBe(500);
-    expect((await post(engine, '/v1/chat/completions', chatBody())).status).toBe(200);
   });
 
   it('sim_fail http_500 and hang fail one request on an engine that otherwise works', async () => {
