@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { type IncomingMessage, request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { inflateSync } from 'node:zlib';
 import OpenAI from 'openai';
@@ -81,13 +83,16 @@ function checkPng(b64: string): { width: number; height: number } {
 
 describe('sim engine, llama-server shape', () => {
   it('listens first, answers 503 "Loading model" until loaded, then 200', async () => {
-    const engine = await startSimEngine({ port: 0, load_time: 300 });
-    engines.push(engine);
-    const loading = await fetch(`${engine.url}/health`);
+    // A load no test outlasts shows the loading state without racing its end; a short one shows the end.
+    const loadingEngine = await startSimEngine({ port: 0, load_time: 600_000 });
+    engines.push(loadingEngine);
+    const loading = await fetch(`${loadingEngine.url}/health`);
     expect(loading.status).toBe(503);
     expect(await loading.json()).toEqual(LOADING_BODY);
-    expect((await post(engine, '/v1/chat/completions', chatBody())).status).toBe(503);
-    expect((await readJson(fetch(`${engine.url}/sim/stats`))).loaded).toBe(false);
+    expect((await post(loadingEngine, '/v1/chat/completions', chatBody())).status).toBe(503);
+    expect((await readJson(fetch(`${loadingEngine.url}/sim/stats`))).loaded).toBe(false);
+    const engine = await startSimEngine({ port: 0, load_time: 50 });
+    engines.push(engine);
     await engine.loaded;
     const ready = await fetch(`${engine.url}/health`);
     expect(ready.status).toBe(200);
@@ -186,18 +191,20 @@ describe('sim engine, llama-server shape', () => {
 
   it('counts a client disconnect as cancelled and frees the slot at once (running and queued)', async () => {
     const engine = await start({ parallel: 1 });
-    const running = new AbortController();
-    const r1 = post(engine, '/v1/chat/completions', chatBody({ stream: true, max_tokens: 1000, sim_token_time: 20 }), running.signal);
-    const res1 = await r1;
-    const reader = res1.body!.getReader();
-    await reader.read(); // the first token arrived
+    // The running stream over node:http, so leaving is one socket destroy (a fetch abort mid-body may leave the
+    // socket open a while, and the engine cannot see a client that has not gone).
+    const running = request(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    running.on('error', () => undefined);
+    running.end(JSON.stringify(chatBody({ stream: true, max_tokens: 1000, sim_token_time: 20 })));
+    const [res1] = (await once(running, 'response')) as [IncomingMessage];
+    await once(res1, 'data'); // the first token arrived
     const queued = new AbortController();
     const r2 = post(engine, '/v1/chat/completions', chatBody({ sim_token_time: 20 }), queued.signal).catch(() => undefined);
     await waitFor(() => engine.stats().queued === 1 || undefined, 'second request queued');
     queued.abort();
     await r2;
     await waitFor(() => engine.stats().cancelled === 1 || undefined, 'queued request cancelled');
-    running.abort();
+    running.destroy();
     await waitFor(() => engine.stats().cancelled === 2 || undefined, 'running request cancelled');
     expect(engine.stats()).toMatchObject({ active: 0, queued: 0, completed: 0, requests: 2 });
     expect((await metrics(engine)).get('sim_cancelled_total')).toBe(2);
@@ -316,9 +323,11 @@ describe('sim engine, image and audio shapes', () => {
 
 describe('sim engine, koboldcpp shape', () => {
   it('serves every lane from one process, version check 503 while loading', async () => {
-    const engine = await startSimEngine({ port: 0, shape: 'koboldcpp', alias: 'kob', load_time: 100, token_time: 1 });
+    const loading = await startSimEngine({ port: 0, shape: 'koboldcpp', alias: 'kob', load_time: 600_000 });
+    engines.push(loading);
+    expect((await fetch(`${loading.url}/api/extra/version`)).status).toBe(503);
+    const engine = await startSimEngine({ port: 0, shape: 'koboldcpp', alias: 'kob', load_time: 50, token_time: 1 });
     engines.push(engine);
-    expect((await fetch(`${engine.url}/api/extra/version`)).status).toBe(503);
     await engine.loaded;
     expect(await (await fetch(`${engine.url}/api/extra/version`)).json()).toEqual({ result: 'KoboldCpp', version: '1.80.sim', txt2img: true, transcribe: true, embeddings: true });
     expect(await (await fetch(`${engine.url}/api/v1/model`)).json()).toEqual({ result: 'koboldcpp/kob' });
