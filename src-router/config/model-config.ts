@@ -16,7 +16,14 @@ export const simOptionsSchema = z
     audio_time_per_second: duration('20ms'),
     time_scale: z.number().positive().default(1),
     tokens: z.number().int().min(1).default(16).describe('tokens generated when the client sets no max_tokens'),
-    fail: z.enum(['none', 'crash_on_start', 'crash_on_request', 'http_500', 'image_not_supported', 'slow_health']).default('none'),
+    fail: z
+      .enum(['none', 'crash_on_start', 'crash_on_request', 'http_500', 'image_not_supported', 'slow_health'])
+      .default('none')
+      .describe('image_not_supported: refuse image input even when the model config says multimodal'),
+    image_refusal: z
+      .literal([400, 500], { error: 'must be 400 or 500' })
+      .default(500)
+      .describe('HTTP status of an image refusal (a text-only model, or fail: image_not_supported): 500 as llama-server answers, 400 as engines that validate first'),
     kv_pages: z.number().int().min(1).default(256),
     no_timings: z.boolean().default(false).describe('llama-server shape: answer without `timings`, like an engine that reports none (the router then derives service times)'),
   })

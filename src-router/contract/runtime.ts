@@ -121,6 +121,15 @@ export const routingStrategyInfoSchema = z
   })
   .strict();
 
+/** One metric profile (ROUTE-4): the engine names it reads and the router metrics they can fill. */
+export const metricProfileInfoSchema = z
+  .object({
+    name: z.string(),
+    reads: z.array(z.string()).describe('engine /metrics names the profile reads'),
+    provides: z.array(z.string()).describe('router metrics it fills; a strategy requiring others stays cold (random) for such pods'),
+  })
+  .strict();
+
 /** This node's live module, for diagnostics (its own view; `effective` above is any node's beacon). */
 export const liveRoutingStatusSchema = z
   .object({
@@ -140,6 +149,7 @@ export const routingViewSchema = z
     routingKey: z.string(),
     strategies: z.array(routingStrategyInfoSchema),
     multiScorers: z.array(z.string()),
+    profiles: z.array(metricProfileInfoSchema),
     desired: desiredRoutingSchema.nullable(),
     effective: effectiveRoutingSchema.nullable(),
     engineReporting: z.boolean(),
@@ -183,6 +193,7 @@ export const apiErrorBodySchema = z.object({
 
 export type EffectiveRoutingWire = z.infer<typeof effectiveRoutingSchema>;
 export type RoutingStrategyInfo = z.infer<typeof routingStrategyInfoSchema>;
+export type MetricProfileInfo = z.infer<typeof metricProfileInfoSchema>;
 export type RoutingViewWire = z.infer<typeof routingViewSchema>;
 export type SetRoutingRequest = z.infer<typeof setRoutingRequestSchema>;
 export type SetRoutingAnswer = z.infer<typeof setRoutingAnswerSchema>;

@@ -6,14 +6,28 @@ import type { EngineAdapter, EngineShape, LaunchContext, LaunchSpec } from './ty
 
 export type BackendMode = 'llama_sdcpp' | 'kobold';
 
-/** Default command templates of the external engines (binaries found on PATH); a model config's `command` replaces them. */
+/**
+ * Default command templates of the external engines (binaries found on PATH); a model config's `command` replaces them.
+ * llama-server: `--metrics` (no /metrics without it), `--slots` (/slots), `--jinja` (the GGUF's own chat template),
+ * flags a current build accepts (`../shared/reference/llama-server/README.md`); see `defaultTemplate` for embeddings.
+ */
 export const DEFAULT_TEMPLATES: Partial<Record<BackendFamily, string>> = {
-  'llama-server': 'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL}',
+  'llama-server': 'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL} --metrics --slots --jinja',
   'sd-server': 'sd-server --listen-ip ${HOST} --listen-port ${PORT} -m ${MODEL}',
   'whisper-server': 'whisper-server --host ${HOST} --port ${PORT} -m ${MODEL}',
   koboldcpp: 'koboldcpp --host ${HOST} --port ${PORT} --model ${MODEL} --contextsize ${CONTEXTSIZE} --quiet',
   vllm: 'vllm serve ${MODEL} --host ${HOST} --port ${PORT} --served-model-name ${ALIAS}',
 };
+
+/**
+ * The default template for one model config: a llama-server model with the `embedding` capability also gets
+ * `--embeddings --pooling mean` (without them /v1/embeddings is refused; a GGUF naming no pooling type needs the latter).
+ */
+export function defaultTemplate(family: BackendFamily, config: ModelConfig): string | undefined {
+  const template = DEFAULT_TEMPLATES[family];
+  if (template && family === 'llama-server' && config.capabilities.includes('embedding')) return `${template} --embeddings --pooling mean`;
+  return template;
+}
 
 const FAMILY_SHAPE: Record<Exclude<BackendFamily, 'sim'>, EngineShape> = {
   'llama-server': 'llama-server',
@@ -76,9 +90,12 @@ function launchSim(shape: EngineShape) {
   return (config: ModelConfig, ctx: LaunchContext): LaunchSpec => {
     const s = config.sim;
     const args: (string | number)[] = ['--host', ctx.host, '--port', ctx.port, '--shape', shape, '--alias', ctx.localId, '--parallel', config.parallel ?? 1];
+    // A sim model reads images only when its config says so; otherwise it refuses them as a llama-server without mmproj.
+    if (config.capabilities.includes('multimodal')) args.push('--vision');
+    if (config.contextsize) args.push('--ctx', config.contextsize);
     if (s) {
       args.push('--load-time', s.load_time, '--token-time', s.token_time, '--step-time', s.step_time, '--audio-time', s.audio_time_per_second);
-      args.push('--time-scale', s.time_scale, '--tokens', s.tokens, '--kv-pages', s.kv_pages, '--fail', s.fail);
+      args.push('--time-scale', s.time_scale, '--tokens', s.tokens, '--kv-pages', s.kv_pages, '--fail', s.fail, '--image-refusal', s.image_refusal);
       if (s.no_timings) args.push('--no-timings');
     }
     return builtin(ctx, 'sim-engine', args, config);
@@ -95,10 +112,9 @@ export function adapterFor(config: ModelConfig, mode: BackendMode): EngineAdapte
   else if (family === 'sim') launch = launchSim(shape);
   else if (family === 'llama-node') launch = launchLlamaNode;
   else {
-    const template = DEFAULT_TEMPLATES[family]!;
     launch = (c, ctx) => {
       if (!c.model) throw new Error(`${family} needs \`model\` (a weights file) or a \`command\``);
-      return fromTemplate(template, c, ctx);
+      return fromTemplate(defaultTemplate(family, c)!, c, ctx);
     };
   }
   return { family, shape, lane: SHAPE_LANE[shape], healthPath, routes, launch };

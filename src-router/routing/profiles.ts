@@ -1,4 +1,4 @@
-import type { HistogramValue, RouterMetrics } from './metrics';
+import type { HistogramValue, RouterMetricName, RouterMetrics } from './metrics';
 import type { PromFamily } from './prom-parse';
 
 /**
@@ -12,6 +12,8 @@ export interface MetricProfile {
   name: ProfileName;
   /** Engine metric families the profile reads (documentation and tests). */
   reads: readonly string[];
+  /** The router metrics it can fill when the engine publishes every name it reads; a strategy needing others stays cold (random). */
+  provides: readonly RouterMetricName[];
   map(families: FamilyIndex): RouterMetrics;
 }
 
@@ -73,6 +75,7 @@ const CLUTCH = {
 export const clutchLayersProfile: MetricProfile = {
   name: 'clutch-layers',
   reads: Object.values(CLUTCH),
+  provides: ['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu', 'queue_wait_seconds'],
   map(f) {
     const used = gaugeValue(f, CLUTCH.kvUsed);
     const free = gaugeValue(f, CLUTCH.kvFree);
@@ -90,48 +93,48 @@ export const clutchLayersProfile: MetricProfile = {
 const VLLM = {
   running: 'vllm:num_requests_running',
   waiting: 'vllm:num_requests_waiting',
-  gpuKv: 'vllm:gpu_cache_usage_perc',
   kv: 'vllm:kv_cache_usage_perc',
-  cpuKv: 'vllm:cpu_cache_usage_perc',
   queueTime: 'vllm:request_queue_time_seconds',
 } as const;
 
 /**
- * vLLM names (the `*_perc` gauges are 0..1 ratios). The V0 engine publishes gpu_ and cpu_cache_usage_perc; the V1
- * engine publishes kv_cache_usage_perc and has no CPU swap pool, so its CPU KV is 0 when that gauge is present.
+ * vLLM as current (V1) builds export it: `kv_cache_usage_perc` is a 0..1 ratio of the one KV pool (the V0 names
+ * `gpu_cache_usage_perc` and `cpu_cache_usage_perc` are gone, and V1 has no CPU swap pool), so CPU KV is 0 when the
+ * ratio is published.
  */
 function mapVllm(f: FamilyIndex): RouterMetrics {
-  const gpu = ratio(gaugeValue(f, VLLM.gpuKv));
-  const v1 = ratio(gaugeValue(f, VLLM.kv));
-  const cpu = ratio(gaugeValue(f, VLLM.cpuKv));
+  const kv = ratio(gaugeValue(f, VLLM.kv));
   return present({
     num_requests_running: gaugeValue(f, VLLM.running),
     num_requests_waiting: gaugeValue(f, VLLM.waiting),
-    kv_cache_usage: gpu ?? v1,
-    kv_cache_usage_cpu: cpu ?? (v1 !== undefined ? 0 : undefined),
+    kv_cache_usage: kv,
+    kv_cache_usage_cpu: kv !== undefined ? 0 : undefined,
     queue_wait_seconds: histogramValue(f, VLLM.queueTime),
   });
 }
 
-export const vllmProfile: MetricProfile = { name: 'vllm', reads: Object.values(VLLM), map: mapVllm };
+const VLLM_PROVIDES: readonly RouterMetricName[] = ['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu', 'queue_wait_seconds'];
+
+export const vllmProfile: MetricProfile = { name: 'vllm', reads: Object.values(VLLM), provides: VLLM_PROVIDES, map: mapVllm };
 
 const LLAMACPP = {
   running: 'llamacpp:requests_processing',
   waiting: 'llamacpp:requests_deferred',
-  kv: 'llamacpp:kv_cache_usage_ratio',
 } as const;
 
-/** llama-server (`--metrics`). One KV pool, so CPU KV is 0 when the ratio is published. No queue-time histogram. */
+/**
+ * llama-server (`--metrics`), as current builds export it: the two scheduler gauges. There is no KV-usage gauge any
+ * more (`llamacpp:kv_cache_usage_ratio` is gone) and no queue-time histogram, so KV strategies stay cold (random) for
+ * such pods rather than read a name that does not exist.
+ */
 export const llamaCppProfile: MetricProfile = {
   name: 'llama.cpp',
   reads: Object.values(LLAMACPP),
+  provides: ['num_requests_running', 'num_requests_waiting'],
   map(f) {
-    const kv = ratio(gaugeValue(f, LLAMACPP.kv));
     return present({
       num_requests_running: gaugeValue(f, LLAMACPP.running),
       num_requests_waiting: gaugeValue(f, LLAMACPP.waiting),
-      kv_cache_usage: kv,
-      kv_cache_usage_cpu: kv !== undefined ? 0 : undefined,
     });
   },
 };
@@ -141,7 +144,7 @@ export const llamaCppProfile: MetricProfile = {
  * module was built around. It never reads clutch-layers names, so metric strategies fall back to random for
  * clutch-layers pods without `engine: clutch-layers`.
  */
-export const defaultProfile: MetricProfile = { name: 'default', reads: vllmProfile.reads, map: mapVllm };
+export const defaultProfile: MetricProfile = { name: 'default', reads: vllmProfile.reads, provides: VLLM_PROVIDES, map: mapVllm };
 
 export const PROFILES: Readonly<Record<ProfileName, MetricProfile>> = {
   'clutch-layers': clutchLayersProfile,

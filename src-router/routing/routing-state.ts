@@ -1,5 +1,5 @@
 import { DEFAULT_MULTI_SPEC, validateStrategy } from './multi-spec';
-import { isProfileName, SETTABLE_ROUTES_ENGINES } from './profiles';
+import { isProfileName, PROFILES, SETTABLE_ROUTES_ENGINES } from './profiles';
 import type { RouterMetricName } from './metrics';
 import { MULTI_SCORER_NAMES, type ParsedStrategy, type StrategyInfo } from './strategies';
 
@@ -94,6 +94,8 @@ export interface RoutingView {
   routingKey: string;
   strategies: { name: string; label: string; requires: RouterMetricName[]; weightable: boolean }[];
   multiScorers: string[];
+  /** Every metric profile: what it reads and which router metrics that fills (the card says which strategies stay cold). */
+  profiles: { name: string; reads: string[]; provides: RouterMetricName[] }[];
   desired: { strategy: string; routes_engine: string | null } | null;
   effective: EffectiveRouting | null;
   engineReporting: boolean;
@@ -125,6 +127,7 @@ export function buildRoutingView(input: ViewInput): RoutingView {
     routingKey: input.routingKey,
     strategies: input.strategies.map((s) => ({ name: s.name, label: s.label, requires: [...s.requires], weightable: s.weightable })),
     multiScorers: weightable.length ? weightable : [...MULTI_SCORER_NAMES],
+    profiles: Object.values(PROFILES).map((p) => ({ name: p.name, reads: [...p.reads], provides: [...p.provides] })),
     desired,
     effective,
     engineReporting: effective !== null,

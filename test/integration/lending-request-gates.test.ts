@@ -7,13 +7,13 @@ import { eventually } from '../support/node-harness';
 // Per-request gates on real nodes: which queued requests an owner may lend while a lease is live.
 // - LLM-4: a stream is queued but never lent.
 // - LLM-2: a request too large for the helper's window is never lent (smaller ones are).
-// - LLM-1: a request with image input is never lent to a helper without vision.
+// - LLM-1 / GUARD-2: a request with image input to a text-only owner never reaches a queue, a helper or an engine.
 // - PROBE-2/3 cold start: from fresh nodes, probes come first and a priced lease follows within 2 × min_samples
 //   jobs of the owner's own.
 // Requests are told apart by the owner's held view (ids, stream flags, states) and by a max_tokens no other request
 // uses (its analytics row, on the node whose engine answered it, records the tokens generated).
 
-interface AnalyticsRow { id: number; node_id: string; local_id: string; model: string; streamed: number; prompt_bytes: number | null; tokens_generated: number | null; service_source: string | null; finished_at: number; duration_ms: number; queue_wait_ms: number; outcome: string }
+interface AnalyticsRow { id: number; node_id: string; local_id: string; model: string; streamed: number; prompt_bytes: number | null; tokens_generated: number | null; service_source: string | null; finished_at: number; duration_ms: number; queue_wait_ms: number; outcome: string; status: number | null }
 
 function rowsOf(c: LendingCluster, nodeId: string, where = '1 = 1', ...args: unknown[]): AnalyticsRow[] {
   const db = new Database(join(c.slaves[nodeId].dir, 'store', 'router.db'), { readonly: true });
@@ -176,29 +176,25 @@ describe('per-request gates under a live lease: owner/a (slow) → helper/b (fas
     expect(rowsOf(c, 'helper', 'tokens_generated = 7 OR prompt_bytes > 10000')).toEqual([]);
   });
 
-  it('LLM-1: a request with image input is never lent to a helper without vision', async () => {
+  it('LLM-1 / GUARD-2: an image request to the text-only owner is neither queued nor lent: with no guardian it is a 400 at once', async () => {
     const since = Date.now();
+    const t = trackItems(c, 'owner', 'a');
+    const fillers = [c.chat('owner', 'model-a', { maxTokens: 24 }), c.chat('owner', 'model-a', { maxTokens: 24 })];
+    await eventually(() => t.views.at(-1)?.active.length === 2, { what: 'two fillers at the owner engine' });
     const messages = [{ role: 'user', content: [{ type: 'text', text: 'what is in this picture?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }];
-    const { t, id, fillers, answer } = await behindTwoLongJobs(() => c.chat('owner', 'model-a', { maxTokens: 6, extra: { messages } }));
+    const image = await c.chat('owner', 'model-a', { maxTokens: 6, extra: { messages } });
     const small = Array.from({ length: 6 }, () => c.chat('owner', 'model-a'));
-    const answers = await Promise.all([answer, ...fillers, ...small]);
+    const answers = await Promise.all([...fillers, ...small]);
     await t.stop();
-    expect(answers.map((a) => a.status)).toEqual(Array(9).fill(200));
-    expect((await answer).body.model).toBe('model-a');
-
-    const lent = await lentRows(c, since, t);
-    expect(lent.length).toBeGreaterThan(0);
-    expect(lent.map((r) => r.requestId)).not.toContain(id);
-    expect(t.views.some((v) => v.held.some((i) => i.id === id && i.state === 'queued') && v.held.some((i) => i.state === 'lent'))).toBe(true);
-    expect([...t.items.get(id)!.states]).not.toContain('lent');
-    expect([...t.items.get(id)!.states]).not.toContain('held');
-    // Answered by the owner's own engine (the sim answers image input unless told to refuse it); the helper never saw it.
-    await rowsOnce(c, 'owner', 9, 'finished_at >= ?', since);
+    expect(image.status).toBe(400);
+    expect(image.body.error).toMatchObject({ code: 'guardian_required', message: expect.stringMatching(/'model-a' on node 'owner' is text-only/) });
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    // No router queue ever held it, and no engine saw it: only the fillers and the small requests were recorded.
+    expect(t.views.every((v) => [...v.held, ...v.active].length <= 8)).toBe(true);
+    await rowsOnce(c, 'owner', 8, 'finished_at >= ?', since);
     await helperSettled(c, 3);
-    const ownerImage = rowsOf(c, 'owner', 'tokens_generated = 6 AND finished_at >= ?', since);
-    expect(ownerImage).toHaveLength(1);
-    expect(ownerImage[0]).toMatchObject({ node_id: 'owner', local_id: 'a', outcome: 'ok', service_source: 'engine' });
-    expect(rowsOf(c, 'helper', 'tokens_generated = 6')).toEqual([]);
+    expect(rowsOf(c, 'owner', "outcome = 'error' AND finished_at >= ?", since)).toEqual([]);
+    expect(rowsOf(c, 'helper', "outcome = 'error'")).toEqual([]);
   });
 });
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyLlamaGguf } from '../../src-router/engines/llama-node/gguf-writer';
-import { startLlamaEngine, type LlamaEngineHandle } from '../../src-router/engines/llama-node/server';
+import { IMAGE_NOT_SUPPORTED, startLlamaEngine, type LlamaEngineHandle } from '../../src-router/engines/llama-node/server';
 
 const EMBD = 64;
 type ErrorBody = { error: { code: number; message: string; type: string } };
@@ -141,6 +141,28 @@ describe('llama-node engine', () => {
     const empty = await post('{"messages": []}');
     expect(empty.status).toBe(400);
     expect(((await empty.json()) as ErrorBody).error.message).toMatch(/messages/);
+  });
+
+  it('refuses image input with a 400 saying image input is not supported, and still serves text after', async () => {
+    const png = 'data:image/png;base64,iVBORw0KGgo=';
+    const bodies = [
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it' }, { type: 'image_url', image_url: { url: png } }] }] },
+      { messages: [{ role: 'user', content: [{ type: 'input_image', image_url: png }] }], stream: true },
+      { messages: [{ role: 'user', content: 'what is it', images: ['iVBORw0KGgo='] }] },
+    ];
+    for (const body of bodies) {
+      const res = await fetch(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, max_tokens: 2 }) });
+      expect(res.status).toBe(400);
+      const err = (await res.json()) as ErrorBody;
+      expect(err).toEqual({ error: { code: 400, message: IMAGE_NOT_SUPPORTED, type: 'invalid_request_error' } });
+      expect(err.error.message).toMatch(/^image input is not supported/);
+    }
+    const sdkError = await openai.chat.completions
+      .create({ model: 'tiny', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: png } }] }], max_tokens: 2 })
+      .catch((e: unknown) => e);
+    expect(sdkError).toBeInstanceOf(OpenAI.BadRequestError);
+    const ok = await openai.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hello' }], max_tokens: 2 });
+    expect(ok.choices[0].message.role).toBe('assistant');
   });
 
   it('aborts the generation when a streaming client goes away, and frees its sequence', async () => {

@@ -91,7 +91,7 @@ describe('routing strategies across three sim pods of one model', () => {
         console: { operators: [OPERATOR] },
         routing: {
           strategy: 'random', poll_interval: '300ms', scrape_interval: '200ms',
-          static_routes: { clutchy: { engine: 'clutch-layers', endpoints }, plain: { endpoints }, gone: { engine: 'clutch-layers', endpoints: [dead] } },
+          static_routes: { clutchy: { engine: 'clutch-layers', endpoints }, plain: { endpoints }, gone: { engine: 'clutch-layers', endpoints: [dead] }, llamas: { engine: 'llama.cpp', endpoints } },
         },
       },
     });
@@ -164,7 +164,7 @@ describe('routing strategies across three sim pods of one model', () => {
     expect(res.status).toBe(502);
     const { upstreams } = await call<{ upstreams: Upstream[] }>('/router/v1/console/runtime.upstreams');
     const row = (model: string, endpoint: string) => upstreams.find((u) => u.model === model && u.endpoint === endpoint)!;
-    expect(upstreams).toHaveLength(7);
+    expect(upstreams).toHaveLength(10); // clutchy, plain and llamas × 3, gone × 1
     expect(row('clutchy', sims.A.url)).toMatchObject({ engine: 'clutch-layers', status: 'untried', answered: 0, notAnswered: 0, lastAnswer: 'never' });
     expect(row('clutchy', sims.B.url)).toMatchObject({ status: 'answering', answered: 10, notAnswered: 0 });
     expect(row('clutchy', sims.C.url)).toMatchObject({ status: 'answering', answered: 10, notAnswered: 0 });
@@ -173,5 +173,33 @@ describe('routing strategies across three sim pods of one model', () => {
     expect(plain.every((u) => u.engine === null && u.status === 'answering')).toBe(true);
     expect(plain.reduce((s, u) => s + u.answered, 0)).toBe(30);
     expect(row('gone', dead)).toMatchObject({ status: 'not_answering', answered: 0, notAnswered: 1, lastAnswer: 'never' });
+  });
+
+  it('llama.cpp pods (the sims speak llama-server’s /metrics): least-request scores them, least-kv-cache stays cold for want of a KV gauge (ROUTE-4)', async () => {
+    // Fresh llama.cpp scrapes of every pod showing its base load: running and waiting only, no KV metric at all.
+    const llamasAtBase = () =>
+      eventually(async () => {
+        const pods = (await call<{ pods: ScrapedPod[] }>('/router/v1/console/runtime.scrape')).pods.filter((p) => p.podId.startsWith('llamas'));
+        const ok = pods.length === 3 && pods.every((p) => !p.stale && p.profile === 'llama.cpp' && p.metrics?.num_requests_running === base[podOf(p.url.replace(/\/metrics$/, '')) as 'A'].queue && p.metrics.num_requests_waiting === 0);
+        return ok ? pods : undefined;
+      }, { timeoutMs: 5_000, what: 'fresh llama.cpp scrapes showing the base load' });
+    const pods = await llamasAtBase();
+    for (const p of pods) expect(Object.keys(p.metrics!).sort()).toEqual(['num_requests_running', 'num_requests_waiting']);
+
+    await useStrategy('least-request');
+    const before = await counts();
+    for (let i = 0; i < 3; i++) {
+      await llamasAtBase();
+      expect((await chat('llamas')).status).toBe(200);
+    }
+    expect(delta(await counts(), before)).toEqual({ A: 0, B: 3, C: 0 });
+    expect(await fallbacks('llamas')).toBe(0);
+
+    await useStrategy('least-kv-cache');
+    const n = 4;
+    for (let i = 0; i < n; i++) expect((await chat('llamas')).status).toBe(200);
+    expect(await fallbacks('llamas')).toBe(n);
+    const metrics = await (await fetch(`${node.url}/metrics`)).text();
+    expect(metrics).toMatch(/routerdesk_routing_fallbacks_total\{(?=[^}]*model="llamas")(?=[^}]*missing="kv_cache_usage,kv_cache_usage_cpu")[^}]*\}/);
   });
 });

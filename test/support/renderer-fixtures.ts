@@ -11,6 +11,10 @@ export const routingViewFixture = (over: Partial<RoutingViewWire> = {}, routingK
     { name: 'multi', label: 'multi (weighted)', requires: ['num_requests_running'], weightable: false },
   ],
   multiScorers: ['least-request'],
+  profiles: [
+    { name: 'clutch-layers', reads: ['clutch_active_slots', 'clutch_queue_depth'], provides: ['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu'] },
+    { name: 'llama.cpp', reads: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'], provides: ['num_requests_running', 'num_requests_waiting'] },
+  ],
   desired: null,
   effective,
   engineReporting: true,

@@ -32,10 +32,35 @@ describe('engine adapters', () => {
   it('launches external engines from the default or the configured template', () => {
     const a = adapterFor(cfg({ backend: 'llama-server', model: 'a.gguf', contextsize: 2048 }), 'llama_sdcpp');
     expect(a.launch(cfg({ backend: 'llama-server', model: 'a.gguf', contextsize: 2048 }), ctx)).toEqual({
-      command: 'llama-server', args: ['--host', '127.0.0.1', '--port', '9100', '-m', '/models/a.gguf', '--alias', 'm-local', '-c', '2048', '-np', '1'], env: {},
+      command: 'llama-server', args: ['--host', '127.0.0.1', '--port', '9100', '-m', '/models/a.gguf', '--alias', 'm-local', '-c', '2048', '-np', '1', '--metrics', '--slots', '--jinja'], env: {},
     });
     const custom = cfg({ backend: 'whisper-server', model: 'w.bin', command: 'whisper-server --port ${PORT} -m ${MODEL} -t 4', env: { OMP_NUM_THREADS: '4' } });
     expect(adapterFor(custom, 'llama_sdcpp').launch(custom, ctx)).toEqual({ command: 'whisper-server', args: ['--port', '9100', '-m', '/models/w.bin', '-t', '4'], env: { OMP_NUM_THREADS: '4' } });
+  });
+
+  it('llama-server by default: /metrics, /slots and jinja on; embeddings with mean pooling only for an embedding model', () => {
+    const chat = cfg({ backend: 'llama-server', model: 'a.gguf' });
+    const chatArgs = adapterFor(chat, 'llama_sdcpp').launch(chat, ctx).args;
+    expect(chatArgs).toEqual(expect.arrayContaining(['--metrics', '--slots', '--jinja']));
+    expect(chatArgs).not.toContain('--embeddings');
+    const embed = cfg({ backend: 'llama-server', capabilities: ['text', 'embedding'], model: 'e.gguf' });
+    const embedArgs = adapterFor(embed, 'llama_sdcpp').launch(embed, ctx).args;
+    expect(embedArgs.slice(-6)).toEqual(['--metrics', '--slots', '--jinja', '--embeddings', '--pooling', 'mean']);
+    // Only flags a current llama-server accepts (the reference capture was started with every one of them).
+    const accepted = new Set(['--host', '--port', '-m', '--alias', '-c', '-np', '--metrics', '--slots', '--jinja', '--embeddings', '--pooling']);
+    expect(embedArgs.filter((a) => a.startsWith('-')).filter((f) => !accepted.has(f))).toEqual([]);
+    // A configured command replaces the default whole.
+    const own = cfg({ backend: 'llama-server', capabilities: ['embedding'], model: 'e.gguf', command: 'llama-server --port ${PORT} -m ${MODEL}' });
+    expect(adapterFor(own, 'llama_sdcpp').launch(own, ctx).args).toEqual(['--port', '9100', '-m', '/models/e.gguf']);
+  });
+
+  it('tells a sim engine what its config says: vision from the multimodal capability, the context size, the image refusal', () => {
+    const text = cfg({ backend: 'sim', contextsize: 2048, sim: { image_refusal: 400 } });
+    const textArgs = adapterFor(text, 'llama_sdcpp').launch(text, ctx).args;
+    expect(textArgs).not.toContain('--vision');
+    expect(textArgs).toEqual(expect.arrayContaining(['--ctx', '2048', '--image-refusal', '400']));
+    const vision = cfg({ backend: 'sim', capabilities: ['text', 'multimodal'] });
+    expect(adapterFor(vision, 'llama_sdcpp').launch(vision, ctx).args).toContain('--vision');
   });
 
   it('an external engine without weights or command says so', () => {

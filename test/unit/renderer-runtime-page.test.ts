@@ -31,6 +31,20 @@ function render(health: RuntimeHealth | null, view: RoutingViewWire | null): str
 const has = (html: string, testId: string) => html.includes(`data-testid="${testId}"`);
 
 describe('Runtime page markup', () => {
+  it('the Routing card says which strategies stay cold per metric profile (llama.cpp: no KV gauge)', () => {
+    const strategies = [
+      { name: 'least-request', label: 'least request', requires: ['num_requests_running', 'num_requests_waiting'], weightable: true },
+      { name: 'least-kv-cache', label: 'least KV cache', requires: ['kv_cache_usage', 'kv_cache_usage_cpu'], weightable: true },
+    ];
+    const html = render({ published: false }, routing({ strategies }));
+    expect(has(html, 'profile-notes')).toBe(true);
+    const note = /<li[^>]*data-testid="profile-note-llama.cpp"[^>]*>(.*?)<\/li>/.exec(html);
+    expect(note?.[0]).toContain('data-cold="least KV cache"');
+    expect(note?.[1]).toContain('llamacpp:requests_processing');
+    expect(note?.[1]).toContain('least KV cache stays cold (a random ready pod) for its pods.');
+    expect(/data-testid="profile-note-clutch-layers"[^>]*data-cold=""/.test(html)).toBe(true);
+  });
+
   it('absent blob: the note only; banner, gauges, self-tests, serving config hidden; the Routing card stays', () => {
     const html = render({ published: false }, routing());
     expect(has(html, 'runtime-not-published')).toBe(true);

@@ -3,7 +3,7 @@ import type { RoutingViewWire, UpstreamRowWire } from '../../src-router/contract
 import { MULTI_MESSAGES, parseMultiSpec } from '../../src-renderer/src/runtime/multi-spec';
 import { canApply, canReset, draftReducer, initialDraft, planApply, type RoutingDraft } from '../../src-renderer/src/runtime/routing-draft';
 import {
-  appliedStrategy, notReportingExplanation, profileInForce, requiredMetrics, requiresHint, stateRows, strategyButtonFor, syncPill, writeAccess,
+  appliedStrategy, notReportingExplanation, profileInForce, profileNotes, requiredMetrics, requiresHint, stateRows, strategyButtonFor, syncPill, writeAccess,
 } from '../../src-renderer/src/runtime/routing-view';
 import { formatLastAnswer, upstreamRows } from '../../src-renderer/src/runtime/upstreams-view';
 import { routingViewFixture } from '../support/renderer-fixtures';
@@ -117,6 +117,29 @@ describe('requires hint (ROUTE-2)', () => {
     expect(requiredMetrics('multi', 'multi:prefix-affinity:2', v)).toEqual([]);
     expect(requiredMetrics('multi', 'multi:,,', v)).toEqual(v.strategies[5].requires);
     expect(requiredMetrics('no-such', '', v)).toEqual([]);
+  });
+});
+
+describe('metric profiles on the card (ROUTE-4)', () => {
+  it('a profile that cannot fill a strategy’s metrics leaves that strategy cold for its pods; multi is left to the requires hint', () => {
+    const v = view({
+      profiles: [
+        { name: 'llama.cpp', reads: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'], provides: ['num_requests_running', 'num_requests_waiting'] },
+        { name: 'vllm', reads: ['vllm:kv_cache_usage_perc'], provides: ['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu'] },
+        { name: 'blind', reads: [], provides: [] },
+      ],
+    });
+    const [llama, vllm, blind] = profileNotes(v);
+    expect(llama).toEqual({
+      name: 'llama.cpp',
+      reads: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
+      missing: ['kv_cache_usage', 'kv_cache_usage_cpu'],
+      cold: ['least KV cache'],
+      text: 'no kv_cache_usage, kv_cache_usage_cpu in what it reads: least KV cache stays cold (a random ready pod) for its pods.',
+    });
+    expect(vllm).toMatchObject({ missing: [], cold: [], text: 'every scoring strategy can score its pods.' });
+    expect(blind.cold).toEqual(['least request', 'least KV cache']);
+    expect(blind.missing).toEqual(['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu']);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MULTI_MESSAGES, SETTABLE_ROUTES_ENGINES, STRATEGIES, validateStrategy, WRITE_GATE } from '../../src-router/routing';
+import { buildRoutingView, MULTI_MESSAGES, SETTABLE_ROUTES_ENGINES, STRATEGIES, validateStrategy, WRITE_GATE } from '../../src-router/routing';
+import type { RoutingViewWire } from '../../src-router/contract';
 
 // The renderer parses a multi spec before publishing (ROUTE-3) with its own copy of the router's rules (it may
 // import only contract/). This keeps the two answering the same, message for message. The renderer modules are
@@ -10,6 +11,7 @@ interface RendererMultiSpec {
   parseMultiSpec(text: string, multiScorers: readonly string[]): { ok: true; spec: string } | { ok: false; message: string };
 }
 interface RendererRoutingView {
+  profileNotes(view: Pick<RoutingViewWire, 'profiles' | 'strategies'>): { name: string; reads: string[]; missing: string[]; cold: string[]; text: string }[];
   SETTABLE_PROFILES: readonly string[];
   DEPLOYMENT_GATE: string;
   OPERATORS_GATE: string;
@@ -53,5 +55,16 @@ describe('renderer ↔ router parity of routing rules', () => {
     expect([...v.SETTABLE_PROFILES]).toEqual([...SETTABLE_ROUTES_ENGINES]);
     expect(v.DEPLOYMENT_GATE).toBe(WRITE_GATE.deployment);
     expect(v.OPERATORS_GATE).toBe(WRITE_GATE.operators);
+  });
+
+  it('the card’s profile notes from the router’s own view: llama.cpp has no KV gauge, so least KV cache stays cold; the others score all', async () => {
+    const v = await load<RendererRoutingView>('../../src-renderer/src/runtime/routing-view.ts');
+    const real = buildRoutingView({ routingKey: 'k', strategies: STRATEGIES, desiredRaw: null, effectiveRaw: null, writable: true, canWrite: true });
+    const notes = Object.fromEntries(v.profileNotes(real).map((n) => [n.name, n]));
+    expect(Object.keys(notes).sort()).toEqual(['clutch-layers', 'default', 'llama.cpp', 'vllm']);
+    expect(notes['llama.cpp']).toMatchObject({ reads: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'], missing: ['kv_cache_usage', 'kv_cache_usage_cpu'], cold: ['least KV cache'] });
+    for (const name of ['vllm', 'clutch-layers', 'default']) expect(notes[name]).toMatchObject({ cold: [], text: 'every scoring strategy can score its pods.' });
+    expect(notes.vllm.reads).toContain('vllm:kv_cache_usage_perc');
+    expect(notes.vllm.reads).not.toContain('vllm:gpu_cache_usage_perc');
   });
 });

@@ -86,16 +86,28 @@ describe('other profiles', () => {
     expect(defaultProfile.reads.some((n) => n.startsWith('clutch_'))).toBe(false);
   });
 
-  it('vllm: V0 gpu/cpu gauges, V1 kv gauge with CPU 0, queue-time histogram', () => {
-    const v0 = applyProfile(vllmProfile, parsePrometheusText('vllm:num_requests_running{model_name="m"} 3\nvllm:num_requests_waiting{model_name="m"} 1\nvllm:gpu_cache_usage_perc{model_name="m"} 0.4\nvllm:cpu_cache_usage_perc{model_name="m"} 0.1\n'));
-    expect(v0).toEqual({ num_requests_running: 3, num_requests_waiting: 1, kv_cache_usage: 0.4, kv_cache_usage_cpu: 0.1 });
-    const v1 = applyProfile(vllmProfile, parsePrometheusText('# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc 0.7\n# TYPE vllm:request_queue_time_seconds histogram\nvllm:request_queue_time_seconds_bucket{le="+Inf"} 2\nvllm:request_queue_time_seconds_sum 1\nvllm:request_queue_time_seconds_count 2\n'));
-    expect(v1).toEqual({ kv_cache_usage: 0.7, kv_cache_usage_cpu: 0, queue_wait_seconds: { buckets: [{ le: Infinity, count: 2 }], sum: 1, count: 2 } });
+  it('vllm: the current (V1) names — running, waiting, kv_cache_usage_perc with CPU 0, queue-time histogram; V0 names are not read', () => {
+    const v1 = applyProfile(vllmProfile, parsePrometheusText('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m",engine="0"} 3\nvllm:num_requests_waiting{model_name="m",engine="0"} 1\n# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name="m",engine="0"} 0.7\n# TYPE vllm:request_queue_time_seconds histogram\nvllm:request_queue_time_seconds_bucket{le="+Inf"} 2\nvllm:request_queue_time_seconds_sum 1\nvllm:request_queue_time_seconds_count 2\n'));
+    expect(v1).toEqual({ num_requests_running: 3, num_requests_waiting: 1, kv_cache_usage: 0.7, kv_cache_usage_cpu: 0, queue_wait_seconds: { buckets: [{ le: Infinity, count: 2 }], sum: 1, count: 2 } });
+    // An old V0 build's KV gauges are names current vLLM no longer exports: the profile does not read them.
+    const v0 = applyProfile(vllmProfile, parsePrometheusText('vllm:num_requests_running 3\nvllm:gpu_cache_usage_perc 0.4\nvllm:cpu_cache_usage_perc 0.1\n'));
+    expect(v0).toEqual({ num_requests_running: 3 });
+    expect(vllmProfile.reads).toEqual(['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:request_queue_time_seconds']);
   });
 
-  it('llama.cpp: requests_processing, requests_deferred, kv_cache_usage_ratio', () => {
+  it('llama.cpp: requests_processing and requests_deferred only — current builds have no KV gauge, so KV stays absent', () => {
     const m = applyProfile(llamaCppProfile, parsePrometheusText('llamacpp:requests_processing 1\nllamacpp:requests_deferred 4\nllamacpp:kv_cache_usage_ratio 0.5\n'));
-    expect(m).toEqual({ num_requests_running: 1, num_requests_waiting: 4, kv_cache_usage: 0.5, kv_cache_usage_cpu: 0 });
+    expect(m).toEqual({ num_requests_running: 1, num_requests_waiting: 4 });
+    expect(llamaCppProfile.reads).toEqual(['llamacpp:requests_processing', 'llamacpp:requests_deferred']);
+    expect(llamaCppProfile.provides).toEqual(['num_requests_running', 'num_requests_waiting']);
+  });
+
+  it('each profile provides exactly what it maps from a page publishing every name it reads', () => {
+    const full = (name: string) => `# TYPE ${name} ${name.endsWith('_seconds') ? 'histogram' : 'gauge'}\n${name.endsWith('_seconds') ? `${name}_bucket{le="+Inf"} 1\n${name}_sum 1\n${name}_count 1` : `${name} 0.5`}\n`;
+    for (const profile of [clutchLayersProfile, vllmProfile, llamaCppProfile, defaultProfile]) {
+      const m = applyProfile(profile, parsePrometheusText(profile.reads.map(full).join('')));
+      expect(Object.keys(m).sort(), profile.name).toEqual([...profile.provides].sort());
+    }
   });
 
   it('profile choice: label, unknown → default, static routes use routes_engine first', () => {

@@ -14,7 +14,7 @@ import * as blobModule from '../../src-router/runtime/blob';
 // Type level: the server's shapes are assignable to the wire types and back.
 type ServerRouting = RoutingView & { gate: typeof WRITE_GATE; status: LiveRoutingStatus };
 const toWire = (v: ServerRouting): RoutingViewWire => v;
-const fromWire = (v: RoutingViewWire): Omit<RoutingView, 'strategies'> => v;
+const fromWire = (v: RoutingViewWire): Omit<RoutingView, 'strategies' | 'profiles'> => v;
 const rowToWire = (r: UpstreamRow): UpstreamRowWire => r;
 void [toWire, fromWire, rowToWire];
 

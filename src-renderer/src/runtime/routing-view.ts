@@ -115,6 +115,39 @@ export function requiresHint(metrics: readonly string[]): RequiresHint {
   };
 }
 
+export interface ProfileNote {
+  name: string;
+  reads: string[];
+  /** Router metrics a scoring strategy needs that the profile cannot fill. */
+  missing: string[];
+  /** Labels of the strategies that stay cold (a random ready pod) for the profile's pods. */
+  cold: string[];
+  text: string;
+}
+
+/**
+ * Per metric profile (ROUTE-4), from the data: which scoring strategies stay cold for its pods because the engine
+ * does not publish what they need (llama.cpp: no KV-usage gauge, so least KV cache routes at random there).
+ * `multi` is left out: its need depends on the spec, and the requires hint shows it.
+ */
+export function profileNotes(view: Pick<RoutingViewWire, 'profiles' | 'strategies'>): ProfileNote[] {
+  return view.profiles.map((p) => {
+    const missing: string[] = [];
+    const cold: string[] = [];
+    for (const s of view.strategies) {
+      if (s.name === 'multi') continue;
+      const lacks = s.requires.filter((m) => !p.provides.includes(m));
+      if (!lacks.length) continue;
+      cold.push(s.label);
+      for (const m of lacks) if (!missing.includes(m)) missing.push(m);
+    }
+    const text = cold.length
+      ? `no ${missing.join(', ')} in what it reads: ${cold.join(', ')} stays cold (a random ready pod) for its pods.`
+      : 'every scoring strategy can score its pods.';
+    return { name: p.name, reads: [...p.reads], missing, cold, text };
+  });
+}
+
 export interface WriteAccess {
   /** Controls can be used. */
   enabled: boolean;

@@ -6,6 +6,7 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
+import { hasImageInput } from '../../contract/client-requests';
 import { EngineMetrics } from './engine-metrics';
 import { LlamaRunner, type GenerationResult } from './llama-runner';
 import {
@@ -66,6 +67,9 @@ export interface LlamaEngineHandle {
   ready: Promise<LlamaEngineInfo>;
   close(): Promise<void>;
 }
+
+/** node-llama-cpp here loads no vision projector: an image part (or an Ollama `images` list) is refused up front. */
+export const IMAGE_NOT_SUPPORTED = 'image input is not supported: llama-engine serves text only (no vision projector)';
 
 type EngineState = { status: 'loading' } | { status: 'ready'; runner: LlamaRunner } | { status: 'failed'; error: Error } | { status: 'closed' };
 
@@ -128,6 +132,7 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
     try {
       const engine = runner();
       const body = kind === 'chat' ? parseBody(chatRequestSchema, request.body) : parseBody(completionRequestSchema, request.body);
+      if (kind === 'chat' && hasImageInput(request.body as Record<string, unknown>)) throw new EngineHttpError(400, IMAGE_NOT_SUPPORTED);
       const job = 'messages' in body ? await engine.prepareChat(body) : engine.prepareCompletion(body);
       const head = responseHead(kind === 'chat' ? 'chatcmpl' : 'cmpl', body.model ?? alias);
       if (!body.stream) {

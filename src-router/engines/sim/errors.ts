@@ -15,8 +15,14 @@ export const LOADING_BODY = { error: { code: 503, message: 'Loading model', type
 /** whisper.cpp's server answers this way while it loads. */
 export const WHISPER_LOADING_BODY = { status: 'loading model' } as const;
 
-/** What `fail: image_not_supported` answers to a chat request carrying an image. */
-export const IMAGE_NOT_SUPPORTED_BODY = { error: { message: 'image input is not supported by this model', type: 'server_error', code: 500 } } as const;
+/** llama-server's words when a chat carries an image and no projector (mmproj) is loaded. */
+export const IMAGE_NOT_SUPPORTED_MESSAGE = 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj';
+
+/**
+ * How the sim refuses image input (a model without `--vision`, or `fail: image_not_supported`): at 500 exactly
+ * llama-server's body (`reference/llama-server/image-refused.json`); at 400 the same message as a client error.
+ */
+export const imageRefusalBody = (status: 400 | 500) => errorBody(status, IMAGE_NOT_SUPPORTED_MESSAGE);
 
 export const INJECTED_FAILURE_MESSAGE = 'sim: injected failure';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimEngineContext } from './context';
-import { IMAGE_NOT_SUPPORTED_BODY, INJECTED_FAILURE_MESSAGE, SimCrashedError, sendError } from './errors';
+import { INJECTED_FAILURE_MESSAGE, SimCrashedError, imageRefusalBody, sendError } from './errors';
 import { sleep, untilAborted } from './generation';
 import type { SeenState } from './seen';
 import type { Slot } from './state';
@@ -41,7 +41,7 @@ export interface JobSpec {
   hooks: RequestHooks;
   /** Tokens the request puts in the KV cache before generating (its prompt). */
   promptTokens?: number;
-  /** The request carries image input (only matters with `fail: image_not_supported`). */
+  /** The request carries image input: refused unless the model has vision and no `fail: image_not_supported`. */
   imageInput?: boolean;
   /** The prompt text, recorded in the engine's seen ring (`GET /sim/seen`). */
   prompt?: string;
@@ -62,10 +62,10 @@ export async function runJob(ctx: SimEngineContext, request: FastifyRequest, rep
     seen.state = how;
     seen.endedAt = Date.now();
   };
-  if (spec.imageInput && options.fail === 'image_not_supported') {
+  if (spec.imageInput && (!options.vision || options.fail === 'image_not_supported')) {
     state.counters.failed += 1;
     ended('failed');
-    return reply.code(500).send(IMAGE_NOT_SUPPORTED_BODY);
+    return reply.code(options.image_refusal).send(imageRefusalBody(options.image_refusal));
   }
   if (options.fail === 'http_500' || spec.hooks.fail === 'http_500') {
     state.counters.failed += 1;

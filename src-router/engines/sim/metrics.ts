@@ -16,6 +16,18 @@ export const SIM_METRIC_NAMES = {
   loaded: 'sim_loaded',
 } as const;
 
+/**
+ * What the real engine of a shape exports besides (`reference/llama-server/metrics.txt`; vLLM V1): the scheduler
+ * gauges the `llama.cpp` and `vllm` profiles read. llama-server has no KV-usage gauge; vLLM's is a 0..1 ratio.
+ */
+export const ENGINE_METRIC_NAMES = {
+  llamaProcessing: 'llamacpp:requests_processing',
+  llamaDeferred: 'llamacpp:requests_deferred',
+  vllmRunning: 'vllm:num_requests_running',
+  vllmWaiting: 'vllm:num_requests_waiting',
+  vllmKv: 'vllm:kv_cache_usage_perc',
+} as const;
+
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 function metric(lines: string[], name: string, type: 'gauge' | 'counter', help: string, value: number): void {
@@ -48,6 +60,15 @@ export function renderMetrics(ctx: SimEngineContext): string {
   metric(lines, n.failed, 'counter', 'Generation requests answered with an error (or crashed).', state.counters.failed);
   metric(lines, n.slots, 'gauge', 'Parallel slots.', state.parallel);
   metric(lines, n.loaded, 'gauge', '1 once the model is loaded.', ctx.loaded() ? 1 : 0);
+  const e = ENGINE_METRIC_NAMES;
+  if (ctx.options.shape === 'llama-server') {
+    metric(lines, e.llamaProcessing, 'gauge', 'Number of requests processing.', state.activeCount);
+    metric(lines, e.llamaDeferred, 'gauge', 'Number of requests deferred.', state.queuedCount);
+  } else if (ctx.options.shape === 'vllm') {
+    metric(lines, e.vllmRunning, 'gauge', 'Number of requests in model execution batches.', state.activeCount);
+    metric(lines, e.vllmWaiting, 'gauge', 'Number of requests waiting to be processed.', state.queuedCount);
+    metric(lines, e.vllmKv, 'gauge', 'KV-cache usage. 1 means 100 percent usage.', state.kvPagesUsed / state.kvPages);
+  }
   return `${lines.join('\n')}\n`;
 }
 

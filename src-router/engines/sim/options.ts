@@ -16,6 +16,10 @@ export const simEngineOptionsSchema = simOptionsSchema.extend({
   shape: z.enum(SIM_SHAPES).default('llama-server'),
   alias: z.string().min(1).default('sim'),
   parallel: z.number().int().min(1).default(1),
+  /** The model reads images (its model config has the `multimodal` capability); without it image input is refused. */
+  vision: z.boolean().default(false),
+  /** Context window in tokens (the model config's `contextsize`), reported by the llama-server shape's /props and /slots. */
+  ctx: z.number().int().min(1).default(4096),
   exit_with_stdin: z.boolean().default(false),
 });
 
@@ -45,6 +49,9 @@ const FLAGS: Record<string, { key: keyof SimEngineOptions; kind: FlagKind }> = {
   parallel: { key: 'parallel', kind: 'number' },
   'kv-pages': { key: 'kv_pages', kind: 'number' },
   fail: { key: 'fail', kind: 'string' },
+  'image-refusal': { key: 'image_refusal', kind: 'number' },
+  vision: { key: 'vision', kind: 'boolean' },
+  ctx: { key: 'ctx', kind: 'number' },
   'no-timings': { key: 'no_timings', kind: 'boolean' },
   'exit-with-stdin': { key: 'exit_with_stdin', kind: 'boolean' },
 };
@@ -64,7 +71,12 @@ export const SIM_ENGINE_USAGE = `usage: sim-engine [flags]
   --tokens N           tokens generated when a request sets no max_tokens (default 16)
   --parallel N         concurrent slots; more requests wait FIFO (default 1)
   --kv-pages N         KV cache pages reported in /metrics (default 256)
+  --ctx N              context window reported by /props and /slots (llama-server shape; default 4096)
   --fail MODE          none | crash_on_start | crash_on_request | http_500 | image_not_supported | slow_health
+                       (image_not_supported: refuse image input even with --vision)
+  --vision             the model reads images (multimodal); without it, chat with image parts is refused
+                       as llama-server without a projector refuses it
+  --image-refusal N    HTTP status of an image refusal: 500 (llama-server, default) or 400
   --no-timings         llama-server shape: answer without "timings" (an engine that reports none)
   --exit-with-stdin    exit when stdin ends (dies with its supervisor)
   --help               print this and exit`;

@@ -52,8 +52,22 @@ function usage(g: Generation) {
   return { prompt_tokens: g.promptTokens, completion_tokens: g.count, total_tokens: g.promptTokens + g.count };
 }
 
+/**
+ * llama-server's `timings`, every key in its order (`reference/llama-server/chat.json`). The sim spends no time on the
+ * prompt (prompt_ms 0, its rates 0 rather than llama-server's division by zero); all its time is generation.
+ */
 function timings(g: Generation, ms: number) {
-  return { prompt_n: g.promptTokens, prompt_ms: 0, predicted_n: g.count, predicted_ms: ms, predicted_per_token_ms: ms / g.count, predicted_per_second: ms > 0 ? (g.count * 1000) / ms : 0 };
+  return {
+    cache_n: 0,
+    prompt_n: g.promptTokens,
+    prompt_ms: 0,
+    prompt_per_token_ms: 0,
+    prompt_per_second: 0,
+    predicted_n: g.count,
+    predicted_ms: ms,
+    predicted_per_token_ms: ms / g.count,
+    predicted_per_second: ms > 0 ? (g.count * 1000) / ms : 0,
+  };
 }
 
 function chunk(g: Generation, i: number | 'final', extra: Body = {}) {

@@ -6,6 +6,7 @@ import { LOADING_BODY, SimCrashedError, WHISPER_LOADING_BODY, sendError } from '
 import { PROMETHEUS_CONTENT_TYPE, type SimStats, renderMetrics, simStats } from './metrics';
 import { type SimEngineOptions, type SimEngineOptionsInput, resolveSimEngineOptions } from './options';
 import { registerKoboldRoutes } from './routes-kobold';
+import { registerLlamaServerRoutes } from './routes-llama-server';
 import { registerOpenAIRoutes } from './routes-openai';
 import { registerSdRoutes } from './routes-sd';
 import { registerOpenAITranscriptionRoute, registerWhisperRoutes } from './routes-whisper';
@@ -140,6 +141,7 @@ async function buildApp(app: FastifyInstance, ctx: SimEngineContext): Promise<vo
   switch (shape) {
     case 'llama-server':
       registerOpenAIRoutes(app, ctx, 'llamacpp');
+      registerLlamaServerRoutes(app, ctx);
       break;
     case 'vllm':
       registerOpenAIRoutes(app, ctx, 'vllm');

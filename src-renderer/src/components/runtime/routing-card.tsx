@@ -3,6 +3,7 @@ import { NO_STRATEGIES_DETAIL, NO_STRATEGIES_MESSAGE, syncPill, writeAccess } fr
 import { startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
+import { ProfileNotes } from './profile-notes';
 import { RoutingControls } from './routing-controls';
 import { RoutingStateRows } from './routing-state';
 import { UpstreamsTable } from './upstreams-table';
@@ -61,6 +62,7 @@ export function RoutingCard() {
         <>
           <RoutingStateRows view={view} />
           {!empty && <RoutingControls view={view} />}
+          {!empty && <ProfileNotes view={view} />}
           <UpstreamsTable rows={routing.upstreams} failure={routing.upstreamsFailure} />
         </>
       )}
