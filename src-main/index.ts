@@ -1,62 +1,79 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, safeStorage, shell } from 'electron';
-import { loadNodeConfig } from '../src-router/config';
-import { createNode } from '../src-router/node';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
+import { busyPortFallback, NodeHost } from '../src-router/node-host';
 import { resolveConfigPath } from './config-path';
 import { CONNECTION_CHANNEL } from './connection-channel';
+import { ensureDesktopConfig } from './first-run';
 import { keychainSealer } from './keychain-sealer';
+import { denyAllPermissions, guardAllWebContents } from './security';
 import { findPreload, mainWindowOptions } from './window-options';
 
-/** Electron main: load the config, run the router node in-process, open the window, close the node on quit. */
-
-type RunningNode = Awaited<ReturnType<typeof createNode>>;
+/**
+ * Electron main (thin: every piece of logic is a module with unit tests): one instance, a default config on first
+ * launch, the router node in-process under a host that restarts it when the Settings screen writes a new config,
+ * the window loading the node's own URL, everything else refused.
+ */
 
 const here = dirname(fileURLToPath(import.meta.url)); // out/main
-let node: RunningNode | null = null;
+let host: NodeHost | null = null;
+let win: BrowserWindow | null = null;
 let closing = false;
 
 async function start(): Promise<void> {
-  const config = resolveConfigPath(process.argv, process.env, app.getPath('userData'));
-  node = await createNode(loadNodeConfig(config.path), { version: app.getVersion(), configFile: config.path, tokenSealer: keychainSealer(safeStorage) });
-
-  const running = node;
-  const win = new BrowserWindow(mainWindowOptions({ preload: findPreload(join(here, '../preload')) }));
+  denyAllPermissions(session.defaultSession);
+  const config = ensureDesktopConfig(resolveConfigPath(process.argv, process.env, app.getPath('userData')));
+  host = await NodeHost.start({
+    configFile: config.path, version: app.getVersion(), tokenSealer: keychainSealer(safeStorage),
+    log: (m) => console.warn(`routerdesk: ${m}`),
+    prepare: busyPortFallback((m) => console.warn(`routerdesk: ${m}`)),
+    // A restart may move the node (a new port): the window follows it.
+    onRestart: (node) => void win?.loadURL(`${node.url}/`),
+  });
+  const running = host;
+  win = new BrowserWindow(mainWindowOptions({ preload: findPreload(join(here, '../preload')) }));
+  const own = win;
   // Only this window's own preload is answered the console token.
   ipcMain.on(CONNECTION_CHANNEL, (event) => {
-    event.returnValue = event.sender === win.webContents ? { url: running.url, token: running.consoleToken } : {};
+    event.returnValue = event.sender === own.webContents ? { url: running.current.url, token: running.current.consoleToken } : {};
   });
-  win.once('ready-to-show', () => win.show());
-  // The window shows the console only: links open in the system browser, navigation elsewhere is refused.
-  win.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:/.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
-  win.webContents.on('will-navigate', (event) => event.preventDefault());
+  own.once('ready-to-show', () => own.show());
   // The node serves this same renderer build (out/renderer) at `/`. Loading it from there keeps the page on the
   // console API's origin: a file:// page would need CORS on /router/v1/console/*, which the node does not answer.
   // The token still comes from the preload, never from the address.
-  await win.loadURL(`${node.url}/`);
+  await own.loadURL(`${running.current.url}/`);
 }
 
-app.on('window-all-closed', () => app.quit());
+// Tests and portable setups may name the user-data folder (the desktop config and store live there).
+if (process.env.ROUTERDESK_USER_DATA) app.setPath('userData', process.env.ROUTERDESK_USER_DATA);
 
-app.on('before-quit', (event) => {
-  if (!node || closing) return;
-  event.preventDefault();
-  closing = true;
-  const running = node;
-  node = null;
-  running
-    .close()
-    .catch((err: unknown) => console.error('routerdesk: node did not close cleanly:', err))
-    .finally(() => app.quit());
-});
-
-app
-  .whenReady()
-  .then(start)
-  .catch((err: unknown) => {
-    dialog.showErrorBox('Routerdesk could not start', err instanceof Error ? err.message : String(err));
-    app.quit();
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  // A second launch focuses the window of the first.
+  app.on('second-instance', () => {
+    if (!win) return;
+    if (win.isMinimized()) win.restore();
+    win.focus();
   });
+  guardAllWebContents(app, (url) => void shell.openExternal(url));
+  app.on('window-all-closed', () => app.quit());
+  app.on('before-quit', (event) => {
+    if (!host || closing) return;
+    event.preventDefault();
+    closing = true;
+    const running = host;
+    host = null;
+    running
+      .close()
+      .catch((err: unknown) => console.error('routerdesk: node did not close cleanly:', err))
+      .finally(() => app.quit());
+  });
+  app
+    .whenReady()
+    .then(start)
+    .catch((err: unknown) => {
+      dialog.showErrorBox('Routerdesk could not start', err instanceof Error ? err.message : String(err));
+      app.quit();
+    });
+}

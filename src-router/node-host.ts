@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { loadNodeConfig, type NodeConfig } from './config';
 import { createNode, type NodeOptions, type RouterNode } from './node';
 
@@ -89,4 +90,23 @@ export class NodeHost {
     this.config = config;
     this.consoleToken = this.node.consoleToken;
   }
+}
+
+/** A `prepare` step: a configured port another process holds is given up for a free one (said through `note`). */
+export function busyPortFallback(note: (message: string) => void) {
+  return async (config: NodeConfig): Promise<NodeConfig> => {
+    if (config.server.port && !(await portFree(config.server.host, config.server.port))) {
+      note(`port ${config.server.port} is in use: serving on a free port instead`);
+      config.server.port = 0;
+    }
+    return config;
+  };
+}
+
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
 }

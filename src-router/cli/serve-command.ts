@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { loadNodeConfig, type ModelConfigInput, type NodeConfigInput } from '../config';
+import type { ModelConfigInput, NodeConfig } from '../config';
+import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
-import { createNode, type RouterNode } from '../node';
+import { busyPortFallback, NodeHost } from '../node-host';
 import { StoreLockedError } from '../store';
 import { stopOnSignals } from './node-command';
 
@@ -31,14 +31,7 @@ export async function prepareServeDir(dir: string, port: number): Promise<string
     for (const [file, config] of Object.entries(SERVE_MODELS)) writeFileSync(join(modelsDir, `${file}.yaml`), stringify(config));
   }
   const configFile = join(dir, 'node.yaml');
-  if (!existsSync(configFile)) {
-    const config: NodeConfigInput = {
-      server: { host: '127.0.0.1', port },
-      cluster: { role: 'standalone', node_id: 'local', store_dir: './store' },
-      models: { config_dir: './models' },
-    };
-    writeFileSync(configFile, `# Routerdesk node config written by \`npm run serve\`; edit freely (schema: resources/schema/node-config.schema.json)\n${stringify(config)}`);
-  }
+  writeNodeConfigIfMissing(configFile, defaultNodeConfig(port), '# Routerdesk node config written by `npm run serve`; edit freely (schema: resources/schema/node-config.schema.json)\n');
   return configFile;
 }
 
@@ -48,35 +41,36 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const port = values.port ? Number(values.port) : 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port: ${values.port}`);
   const configFile = await prepareServeDir(dir, port);
-  const config = loadNodeConfig(configFile);
-  if (values.port) config.server.port = port;
-  else if (config.server.port && !(await portFree(config.server.host, config.server.port))) {
-    process.stdout.write(`port ${config.server.port} is in use: serving on a free port instead (choose one with --port)\n`);
-    config.server.port = 0;
-  }
+  // The Settings screen can rewrite the config and restart the node in-process (issue #13); --port wins at start.
+  let first = true;
+  const fallback = busyPortFallback((m) => process.stdout.write(`${m} (choose one with --port)\n`));
+  const prepare = async (config: NodeConfig) => {
+    const explicit = first && values.port;
+    first = false;
+    if (explicit) config.server.port = port;
+    return explicit ? config : fallback(config);
+  };
   // The console output stays readable: warnings and errors only, unless ROUTERDESK_LOG_LEVEL says otherwise.
-  let node: RouterNode;
+  let host: NodeHost;
   try {
-    node = await createNode(config, { logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn', configFile });
+    host = await NodeHost.start({
+      configFile, prepare, logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn',
+      log: (m) => process.stderr.write(`routerdesk serve: ${m}\n`),
+      onRestart: (n) => process.stdout.write(`Routerdesk restarted on its new settings (${n.config.cluster.role}): ${n.url}\n`),
+    });
   } catch (err) {
     // Issue #9: a store another node uses is refused with the folder and the PID holding it, not a stack trace.
     if (!(err instanceof StoreLockedError)) throw err;
     process.stderr.write(`routerdesk serve: ${err.message}\n`);
     process.exit(1);
   }
-  stopOnSignals(node);
+  stopOnSignals(host);
+  const node = host.current;
   const link = `${node.url}/?token=${encodeURIComponent(node.consoleToken)}`;
-  process.stdout.write(`\nRouterdesk is serving (standalone, config ${configFile})\n  UI:      ${link}\n  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n`);
+  process.stdout.write(`\nRouterdesk is serving (${node.config.cluster.role}, config ${configFile})\n  UI:      ${link}\n  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n`);
   if (!values['no-open'] && process.env.DISPLAY) openBrowser(link);
 }
 
-function portFree(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, host, () => srv.close(() => resolve(true)));
-  });
-}
 
 function openBrowser(url: string) {
   const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });

@@ -13,6 +13,7 @@ import { decisionRoutes } from './decision-routes';
 import type { HttpDeps } from './deps';
 import { RouterError } from '../contract';
 import { installClientGuards } from './client-guard';
+import { installSecurityHeaders } from './security-headers';
 import { installErrorHandling } from './errors';
 import { redactUrl } from './redact';
 import { ollamaRoutes } from './ollama-routes';
@@ -45,6 +46,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   // A client that never finishes its headers does not hold a connection (slowloris).
   app.server.headersTimeout = opts.headersTimeoutMs ?? 30_000;
   installErrorHandling(app);
+  installSecurityHeaders(app);
   installClientGuards(app, deps.guards);
   // One value per query key: a repeated key (`?limit=1&limit=2`) is ambiguous, so it is refused with its name.
   app.addHook('preValidation', async (request) => {

@@ -124,7 +124,9 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
         checkNumCtx(body.options, body.model, models.localConfigs(body.model)[0]?.config.contextsize ?? null);
         const json = kind === 'chat' ? ollamaChatToOpenAI(body) : asChat ? ollamaGenerateAsChat(body) : ollamaGenerateToOpenAI(body);
         models.keepAlive(body.model, keepAlive);
-        const out = await deps.executor.run({ endpoint, model: body.model, json, stream: json.stream === true, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+        const out = await deps.executor.run({ endpoint, model: body.model, json, stream: json.stream === true, signal: clientSignal(reply), promptBytes: rawBytes(request) }).catch((err: unknown) => {
+          throw asOllamaParam(err);
+        });
         servedByHeader(reply, out);
         const model = out.modelId;
         if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, clock), 'ndjson', out.close, deps.writeTimeoutMs);
@@ -159,4 +161,12 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
 function errorText(out: { kind: string; body?: unknown }): string {
   const b = out.body as { error?: { message?: string } } | string | undefined;
   return typeof b === 'string' ? b : (b?.error?.message ?? 'engine error');
+}
+
+/** A refused OpenAI parameter is named as the Ollama client sent it (`format`, not `response_format`). */
+const OLLAMA_PARAM: Record<string, string> = { response_format: 'format' };
+function asOllamaParam(err: unknown): unknown {
+  if (!(err instanceof RouterError) || !err.param || !OLLAMA_PARAM[err.param]) return err;
+  const param = OLLAMA_PARAM[err.param];
+  return new RouterError(err.status, err.code, err.message.replace(new RegExp(`^${err.param}\\b`), param), err.type, param, err.extra);
 }

@@ -102,9 +102,10 @@ describe('guardian wire forms', () => {
     expect(view.version).toBe(2);
     expect(view.settings.map((x) => guardianSettingSchema.parse(x).scope)).toEqual(['cluster', 'model']);
     expect(view.settings[0]).toEqual(toGuardianSetting(s.list()[0]));
+    // By node, then model.
     expect(view.effective).toEqual([
-      { node_id: 'master', model: 'a', public_id: 'model-a', guardian: { node_id: 'master', model: 'vl' }, from: 'cluster', available: true },
       { node_id: 'gpu-b', model: 'b', public_id: 'model-b', guardian: { node_id: 'gpu-b', model: 'vl-b' }, from: 'model', available: true },
+      { node_id: 'master', model: 'a', public_id: 'model-a', guardian: { node_id: 'master', model: 'vl' }, from: 'cluster', available: true },
     ]);
     expect(view.candidates.map((c) => c.public_id)).toEqual(['model-vl', 'model-vl-b']);
     expect(view.nodes).toEqual(['master', 'gpu-b']);

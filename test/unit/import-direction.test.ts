@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 export const LAYERS = ['contract', 'config', 'store', 'kv', 'engines', 'backends', 'registry', 'costs', 'queue', 'lending', 'routing', 'runtime', 'cluster', 'guardian', 'serve', 'http', 'bench', 'cli'];
 const TOP_FILES: Record<string, number> = {
   'version.ts': 0.5, 'paths.ts': 4.5, 'node-routing.ts': LAYERS.indexOf('serve') + 0.5, 'node-runtime.ts': LAYERS.indexOf('serve') + 0.5, 'node-lending.ts': LAYERS.indexOf('serve') + 0.5, 'node-guardians.ts': LAYERS.indexOf('serve') + 0.5,
-  'node.ts': LAYERS.indexOf('http') + 0.5, 'cli.ts': LAYERS.indexOf('cli'),
+  'node.ts': LAYERS.indexOf('http') + 0.5, 'node-host.ts': LAYERS.indexOf('http') + 0.75, 'cli.ts': LAYERS.indexOf('cli'),
 };
 
 const SRC = join(new URL('../..', import.meta.url).pathname, 'src-router');

@@ -2,7 +2,7 @@
 import type { EngineMetrics } from './engine-metrics';
 import type { ChatHistoryItem, ChatWrapper, GenerationOptions, Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaGrammar, LlamaModel, NodeLlamaCpp, StopReason } from './llama-api';
 import { EngineHttpError, messageText, stopList, type ChatMessage, type ChatRequest, type CompletionRequest } from './openai-requests';
-import { callInstructions, grammarFor, nativeFunctions, newCallId, outputPlan, parseCall, type OutputPlan, type ToolCall } from './structured-output';
+import { callInstructions, formatPlan, grammarFor, nativeFunctions, newCallId, outputPlan, parseCall, type OutputPlan, type ToolCall } from './structured-output';
 import { getSharedLlama, loadNodeLlamaCpp } from './runtime';
 import { SlotPool } from './slot-pool';
 
@@ -116,10 +116,12 @@ export class LlamaRunner {
     return { ...this.sampling(req), history, promptTokens, maxTokens: this.budget(promptTokens, req.max_completion_tokens ?? req.max_tokens), plan, grammar };
   }
 
-  prepareCompletion(req: CompletionRequest): GenerationJob {
+  async prepareCompletion(req: CompletionRequest): Promise<GenerationJob> {
     const prompt = Array.isArray(req.prompt) ? req.prompt[0] : req.prompt;
     const promptTokens = this.model.tokenize(prompt).length + (this.model.tokens.shouldPrependBosToken ? 1 : 0);
-    return { ...this.sampling(req), prompt, promptTokens, maxTokens: this.budget(promptTokens, req.max_tokens), plan: { kind: 'free' } };
+    const plan = formatPlan(req.response_format);
+    const grammar = await grammarFor(this.llama, plan);
+    return { ...this.sampling(req), prompt, promptTokens, maxTokens: this.budget(promptTokens, req.max_tokens), plan, grammar };
   }
 
   private sampling(req: ChatRequest | CompletionRequest) {

@@ -82,6 +82,8 @@ export const chatRequestSchema = z
 export const completionRequestSchema = z.object({
   ...sampling,
   prompt: z.union([z.string(), z.array(z.string()).length(1)]),
+  // Structured output on completions too (an Ollama generate with `format`): the same grammar as a chat's.
+  response_format: nullable(responseFormat),
 });
 
 export const embeddingRequestSchema = z.object({

@@ -133,7 +133,7 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
       const engine = runner();
       const body = kind === 'chat' ? parseBody(chatRequestSchema, request.body) : parseBody(completionRequestSchema, request.body);
       if (kind === 'chat' && hasImageInput(request.body as Record<string, unknown>)) throw new EngineHttpError(400, IMAGE_NOT_SUPPORTED);
-      const job = 'messages' in body ? await engine.prepareChat(body) : engine.prepareCompletion(body);
+      const job = 'messages' in body ? await engine.prepareChat(body) : await engine.prepareCompletion(body);
       const head = responseHead(kind === 'chat' ? 'chatcmpl' : 'cmpl', body.model ?? alias);
       if (!body.stream) {
         const result = await track(engine.generate(job, abort.signal, () => undefined));

@@ -36,6 +36,11 @@ export function outputPlan(req: ChatRequest): OutputPlan {
     }
     return { kind: 'call', tools: choice === 'required' ? tools : tools.filter((t) => t.function.name === choice.function.name) };
   }
+  return formatPlan(format);
+}
+
+/** What `response_format` alone asks of the output (a completion has no tools). */
+export function formatPlan(format: ChatRequest['response_format']): OutputPlan {
   if (!format || format.type === 'text') return { kind: 'free' };
   const schema = format.type === 'json_schema' ? format.json_schema.schema : format.schema;
   return { kind: 'json', schema: schema ?? undefined };
