@@ -1,3 +1,4 @@
+import { readProcStat } from '../proc-stat';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -60,18 +61,6 @@ function sameCmdline(a: string[], b: string[]): boolean {
   return a.length > 0 && a.length === b.length && a.every((w, i) => w === b[i]);
 }
 
-/** Pure: state, process group and start time from the text of /proc/<pid>/stat (the command name may hold spaces and parentheses). */
-export function parseProcStat(text: string): { state: string; pgid: number; startTime: string } | null {
-  const close = text.lastIndexOf(')');
-  if (close < 0) return null;
-  // Fields after the name: state (3), ppid (4), pgrp (5), … starttime (22).
-  const f = text.slice(close + 2).trim().split(/\s+/);
-  if (f.length < 20) return null;
-  const pgid = Number(f[2]);
-  if (!Number.isInteger(pgid)) return null;
-  return { state: f[0], pgid, startTime: f[19] };
-}
-
 /** Pure: the words of /proc/<pid>/cmdline (NUL-separated, NUL-terminated). */
 export function parseCmdline(raw: string): string[] {
   const words = raw.split('\0');
@@ -108,7 +97,7 @@ const LINUX = process.platform === 'linux';
 export function readProcInfo(pid: number): ProcInfo | null {
   if (!LINUX || !Number.isInteger(pid) || pid <= 0) return null;
   try {
-    const stat = parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const stat = readProcStat(pid);
     if (!stat || stat.state === 'Z' || stat.state === 'X') return null;
     const cmdline = parseCmdline(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
     if (!cmdline.length) return null;
@@ -137,7 +126,7 @@ export function groupAlive(pgid: number): boolean {
       for (const name of readdirSync('/proc')) {
         if (!/^\d+$/.test(name)) continue;
         try {
-          const stat = parseProcStat(readFileSync(`/proc/${name}/stat`, 'utf8'));
+          const stat = readProcStat(Number(name));
           if (stat && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X') return true;
         } catch {
           /* gone meanwhile */

@@ -17,8 +17,6 @@ type Extra = { [K in Section]?: Record<string, unknown> };
 
 /** A BenchScope whose nodes all get `extra` merged into their config (section by section), e.g. for Trio.start. */
 export class FaultScope extends BenchScope {
-  private readonly adopted = new Set<ChildProcess>();
-
   constructor(private readonly extra: Extra | ((config: NodeConfigInput) => Extra) = {}) {
     super();
   }
@@ -28,31 +26,6 @@ export class FaultScope extends BenchScope {
     const merged: Record<string, unknown> = { ...config };
     for (const [k, v] of Object.entries(extra)) merged[k] = { ...((config as Record<string, unknown>)[k] as object), ...v };
     return super.startNode(models, merged as NodeConfigInput);
-  }
-
-  /** Another child (redis-server) this scope stops when it closes (SIGTERM, then SIGKILL) or is killed. */
-  adopt(proc: ChildProcess): void {
-    this.adopted.add(proc);
-    proc.once('exit', () => this.adopted.delete(proc));
-  }
-
-  override async close(graceMs = 8_000): Promise<void> {
-    await Promise.all([...this.adopted].map((p) => new Promise<void>((resolve) => {
-      if (p.exitCode !== null || p.signalCode !== null) return resolve();
-      const t = setTimeout(() => p.kill('SIGKILL'), graceMs);
-      p.once('exit', () => {
-        clearTimeout(t);
-        resolve();
-      });
-      p.kill('SIGTERM');
-    })));
-    await super.close(graceMs);
-  }
-
-  override killNow(): void {
-    for (const p of this.adopted) p.kill('SIGKILL');
-    this.adopted.clear();
-    super.killNow();
   }
 }
 

@@ -32,6 +32,12 @@ export class BenchScope {
     open.add(this);
   }
 
+  /** A process the scope stops with the others (nginx, a Redis). */
+  adopt(proc: ChildProcess): void {
+    this.children.add(proc);
+    proc.once('exit', () => this.children.delete(proc));
+  }
+
   tempDir(prefix = 'routerdesk-bench-'): string {
     const dir = mkdtempSync(join(tmpdir(), prefix));
     this.dirs.add(dir);
@@ -48,8 +54,7 @@ export class BenchScope {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...cli.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
     });
-    this.children.add(proc);
-    proc.once('exit', () => this.children.delete(proc));
+    this.adopt(proc);
     let out = '';
     const keep = (d: Buffer) => {
       out += d.toString();

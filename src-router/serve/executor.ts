@@ -11,6 +11,7 @@ import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
+import type { HttpAnswer } from './http-call';
 import type { QueueLimit } from './queue-limit';
 import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';
@@ -282,7 +283,7 @@ function measure(input: ServeInput): WorkMeasure {
 
 const rewrite = (value: unknown, target: Target) => target.names.reduce((v, name) => rewriteResponseModel(v, name, target.clusterId), value);
 
-async function readBody(res: Response, upstream: Upstream, input: ServeInput, target: Target, finish: Finish): Promise<ServeOutput> {
+async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, target: Target, finish: Finish): Promise<ServeOutput> {
   let text: string;
   try {
     text = await res.text();
@@ -305,7 +306,7 @@ async function readBody(res: Response, upstream: Upstream, input: ServeInput, ta
 }
 
 /** Relays SSE events one by one with IDs rewritten; records the request when the stream ends, fails or is cancelled. */
-async function* relayEvents(res: Response, upstream: Upstream, target: Target, finish: Finish): AsyncGenerator<unknown> {
+async function* relayEvents(res: HttpAnswer, upstream: Upstream, target: Target, finish: Finish): AsyncGenerator<unknown> {
   let tokens = 0;
   let usage: number | undefined;
   let promptTokens: number | undefined;
@@ -348,7 +349,7 @@ function errorMessage(body: unknown): string | undefined {
   return typeof m === 'string' ? m : undefined;
 }
 
-async function errorBody(res: Response, target: Target): Promise<{ error: { message: string; type: string; code: string | number } }> {
+async function errorBody(res: HttpAnswer, target: Target): Promise<{ error: { message: string; type: string; code: string | number } }> {
   const text = await res.text().catch(() => '');
   let message = text.slice(0, 2000) || res.statusText;
   let code: string | undefined;

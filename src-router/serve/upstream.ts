@@ -1,6 +1,7 @@
 import { deadline, HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
+import { postJson, type HttpAnswer } from './http-call';
 import { RouterError } from './errors';
 import { parseSize, wavSeconds, type WorkMeasure } from './work-measure';
 import type { Target } from '../registry';
@@ -23,7 +24,7 @@ export interface RequestPayload {
 
 /** An open call to whatever serves the target: its response (client-shaped), and how to end and explain it. */
 export interface Upstream {
-  response: Response;
+  response: HttpAnswer;
   waitedMs: number;
   /** Work measured from the answer (audio seconds from a verbose transcription). */
   work?: WorkMeasure;
@@ -77,7 +78,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
     return new RouterError(502, 'engine_unreachable', `engine for model '${target.clusterId}' could not be reached: ${(err as Error).message}`);
   };
   const up: Upstream = {
-    response: undefined as unknown as Response,
+    response: undefined as unknown as HttpAnswer,
     waitedMs: lease.waitedMs,
     release: (end) => {
       limit.clear();
@@ -132,8 +133,8 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
     if (p.upload) body = { upload: { ...p.upload, fields: { ...p.upload.fields, model: target.localId } } };
     else body = { json: { ...p.json!, model: target.localId } };
     const response = 'json' in body
-      ? await fetch(url, { method: 'POST', headers: { ...headers, ...p.headers, 'content-type': 'application/json' }, body: JSON.stringify(body.json), signal })
-      : await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal });
+      ? await postJson(url, body.json, signal, { ...headers, ...p.headers })
+      : ((await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal })) as unknown as HttpAnswer);
     return {
       response, waitedMs: 0, explain, cancel: () => cancelled.abort(),
       release: () => {
@@ -156,7 +157,7 @@ function toForm(upload: TranscriptionUpload): FormData {
 }
 
 /** KoboldCpp's txt2img makes one image per call: `n` images are `n` calls, answered as one OpenAI images body. */
-async function koboldImages(lease: EngineLease, route: EngineRoute, j: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+async function koboldImages(lease: EngineLease, route: EngineRoute, j: Record<string, unknown>, signal: AbortSignal): Promise<HttpAnswer> {
   const [width, height] = parseSize(j.size ?? '512x512') ?? [512, 512];
   const n = typeof j.n === 'number' ? j.n : 1;
   const data: { b64_json: string }[] = [];
@@ -181,7 +182,7 @@ async function transcribe(lease: EngineLease, route: EngineRoute & { kind: 'mult
   return { response: json(wanted === 'verbose_json' ? verbose : { text: verbose.text ?? '' }), work: { audioSeconds: fromHeader ?? verbose.duration } };
 }
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }) as unknown as HttpAnswer;
 
 function waitForExit(lease: EngineLease, ms: number): Promise<void> {
   const proc = lease.process;

@@ -1,3 +1,4 @@
+import { readProcStat } from '../proc-stat';
 /**
  * One process per store folder (issue #9): `<store_dir>/router.lock`, created exclusively, holds the PID of the
  * process that uses the store (first line; its start time on Linux, second line). A lock whose process is gone (a
@@ -50,16 +51,8 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** A process's state letter and start time (clock ticks since boot) from `/proc/<pid>/stat`; null off Linux or when gone. */
-function procStat(pid: number): { state: string; startTime: string } | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ? { state: fields[0], startTime: fields[19] } : null;
-  } catch {
-    return null;
-  }
-}
+/** A process's state letter and start time (clock ticks since boot); null off Linux or when gone. */
+const procStat = (pid: number) => readProcStat(pid);
 
 /**
  * When a process started, or null where that cannot be read (not Linux, gone). With it a lock survives PID reuse:

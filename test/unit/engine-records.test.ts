@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgeRecord, parseCmdline, parseProcStat, parseRecordFile, type EngineRecord, type ProcInfo } from '../../src-router/backends/engine-records';
+import { judgeRecord, parseCmdline, parseRecordFile, type EngineRecord, type ProcInfo } from '../../src-router/backends/engine-records';
+import { parseProcStat } from '../../src-router/proc-stat';
 
 // Issue #9: the PID records of engines, and the rule that decides which leftover of a previous run is stopped.
 // A PID that now belongs to an unrelated process, or an engine whose node still runs, is never touched.
@@ -51,7 +52,9 @@ describe('engine PID records (issue #9)', () => {
     fields[0] = 'S';
     fields[2] = '4321'; // pgrp, field 5
     fields[19] = '123456789'; // starttime, field 22
-    expect(parseProcStat(`77 (my (odd) name) ${fields.join(' ')}\n`)).toEqual({ state: 'S', pgid: 4321, startTime: '123456789' });
+    fields[11] = '250'; // utime, field 14
+    fields[12] = '40'; // stime, field 15
+    expect(parseProcStat(`77 (my (odd) name) ${fields.join(' ')}\n`)).toEqual({ state: 'S', pgid: 4321, startTime: '123456789', utime: 250, stime: 40 });
     expect(parseProcStat('garbage')).toBeNull();
     expect(parseProcStat('1 (x) S 0')).toBeNull();
   });
