@@ -11,6 +11,7 @@ import { Registrar } from './cluster/registrar';
 import { ClusterDirectory } from './cluster/profiles/cluster-directory';
 import { ProfileStore } from './cluster/profiles/profile-store';
 import type { TokenSealer } from './cluster/profiles/token-sealing';
+import { gatherClusterLanes } from './cluster/lane-gather';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, clientApiKeys, loadModelConfigDir, type NodeConfig } from './config';
@@ -72,6 +73,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const catalog = new ClusterCatalog(clusterStore);
   const activity = new ActivityTracker();
   const client = new NodeClient(config.cluster.token);
+  /** The Models screen's lane state of each member: a short bound, the console waits for it. */
+  const laneClient = new NodeClient(config.cluster.token, 3_000);
   let publisher: RuntimePublisher | undefined;
   let logRef: { warn(msg: string): void } = { warn: (m) => console.warn(m) };
   // A Redis outage is logged once each way; the blob is republished as soon as Redis is back (RT-1).
@@ -195,6 +198,11 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     assets,
     clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
+    clusterLanes: () =>
+      gatherClusterLanes({
+        localNodeId: nodeId, local: statusNow, remote: (url) => laneClient.runtimeStatus(url),
+        members: () => (membership?.views() ?? []).flatMap((v) => (v.url ? [{ nodeId: v.nodeId, url: v.url }] : [])),
+      }),
     remoteRuntimeHealth: async (id: string) => {
       const url = membership?.urlOf(id);
       if (!url) throw new RouterError(404, 'node_not_found', `no node '${id}' in this cluster`);

@@ -28,7 +28,9 @@ export interface RouterNode {
   stop(): Promise<void>;
 }
 
-export { freePort } from '../../../src-router/backends/free-port';
+import { freePort } from '../../../src-router/backends/free-port';
+
+export { freePort };
 
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
