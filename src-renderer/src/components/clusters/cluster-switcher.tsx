@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { clusterOptions, DOT_LABEL, type ClusterDot } from '../../clusters/switcher-view';
 import { useClustersStore } from '../../store/use-clusters-store';
 import { AddClusterDialog } from './add-cluster-dialog';
@@ -17,11 +17,24 @@ export function ClusterSwitcher() {
   const [open, setOpen] = useState(false);
   const [adding, setAdding] = useState(false);
   const [removeError, setRemoveError] = useState<string | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+  // The menu closes on Escape or a click anywhere else.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    const onDown = (e: MouseEvent) => !root.current?.contains(e.target as Node) && setOpen(false);
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('mousedown', onDown);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('mousedown', onDown);
+    };
+  }, [open]);
   const options = clusterOptions(list, selected);
   const current = options.find((o) => o.selected)!;
 
   return (
-    <div className="cluster-switcher" data-testid="cluster-switcher">
+    <div className="cluster-switcher" data-testid="cluster-switcher" ref={root}>
       <button type="button" className="cluster-current" aria-haspopup="true" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="cluster-current" data-cluster-id={current.id}>
         <Dot dot={current.dot} title={current.title} />
         <span data-testid="cluster-current-name">{current.label}</span> ▾
