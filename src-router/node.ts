@@ -12,6 +12,7 @@ import { ClusterDirectory } from './cluster/profiles/cluster-directory';
 import { ProfileStore } from './cluster/profiles/profile-store';
 import type { TokenSealer } from './cluster/profiles/token-sealing';
 import type { SettingsHost } from './http/settings-routes';
+import { gatherClusterLanes } from './cluster/lane-gather';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, clientApiKeys, loadModelConfigDir, type NodeConfig } from './config';
@@ -77,6 +78,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const catalog = new ClusterCatalog(clusterStore);
   const activity = new ActivityTracker();
   const client = new NodeClient(config.cluster.token);
+  /** The Models screen's lane state of each member: a short bound, the console waits for it. */
+  const laneClient = new NodeClient(config.cluster.token, 3_000);
   let publisher: RuntimePublisher | undefined;
   let logRef: { warn(msg: string): void } = { warn: (m) => console.warn(m) };
   // A Redis outage is logged once each way; the blob is republished as soon as Redis is back (RT-1).
@@ -203,6 +206,11 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     selfUrl: () => selfUrl,
     clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
+    clusterLanes: () =>
+      gatherClusterLanes({
+        localNodeId: nodeId, local: statusNow, remote: (url) => laneClient.runtimeStatus(url),
+        members: () => (membership?.views() ?? []).flatMap((v) => (v.url ? [{ nodeId: v.nodeId, url: v.url }] : [])),
+      }),
     remoteRuntimeHealth: async (id: string) => {
       const url = membership?.urlOf(id);
       if (!url) throw new RouterError(404, 'node_not_found', `no node '${id}' in this cluster`);

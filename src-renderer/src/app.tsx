@@ -1,12 +1,15 @@
 import { useEffect, useState } from 'react';
+import { clusterProblem } from './clusters/switcher-view';
 import { AppHeader } from './components/app-header';
 import { LendingPage } from './components/lending/lending-page';
 import { LinksPage } from './components/links/links-page';
 import { ModelsPage } from './components/models-page';
+import { Notice } from './components/notice';
 import { NodesPage } from './components/nodes/nodes-page';
 import { RuntimePage } from './components/runtime/runtime-page';
 import { SCREENS, screenFromHash, type ScreenId } from './screens';
 import { useAppStore } from './store/use-app-store';
+import { useClustersStore } from './store/use-clusters-store';
 import { REFRESH_INTERVAL_MS, startPolling } from './store/polling';
 
 /** The screen the address names; follows back/forward and the nav links. */
@@ -35,6 +38,20 @@ function Screen({ id }: { id: ScreenId }) {
   }
 }
 
+/** The selected remote cluster cannot be reached: said once above every screen (each screen also says what it lacks). */
+function ClusterProblem() {
+  const list = useClustersStore((s) => s.list);
+  const selected = useClustersStore((s) => s.selected);
+  const failure = useAppStore((s) => s.connection.failure);
+  const problem = clusterProblem(list, selected, failure);
+  if (!problem) return null;
+  return (
+    <Notice kind="error" testId="cluster-unreachable">
+      {problem} <span className="muted">— the screens show what was last read from it, if anything</span>
+    </Notice>
+  );
+}
+
 export function App() {
   const refresh = useAppStore((s) => s.refresh);
   useEffect(() => startPolling(refresh, REFRESH_INTERVAL_MS), [refresh]);
@@ -52,6 +69,7 @@ export function App() {
           ))}
         </nav>
         <main className="app-main">
+          <ClusterProblem />
           <Screen id={screen} />
         </main>
       </div>

@@ -1,17 +1,44 @@
-import { StrictMode } from 'react';
+import { StrictMode, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
+import { clusterFromHref, hrefWithCluster } from './api/cluster-path';
 import { App } from './app';
 import { connectFromWindow } from './connect-window';
-import { createConsoleStore } from './store/app-store';
+import { createClustersStore } from './store/clusters-store';
+import { REFRESH_INTERVAL_MS, startPolling } from './store/polling';
 import { AppStoreContext } from './store/use-app-store';
+import { ClustersStoreContext, useClustersStore } from './store/use-clusters-store';
 import './styles.css';
 
-const store = createConsoleStore(connectFromWindow(window));
+const connection = connectFromWindow(window);
+const clusters = createClustersStore(
+  {
+    url: connection.url,
+    token: connection.token,
+    fetch: (input, init) => fetch(input, init),
+    now: Date.now,
+    // The address keeps the selected cluster, so a reload stays there.
+    onSelect: (id) => window.history.replaceState(window.history.state, '', hrefWithCluster(window.location.href, id)),
+  },
+  clusterFromHref(window.location.href),
+);
+
+/** The selected cluster's store; a switch remounts every screen on a fresh store (no state of the previous one). */
+function ConsoleRoot() {
+  const session = useClustersStore((s) => s.session);
+  const selected = useClustersStore((s) => s.selected);
+  const fetchClusters = useClustersStore((s) => s.fetchClusters);
+  useEffect(() => startPolling(fetchClusters, REFRESH_INTERVAL_MS), [fetchClusters]);
+  return (
+    <AppStoreContext.Provider value={session} key={selected}>
+      <App />
+    </AppStoreContext.Provider>
+  );
+}
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <AppStoreContext.Provider value={store}>
-      <App />
-    </AppStoreContext.Provider>
+    <ClustersStoreContext.Provider value={clusters}>
+      <ConsoleRoot />
+    </ClustersStoreContext.Provider>
   </StrictMode>,
 );

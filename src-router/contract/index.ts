@@ -13,3 +13,4 @@ export * from './guardians';
 export * from './clusters';
 export * from './responses';
 export * from './settings';
+export * from './cluster-lanes';

@@ -47,6 +47,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
     scope.get('/router/v1/console/lanes', async () => ({ lanes: deps.supervisor.laneStatus() }));
 
+    scope.get('/router/v1/console/cluster/lanes', async () => deps.clusterLanes());
+
     scope.get<{ Params: { localId: string }; Querystring: { lines?: string } }>('/router/v1/console/models/:localId/logs', async (request) => {
       const rec = deps.registry.byLocalId(request.params.localId);
       if (!rec) throw new RouterError(404, 'model_not_found', `no local model '${request.params.localId}'`);

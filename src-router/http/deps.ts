@@ -4,7 +4,7 @@ import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
 import type { Membership } from '../cluster/membership';
-import type { NodeSnapshot, RuntimeStatus } from '../contract';
+import type { ClusterLanes, NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
 import type { GuardiansHttp } from './guardian-routes';
@@ -37,6 +37,8 @@ export interface HttpDeps {
   routing: RoutingWiring;
   /** This node's runtime blob as published (RT-1). */
   runtimeHealth(): Promise<RuntimeHealth>;
+  /** The lane state of every node of the cluster: this node's, then each member's through the node API. */
+  clusterLanes(): Promise<ClusterLanes>;
   /** Another node's runtime blob, through its node API. */
   remoteRuntimeHealth(nodeId: string): Promise<RuntimeHealth>;
   staticRouteIds: readonly string[];

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
+import { clusterLanesSchema } from '../../src-router/contract';
 import type { ModelConfigInput, NodeConfigInput } from '../../src-router/config';
 import { eventually, runCli, startNode, tempDir, type TestNode } from '../support/node-harness';
 
@@ -97,6 +98,15 @@ describe('master and slaves', () => {
 
   it('a routing-only master starts no engine of its own (ROLE-5)', async () => {
     expect((await master.console<{ lanes: unknown[] }>('/router/v1/console/lanes')).lanes).toEqual([]);
+  });
+
+  it('the lane state of every node for the console: its own, each slave’s runtime status, a member that cannot answer with its error', async () => {
+    const { nodes: lanes } = clusterLanesSchema.parse(await master.console('/router/v1/console/cluster/lanes'));
+    expect(lanes.map((n) => [n.nodeId, n.local, n.status === null])).toEqual([['master', true, false], ['gpu-a', false, false], ['gpu-b', false, false], ['(unknown)', false, true]]);
+    expect(lanes[0].status?.models).toEqual([]);
+    // The requests above loaded llama on both slaves.
+    for (const slave of [lanes[1], lanes[2]]) expect(slave.status?.models.find((m) => m.localId === 'llama')).toMatchObject({ loaded: true, active: 0, queued: 0 });
+    expect(lanes[3].error).toContain(url(ports.c));
   });
 
   it('a killed slave is unhealthy within a health interval, the others keep serving; restarted, it is back (HEALTH-2)', async () => {

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import {
+  clusterLanesSchema, clusterListSchema, clusterViewSchema, type ClusterLanes, type ClusterList, type ClusterProfileCreate, type ClusterView,
+} from '../../../src-router/contract';
+import {
   apiErrorBodySchema, clusterModelSchema, guardianSettingSchema, guardiansViewSchema, type GuardianDelete, type GuardianPut, type GuardianSetting, type GuardiansView, clusterNodeViewSchema, consoleModelListSchema, decisionPageSchema, lendingViewSchema, linkCandidateListSchema,
   linkListSchema, linkRecordSchema, routingViewSchema, runtimeHealthSchema, setRoutingAnswerSchema, upstreamsAnswerSchema,
   type ConsoleModelList, type DecisionPageWire, type LendingViewWire, type LinkCandidateList, type LinkCreateInput,
   type LinkEnd, type LinkLane, type LinkList, type LinkRecord, type LinkUpdate, type RoutingViewWire, type RuntimeHealth, type SetRoutingAnswer,
   type SetRoutingRequest, type UpstreamsAnswer,
 } from '../../../src-router/contract';
+import { clusterPath } from './cluster-path';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
 
@@ -63,6 +67,13 @@ export interface ConsoleClient {
   clusterNodes(): Promise<ApiResult<ClusterNodeList>>;
   /** The merged cluster catalog (ID-2): where link anchors are chosen from (UI-3). */
   clusterModels(): Promise<ApiResult<ClusterModelList>>;
+  /** The lane state of every node of the cluster (the Models screen's replicas). */
+  clusterLanes(): Promise<ApiResult<ClusterLanes>>;
+  /** Connection profiles (UI-5): the local cluster first, then every remote one with its reachability. */
+  clusters(): Promise<ApiResult<ClusterList>>;
+  /** Adds a profile; the node tests it first: a 400 is `http` with the node's message and the field it blamed (`param`). */
+  addCluster(input: ClusterProfileCreate): Promise<ApiResult<ClusterView>>;
+  removeCluster(id: string): Promise<ApiResult<null>>;
   /** Live leases, settings, node builds and settings sync, held requests (UI-1, UI-2). */
   lending(): Promise<ApiResult<LendingViewWire>>;
   /** One page of the gathered decision log (UI-1): `query` holds the filters (see lending/decision-filters.ts). */
@@ -95,6 +106,11 @@ export interface ConsoleClientOptions {
   token: string;
   fetch: FetchLike;
   timeoutMs?: number;
+  /**
+   * The cluster every call is for (UI-5): absent or `local` for the node itself; a profile's id goes through the
+   * local node's cluster proxy (api/cluster-path.ts). The calls and their parsing are the same either way.
+   */
+  cluster?: string | null;
 }
 
 export const REJECTED_MESSAGE = 'console token rejected';
@@ -157,13 +173,31 @@ type Write = { method: 'POST' | 'PUT' | 'DELETE'; body?: unknown };
 
 const withQuery = (path: string, query: string) => (query ? `${path}?${query}` : path);
 
-export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: ConsoleClientOptions): ConsoleClient {
+/**
+ * The proxy's own answer for a remote it could not ask (502/504, `cluster_*` codes: unreachable, timed out, its
+ * stored token refused): the message names the cluster. Null for any other answer.
+ */
+async function proxyFailure(res: Response): Promise<{ ok: false; failure: ApiFailure } | null> {
+  if (res.status !== 502 && res.status !== 504) return null;
+  let body: unknown = null;
+  try {
+    body = await res.clone().json();
+  } catch {
+    return null;
+  }
+  const parsed = apiErrorBodySchema.safeParse(body);
+  const code = parsed.success ? (parsed.data.error.code ?? '') : '';
+  if (!parsed.success || !code.startsWith('cluster_')) return null;
+  return { ok: false, failure: { kind: 'unreachable', status: res.status, message: parsed.data.error.message, code } };
+}
+
+export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, cluster = null }: ConsoleClientOptions): ConsoleClient {
   const base = url.replace(/\/+$/, '');
 
   async function send(path: string, init: { method: string; body?: unknown; accept: string }, ms: number): Promise<Response | { ok: false; failure: ApiFailure }> {
     if (!token) return failure('no-token', null, NO_TOKEN_MESSAGE);
     try {
-      return await fetch(`${base}${path}`, {
+      return await fetch(`${base}${clusterPath(cluster, path)}`, {
         method: init.method,
         headers: {
           Authorization: `Bearer ${token}`,
@@ -181,6 +215,8 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: C
   async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, write?: Write): Promise<ApiResult<T>> {
     const res = await send(path, { method: write?.method ?? 'GET', body: write?.body, accept: 'application/json' }, timeoutMs);
     if ('failure' in res) return res;
+    const proxied = await proxyFailure(res);
+    if (proxied) return proxied;
     // A write's 403 is a gate (ROUTE-8, operators), not a bad token: the token is rejected only with 401 there.
     if (res.status === 401 || (res.status === 403 && write === undefined)) return failure('rejected', res.status, REJECTED_MESSAGE);
     if (!res.ok) return write === undefined ? failure('http', res.status, await errorMessage(res)) : writeFailure(res);
@@ -197,6 +233,8 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: C
   async function download(path: string, fallbackName: string): Promise<ApiResult<DownloadedFile>> {
     const res = await send(path, { method: 'GET', accept: '*/*' }, Math.max(timeoutMs, 60_000));
     if ('failure' in res) return res;
+    const proxied = await proxyFailure(res);
+    if (proxied) return proxied;
     if (res.status === 401 || res.status === 403) return failure('rejected', res.status, REJECTED_MESSAGE);
     if (!res.ok) return failure('http', res.status, await errorMessage(res));
     try {
@@ -222,6 +260,10 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: C
     },
     clusterNodes: () => get('/router/v1/console/cluster/nodes', parseWith(clusterNodeListSchema)),
     clusterModels: () => get('/router/v1/console/cluster/models', parseWith(clusterModelListSchema)),
+    clusterLanes: () => get('/router/v1/console/cluster/lanes', parseWith(clusterLanesSchema)),
+    clusters: () => get('/router/v1/console/clusters', parseWith(clusterListSchema)),
+    addCluster: (input) => request('/router/v1/console/clusters', parseWith(clusterViewSchema), { method: 'POST', body: input }),
+    removeCluster: (id) => request(`/router/v1/console/clusters/${encodeURIComponent(id)}`, noBody, { method: 'DELETE' }),
     lending: () => get('/router/v1/console/lending', parseWith(lendingViewSchema)),
     decisions: (query, cursor) => {
       const q = new URLSearchParams(query);

@@ -1,6 +1,7 @@
 import { formatUptime, orDash } from '../format';
 import { useAppStore } from '../store/use-app-store';
 import type { ConnectionStatus } from '../store/connection-slice';
+import { ClusterSwitcher } from './clusters/cluster-switcher';
 
 const STATUS_LABEL: Record<ConnectionStatus, string> = {
   connecting: 'connecting…',
@@ -15,6 +16,7 @@ export function AppHeader() {
   return (
     <header className="app-header" data-testid="app-header">
       <span className="brand">Routerdesk</span>
+      <ClusterSwitcher />
       <dl className="node-facts">
         <div>
           <dt>node</dt>

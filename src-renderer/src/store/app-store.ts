@@ -4,6 +4,7 @@ import { createClusterSlice } from './cluster-slice';
 import { createConnectionSlice } from './connection-slice';
 import { createDecisionsSlice } from './decisions-slice';
 import { createGuardiansSlice } from './guardians-slice';
+import { createLanesSlice } from './lanes-slice';
 import { createLendingSlice } from './lending-slice';
 import { createLinksSlice } from './links-slice';
 import { createModelsSlice } from './models-slice';
@@ -21,6 +22,7 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createRuntimeSlice(deps)(set, get, api),
     ...createRoutingSlice(deps)(set, get, api),
     ...createClusterSlice(deps)(set, get, api),
+    ...createLanesSlice(deps)(set, get, api),
     ...createLendingSlice(deps)(set, get, api),
     ...createDecisionsSlice(deps)(set, get, api),
     ...createLinksSlice(deps)(set, get, api),
@@ -28,8 +30,12 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },
+    refreshModels: async () => {
+      await get().fetchModels();
+      if (get().connection.node?.role === 'master') await Promise.all([get().fetchCluster(), get().fetchLanes()]);
+    },
     refreshRuntime: async () => {
-      await Promise.all([get().fetchRuntimeHealth(), get().fetchRouting()]);
+      await Promise.all([get().fetchRuntimeHealth(), get().fetchRouting(), get().fetchCluster()]);
     },
     refreshNodes: async () => {
       await Promise.all([get().fetchCluster(), get().fetchLending()]);
@@ -49,7 +55,10 @@ export interface ConnectionInfo {
   token: string;
 }
 
-/** The store wired to the real console API. */
-export function createConsoleStore(info: ConnectionInfo, fetchImpl: FetchLike = (input, init) => fetch(input, init)): AppStore {
-  return createAppStore(info.url, { client: createConsoleClient({ url: info.url, token: info.token, fetch: fetchImpl }), now: Date.now });
+/**
+ * The store of one cluster wired to the real console API: `cluster` absent or `local` is the node itself, a profile's
+ * id goes through the local node's cluster proxy — the same client, slices and screens either way (UI-5).
+ */
+export function createConsoleStore(info: ConnectionInfo & { cluster?: string }, fetchImpl: FetchLike = (input, init) => fetch(input, init), now: () => number = Date.now): AppStore {
+  return createAppStore(info.url, { client: createConsoleClient({ url: info.url, token: info.token, fetch: fetchImpl, cluster: info.cluster ?? null }), now });
 }

@@ -4,6 +4,7 @@ import type { ClusterSlice } from './cluster-slice';
 import type { ConnectionSlice } from './connection-slice';
 import type { DecisionsSlice } from './decisions-slice';
 import type { GuardiansSlice } from './guardians-slice';
+import type { LanesSlice } from './lanes-slice';
 import type { LendingSlice } from './lending-slice';
 import type { LinksSlice } from './links-slice';
 import type { ModelsSlice } from './models-slice';
@@ -22,7 +23,15 @@ export interface RootActions {
    * Concurrent calls share one round trip per slice. Polled on every screen.
    */
   refresh(): Promise<void>;
-  /** Re-reads what the Runtime screen shows: runtime.health, runtime.routing, runtime.upstreams. Reads only (RT-6). */
+  /**
+   * Re-reads what the Models screen shows: this node's models (and the connection), and on a master the merged
+   * catalog with every node's lane state.
+   */
+  refreshModels(): Promise<void>;
+  /**
+   * Re-reads what the Runtime screen shows: runtime.health (of the picked node), runtime.routing, runtime.upstreams,
+   * the cluster's nodes (the node picker). Reads only (RT-6).
+   */
   refreshRuntime(): Promise<void>;
   /** Re-reads what the Nodes screen shows: cluster nodes (and catalog), the Lending view (held requests). */
   refreshNodes(): Promise<void>;
@@ -40,6 +49,7 @@ export type AppState = ConnectionSlice &
   RuntimeSlice &
   RoutingSlice &
   ClusterSlice &
+  LanesSlice &
   LendingSlice &
   DecisionsSlice &
   LinksSlice &

@@ -29,6 +29,7 @@ export interface RouterNode {
 }
 
 import { freePort } from '../../../src-router/backends/free-port';
+
 export { freePort };
 
 function exited(child: ChildProcess): Promise<void> {

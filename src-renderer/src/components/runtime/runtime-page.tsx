@@ -7,6 +7,7 @@ import { Notice } from '../notice';
 import { GaugeCards } from './gauge-cards';
 import { RoutingCard } from './routing-card';
 import { RuntimeBanner } from './runtime-banner';
+import { RuntimeNodePicker } from './runtime-node-picker';
 import { SelfTestsCard } from './self-tests-card';
 import { ServingConfigCard } from './serving-config-card';
 
@@ -24,6 +25,7 @@ export function RuntimePage() {
   return (
     <section className="page runtime-page" aria-labelledby="runtime-title" data-testid="runtime-page">
       <PageHead id="runtime" title="Runtime" fetchedAt={fetchedAt} loading={loading} onRefresh={() => void refreshRuntime()} refreshTitle="Re-read the published runtime blob" />
+      <RuntimeNodePicker />
 
       {failure && (
         <Notice kind="error" testId="runtime-error">
