@@ -1,23 +1,32 @@
 /**
- * proxy-overhead: what the router adds to a request. One sim engine (zero token and load time) is called directly,
- * and a real router node is called for (a) a static route to that same engine and (b) a sim model it supervises
- * itself (same engine flags): sequential, concurrent and streamed chat completions with max_tokens 1, after a
- * warm-up. Rounds alternate the targets so drift on a noisy machine hits all of them alike.
+ * proxy-overhead (issue #14): what the router adds to a request, beside nginx `proxy_pass` to the same upstream. One
+ * sim engine (zero token and load time) is called directly, through nginx, and through a real router node — a static
+ * route to that same engine, and a sim model the node supervises itself (same engine flags) — sequentially, 16 at a
+ * time and streamed, after a warm-up; rounds alternate the targets so drift on a noisy machine hits all alike. The
+ * router's CPU per request comes from its process's CPU time (`/proc/<pid>/stat`). Two more rows compare an enrolled
+ * model (in a link, through the router queue) with a plain one on the same node, and a long stream measures the
+ * router's CPU per relayed SSE chunk with the model ID rewritten.
  */
 import type { Agent } from 'node:http';
+import { readProcStat } from '../proc-stat';
 import { chat, keepAliveAgent, type CallResult } from './http-client';
+import { Trio } from './lending-trio';
+import { startNginx } from './nginx';
 import { BenchScope, until } from './scope';
 import { formatNumber, formatRatio, percentile, ratio, type Cell } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
 
-const CONCURRENCY = 8;
-/** What the baseline row shows in the difference column. */
-const DASH_BASE = 'baseline';
+const CONCURRENCY = 16;
+/** Linux clock ticks per second (CLK_TCK): /proc's CPU times are in these. */
+const TICKS_PER_S = 100;
+const LONG_STREAM_TOKENS = 2_000;
 
 interface Target {
   label: string;
   url: string;
   model: string;
+  /** The router process whose CPU is counted (absent: not a router row). */
+  pid?: number;
 }
 
 type Mode = 'sequential' | 'concurrent' | 'streamed';
@@ -27,54 +36,63 @@ interface Sample {
   firstBytes: number[];
   requests: number;
   elapsedMs: number;
+  cpuTicks: number;
 }
 
-const empty = (): Sample => ({ latencies: [], firstBytes: [], requests: 0, elapsedMs: 0 });
+const empty = (): Sample => ({ latencies: [], firstBytes: [], requests: 0, elapsedMs: 0, cpuTicks: 0 });
+const cpuTicks = (pid: number | undefined) => {
+  const s = pid === undefined ? null : readProcStat(pid);
+  return s ? s.utime + s.stime : 0;
+};
 
-async function runChunk(t: Target, mode: Mode, count: number, agent: Agent, into: Sample): Promise<void> {
+async function runChunk(t: Target, mode: Mode, count: number, agent: Agent, into: Sample, maxTokens = 1): Promise<void> {
   const record = (r: CallResult) => {
     into.latencies.push(r.totalMs);
     into.firstBytes.push(r.firstByteMs);
   };
+  const ticks0 = cpuTicks(t.pid);
   const t0 = performance.now();
   if (mode === 'concurrent') {
     let next = 0;
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
         next++;
-        record(await chat(t.url, t.model, agent, 1));
+        record(await chat(t.url, t.model, agent, maxTokens));
       }
     }));
   } else {
-    for (let i = 0; i < count; i++) record(await chat(t.url, t.model, agent, 1, mode === 'streamed'));
+    for (let i = 0; i < count; i++) record(await chat(t.url, t.model, agent, maxTokens, mode === 'streamed'));
   }
   into.elapsedMs += performance.now() - t0;
+  into.cpuTicks += cpuTicks(t.pid) - ticks0;
   into.requests += count;
 }
 
+/** Router CPU per request in µs (null for rows that are not the router). */
+const cpuPerRequestUs = (t: Target, s: Sample) => (t.pid === undefined || !s.requests ? null : (s.cpuTicks / TICKS_PER_S / s.requests) * 1e6);
+
+const SIM_FLAGS = ['--shape', 'llama-server', '--token-time', '0', '--load-time', '0', '--parallel', String(CONCURRENCY)];
+const simModel = (name: string) => ({ name, backend: 'sim' as const, capabilities: ['text' as const], parallel: CONCURRENCY, contextsize: 4096, sim: { load_time: '0ms', token_time: '0ms' } });
+
 export const proxyOverhead: Benchmark = {
   name: 'proxy-overhead',
-  about: 'chat completions to a sim engine directly vs through a router node (static route, supervised sim model)',
+  about: 'chat completions to a sim engine directly, through nginx, and through a router node (static route, supervised sim model, enrolled model)',
   async run(o: BenchOptions): Promise<BenchResult> {
-    const counts: Record<Mode, number> = o.quick
-      ? { sequential: 150, concurrent: 400, streamed: 100 }
-      : { sequential: 800, concurrent: 2400, streamed: 400 };
+    const counts: Record<Mode, number> = o.quick ? { sequential: 300, concurrent: 1600, streamed: 200 } : { sequential: 1600, concurrent: 8000, streamed: 800 };
     const rounds = o.quick ? 2 : 4;
-    const warmup = o.quick ? 30 : 80;
+    const warmup = o.quick ? 50 : 150;
     const scope = new BenchScope();
     const agent = keepAliveAgent(CONCURRENCY * 2);
     try {
-      const engineFlags = ['--shape', 'llama-server', '--token-time', '0', '--load-time', '0', '--parallel', String(CONCURRENCY)];
-      const direct = await scope.startSim([...engineFlags, '--alias', 'bench-direct']);
-      const node = await scope.startNode(
-        { 'bench-sim': { name: 'bench-sim', backend: 'sim', capabilities: ['text'], parallel: CONCURRENCY, sim: { load_time: '0ms', token_time: '0ms' } } },
-        { routing: { static_routes: { 'bench-static': { endpoints: [direct.url] } } } },
-      );
-      o.log(`proxy-overhead: engine ${direct.url}, router ${node.url}`);
+      const direct = await scope.startSim([...SIM_FLAGS, '--alias', 'bench-direct']);
+      const nginx = await startNginx(scope, direct.url);
+      const node = await scope.startNode({ 'bench-sim': simModel('bench-sim') }, { routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] } } } });
+      o.log(`proxy-overhead: engine ${direct.url}, nginx ${nginx.url}, router ${node.url}`);
       const targets: Target[] = [
         { label: 'direct (sim engine)', url: direct.url, model: 'bench-direct' },
-        { label: 'router → static route', url: node.url, model: 'bench-static' },
-        { label: 'router → sim model', url: node.url, model: 'bench-sim' },
+        { label: 'nginx proxy_pass', url: nginx.url, model: 'bench-direct' },
+        { label: 'router → static route', url: node.url, model: 'bench-direct', pid: node.proc.pid },
+        { label: 'router → sim model', url: node.url, model: 'bench-sim', pid: node.proc.pid },
       ];
       // The supervised model loads lazily: the first request starts its engine.
       await until(async () => (await chat(node.url, 'bench-sim', agent, 1)).status === 200, 'the router\'s sim model to answer', 30_000, 100);
@@ -86,51 +104,98 @@ export const proxyOverhead: Benchmark = {
       for (const mode of modes) {
         for (let r = 0; r < rounds; r++) {
           const order = targets.map((_, i) => targets[(i + r) % targets.length]);
-          const chunk = Math.ceil(counts[mode] / rounds);
           for (const t of order) {
             if (!results.has(key(t, mode))) results.set(key(t, mode), empty());
-            await runChunk(t, mode, chunk, agent, results.get(key(t, mode))!);
+            await runChunk(t, mode, Math.ceil(counts[mode] / rounds), agent, results.get(key(t, mode))!);
           }
         }
         o.log(`proxy-overhead: ${mode} done`);
       }
 
+      // A long stream: the router's CPU per relayed chunk (each one's model ID rewritten), and chunks per second.
+      const longStreams = o.quick ? 6 : 20;
+      const streamTargets = [targets[0], targets[3]];
+      const long = new Map<string, Sample>();
+      for (let r = 0; r < 2; r++) for (const t of streamTargets) {
+        if (!long.has(t.label)) long.set(t.label, empty());
+        await runChunk(t, 'streamed', longStreams / 2, agent, long.get(t.label)!, LONG_STREAM_TOKENS);
+      }
+
+      // Enrolled vs plain on one node: the router queue's cost (the link's helper is idle, so nothing is lent one at a time).
+      const trio = await Trio.start(scope, { owner: { plain: simModel('bench-plain'), enrolled: simModel('bench-enrolled') }, helper: { help: simModel('bench-help') } });
+      await trio.link('enrolled', 'help');
+      const queueTargets: Target[] = [
+        { label: 'owner node → plain model', url: trio.owner.url, model: 'bench-plain', pid: trio.owner.proc.pid },
+        { label: 'owner node → enrolled model', url: trio.owner.url, model: 'bench-enrolled', pid: trio.owner.proc.pid },
+      ];
+      for (const t of queueTargets) for (let i = 0; i < warmup; i++) await chat(t.url, t.model, agent, 1);
+      const queued = new Map<string, Sample>();
+      for (let r = 0; r < rounds; r++) for (const t of r % 2 ? [...queueTargets].reverse() : queueTargets) {
+        if (!queued.has(t.label)) queued.set(t.label, empty());
+        await runChunk(t, 'sequential', Math.ceil(counts.sequential / rounds), agent, queued.get(t.label)!);
+      }
+
+      const stat = (s: Sample) => ({ p50: percentile(s.latencies, 50), p95: percentile(s.latencies, 95), fb: percentile(s.firstBytes, 50), rps: s.requests / (s.elapsedMs / 1000) });
       const rows: Cell[][] = [];
-      const stat = (s: Sample) => ({
-        p50: percentile(s.latencies, 50), p95: percentile(s.latencies, 95), fb: percentile(s.firstBytes, 50),
-        rps: s.requests / (s.elapsedMs / 1000),
-      });
       const summary: BenchResult['summary'] = [];
       for (const mode of modes) {
         const base = stat(results.get(key(targets[0], mode))!);
+        const ngx = stat(results.get(key(targets[1], mode))!);
         for (const t of targets) {
           const s = results.get(key(t, mode))!;
           const x = stat(s);
-          const isBase = t === targets[0];
+          const cpu = cpuPerRequestUs(t, s);
           rows.push([
-            t.label, mode === 'concurrent' ? `concurrent ×${CONCURRENCY}` : mode, s.requests,
-            formatNumber(x.p50, 3), formatNumber(x.p95, 3), formatNumber(x.fb, 3), formatNumber(x.rps, 0),
-            isBase ? DASH_BASE : formatNumber((x.p50 ?? 0) - (base.p50 ?? 0), 3),
-            formatRatio(ratio(x.p50, base.p50)), formatRatio(ratio(x.rps, base.rps)),
+            t.label, mode === 'concurrent' ? `concurrent ×${CONCURRENCY}` : mode, s.requests, formatNumber(x.p50, 3), formatNumber(x.p95, 3), formatNumber(x.fb, 3),
+            formatNumber(x.rps, 0), t === targets[0] ? 'baseline' : formatNumber((x.p50 ?? 0) - (base.p50 ?? 0), 3),
+            formatRatio(ratio(x.rps, base.rps)), t === targets[1] ? 'nginx' : formatRatio(ratio(x.rps, ngx.rps)), cpu === null ? '—' : formatNumber(cpu, 0),
           ]);
-          if (t === targets[2] && mode !== 'streamed') {
-            summary.push(mode === 'sequential'
-              ? { benchmark: 'proxy-overhead', measure: 'sequential p50, router → sim model', value: `${formatNumber(x.p50, 3)} ms`, ratio: ratio(x.p50, base.p50), against: 'direct p50' }
-              : { benchmark: 'proxy-overhead', measure: `concurrent ×${CONCURRENCY} req/s, router → sim model`, value: formatNumber(x.rps, 0), ratio: ratio(x.rps, base.rps), against: 'direct req/s' });
-          }
+          if (!t.pid) continue;
+          if (mode === 'concurrent') summary.push({ benchmark: 'proxy-overhead', measure: `${t.label}, req/s ×${CONCURRENCY}`, value: formatNumber(x.rps, 0), ratio: ratio(x.rps, ngx.rps), against: 'nginx req/s' });
+          if (mode === 'sequential') summary.push({ benchmark: 'proxy-overhead', measure: `${t.label}, added p50 one at a time`, value: `${formatNumber((x.p50 ?? 0) - (base.p50 ?? 0), 3)} ms`, ratio: ratio(x.p50, base.p50), against: 'direct p50' });
+          if (mode === 'concurrent' && cpu !== null) summary.push({ benchmark: 'proxy-overhead', measure: `${t.label}, router CPU per request`, value: `${formatNumber(cpu, 0)} µs`, ratio: null, against: '—' });
         }
       }
+      const streamRows: Cell[][] = [];
+      const longBase = long.get(streamTargets[0].label)!;
+      for (const t of streamTargets) {
+        const s = long.get(t.label)!;
+        const chunks = s.requests * LONG_STREAM_TOKENS;
+        const perChunk = t.pid === undefined ? null : (s.cpuTicks / TICKS_PER_S / chunks) * 1e6;
+        streamRows.push([t.label, s.requests, chunks, formatNumber(chunks / (s.elapsedMs / 1000), 0), formatRatio(ratio(chunks / s.elapsedMs, (longBase.requests * LONG_STREAM_TOKENS) / longBase.elapsedMs)), perChunk === null ? '—' : formatNumber(perChunk, 2)]);
+        if (perChunk !== null) summary.push({ benchmark: 'proxy-overhead', measure: 'router CPU per relayed SSE chunk (ID rewritten)', value: `${formatNumber(perChunk, 2)} µs`, ratio: null, against: '—' });
+      }
+      const queueRows: Cell[][] = [];
+      const plain = stat(queued.get(queueTargets[0].label)!);
+      for (const t of queueTargets) {
+        const s = queued.get(t.label)!;
+        const x = stat(s);
+        queueRows.push([t.label, s.requests, formatNumber(x.p50, 3), formatNumber(x.p95, 3), t === queueTargets[0] ? 'baseline' : formatNumber((x.p50 ?? 0) - (plain.p50 ?? 0), 3), formatNumber(cpuPerRequestUs(t, s), 0)]);
+        if (t === queueTargets[1]) summary.push({ benchmark: 'proxy-overhead', measure: 'enrolled model, added p50 over a plain one', value: `${formatNumber((x.p50 ?? 0) - (plain.p50 ?? 0), 3)} ms`, ratio: ratio(x.p50, plain.p50), against: 'plain model p50' });
+      }
       return {
-        tables: [{
-          title: `proxy-overhead: chat completions (max_tokens 1) to a sim engine with zero token and load time, ${rounds} alternating rounds`,
-          columns: ['path', 'mode', 'requests', 'p50 ms', 'p95 ms', 'first byte p50 ms', 'req/s', '+p50 ms vs direct', 'p50 ÷ direct', 'req/s ÷ direct'],
-          rows,
-          notes: [
-            'ratios divide each row by the direct row of the same mode (measured in the same run);',
-            'p50 ÷ direct above 1 is added latency, req/s ÷ direct below 1 is lost throughput.',
-            'The client, the router node and the engines share the machine\'s cores: concurrent numbers include that contention.',
-          ],
-        }],
+        tables: [
+          {
+            title: `proxy-overhead: chat completions (max_tokens 1) to a sim engine with zero token and load time, ${rounds} alternating rounds`,
+            columns: ['path', 'mode', 'requests', 'p50 ms', 'p95 ms', 'first byte p50 ms', 'req/s', '+p50 ms vs direct', 'req/s ÷ direct', 'req/s ÷ nginx', 'router CPU µs/req'],
+            rows,
+            notes: [
+              'ratios divide each row by the direct or the nginx row of the same mode (measured in the same run);',
+              'router CPU is the node process\'s user + system time over the requests of that row (clock-tick resolution);',
+              'the client, nginx, the router node and the engines share the machine\'s cores: concurrent numbers include that contention.',
+            ],
+          },
+          {
+            title: `proxy-overhead: one stream of ${LONG_STREAM_TOKENS} chunks at a time, direct vs through the router (each chunk's model ID rewritten)`,
+            columns: ['path', 'streams', 'chunks', 'chunks/s', 'chunks/s ÷ direct', 'router CPU µs/chunk'],
+            rows: streamRows,
+          },
+          {
+            title: 'proxy-overhead: an enrolled model (in a link: through the router queue) vs a plain one on the same node, one request at a time',
+            columns: ['path', 'requests', 'p50 ms', 'p95 ms', '+p50 ms vs plain', 'router CPU µs/req'],
+            rows: queueRows,
+          },
+        ],
         summary,
       };
     } finally {
