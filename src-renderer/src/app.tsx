@@ -5,6 +5,7 @@ import { LinksPage } from './components/links/links-page';
 import { ModelsPage } from './components/models-page';
 import { NodesPage } from './components/nodes/nodes-page';
 import { RuntimePage } from './components/runtime/runtime-page';
+import { SettingsPage } from './components/settings/settings-page';
 import { SCREENS, screenFromHash, type ScreenId } from './screens';
 import { useAppStore } from './store/use-app-store';
 import { REFRESH_INTERVAL_MS, startPolling } from './store/polling';
@@ -30,6 +31,8 @@ function Screen({ id }: { id: ScreenId }) {
       return <LinksPage />;
     case 'runtime':
       return <RuntimePage />;
+    case 'settings':
+      return <SettingsPage />;
     default:
       return <ModelsPage />;
   }

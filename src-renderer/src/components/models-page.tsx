@@ -1,5 +1,6 @@
 import { PageHead } from './page-head';
 import { useAppStore } from '../store/use-app-store';
+import { ModelsEmpty } from './models-empty';
 import { ModelsTable } from './models-table';
 import { Notice } from './notice';
 
@@ -23,11 +24,7 @@ export function ModelsPage() {
           Loading models…
         </Notice>
       )}
-      {items && items.length === 0 && (
-        <Notice kind="info" testId="models-empty">
-          This node has no models. Add model configs to <code>models.config_dir</code>.
-        </Notice>
-      )}
+      {items && items.length === 0 && <ModelsEmpty />}
       {items && items.length > 0 && <ModelsTable models={items} />}
     </section>
   );
