@@ -7,6 +7,7 @@ import { ModelsPage } from './components/models-page';
 import { Notice } from './components/notice';
 import { NodesPage } from './components/nodes/nodes-page';
 import { RuntimePage } from './components/runtime/runtime-page';
+import { SettingsPage } from './components/settings/settings-page';
 import { SCREENS, screenFromHash, type ScreenId } from './screens';
 import { useAppStore } from './store/use-app-store';
 import { useClustersStore } from './store/use-clusters-store';
@@ -33,6 +34,8 @@ function Screen({ id }: { id: ScreenId }) {
       return <LinksPage />;
     case 'runtime':
       return <RuntimePage />;
+    case 'settings':
+      return <SettingsPage />;
     default:
       return <ModelsPage />;
   }

@@ -6,6 +6,7 @@ export const SCREENS = [
   { id: 'lending', label: 'Lending' },
   { id: 'links', label: 'Links' },
   { id: 'runtime', label: 'Runtime' },
+  { id: 'settings', label: 'Settings' },
 ] as const;
 
 export type ScreenId = (typeof SCREENS)[number]['id'];

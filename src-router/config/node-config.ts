@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { duration } from './duration';
 
-/** Tokens that look like a value someone forgot to change (ROLE-2). */
-export const PLACEHOLDER_TOKENS = ['', 'changeme', 'change-me', 'change_me', 'token', 'secret', 'password', 'placeholder', 'xxx', 'todo', 'default', 'example'];
-
-export const isPlaceholderToken = (token: string) => PLACEHOLDER_TOKENS.includes(token.trim().toLowerCase()) || token.trim().length < 8;
+/** ROLE-2's placeholder check lives in `contract/` so that the Settings screen hints with the same rule. */
+export { isPlaceholderToken, PLACEHOLDER_TOKENS } from '../contract/settings';
 
 const url = z.string().url();
 

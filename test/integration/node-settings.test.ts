@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
+import { healthAnswerSchema } from '../../src-router/contract';
 import { CONSOLE_CSP } from '../../src-router/http/security-headers';
 import { simText } from '../support/lending-cluster';
 import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
@@ -75,6 +76,7 @@ describe('node settings from the console (issue #13)', () => {
       config: { server: { port: slavePort }, cluster: { role: 'slave', node_id: 'worker-1', token: CLUSTER_TOKEN, master_url: node.url, public_url: slaveUrl, health_interval: '300ms', sync_interval: '300ms' } },
     });
     const before = readFileSync(file, 'utf8');
+    const startedAt = healthAnswerSchema.parse(await (await fetch(`${node.url}/health`)).json()).started_at;
     const v = await view();
     const config = { ...v.config, cluster: { ...v.config.cluster, role: 'master', node_id: 'desk', token: CLUSTER_TOKEN, slave_urls: [slaveUrl], health_interval: '300ms' } };
     const res = await settings({ method: 'PUT', body: { config } });
@@ -85,7 +87,12 @@ describe('node settings from the console (issue #13)', () => {
     expect(written.console.token).toBe(TEST_CONSOLE_TOKEN); // the masked value sent back kept the stored secret
     expect(written.cluster).toMatchObject({ role: 'master', token: CLUSTER_TOKEN });
     // Restarted in-process on the same port, with the same console token; then it polls its slave.
-    await eventually(async () => ((await (await fetch(`${node.url}/health`)).json()) as { role: string }).role === 'master', { what: 'the node back as a master', timeoutMs: 20_000 });
+    // A restarted node says so with a new started_at (the Settings screen waits on it).
+    const health = await eventually(async () => {
+      const h = healthAnswerSchema.parse(await (await fetch(`${node.url}/health`)).json());
+      return h.role === 'master' && h;
+    }, { what: 'the node back as a master', timeoutMs: 20_000 });
+    expect(health.started_at).not.toBe(startedAt);
     await eventually(async () => {
       const nodes = await node.console<{ nodes: { nodeId: string; healthy: boolean }[] }>('/router/v1/console/cluster/nodes');
       return nodes.nodes.some((n) => n.nodeId === 'worker-1' && n.healthy);

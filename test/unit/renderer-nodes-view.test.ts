@@ -132,7 +132,7 @@ describe('Nodes page markup', () => {
 
 describe('screens', () => {
   it('Nodes, Lending and Links have their addresses; anything else is the first screen', () => {
-    expect(SCREENS.map((s) => s.id)).toEqual(['models', 'nodes', 'lending', 'links', 'runtime']);
+    expect(SCREENS.map((s) => s.id)).toEqual(['models', 'nodes', 'lending', 'links', 'runtime', 'settings']);
     expect(['#nodes', '#/lending', '#links?x=1', '#lending/rows', '#nope'].map(screenFromHash)).toEqual(['nodes', 'lending', 'links', 'lending', 'models']);
   });
 });

@@ -7,7 +7,7 @@ import {
   linkListSchema, linkRecordSchema, routingViewSchema, runtimeHealthSchema, setRoutingAnswerSchema, upstreamsAnswerSchema,
   type ConsoleModelList, type DecisionPageWire, type LendingViewWire, type LinkCandidateList, type LinkCreateInput,
   type LinkEnd, type LinkLane, type LinkList, type LinkRecord, type LinkUpdate, type RoutingViewWire, type RuntimeHealth, type SetRoutingAnswer,
-  type SetRoutingRequest, type UpstreamsAnswer,
+  type SetRoutingRequest, type UpstreamsAnswer, healthAnswerSchema, settingsAnswerSchema, settingsViewSchema, type HealthAnswer, type SettingsAnswer, type SettingsView,
 } from '../../../src-router/contract';
 import { clusterPath } from './cluster-path';
 
@@ -95,7 +95,16 @@ export interface ConsoleClient {
   putGuardian(body: GuardianPut): Promise<ApiResult<GuardianSetting>>;
   /** Removes one setting (scope keys in the body). */
   deleteGuardian(body: GuardianDelete): Promise<ApiResult<null>>;
+  /** The node's own config (issue #13, operators only: a 403 is `refused` with code `not_an_operator`). */
+  settings(): Promise<ApiResult<SettingsView>>;
+  /** Writes the whole config; a 400 is `http` with the field path it named (`param`: `config.server.port`). */
+  putSettings(config: Record<string, unknown>): Promise<ApiResult<SettingsAnswer>>;
+  /** `GET /health` of the node (its `started_at` tells a restarted node from the one before). */
+  health(): Promise<ApiResult<HealthAnswer>>;
 }
+
+/** The node's own settings (issue #13). */
+export const SETTINGS_PATH = '/router/v1/console/settings';
 
 /** The site API of guardian settings (GUARD-1). */
 export const GUARDIANS_PATH = '/router/v1/site/guardians';
@@ -212,14 +221,16 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, clu
     }
   }
 
-  async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, write?: Write): Promise<ApiResult<T>> {
+  /** `gated`: a read behind a gate (operators only), whose 403 is a refusal as a write's is. */
+  async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, write?: Write, gated = false): Promise<ApiResult<T>> {
     const res = await send(path, { method: write?.method ?? 'GET', body: write?.body, accept: 'application/json' }, timeoutMs);
     if ('failure' in res) return res;
     const proxied = await proxyFailure(res);
     if (proxied) return proxied;
     // A write's 403 is a gate (ROUTE-8, operators), not a bad token: the token is rejected only with 401 there.
-    if (res.status === 401 || (res.status === 403 && write === undefined)) return failure('rejected', res.status, REJECTED_MESSAGE);
-    if (!res.ok) return write === undefined ? failure('http', res.status, await errorMessage(res)) : writeFailure(res);
+    const gate = write !== undefined || gated;
+    if (res.status === 401 || (res.status === 403 && !gate)) return failure('rejected', res.status, REJECTED_MESSAGE);
+    if (!res.ok) return gate ? writeFailure(res) : failure('http', res.status, await errorMessage(res));
     if (res.status === 204) return parse(null);
     let body: unknown;
     try {
@@ -287,6 +298,9 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, clu
     guardians: () => get(GUARDIANS_PATH, parseWith(guardiansViewSchema)),
     putGuardian: (body) => request(GUARDIANS_PATH, parseWith(guardianSettingSchema), { method: 'PUT', body }),
     deleteGuardian: (body) => request(GUARDIANS_PATH, noBody, { method: 'DELETE', body }),
+    settings: () => request(SETTINGS_PATH, parseWith(settingsViewSchema), undefined, true),
+    putSettings: (config) => request(SETTINGS_PATH, parseWith(settingsAnswerSchema), { method: 'PUT', body: { config } }),
+    health: () => get('/health', parseWith(healthAnswerSchema)),
   };
 }
 

@@ -3,6 +3,7 @@ import { catalogRows, showsCatalog } from '../models/catalog-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../store/polling';
 import { useAppStore } from '../store/use-app-store';
 import { ClusterCatalogTable } from './cluster-catalog-table';
+import { ModelsEmpty } from './models-empty';
 import { ModelsTable } from './models-table';
 import { Notice } from './notice';
 import { PageHead } from './page-head';
@@ -73,11 +74,7 @@ export function ModelsPage() {
         </Notice>
       )}
       {catalog && <ClusterModels />}
-      {!catalog && items && items.length === 0 && (
-        <Notice kind="info" testId="models-empty">
-          This node has no models. Add model configs to <code>models.config_dir</code>.
-        </Notice>
-      )}
+      {!catalog && items && items.length === 0 && <ModelsEmpty />}
       {!catalog && items && items.length > 0 && <ModelsTable models={items} />}
     </section>
   );

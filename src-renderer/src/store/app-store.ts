@@ -10,6 +10,7 @@ import { createLinksSlice } from './links-slice';
 import { createModelsSlice } from './models-slice';
 import { createRoutingSlice } from './routing-slice';
 import { createRuntimeSlice } from './runtime-slice';
+import { createSettingsSlice } from './settings-slice';
 import type { AppState, StoreDeps } from './types';
 
 export type AppStore = StoreApi<AppState>;
@@ -27,6 +28,7 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createDecisionsSlice(deps)(set, get, api),
     ...createLinksSlice(deps)(set, get, api),
     ...createGuardiansSlice(deps)(set, get, api),
+    ...createSettingsSlice(deps)(set, get, api),
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },

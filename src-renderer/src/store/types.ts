@@ -10,11 +10,14 @@ import type { LinksSlice } from './links-slice';
 import type { ModelsSlice } from './models-slice';
 import type { RoutingSlice } from './routing-slice';
 import type { RuntimeSlice } from './runtime-slice';
+import type { SettingsSlice } from './settings-slice';
 
 /** What the store needs from outside; tests inject both. */
 export interface StoreDeps {
   client: ConsoleClient;
   now: () => number;
+  /** A pause (waiting for a restarted node); real time when not given. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface RootActions {
@@ -54,6 +57,7 @@ export type AppState = ConnectionSlice &
   DecisionsSlice &
   LinksSlice &
   GuardiansSlice &
+  SettingsSlice &
   RootActions;
 
 /** A slice sees the whole store (to call other slices' actions) but owns only its own keys. */

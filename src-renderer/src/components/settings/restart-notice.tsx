@@ -1,0 +1,34 @@
+import type { SettingsState } from '../../store/settings-slice';
+import { Notice } from '../notice';
+
+/** What happened to the node after a save that restarted it. */
+export function RestartNotice({ restart }: { restart: SettingsState['restart'] }) {
+  switch (restart.phase) {
+    case 'waiting':
+      return (
+        <Notice kind="info" testId="settings-restarting">
+          Saved. The node is restarting on its new settings; waiting for it to answer at <code>{restart.url}</code>…
+        </Notice>
+      );
+    case 'back':
+      return (
+        <Notice kind="info" testId="settings-restarted">
+          Saved. The node restarted on its new settings and answers again at <code>{restart.url}</code>.
+        </Notice>
+      );
+    case 'moved':
+      return (
+        <Notice kind="info" testId="settings-moved">
+          Saved. The node restarts at <a href={`${restart.url}/#settings`}>{restart.url}</a>: open the console there (with its console token).
+        </Notice>
+      );
+    case 'timeout':
+      return (
+        <Notice kind="error" testId="settings-restart-timeout">
+          Saved, but {restart.message}.
+        </Notice>
+      );
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,85 @@
+import type { SettingsAnswer, SettingsView } from '../../../src-router/contract';
+import type { ApiFailure, ApiResult } from '../api/console-client';
+import { sameOrigin, waitForRestart } from '../settings/restart-wait';
+import type { SliceCreator } from './types';
+
+/**
+ * After a save: `waiting` for the restarted node's /health, `back` once it answered and everything was read again,
+ * `moved` when it now listens at another origin (the console cannot follow there: a link), `timeout` when it did not
+ * come back in time.
+ */
+export type RestartPhase = 'idle' | 'waiting' | 'back' | 'moved' | 'timeout';
+
+export interface SettingsState {
+  /** `GET /router/v1/console/settings` as last read (issue #13); null before the first good answer. */
+  view: SettingsView | null;
+  loading: boolean;
+  failure: ApiFailure | null;
+  fetchedAt: number | null;
+  saving: boolean;
+  restart: { phase: RestartPhase; url: string | null; message: string | null };
+}
+
+export interface SettingsSlice {
+  settings: SettingsState;
+  /** Re-reads the node's settings (concurrent calls share one round trip). */
+  fetchSettings(): Promise<void>;
+  /**
+   * PUTs the whole config and returns the node's answer as is (a 400 names the field path). A save that restarted
+   * the node waits for it at the answer's URL, then reads everything again (settings, models and node, cluster).
+   */
+  saveSettings(config: Record<string, unknown>): Promise<ApiResult<SettingsAnswer>>;
+}
+
+const IDLE = { phase: 'idle', url: null, message: null } as const;
+
+export const createSettingsSlice: SliceCreator<SettingsSlice> = (deps) => (set, get) => {
+  const patch = (p: Partial<SettingsState>) => set((s) => ({ settings: { ...s.settings, ...p } }));
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  async function load(): Promise<void> {
+    patch({ loading: true });
+    const result = await deps.client.settings();
+    if (result.ok) patch({ view: result.value, loading: false, failure: null, fetchedAt: deps.now() });
+    // A rejected token or a refusal (not an operator) hides what was shown; a transient failure keeps it.
+    else patch({ view: ['rejected', 'no-token', 'refused'].includes(result.failure.kind) ? null : get().settings.view, loading: false, failure: result.failure });
+  }
+
+  let inFlight: Promise<void> | null = null;
+  const fetchSettings = () => {
+    inFlight ??= load().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  };
+
+  async function followRestart(url: string, before: string | null): Promise<void> {
+    if (!sameOrigin(url, get().connection.url)) return patch({ restart: { phase: 'moved', url, message: null } });
+    patch({ restart: { phase: 'waiting', url, message: null } });
+    const waited = await waitForRestart({ probe: () => deps.client.health(), before, now: deps.now, sleep });
+    if (!waited.ok) return patch({ restart: { phase: 'timeout', url, message: waited.message } });
+    await Promise.all([fetchSettings(), get().refresh(), get().fetchCluster()]);
+    patch({ restart: { phase: 'back', url, message: null } });
+  }
+
+  async function saveSettings(config: Record<string, unknown>): Promise<ApiResult<SettingsAnswer>> {
+    patch({ saving: true, restart: IDLE });
+    try {
+      // The node that takes the save, to tell the restarted one from it.
+      const health = await deps.client.health();
+      const result = await deps.client.putSettings(config);
+      if (!result.ok) return result;
+      // Not restarted: the config equals the file, nothing changed to read again.
+      if (result.value.restarted) await followRestart(result.value.url, health.ok ? health.value.started_at : null);
+      return result;
+    } finally {
+      patch({ saving: false });
+    }
+  }
+
+  return {
+    settings: { view: null, loading: false, failure: null, fetchedAt: null, saving: false, restart: IDLE },
+    fetchSettings,
+    saveSettings,
+  };
+};
