@@ -13,7 +13,7 @@ import { ProfileStore } from './cluster/profiles/profile-store';
 import type { TokenSealer } from './cluster/profiles/token-sealing';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
-import { checkRole, clientApiKeys, loadModelConfigDir, type NodeConfig } from './config';
+import { checkRole, clientApiKeys, loadModelConfigDir, resolveWriteGates, type NodeConfig } from './config';
 import { RouterError } from './contract';
 import type { CliRef } from './engines';
 import { buildApp } from './http';
@@ -40,6 +40,8 @@ export interface NodeOptions {
   configFile?: string;
   /** How remote clusters' tokens are sealed at rest (the desktop app: the OS keychain); default: as given, in an owner-only store. */
   tokenSealer?: TokenSealer;
+  /** Environment read for the write gates (ROUTE-8); default process.env. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface RouterNode {
@@ -60,6 +62,8 @@ export interface RouterNode {
 /** Wires one router node from its config and starts listening. The only place that knows every module. */
 export async function createNode(config: NodeConfig, options: NodeOptions = {}): Promise<RouterNode> {
   checkRole(config);
+  // ROUTE-8: INFERENCE_DEPLOY_ENABLED / INFERENCE_ADMIN_EMAILS win over console.routing_writes_enabled / console.operators.
+  const gates = resolveWriteGates(config.console, options.env ?? process.env);
   const version = options.version ?? ROUTER_VERSION;
   const nodeId = config.cluster.node_id;
   const role = config.cluster.role;
@@ -184,14 +188,17 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     snapshot: snapshotNow, runtimeStatus: statusNow,
     bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout,
     guards: { allowedHosts: config.server.allowed_hosts, corsOrigins: config.server.cors_origins, publicUrl: config.cluster.public_url ?? null, apiKeys: clientApiKeys(config) }, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
-    operators: config.console.operators,
-    routingWritesEnabled: config.console.routing_writes_enabled,
+    operators: gates.operators.map((o) => o.token),
+    operatorEmails: gates.operators,
+    routingWritesEnabled: gates.routingWritesEnabled,
+    writeGate: gates.gate,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
     lendingHttp,
     guardians: undefined as unknown as GuardianWiring,
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     staticRouteIds: Object.keys(config.routing.static_routes),
+    staticRoutes: config.routing.static_routes,
     assets,
     clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),
     runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),

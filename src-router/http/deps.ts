@@ -33,12 +33,18 @@ export interface HttpDeps {
   /** Console tokens of operators (console.operators); empty: the console token holder is the operator. */
   operators: readonly string[];
   routingWritesEnabled: boolean;
+  /** The names of the two write gates in force (ROUTE-8: the environment variable when set, else the config key). */
+  writeGate: { deployment: string; operators: string };
+  /** Operators named by e-mail (`INFERENCE_ADMIN_EMAILS`), for log lines of their writes. */
+  operatorEmails: readonly { email: string | null; token: string }[];
   routing: RoutingWiring;
   /** This node's runtime blob as published (RT-1). */
   runtimeHealth(): Promise<RuntimeHealth>;
   /** Another node's runtime blob, through its node API. */
   remoteRuntimeHealth(nodeId: string): Promise<RuntimeHealth>;
   staticRouteIds: readonly string[];
+  /** routing.static_routes as configured (the console's catalog lists them, ID-1). */
+  staticRoutes: Readonly<Record<string, { engine?: string; endpoints: readonly string[] }>>;
   lendingHttp: LendingHttp;
   /** Guardian settings: the site API and the master's pushes (GUARD-1). */
   guardians: GuardiansHttp;

@@ -44,6 +44,7 @@ export function RuntimePage() {
       )}
       {sections?.published && (
         <>
+          {sections.malformedNote && <Notice kind="info" testId="runtime-malformed">{sections.malformedNote}</Notice>}
           <RuntimeBanner blob={sections.blob} />
           <GaugeCards blob={sections.blob} />
           <div className="runtime-split">
