@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Supervisor } from './backends';
 import { ActivityTracker } from './cluster/activity';
+import { ActiveRequests } from './cluster/active-requests';
 import { QueueLimit } from './serve/queue-limit';
 import { AssetService, fileRootsFromConfig } from './cluster/assets';
 import { localRecords, localSnapshot } from './cluster/local-snapshot';
@@ -75,6 +76,12 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const registry = new ModelRegistry(loadModelConfigDir(config.models.config_dir));
   const catalog = new ClusterCatalog(clusterStore);
   const activity = new ActivityTracker();
+  // UI-2: every request this node runs, listed on the Nodes page (enrolled models' from their router queues).
+  const activeRequests = new ActiveRequests({
+    laneOf: (id) => supervisor!.adapter(id).lane,
+    enrolled: (id) => lendingWiring?.lending.enrolled(id) ?? false,
+    publicIdOf: (id) => registry.byLocalId(id)?.publicId,
+  });
   const client = new NodeClient(config.cluster.token);
   let publisher: RuntimePublisher | undefined;
   let logRef: { warn(msg: string): void } = { warn: (m) => console.warn(m) };
@@ -153,12 +160,14 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const executor = new RequestExecutor({
     nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
     requestTimeoutMs: config.cluster.request_timeout,
-    onStart: (target, borrowed) => {
+    onStart: (target, borrowed, input) => {
       const endOwn = target.kind === 'local' && !borrowed ? activity.begin() : undefined;
       const endPod = routing?.begin(target);
+      const endActive = activeRequests.begin(target, input);
       return () => {
         endOwn?.();
         endPod?.();
+        endActive();
       };
     },
     onTurn: (target, answered) => routing?.turn(target, answered),
@@ -194,6 +203,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     writeGate: gates.gate,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
     lendingHttp,
+    activeRequests: () => activeRequests.view(lendingWiring?.lending.activeItems() ?? []),
     guardians: undefined as unknown as GuardianWiring,
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },

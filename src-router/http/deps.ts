@@ -3,7 +3,7 @@ import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
 import type { Membership } from '../cluster/membership';
-import type { NodeSnapshot, RuntimeStatus } from '../contract';
+import type { ActiveRequestWire, NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
 import type { GuardiansHttp } from './guardian-routes';
@@ -46,6 +46,8 @@ export interface HttpDeps {
   /** routing.static_routes as configured (the console's catalog lists them, ID-1). */
   staticRoutes: Readonly<Record<string, { engine?: string; endpoints: readonly string[] }>>;
   lendingHttp: LendingHttp;
+  /** UI-2: every request this node runs now (cluster/active-requests). */
+  activeRequests(): ActiveRequestWire[];
   /** Guardian settings: the site API and the master's pushes (GUARD-1). */
   guardians: GuardiansHttp;
   /** The scheduling_* and offload_* settings in force (shown on the Lending tab). */
