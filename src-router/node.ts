@@ -28,7 +28,7 @@ import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
-import { AnalyticsStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
+import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -203,6 +203,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     writeGate: gates.gate,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
     lendingHttp,
+    benchRuns: new BenchStore(db),
     activeRequests: () => activeRequests.view(lendingWiring?.lending.activeItems() ?? []),
     guardians: undefined as unknown as GuardianWiring,
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),

@@ -12,3 +12,4 @@ export * from './lending';
 export * from './guardians';
 export * from './clusters';
 export * from './responses';
+export * from './bench';

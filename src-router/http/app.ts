@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { assetRoutes } from './asset-routes';
 import { clusterRoutes } from './cluster-routes';
+import { benchRoutes } from './bench-routes';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
@@ -60,6 +61,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await responsesRoutes(scope, deps);
     await ollamaRoutes(scope, deps);
     await consoleRoutes(scope, deps);
+    await benchRoutes(scope, deps);
     await nodeRoutes(scope, deps);
     await runtimeRoutes(scope, deps);
     await lendingRoutes(scope, deps);

@@ -6,6 +6,7 @@ import type { Membership } from '../cluster/membership';
 import type { ActiveRequestWire, NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
+import type { BenchStore } from '../store';
 import type { GuardiansHttp } from './guardian-routes';
 import type { LendingHttp } from './lending-routes';
 import type { DecisionPage, DecisionQuery } from '../store';
@@ -46,6 +47,8 @@ export interface HttpDeps {
   /** routing.static_routes as configured (the console's catalog lists them, ID-1). */
   staticRoutes: Readonly<Record<string, { engine?: string; endpoints: readonly string[] }>>;
   lendingHttp: LendingHttp;
+  /** ASSET-1: benchmark runs kept in this node's store. */
+  benchRuns: Pick<BenchStore, 'list' | 'get'>;
   /** UI-2: every request this node runs now (cluster/active-requests). */
   activeRequests(): ActiveRequestWire[];
   /** Guardian settings: the site API and the master's pushes (GUARD-1). */

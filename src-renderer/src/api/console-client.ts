@@ -6,6 +6,7 @@ import {
   type LinkEnd, type LinkLane, type LinkList, type LinkRecord, type LinkUpdate, type RoutingViewWire, type RuntimeHealth, type SetRoutingAnswer,
   type SetRoutingRequest, type UpstreamsAnswer,
 } from '../../../src-router/contract';
+import { benchRunListSchema, type BenchRunList } from '../../../src-router/contract';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
 
@@ -84,6 +85,8 @@ export interface ConsoleClient {
   putGuardian(body: GuardianPut): Promise<ApiResult<GuardianSetting>>;
   /** Removes one setting (scope keys in the body). */
   deleteGuardian(body: GuardianDelete): Promise<ApiResult<null>>;
+  /** Benchmark runs kept in the node's store (ASSET-1), newest first. */
+  benchRuns(): Promise<ApiResult<BenchRunList>>;
 }
 
 /** The site API of guardian settings (GUARD-1). */
@@ -245,6 +248,7 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000 }: C
     guardians: () => get(GUARDIANS_PATH, parseWith(guardiansViewSchema)),
     putGuardian: (body) => request(GUARDIANS_PATH, parseWith(guardianSettingSchema), { method: 'PUT', body }),
     deleteGuardian: (body) => request(GUARDIANS_PATH, noBody, { method: 'DELETE', body }),
+    benchRuns: () => get('/router/v1/console/bench/runs', parseWith(benchRunListSchema)),
   };
 }
 

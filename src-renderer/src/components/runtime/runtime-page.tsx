@@ -4,6 +4,7 @@ import { runtimeSections } from '../../runtime/runtime-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
+import { BenchRunsCard } from './bench-runs-card';
 import { GaugeCards } from './gauge-cards';
 import { RoutingCard } from './routing-card';
 import { RuntimeBanner } from './runtime-banner';
@@ -54,6 +55,7 @@ export function RuntimePage() {
         </>
       )}
       <RoutingCard />
+      <BenchRunsCard />
     </section>
   );
 }
