@@ -1,3 +1,4 @@
+import { ConfigError } from './load';
 import type { NodeConfig } from './node-config';
 
 /**
@@ -9,7 +10,8 @@ import type { NodeConfig } from './node-config';
  * The seed's operator list holds e-mail addresses of accounts. A node has no accounts: it knows a caller by the
  * Bearer token it presents. So each entry is `EMAIL=TOKEN`: the address names the operator (logged with the writes
  * it makes), the token is what that operator's console presents. An entry without a token cannot identify anyone and
- * stops start-up with a clear error, as does a deployment flag that is not a boolean.
+ * stops start-up with a clear error (a `ConfigError`, printed without a stack), as does a deployment flag that is not a
+ * boolean.
  */
 
 export const DEPLOY_ENV = 'INFERENCE_DEPLOY_ENABLED';
@@ -30,10 +32,6 @@ export interface WriteGates {
   gate: { deployment: string; operators: string };
 }
 
-export class WriteGateError extends Error {
-  readonly code = 'invalid_write_gate';
-}
-
 const TRUE = ['1', 'true', 'yes', 'on'];
 const FALSE = ['0', 'false', 'no', 'off'];
 
@@ -42,7 +40,7 @@ export function parseDeployEnabled(raw: string): boolean {
   const v = raw.trim().toLowerCase();
   if (TRUE.includes(v)) return true;
   if (FALSE.includes(v)) return false;
-  throw new WriteGateError(`${DEPLOY_ENV}: not a boolean: "${raw}" (use true or false)`);
+  throw new ConfigError(`${DEPLOY_ENV}: not a boolean: "${raw}" (use true or false)`);
 }
 
 /** `INFERENCE_ADMIN_EMAILS`: comma-separated `EMAIL=TOKEN` entries (whitespace around entries ignored). */
@@ -52,8 +50,8 @@ export function parseAdminEmails(raw: string): Operator[] {
     const at = entry.indexOf('=');
     const email = at < 0 ? entry : entry.slice(0, at).trim();
     const token = at < 0 ? '' : entry.slice(at + 1).trim();
-    if (!/^[^\s@=]+@[^\s@=]+$/.test(email)) throw new WriteGateError(`${ADMIN_ENV}[${i}]: not an e-mail address: "${email}" (entries are EMAIL=TOKEN)`);
-    if (token.length < 16) throw new WriteGateError(`${ADMIN_ENV}[${i}] (${email}): needs the operator's console token after "=", at least 16 characters (entries are EMAIL=TOKEN)`);
+    if (!/^[^\s@=]+@[^\s@=]+$/.test(email)) throw new ConfigError(`${ADMIN_ENV}[${i}]: not an e-mail address: "${email}" (entries are EMAIL=TOKEN)`);
+    if (token.length < 16) throw new ConfigError(`${ADMIN_ENV}[${i}] (${email}): needs the operator's console token after "=", at least 16 characters (entries are EMAIL=TOKEN)`);
     return { email, token };
   });
 }

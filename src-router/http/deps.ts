@@ -31,7 +31,7 @@ export interface HttpDeps {
   runtimeStatus(): RuntimeStatus;
   /** The master's view of its slaves; absent on standalone and slave nodes. */
   membership?: Membership;
-  /** Console tokens of operators (console.operators); empty: the console token holder is the operator. */
+  /** Console tokens of operators (`INFERENCE_ADMIN_EMAILS` when set, else console.operators); empty: the console token holder is the operator. */
   operators: readonly string[];
   routingWritesEnabled: boolean;
   /** The names of the two write gates in force (ROUTE-8: the environment variable when set, else the config key). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAdminEmails, parseDeployEnabled, resolveWriteGates, WriteGateError } from '../../src-router/config';
+import { ConfigError, parseAdminEmails, parseDeployEnabled, resolveWriteGates } from '../../src-router/config';
 import { checkWriteGate } from '../../src-router/routing';
 
 /** ROUTE-8: INFERENCE_DEPLOY_ENABLED and INFERENCE_ADMIN_EMAILS win over the config keys, which stay. */
@@ -33,7 +33,8 @@ describe('write gates (ROUTE-8)', () => {
 
   it('bad values stop start-up with the variable named', () => {
     for (const v of ['1', '0', 'yes', 'No', 'on', 'OFF']) expect(typeof parseDeployEnabled(v)).toBe('boolean');
-    expect(() => parseDeployEnabled('maybe')).toThrow(new WriteGateError('INFERENCE_DEPLOY_ENABLED: not a boolean: "maybe" (use true or false)'));
+    expect(() => parseDeployEnabled('maybe')).toThrow(ConfigError);
+    expect(() => parseDeployEnabled('maybe')).toThrow(new ConfigError('INFERENCE_DEPLOY_ENABLED: not a boolean: "maybe" (use true or false)'));
     expect(() => parseAdminEmails('ops@example.com')).toThrow(/INFERENCE_ADMIN_EMAILS\[0\] \(ops@example.com\): needs the operator's console token/);
     expect(() => parseAdminEmails(`ops@example.com=short`)).toThrow(/at least 16 characters/);
     expect(() => parseAdminEmails(`not-an-email=${TOKEN}`)).toThrow('INFERENCE_ADMIN_EMAILS[0]: not an e-mail address: "not-an-email" (entries are EMAIL=TOKEN)');
