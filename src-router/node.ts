@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Supervisor } from './backends';
 import { ActivityTracker } from './cluster/activity';
+import { ActiveRequests } from './cluster/active-requests';
 import { QueueLimit } from './serve/queue-limit';
 import { AssetService, fileRootsFromConfig } from './cluster/assets';
 import { localRecords, localSnapshot } from './cluster/local-snapshot';
@@ -15,7 +16,7 @@ import type { SettingsHost } from './http/settings-routes';
 import { gatherClusterLanes } from './cluster/lane-gather';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
-import { checkRole, clientApiKeys, loadModelConfigDir, type NodeConfig } from './config';
+import { checkRole, clientApiKeys, loadModelConfigDir, resolveWriteGates, type NodeConfig } from './config';
 import { RouterError } from './contract';
 import type { CliRef } from './engines';
 import { buildApp } from './http';
@@ -29,7 +30,7 @@ import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
-import { AnalyticsStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
+import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -46,6 +47,8 @@ export interface NodeOptions {
   consoleToken?: string;
   /** The Settings screen (issue #13): the config file it edits and how the node restarts on it (`NodeHost`). */
   settings?: SettingsHost;
+  /** Environment read for the write gates (ROUTE-8); default process.env. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface RouterNode {
@@ -66,6 +69,8 @@ export interface RouterNode {
 /** Wires one router node from its config and starts listening. The only place that knows every module. */
 export async function createNode(config: NodeConfig, options: NodeOptions = {}): Promise<RouterNode> {
   checkRole(config);
+  // ROUTE-8: INFERENCE_DEPLOY_ENABLED / INFERENCE_ADMIN_EMAILS win over console.routing_writes_enabled / console.operators.
+  const gates = resolveWriteGates(config.console, options.env ?? process.env);
   const version = options.version ?? ROUTER_VERSION;
   const nodeId = config.cluster.node_id;
   const role = config.cluster.role;
@@ -77,6 +82,12 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const registry = new ModelRegistry(loadModelConfigDir(config.models.config_dir));
   const catalog = new ClusterCatalog(clusterStore);
   const activity = new ActivityTracker();
+  // UI-2: every request this node runs, listed on the Nodes page (enrolled models' from their router queues).
+  const activeRequests = new ActiveRequests({
+    laneOf: (id) => supervisor!.adapter(id).lane,
+    enrolled: (id) => lendingWiring?.lending.enrolled(id) ?? false,
+    publicIdOf: (id) => registry.byLocalId(id)?.publicId,
+  });
   const client = new NodeClient(config.cluster.token);
   /** The Models screen's lane state of each member: a short bound, the console waits for it. */
   const laneClient = new NodeClient(config.cluster.token, 3_000);
@@ -157,12 +168,14 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const executor = new RequestExecutor({
     nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
     requestTimeoutMs: config.cluster.request_timeout,
-    onStart: (target, borrowed) => {
+    onStart: (target, borrowed, input) => {
       const endOwn = target.kind === 'local' && !borrowed ? activity.begin() : undefined;
       const endPod = routing?.begin(target);
+      const endActive = activeRequests.begin(target, input);
       return () => {
         endOwn?.();
         endPod?.();
+        endActive();
       };
     },
     onTurn: (target, answered) => routing?.turn(target, answered),
@@ -193,14 +206,19 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     snapshot: snapshotNow, runtimeStatus: statusNow,
     bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout,
     guards: { allowedHosts: config.server.allowed_hosts, corsOrigins: config.server.cors_origins, publicUrl: config.cluster.public_url ?? null, apiKeys: clientApiKeys(config) }, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
-    operators: config.console.operators,
-    routingWritesEnabled: config.console.routing_writes_enabled,
+    operators: gates.operators.map((o) => o.token),
+    operatorEmails: gates.operators,
+    routingWritesEnabled: gates.routingWritesEnabled,
+    writeGate: gates.gate,
     routing: undefined as unknown as ReturnType<typeof createRoutingWiring>,
     lendingHttp,
+    benchRuns: new BenchStore(db),
+    activeRequests: () => activeRequests.view(lendingWiring?.lending.activeItems() ?? []),
     guardians: undefined as unknown as GuardianWiring,
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     staticRouteIds: Object.keys(config.routing.static_routes),
+    staticRoutes: config.routing.static_routes,
     assets,
     settings: options.settings ?? null,
     selfUrl: () => selfUrl,

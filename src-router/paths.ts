@@ -28,3 +28,6 @@ export function cliRef(): CliRef {
 }
 
 export const uiDir = () => join(projectRoot(), 'out', 'renderer');
+
+/** The folder `routerdesk serve` uses when no `--dir` is given (its node config and store live there; `bench` keeps runs in that store). */
+export const DEFAULT_SERVE_DIR = '.routerdesk';

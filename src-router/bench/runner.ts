@@ -5,6 +5,7 @@
  * the others still run (exit code 1).
  */
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ROUTER_VERSION } from '../version';
@@ -14,6 +15,7 @@ import { lendingMakespan } from './lending-makespan';
 import { lendingScenarios } from './lending-scenarios';
 import { plannerScale } from './planner-scale';
 import { proxyOverhead } from './proxy-overhead';
+import { benchMachine, defaultBenchStore, keepRun } from './keep-run';
 import { killAllNow } from './scope';
 import { DASH, formatDuration, formatRatio, renderTable, type Cell, type Table } from './table';
 import type { Benchmark, JsonRow, SummaryLine } from './types';
@@ -26,6 +28,8 @@ export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME
   --only NAME    run only these benchmarks (repeat the flag or separate names with commas)
   --scenario S   only these scenarios of benchmarks that have several (lending-scenarios)
   --json FILE    also write every result as JSON: an array, one object per scenario (benchmark, scenario, fields)
+  --store DIR    keep the run (version, machine, summary, every row) in this node store; default: the store of
+                 the serve folder (.routerdesk/); the console lists kept runs (Runtime screen, Benchmark runs)
 
 benchmarks:
 ${BENCHMARKS.map((b) => `  ${b.name.padEnd(18)}${b.about}`).join('\n')}
@@ -53,11 +57,11 @@ function onSignal(signal: NodeJS.Signals) {
 }
 
 export async function benchCommand(argv: string[]): Promise<void> {
-  let values: { quick?: boolean; only?: string[]; help?: boolean; json?: string; scenario?: string[] };
+  let values: { quick?: boolean; only?: string[]; help?: boolean; json?: string; scenario?: string[]; store?: string };
   try {
     values = parseArgs({
       args: argv, strict: true, allowPositionals: false,
-      options: { quick: { type: 'boolean' }, only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' }, json: { type: 'string' }, scenario: { type: 'string', multiple: true } },
+      options: { quick: { type: 'boolean' }, only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' }, json: { type: 'string' }, scenario: { type: 'string', multiple: true }, store: { type: 'string' } },
     }).values;
   } catch (err) {
     process.stderr.write(`routerdesk bench: ${(err as Error).message}\n\n${BENCH_USAGE}`);
@@ -85,6 +89,7 @@ export async function benchCommand(argv: string[]): Promise<void> {
   const out = (text: string) => process.stdout.write(text);
   const log = (line: string) => process.stderr.write(`  · ${line}\n`);
   const started = performance.now();
+  const startedAt = Date.now();
   out(`routerdesk bench ${quick ? '--quick ' : ''}· router ${ROUTER_VERSION} · node ${process.version} · ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown cpu'})\n`);
   out('Absolute numbers vary from machine to machine and run to run; compare the ratios (each against a baseline measured in the same run).\n\n');
 
@@ -120,6 +125,18 @@ export async function benchCommand(argv: string[]): Promise<void> {
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(json, null, 2)}\n`);
     process.stderr.write(`bench: wrote ${json.length} results to ${values.json}\n`);
+  }
+  // ASSET-1: the run is kept in the node's store, so the console can list it beside earlier runs.
+  const storeDir = resolve(values.store ?? defaultBenchStore());
+  try {
+    const id = keepRun(storeDir, {
+      startedAt, finishedAt: Date.now(), version: ROUTER_VERSION, quick, benchmarks: selected.map((b) => b.name), failed, machine: benchMachine(),
+      summary: summary.map((l) => ({ ...l, ratio: l.ratio !== null && Number.isFinite(l.ratio) ? l.ratio : null })), rows: json,
+    });
+    process.stderr.write(`bench: kept run ${id} (${json.length} rows) in ${storeDir}\n`);
+  } catch (err) {
+    process.stderr.write(`bench: run not kept in ${storeDir}: ${(err as Error).message}\n`);
+    process.exitCode = 1;
   }
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

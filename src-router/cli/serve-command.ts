@@ -7,6 +7,7 @@ import type { ModelConfigInput, NodeConfig } from '../config';
 import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import { busyPortFallback, NodeHost } from '../node-host';
+import { DEFAULT_SERVE_DIR } from '../paths';
 import { StoreLockedError } from '../store';
 import { stopOnSignals } from './node-command';
 
@@ -37,7 +38,7 @@ export async function prepareServeDir(dir: string, port: number): Promise<string
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { dir: { type: 'string' }, port: { type: 'string' }, 'no-open': { type: 'boolean' } }, strict: true });
-  const dir = resolve(values.dir ?? '.routerdesk');
+  const dir = resolve(values.dir ?? DEFAULT_SERVE_DIR);
   const port = values.port ? Number(values.port) : 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port: ${values.port}`);
   const configFile = await prepareServeDir(dir, port);

@@ -1,5 +1,6 @@
-import { heldNodeSchema } from '../contract/decisions';
+import { activeNodeSchema, heldNodeSchema } from '../contract/decisions';
 import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
 import type { ClusterNodeView } from '../contract';
 
 export interface LendingViewDeps {
@@ -12,6 +13,8 @@ export interface LendingViewDeps {
   clusterToken: string;
   /** This node's held requests (queued / held / lent). */
   localHeld(): unknown[];
+  /** This node's active requests (UI-2). */
+  localActive(): unknown[];
   members(): { nodeId: string; url: string }[];
   memberViews(): ClusterNodeView[];
   /** The versions of links and guardian settings a member reports in its snapshot. */
@@ -27,20 +30,9 @@ export interface LendingViewDeps {
  * master's settings, and every node's held requests marked queued / held / lent with their first arrival.
  */
 export async function lendingView(d: LendingViewDeps) {
-  const held = await Promise.all([
-    Promise.resolve({ nodeId: d.nodeId, models: d.localHeld() }),
-    ...d.members().map(async (m) => {
-      try {
-        const res = await fetch(`${m.url}/router/v1/node/held`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(3_000) });
-        if (!res.ok) throw new Error(`${res.status}`);
-        const view = heldNodeSchema.safeParse(await res.json());
-        if (!view.success) throw new Error(`not a held view: ${view.error.issues[0]?.path.join('.') || '(root)'}: ${view.error.issues[0]?.message}`);
-        return view.data;
-      } catch (err) {
-        d.log.warn({ nodeId: m.nodeId }, `held requests of node not read: ${(err as Error).message}`);
-        return { nodeId: m.nodeId, models: [], error: (err as Error).message };
-      }
-    }),
+  const [held, active] = await Promise.all([
+    gather(d, 'held', heldNodeSchema, { nodeId: d.nodeId, models: d.localHeld() }, (nodeId, error) => ({ nodeId, models: [], error })),
+    gather(d, 'active', activeNodeSchema, { nodeId: d.nodeId, requests: d.localActive() }, (nodeId, error) => ({ nodeId, requests: [], error })),
   ]);
   const nodes = [
     { nodeId: d.nodeId, version: d.version, settingsHash: d.settingsHash, inSync: true, linksVersion: d.linksVersion, guardiansVersion: d.guardiansVersion },
@@ -52,5 +44,26 @@ export async function lendingView(d: LendingViewDeps) {
       };
     }),
   ];
-  return { leases: d.leases, decisionsMade: d.decisionsMade, settings: d.settings, nodes, held };
+  return { leases: d.leases, decisionsMade: d.decisionsMade, settings: d.settings, nodes, held, active };
+}
+
+/** This node's part, then every member's `GET /router/v1/node/{what}` parsed with its schema; a failure is that node's `error`. */
+async function gather<T>(d: LendingViewDeps, what: 'held' | 'active', schema: z.ZodType<T>, local: unknown, failed: (nodeId: string, error: string) => unknown) {
+  return Promise.all([
+    Promise.resolve(local),
+    ...d.members().map(async (m) => {
+      try {
+        const res = await fetch(`${m.url}/router/v1/node/${what}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(3_000) });
+        // An older build serves no active requests: say so rather than show none.
+        if (res.status === 404 && what === 'active') throw new Error('not reported by this node\'s build');
+        if (!res.ok) throw new Error(`${res.status}`);
+        const view = schema.safeParse(await res.json());
+        if (!view.success) throw new Error(`not a ${what} view: ${view.error.issues[0]?.path.join('.') || '(root)'}: ${view.error.issues[0]?.message}`);
+        return view.data;
+      } catch (err) {
+        d.log.warn({ nodeId: m.nodeId }, `${what} requests of node not read: ${(err as Error).message}`);
+        return failed(m.nodeId, (err as Error).message);
+      }
+    }),
+  ]);
 }

@@ -25,6 +25,7 @@ export function localRecords(registry: ModelRegistry, supervisor: Supervisor): N
     parallel: r.config.parallel === undefined && r.config.vllm?.settings.max_number_sequences === undefined ? null : Math.max(r.config.parallel ?? 1, r.config.vllm?.settings.max_number_sequences ?? 1),
     engine: r.config.engine ?? null,
     available: supervisor.available(r.localId),
+    source: 'config_file' as const,
   }));
 }
 
@@ -37,6 +38,8 @@ export function localSnapshot(config: NodeConfig, version: string, startedAt: Da
     settingsHash: settingsHash(config),
     startedAt: startedAt.toISOString(),
     runtimeStatus: true,
-    models: localRecords(registry, supervisor),
+    // ID-1: `source` stays out of what is sent: an older master's strict record schema would refuse the registration,
+    // and the master records every member's record as `remote_node` anyway.
+    models: localRecords(registry, supervisor).map(({ source: _source, ...wire }) => wire),
   };
 }

@@ -152,7 +152,7 @@ export class Membership {
   nodeRecords(): NodeRecords[] {
     return [...this.members.values()]
       .filter((m) => m.snapshot && m.nodeId)
-      .map((m) => ({ nodeId: m.nodeId!, local: false, healthy: m.healthy, url: m.url, records: m.snapshot!.models }));
+      .map((m) => ({ nodeId: m.nodeId!, local: false, healthy: m.healthy, url: m.url, records: m.snapshot!.models.map((r) => ({ ...r, source: 'remote_node' as const })) }));
   }
 
   /** The URL of a known member by node id. */

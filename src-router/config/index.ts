@@ -4,3 +4,4 @@ export * from './model-config';
 export * from './load';
 export * from './json-schema';
 export * from './role-checks';
+export * from './write-gates';

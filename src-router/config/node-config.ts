@@ -78,8 +78,8 @@ export const redisSchema = z.object({ url: z.string().optional() }).strict();
 export const consoleSchema = z
   .object({
     token: z.string().default(''),
-    operators: z.array(z.string()).default([]),
-    routing_writes_enabled: z.boolean().default(true),
+    operators: z.array(z.string()).default([]).describe('console tokens of operators (ROUTE-8); the environment variable INFERENCE_ADMIN_EMAILS (EMAIL=TOKEN,…) wins when set'),
+    routing_writes_enabled: z.boolean().default(true).describe('the deployment gate of routing writes (ROUTE-8); the environment variable INFERENCE_DEPLOY_ENABLED wins when set'),
     remote_timeout: duration('15s').describe('UI-5: how long a remote cluster may take to start answering through this node, and to send the next part of a long answer (twice that)'),
   })
   .strict();

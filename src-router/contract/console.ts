@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordSourceSchema } from './node';
 
 /** Wire objects of the console API (`/router/v1/console/*`), shared with the renderer. No Node imports here. */
 
@@ -25,6 +26,8 @@ export const consoleModelSchema = z
     /** When the idle engine will be stopped (ISO time), while that is armed. */
     unloadsAt: z.string().nullable(),
     lastError: z.string().nullable(),
+    /** ID-1: where the config came from (a node's own models: `config_file`); optional for older nodes. */
+    source: recordSourceSchema.optional(),
   })
   .strict();
 export type ConsoleModel = z.infer<typeof consoleModelSchema>;

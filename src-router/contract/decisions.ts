@@ -122,6 +122,30 @@ export type HeldModelWire = z.infer<typeof heldModelSchema>;
 export const heldNodeSchema = z.object({ nodeId: z.string(), models: z.array(heldModelSchema), error: z.string().optional() }).strict();
 export type HeldNodeWire = z.infer<typeof heldNodeSchema>;
 
+/**
+ * One request a node is running for a model of its own (UI-2), whether or not the model is in a link: `via`
+ * `backend` went straight to the engine (lane wait included), `router_queue` reached the engine from an enrolled
+ * model's router queue, `static_route` is an endpoint of the static route table. `lentFrom`: a borrowed request,
+ * with the owner it was lent from.
+ */
+export const activeRequestSchema = z
+  .object({
+    id: z.string(),
+    model: z.string().describe('local ID on this node'),
+    clusterId: z.string().describe('the ID clients use'),
+    lane: z.string().describe('text, image, whisper, shared, or static'),
+    started: z.string().describe('ISO time the node started it (reached the engine, for a queued one)'),
+    stream: z.boolean(),
+    via: z.enum(['backend', 'router_queue', 'static_route']),
+    lentFrom: modelRefSchema.nullable(),
+  })
+  .strict();
+export type ActiveRequestWire = z.infer<typeof activeRequestSchema>;
+
+/** `error`: the node's active requests could not be read (an older build does not serve them). */
+export const activeNodeSchema = z.object({ nodeId: z.string(), requests: z.array(activeRequestSchema), error: z.string().optional() }).strict();
+export type ActiveNodeWire = z.infer<typeof activeNodeSchema>;
+
 export const lendingViewSchema = z
   .object({
     leases: z.array(leaseGrantSchema),
@@ -129,6 +153,7 @@ export const lendingViewSchema = z
     settings: z.record(z.string(), z.union([z.number(), z.boolean(), z.string(), z.null()])),
     nodes: z.array(lendingNodeSchema),
     held: z.array(heldNodeSchema),
+    active: z.array(activeNodeSchema).optional().describe('UI-2: every node\'s active requests (absent from older nodes)'),
   })
   .strict();
 export type LendingViewWire = z.infer<typeof lendingViewSchema>;

@@ -14,3 +14,4 @@ export * from './clusters';
 export * from './responses';
 export * from './settings';
 export * from './cluster-lanes';
+export * from './bench';

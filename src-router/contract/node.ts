@@ -5,6 +5,13 @@ import { z } from 'zod';
 export const laneNameSchema = z.enum(['text', 'image', 'whisper', 'shared']);
 
 /** One model config on one node, as that node advertises it (ID-1). */
+/**
+ * ID-1: where a cluster record's config came from, as the node holding the catalog sees it: one of its model config
+ * files, a recipe of its store, a static route of its config, or another node of the cluster.
+ */
+export const recordSourceSchema = z.enum(['config_file', 'recipe', 'static_route', 'remote_node']);
+export type RecordSource = z.infer<typeof recordSourceSchema>;
+
 export const nodeModelRecordSchema = z
   .object({
     publicId: z.string().min(1),
@@ -18,6 +25,9 @@ export const nodeModelRecordSchema = z
     parallel: z.number().int().nullable(),
     engine: z.string().nullable(),
     available: z.boolean(),
+    // Optional on parse: an older node's record has none. A slave leaves it out of its snapshot (an older master's
+    // strict schema would refuse the key); the master records its members' records as `remote_node`.
+    source: recordSourceSchema.optional().describe('ID-1: where the config came from (absent from older nodes)'),
   })
   .strict();
 export type NodeModelRecord = z.infer<typeof nodeModelRecordSchema>;
@@ -90,9 +100,11 @@ export const clusterModelSchema = z
     id: z.string(),
     baseId: z.string(),
     capabilities: z.array(z.string()),
-    replicas: z.array(z.object({ nodeId: z.string(), localId: z.string(), available: z.boolean() }).strict()),
+    replicas: z.array(z.object({ nodeId: z.string(), localId: z.string(), available: z.boolean(), source: recordSourceSchema.optional() }).strict()),
     configHash: z.string(),
     modelHash: z.string().nullable(),
+    /** ID-1: this node's replica's source when it has one, else the first replica's; optional (an older node's answer has none). */
+    source: recordSourceSchema.optional(),
   })
   .strict();
 export type ClusterModel = z.infer<typeof clusterModelSchema>;

@@ -89,10 +89,43 @@ export type SelfTestResult = z.infer<typeof selfTestResultSchema>;
 export type ServingConfig = z.infer<typeof servingConfigSchema>;
 export type RuntimeBlob = z.infer<typeof runtimeBlobSchema>;
 
-/** What `runtime.health` answers: the blob, or that nothing (valid) is published and why. */
+// Reading (RT-2): one bad field never hides the rest. A field that is absent or malformed reads as absent (`—` on
+// screen); a self-test entry keeps the fields it has; an entry that is not an object reads as an empty entry. The
+// publisher writes with `runtimeBlobSchema` (every field checked); readers use `runtimeBlobReadSchema`.
+
+/** Each field of an object schema, optional, and absent when malformed. */
+function lenientShape<S extends z.ZodRawShape>(shape: S) {
+  return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, (v as z.ZodType).optional().catch(undefined)])) as unknown as {
+    [K in keyof S]: z.ZodCatch<z.ZodOptional<S[K]>>;
+  };
+}
+const lenientObject = <S extends z.ZodRawShape>(o: z.ZodObject<S>) => z.object(lenientShape(o.shape)).optional().catch(undefined);
+
+/** A self-test entry as read: what it has (RT-2). */
+export const selfTestEntrySchema = z.object(lenientShape(selfTestResultSchema.shape)).catch({}).describe('one boot diagnostic as read: malformed fields absent');
+
+export const runtimeBlobReadSchema = z
+  .object({
+    ...lenientShape({ host: runtimeBlobSchema.shape.host, version: runtimeBlobSchema.shape.version, uptime: runtimeBlobSchema.shape.uptime, engine: runtimeBlobSchema.shape.engine }),
+    gpu: lenientObject(gpuStatsSchema),
+    cpu: lenientObject(cpuStatsSchema),
+    memory: lenientObject(memoryStatsSchema),
+    selfTests: z.array(selfTestEntrySchema).optional().catch(undefined),
+    servingConfig: lenientObject(servingConfigSchema),
+  })
+  .describe('runtime blob as read: a malformed field is absent, the rest kept (RT-2)');
+
+export type RuntimeBlobView = z.infer<typeof runtimeBlobReadSchema>;
+export type SelfTestEntry = z.infer<typeof selfTestEntrySchema>;
+
+/** What `runtime.health` answers: the blob (its malformed fields dropped and named), or that nothing readable is published and why. */
 export const runtimeHealthSchema = z.discriminatedUnion('published', [
   z.object({ published: z.literal(false), reason: z.string().optional().describe('absent when simply nothing is published') }),
-  z.object({ published: z.literal(true), blob: runtimeBlobSchema }),
+  z.object({
+    published: z.literal(true),
+    blob: runtimeBlobReadSchema,
+    malformed: z.array(z.string()).optional().describe('paths of fields dropped because they were malformed (e.g. selfTests.1.ms)'),
+  }),
 ]);
 export type RuntimeHealth = z.infer<typeof runtimeHealthSchema>;
 

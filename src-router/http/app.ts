@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { assetRoutes } from './asset-routes';
 import { clusterRoutes } from './cluster-routes';
 import { settingsRoutes } from './settings-routes';
+import { benchRoutes } from './bench-routes';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
 import { runtimeRoutes } from './runtime-routes';
@@ -63,6 +64,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await responsesRoutes(scope, deps);
     await ollamaRoutes(scope, deps);
     await consoleRoutes(scope, deps);
+    await benchRoutes(scope, deps);
     await nodeRoutes(scope, deps);
     await runtimeRoutes(scope, deps);
     await lendingRoutes(scope, deps);

@@ -49,7 +49,7 @@ export async function assetRoutes(app: FastifyInstance, deps: HttpDeps): Promise
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.addHook('preHandler', async (request) => {
       if (request.method === 'GET' || request.method === 'HEAD') return;
-      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', 'only operators (console.operators) can fetch assets or change recipes', 'permission_error');
+      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (${deps.writeGate.operators}) can fetch assets or change recipes`, 'permission_error');
       if (request.url.startsWith(RECIPES) && deps.role === 'slave') {
         throw new RouterError(409, 'recipes_on_master', `recipes are kept by the master; node '${deps.nodeId}' is a slave`);
       }

@@ -42,11 +42,11 @@ export function allowRoles(role: 'standalone' | 'master' | 'slave', allowed: rea
  * (the console token when no operators are configured), and a slave refuses it with 409 `code`: the master keeps
  * `what` and pushes it.
  */
-export function siteWriteGate(deps: Pick<HttpDeps, 'role' | 'nodeId' | 'operators' | 'consoleToken'>, what: string, code: string) {
+export function siteWriteGate(deps: Pick<HttpDeps, 'role' | 'nodeId' | 'operators' | 'consoleToken' | 'writeGate'>, what: string, code: string) {
   const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   return async (request: FastifyRequest) => {
     if (request.method === 'GET') return;
-    if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (console.operators) can change ${what}`, 'permission_error');
+    if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (${deps.writeGate.operators}) can change ${what}`, 'permission_error');
     if (deps.role === 'slave') throw new RouterError(409, code, `${what} are kept by the master; node '${deps.nodeId}' is a slave and applies what its master pushes`);
   };
 }

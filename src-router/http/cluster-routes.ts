@@ -21,7 +21,7 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     const operatorOnly = (request: FastifyRequest) => {
-      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', 'only operators (console.operators) can change connection profiles', 'permission_error');
+      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (${deps.writeGate.operators}) can change connection profiles`, 'permission_error');
     };
 
     scope.get('/router/v1/console/clusters', async () => ({ clusters: [localView(deps), ...(await dir().list())] }));

@@ -3,6 +3,7 @@ import type { ConsoleModelList } from '../contract';
 import type { HttpDeps } from './deps';
 import { requireToken } from './auth';
 import { RouterError } from '../serve';
+import { sourcedCatalog } from '../cluster/catalog-sources';
 
 /** The console API the UI calls (`/router/v1/console/*`), behind the console token. */
 export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
@@ -25,6 +26,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         idleUnloadMs: deps.supervisor.idleUnloadMs(r.localId),
         unloadsAt: isoOrNull(deps.supervisor.unloadsAt(r.localId)),
         lastError: deps.supervisor.lastError(r.localId),
+        source: 'config_file' as const,
       })),
     }));
 
@@ -37,12 +39,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       return { nodes: [local, ...(deps.membership?.views() ?? [])] };
     });
 
+    // ID-1: every model with its source: config files and other nodes (the merge), static routes, recipes.
     scope.get('/router/v1/console/cluster/models', async () => ({
-      models: deps.catalog.all().map((e) => ({
-        id: e.id, baseId: e.baseId, capabilities: e.replicas[0].record.capabilities,
-        replicas: e.replicas.map((r) => ({ nodeId: r.nodeId, localId: r.record.localId, available: r.local ? deps.supervisor.available(r.record.localId) : r.available })),
-        configHash: e.replicas[0].record.configHash, modelHash: e.replicas[0].record.modelHash,
-      })),
+      models: sourcedCatalog({ entries: deps.catalog.all(), available: (id) => deps.supervisor.available(id), staticRoutes: deps.staticRoutes, recipes: deps.assets.recipes.list() }),
     }));
 
     scope.get('/router/v1/console/lanes', async () => ({ lanes: deps.supervisor.laneStatus() }));

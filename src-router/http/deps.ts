@@ -4,9 +4,10 @@ import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
 import type { Membership } from '../cluster/membership';
-import type { ClusterLanes, NodeSnapshot, RuntimeStatus } from '../contract';
+import type { ActiveRequestWire, ClusterLanes, NodeSnapshot, RuntimeStatus } from '../contract';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
+import type { BenchStore } from '../store';
 import type { GuardiansHttp } from './guardian-routes';
 import type { LendingHttp } from './lending-routes';
 import type { DecisionPage, DecisionQuery } from '../store';
@@ -31,9 +32,13 @@ export interface HttpDeps {
   runtimeStatus(): RuntimeStatus;
   /** The master's view of its slaves; absent on standalone and slave nodes. */
   membership?: Membership;
-  /** Console tokens of operators (console.operators); empty: the console token holder is the operator. */
+  /** Console tokens of operators (`INFERENCE_ADMIN_EMAILS` when set, else console.operators); empty: the console token holder is the operator. */
   operators: readonly string[];
   routingWritesEnabled: boolean;
+  /** The names of the two write gates in force (ROUTE-8: the environment variable when set, else the config key). */
+  writeGate: { deployment: string; operators: string };
+  /** Operators named by e-mail (`INFERENCE_ADMIN_EMAILS`), for log lines of their writes. */
+  operatorEmails: readonly { email: string | null; token: string }[];
   routing: RoutingWiring;
   /** This node's runtime blob as published (RT-1). */
   runtimeHealth(): Promise<RuntimeHealth>;
@@ -42,7 +47,13 @@ export interface HttpDeps {
   /** Another node's runtime blob, through its node API. */
   remoteRuntimeHealth(nodeId: string): Promise<RuntimeHealth>;
   staticRouteIds: readonly string[];
+  /** routing.static_routes as configured (the console's catalog lists them, ID-1). */
+  staticRoutes: Readonly<Record<string, { engine?: string; endpoints: readonly string[] }>>;
   lendingHttp: LendingHttp;
+  /** ASSET-1: benchmark runs kept in this node's store. */
+  benchRuns: Pick<BenchStore, 'list' | 'get'>;
+  /** UI-2: every request this node runs now (cluster/active-requests). */
+  activeRequests(): ActiveRequestWire[];
   /** Guardian settings: the site API and the master's pushes (GUARD-1). */
   guardians: GuardiansHttp;
   /** The scheduling_* and offload_* settings in force (shown on the Lending tab). */

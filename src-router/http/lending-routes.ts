@@ -118,6 +118,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     });
 
     scope.get('/router/v1/node/held', async () => ({ nodeId: deps.nodeId, models: l.lending.heldView() }));
+    scope.get('/router/v1/node/active', async () => ({ nodeId: deps.nodeId, requests: deps.activeRequests() }));
   });
 
   // The Lending tab and the Nodes page (UI-1, UI-2): live leases, settings, each node's build and whether it runs
@@ -127,7 +128,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.get('/router/v1/console/lending', async (request) =>
       lendingView({
         nodeId: deps.nodeId, version: deps.version, settingsHash: deps.snapshot().settingsHash, linksVersion: l.lending.linksVersion, guardiansVersion: deps.guardians.version(), clusterToken: deps.clusterToken,
-        localHeld: () => l.lending.heldView(), members: () => deps.membership?.statusCapable() ?? [], memberViews: () => deps.membership?.views() ?? [],
+        localHeld: () => l.lending.heldView(), localActive: () => deps.activeRequests(), members: () => deps.membership?.statusCapable() ?? [], memberViews: () => deps.membership?.views() ?? [],
         memberApplied: (id) => deps.membership?.applied(id) ?? {},
         leases: l.coordinator?.leases() ?? [], decisionsMade: l.coordinator?.decisionsMade ?? null, settings: deps.lendingSettings, log: request.log,
       }),

@@ -17,6 +17,8 @@ export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     const given = bearer(request);
     return deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken);
   };
+  /** The e-mail of the operator whose token this is (`INFERENCE_ADMIN_EMAILS`), for the write's log line. */
+  const operatorEmail = (request: FastifyRequest) => deps.operatorEmails.find((o) => sameSecret(bearer(request), o.token))?.email ?? null;
   const access = (request: FastifyRequest) => ({ writable: deps.routingWritesEnabled, canWrite: isOperator(request) });
 
   app.register(async (scope) => {
@@ -35,19 +37,19 @@ export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
     scope.get('/router/v1/console/runtime.routing', async (request) => ({
       ...(await deps.routing.live.routingView(access(request))),
-      gate: { deployment: 'console.routing_writes_enabled', operators: 'console.operators' },
+      gate: deps.writeGate,
       status: deps.routing.live.status(),
     }));
 
     scope.post('/router/v1/console/runtime.setRouting', async (request, reply) => {
-      const refusal = checkWriteGate(access(request));
+      const refusal = checkWriteGate(access(request), deps.writeGate);
       if (refusal) throw new RouterError(403, refusal.code, refusal.message, 'permission_error', refusal.gate);
       const input = parseBody(setRoutingSchema, request.body);
       const result = await deps.routing.live.setRouting(input).catch((err: Error) => {
         throw new RouterError(503, 'keyspace_unavailable', `routing state not written: ${err.message}`);
       });
       if (!result.ok) return reply.status(400).send({ error: { message: result.message, type: 'invalid_request_error', param: result.field, code: 'invalid_routing' } });
-      request.log.info({ desired: result.desired }, 'routing desired state published');
+      request.log.info({ desired: result.desired, operator: operatorEmail(request) }, 'routing desired state published');
       return { desired: result.desired };
     });
 

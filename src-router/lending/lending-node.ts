@@ -419,6 +419,13 @@ export class LendingNode implements LendingGate {
     };
   }
 
+  /** Requests of enrolled models at their engine, for the Nodes page's active requests (UI-2, `cluster/active-requests`). */
+  activeItems() {
+    return [...this.queues.values()].flatMap((q) =>
+      q.view().active.map((i) => ({ model: q.localId, id: i.id, stream: i.stream, startedAt: i.startedAt ?? i.arrivedAt, owner: i.owner })),
+    );
+  }
+
   /** Held requests for the Nodes page (UI-2): queued / held / lent with first arrival. */
   heldView() {
     return [...this.queues.values()].map((q) => {

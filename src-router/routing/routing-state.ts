@@ -139,18 +139,20 @@ export function buildRoutingView(input: ViewInput): RoutingView {
   };
 }
 
+/** The gates' config keys; `INFERENCE_DEPLOY_ENABLED` / `INFERENCE_ADMIN_EMAILS` win when set (config/write-gates). */
 export const WRITE_GATE = { deployment: 'console.routing_writes_enabled', operators: 'console.operators' } as const;
 
 export interface WriteRefusal {
   code: 'routing_read_only';
-  gate: (typeof WRITE_GATE)[keyof typeof WRITE_GATE];
+  /** The name of the gate in force that refused. */
+  gate: string;
   message: string;
 }
 
-/** Why a routing write is refused (ROUTE-8), naming the gate; null when allowed. The deployment gate wins. */
-export function checkWriteGate(access: { writable: boolean; canWrite: boolean }): WriteRefusal | null {
-  if (!access.writable) return { code: 'routing_read_only', gate: WRITE_GATE.deployment, message: `Read-only on this deployment: routing writes are turned off (${WRITE_GATE.deployment} is false).` };
-  if (!access.canWrite) return { code: 'routing_read_only', gate: WRITE_GATE.operators, message: `Read-only for your account: only operators (${WRITE_GATE.operators}) can change routing.` };
+/** Why a routing write is refused (ROUTE-8), naming the gate in force; null when allowed. The deployment gate wins. */
+export function checkWriteGate(access: { writable: boolean; canWrite: boolean }, gate: { deployment: string; operators: string } = WRITE_GATE): WriteRefusal | null {
+  if (!access.writable) return { code: 'routing_read_only', gate: gate.deployment, message: `Read-only on this deployment: routing writes are turned off (${gate.deployment} is false).` };
+  if (!access.canWrite) return { code: 'routing_read_only', gate: gate.operators, message: `Read-only for your account: only operators (${gate.operators}) can change routing.` };
   return null;
 }
 

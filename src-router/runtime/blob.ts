@@ -3,6 +3,6 @@
  * `runtime.health` with it; this module re-exports the blob part for the runtime code.
  */
 export {
-  RUNTIME_BLOB_KEY, cpuStatsSchema, gpuStatsSchema, memoryStatsSchema, runtimeBlobSchema, runtimeHealthSchema, selfTestResultSchema, servingConfigSchema,
-  type CpuStats, type GpuStats, type MemoryStats, type RuntimeBlob, type RuntimeHealth, type SelfTestResult, type ServingConfig,
+  RUNTIME_BLOB_KEY, cpuStatsSchema, gpuStatsSchema, memoryStatsSchema, runtimeBlobReadSchema, runtimeBlobSchema, runtimeHealthSchema, selfTestEntrySchema, selfTestResultSchema, servingConfigSchema,
+  type CpuStats, type GpuStats, type MemoryStats, type RuntimeBlob, type RuntimeBlobView, type RuntimeHealth, type SelfTestEntry, type SelfTestResult, type ServingConfig,
 } from '../contract/runtime';

@@ -1,10 +1,11 @@
 import type { KeySpace } from '../kv';
-import { RUNTIME_BLOB_KEY, runtimeBlobSchema, type RuntimeHealth } from './blob';
+import { RUNTIME_BLOB_KEY, runtimeBlobReadSchema, runtimeBlobSchema, type RuntimeHealth } from './blob';
 
 /**
  * What `runtime.health` answers (RT-1): the runtime blob and nothing else. Absent → `{ published: false }`;
- * unreadable JSON, a blob that fails the schema, or a keyspace that cannot answer → `{ published: false, reason }`.
- * Never throws. The blob is returned as parsed: absent fields stay absent (RT-2).
+ * unreadable JSON, a blob that is not an object, or a keyspace that cannot answer → `{ published: false, reason }`.
+ * Never throws. The blob is returned as parsed: absent fields stay absent, and a malformed field is dropped and
+ * named in `malformed` while the rest still shows (RT-2).
  */
 export async function readRuntimeHealth(ks: KeySpace, key = RUNTIME_BLOB_KEY): Promise<RuntimeHealth> {
   let raw: string | null;
@@ -20,11 +21,10 @@ export async function readRuntimeHealth(ks: KeySpace, key = RUNTIME_BLOB_KEY): P
   } catch (err) {
     return { published: false, reason: `runtime blob is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
   }
-  const parsed = runtimeBlobSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join('.') : '(root)';
-    return { published: false, reason: `runtime blob does not match the schema at ${where}: ${issue?.message ?? 'invalid'}` };
-  }
-  return { published: true, blob: parsed.data };
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { published: false, reason: 'runtime blob is not a JSON object' };
+  const checked = runtimeBlobSchema.safeParse(json);
+  const blob = runtimeBlobReadSchema.parse(json);
+  if (checked.success) return { published: true, blob };
+  const malformed = [...new Set(checked.error.issues.map((i) => (i.path.length ? i.path.join('.') : '(root)')))];
+  return { published: true, blob, malformed };
 }

@@ -57,7 +57,7 @@ export interface ExecutorDeps {
   requestTimeoutMs: number;
   onFinished(row: RequestRow): void;
   /** Called when a request starts; the returned function when it ends (in-flight counts, idle tracking). */
-  onStart?(target: Target, borrowed: boolean): () => void;
+  onStart?(target: Target, borrowed: boolean, input: ServeInput): () => void;
   /** The router queue and lending of enrolled models (QUEUE-*, LEASE-*, HELPER-*). */
   lending?: LendingGate;
   /** A real turn at a static-route endpoint: did it answer (ROUTE-9)? */
@@ -178,7 +178,7 @@ export class RequestExecutor {
     } catch {
       /* an unreadable upload is measured as nothing; the engine judges it */
     }
-    const ended = this.deps.onStart?.(target, input.borrowedFrom !== undefined);
+    const ended = this.deps.onStart?.(target, input.borrowedFrom !== undefined, input);
     let upstream: Upstream | undefined;
     let finished = false;
     let onDone: (() => void) | undefined;

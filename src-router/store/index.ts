@@ -11,3 +11,4 @@ export * from './decision-log-query';
 export * from './decision-log-merge';
 export * from './decision-log-export';
 export * from './settings-counter';
+export * from './bench-store';

@@ -228,6 +228,32 @@ export const MIGRATIONS: Migration[] = [
       CREATE UNIQUE INDEX cluster_profiles_name ON cluster_profiles(name);
     `,
   },
+  {
+    version: 11,
+    name: 'benchmark runs and their rows (ASSET-1: `routerdesk bench` keeps its results in the store)',
+    sql: `
+      CREATE TABLE bench_runs (
+        id TEXT PRIMARY KEY,
+        started_at INTEGER NOT NULL,     -- unix ms
+        finished_at INTEGER NOT NULL,    -- unix ms
+        version TEXT NOT NULL,           -- router version that ran it
+        quick INTEGER NOT NULL,          -- 1: --quick
+        benchmarks TEXT NOT NULL,        -- JSON array of the benchmarks run, in order
+        failed TEXT NOT NULL,            -- JSON array of the benchmarks that failed
+        machine TEXT NOT NULL,           -- JSON: node, cores, cpu, platform, arch, hostname, memory
+        summary TEXT NOT NULL            -- JSON array of summary lines (benchmark, measure, value, ratio, against)
+      );
+      CREATE INDEX bench_runs_started ON bench_runs(started_at);
+      CREATE TABLE bench_rows (
+        run_id TEXT NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,            -- order within the run
+        benchmark TEXT NOT NULL,
+        scenario TEXT NOT NULL,
+        fields TEXT NOT NULL,            -- JSON object: every other field of the row (as --json writes it)
+        PRIMARY KEY (run_id, seq)
+      );
+    `,
+  },
 ];
 
 interface LegacyMember {

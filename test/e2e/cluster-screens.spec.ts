@@ -97,6 +97,45 @@ test('Nodes: both nodes healthy, with their build and the master’s settings', 
   await expect(card('master').getByTestId('node-not-enrolled')).toBeVisible();
 });
 
+test('Nodes: a request straight to a backend of a model in no link is listed under active requests (UI-2)', async ({ page }) => {
+  await open(page, 'nodes');
+  const card = (id: string) => page.locator(`[data-testid="node-card"][data-node-id="${id}"]`);
+  // Streamed through the master to the slave's `wide` (never linked): ~200 tokens × 30 ms, active for ~6 s.
+  const controller = new AbortController();
+  const res = await fetch(`${master.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'wide', messages: [{ role: 'user', content: 'long one' }], max_tokens: 200, stream: true }),
+    signal: controller.signal,
+  });
+  expect(res.status).toBe(200);
+  const reading = res.body!.pipeTo(new WritableStream()).catch(() => {});
+  const row = card('gpu-b').getByTestId('active-requests-row');
+  await expect(async () => {
+    await page.getByTestId('nodes-refresh').click();
+    await expect(page.getByTestId('nodes-refresh')).toHaveText('Refresh');
+    await expect(row).toHaveCount(1, { timeout: 100 });
+  }).toPass({ timeout: 8_000, intervals: [50] });
+  await expect(row).toHaveAttribute('data-via', 'backend');
+  await expect(row.getByTestId('active-model')).toHaveText('wide');
+  await expect(row.getByTestId('active-lane')).toHaveText('text');
+  await expect(row.getByTestId('active-stream')).toHaveText('streamed');
+  await expect(row.getByTestId('active-lent-from')).toHaveText('—');
+  await expect(row.getByTestId('active-started')).toHaveText(/^\d{2}:\d{2}:\d{2}\.\d{3}$/);
+  // The master forwarded it: it is the slave's to list. Neither node holds anything (no link).
+  await expect(card('master').getByTestId('active-requests-row')).toHaveCount(0);
+  await expect(card('gpu-b').getByTestId('node-not-enrolled')).toBeVisible();
+  await page.screenshot({ path: shot('nodes-active'), fullPage: true });
+  controller.abort();
+  await reading;
+  // Gone once it ends (the client left: the request is cancelled at the engine).
+  await expect(async () => {
+    await page.getByTestId('nodes-refresh').click();
+    await expect(page.getByTestId('nodes-refresh')).toHaveText('Refresh');
+    await expect(row).toHaveCount(0, { timeout: 100 });
+  }).toPass({ timeout: 8_000, intervals: [50] });
+});
+
 test('Links: a text link master → slave needs the different-weights acknowledgement, then a flag is toggled', async ({ page }) => {
   await open(page, 'links');
   const lane = page.getByTestId('lane-text');
@@ -179,6 +218,15 @@ test('Nodes: during a burst, held requests marked queued / held / lent with firs
   expect(active.length).toBeLessThanOrEqual(2);
   await expect(card.getByTestId('node-held').getByTestId('request-mark')).toHaveCount(marks.length);
   await expect(card.getByTestId('node-active').getByTestId('request-mark')).toHaveCount(0);
+  // On the helper, a borrowed request at its engine names the owner it was lent from (UI-2).
+  const borrowed = page.locator('[data-testid="node-card"][data-node-id="gpu-b"] [data-testid="active-requests-row"]').filter({ has: page.getByTestId('active-lent-from').getByText('master/a') });
+  await expect(async () => {
+    await page.getByTestId('nodes-refresh').click();
+    await expect(page.getByTestId('nodes-refresh')).toHaveText('Refresh');
+    await expect(borrowed.first()).toBeVisible({ timeout: 100 });
+  }).toPass({ timeout: 8_000, intervals: [20] });
+  await expect(borrowed.first().getByTestId('active-model')).toHaveText('b');
+  await expect(borrowed.first()).toHaveAttribute('data-via', 'router queue');
 
   const answers = await burst;
   expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));

@@ -39,6 +39,7 @@ test('lists the node and its models', async ({ page, request }) => {
     await expect(row.getByTestId('model-public-id')).toHaveText(m.publicId);
     await expect(row.getByTestId('model-local-id')).toHaveText(m.localId);
     await expect(row.getByTestId('model-backend')).toHaveText('sim');
+    await expect(row.getByTestId('model-source')).toHaveText('config file');
     const state = body.models.find((x) => x.publicId === m.publicId)?.state;
     expect(state, `${m.publicId} in the API answer`).toBeDefined();
     await expect(row.getByTestId('model-state')).toHaveText(state!);

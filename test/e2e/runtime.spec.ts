@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { join } from 'node:path';
+import { BenchStore } from '../../src-router/store/bench-store';
+import { openStore } from '../../src-router/store/db';
 import { startRouterNode, type RouterNode } from './harness/router-node';
 
 /**
@@ -36,18 +39,24 @@ interface Blob {
 
 let node: RouterNode;
 let readOnly: RouterNode;
+/** ROUTE-8 by the seed's names: the environment wins over `console.routing_writes_enabled: true` / `console.operators`. */
+let envReadOnly: RouterNode;
+let envOperators: RouterNode;
+const OPERATOR_TOKEN = 'ops-console-token-0123456789';
 
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  [node, readOnly] = await Promise.all([
+  [node, readOnly, envReadOnly, envOperators] = await Promise.all([
     startRouterNode({ nodeId: 'e2e-runtime', models: [SIM_CHAT], extraYaml: ROUTING_YAML }),
     startRouterNode({ nodeId: 'e2e-readonly', models: [SIM_CHAT], consoleLines: ['routing_writes_enabled: false'], extraYaml: 'routing:\n  poll_interval: 300ms' }),
+    startRouterNode({ nodeId: 'e2e-env-readonly', models: [SIM_CHAT], consoleLines: ['routing_writes_enabled: true'], env: { INFERENCE_DEPLOY_ENABLED: 'false' } }),
+    startRouterNode({ nodeId: 'e2e-env-operators', models: [SIM_CHAT], env: { INFERENCE_ADMIN_EMAILS: `ops@example.com=${OPERATOR_TOKEN}` }, extraYaml: 'routing:\n  poll_interval: 300ms' }),
   ]);
 });
 
 test.afterAll(async () => {
-  await Promise.all([node?.stop(), readOnly?.stop()]);
+  await Promise.all([node?.stop(), readOnly?.stop(), envReadOnly?.stop(), envOperators?.stop()]);
 });
 
 const auth = (n: RouterNode) => ({ Authorization: `Bearer ${n.consoleToken}` });
@@ -64,8 +73,8 @@ async function publishedBlob(request: APIRequestContext, n: RouterNode): Promise
   return blob!;
 }
 
-async function openRuntime(page: Page, n: RouterNode) {
-  await page.goto(`${n.url}/?token=${n.consoleToken}`);
+async function openRuntime(page: Page, n: RouterNode, token = n.consoleToken) {
+  await page.goto(`${n.url}/?token=${token}`);
   await expect(page.getByTestId('models-page')).toBeVisible();
   await page.getByTestId('nav-runtime').click();
   await expect(page.getByTestId('runtime-page')).toBeVisible();
@@ -148,6 +157,10 @@ test('routing: least-request applied reaches engine in sync; routesEngine only w
   await expect(page.getByTestId('strategy-round-robin')).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByTestId('routing-apply')).toBeDisabled();
   await expect(page.getByTestId('multi-spec')).toHaveValue('multi:least-request:3,least-kv-cache:1');
+  // ROUTE-5: untouched, the metric-profile control shows the profile in force (the card's row says the same).
+  const profile = page.getByTestId('metric-profile');
+  await expect(profile).toHaveValue('');
+  await expect(profile.locator('option:checked')).toHaveText((await page.getByTestId('routing-profile-value').textContent())!);
 
   // Upstreams: the static route, never called.
   const up = page.locator('[data-testid="upstream-row"][data-model="ext-model"]');
@@ -179,7 +192,18 @@ test('routing: least-request applied reaches engine in sync; routesEngine only w
   expect(post2.postDataJSON()).toEqual({ strategy: 'least-request', routesEngine: 'clutch-layers' });
   await expect(page.getByTestId('routing-profile-value')).toHaveText('clutch-layers', { timeout: 15_000 });
   await expect(pill).toHaveText('engine in sync', { timeout: 15_000 });
-  await expect(page.getByTestId('metric-profile')).toHaveValue('');
+  await expect(profile).toHaveValue('');
+  await expect(profile.locator('option:checked')).toHaveText('clutch-layers');
+  await expect(page.getByTestId('metric-profile-in-force')).toHaveText('clutch-layers');
+
+  // The control shows clutch-layers now, yet an untouched control sends no routesEngine: a strategy change is the strategy only.
+  for (const strategy of ['round-robin', 'least-request']) {
+    await page.getByTestId(`strategy-${strategy}`).click();
+    const [p] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')), page.getByTestId('routing-apply').click()]);
+    expect(p.postDataJSON()).toEqual({ strategy });
+    await expect(page.getByTestId('routing-effective-value')).toHaveText(strategy, { timeout: 15_000 });
+    await expect(profile.locator('option:checked')).toHaveText('clutch-layers');
+  }
 
   const view = await (await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })).json();
   expect(view.desired).toEqual({ strategy: 'least-request', routes_engine: 'clutch-layers' });
@@ -250,6 +274,38 @@ test('a deployment with routing writes off is read-only: controls disabled, the 
   await page.screenshot({ path: shot('runtime-readonly'), fullPage: true });
 });
 
+test('ROUTE-8 by the seed’s names: INFERENCE_DEPLOY_ENABLED=false wins over the config and is the gate named', async ({ page, request }) => {
+  await openRuntime(page, envReadOnly);
+  await expect(page.getByTestId('routing-readonly')).toHaveText('Read-only on this deployment');
+  await expect(page.getByTestId('routing-readonly-gate')).toHaveText('gate: INFERENCE_DEPLOY_ENABLED');
+  await expect(page.getByTestId('routing-apply')).toBeDisabled();
+  await expect(page.getByTestId('routing-apply')).toHaveAttribute('title', 'Routing writes are turned off on this deployment (INFERENCE_DEPLOY_ENABLED is false).');
+  await expect(page.getByTestId('metric-profile')).toBeDisabled();
+  await expect(page.getByTestId('routing-effective-value')).toHaveText('round-robin');
+  const refused = await request.post(`${envReadOnly.url}/router/v1/console/runtime.setRouting`, { headers: auth(envReadOnly), data: { strategy: 'least-request' } });
+  expect(refused.status()).toBe(403);
+  expect((await refused.json()).error).toMatchObject({ code: 'routing_read_only', param: 'INFERENCE_DEPLOY_ENABLED' });
+  await page.screenshot({ path: shot('runtime-env-readonly'), fullPage: true });
+});
+
+test('ROUTE-8: INFERENCE_ADMIN_EMAILS names the operators; another account is read-only, the operator’s token writes', async ({ page, request }) => {
+  await openRuntime(page, envOperators);
+  await expect(page.getByTestId('routing-readonly')).toHaveText('Read-only for your account');
+  await expect(page.getByTestId('routing-readonly-gate')).toHaveText('gate: INFERENCE_ADMIN_EMAILS');
+  await expect(page.getByTestId('routing-apply')).toHaveAttribute('title', 'Only operators (INFERENCE_ADMIN_EMAILS) can change routing.');
+  await expect(page.getByTestId('strategy-least-request')).toBeDisabled();
+
+  // The operator opens the console with their own token: writable, and the write goes through.
+  await openRuntime(page, envOperators, OPERATOR_TOKEN);
+  await expect(page.getByTestId('routing-readonly')).toHaveCount(0);
+  await page.getByTestId('strategy-least-request').click();
+  const [post] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')), page.getByTestId('routing-apply').click()]);
+  expect(post.postDataJSON()).toEqual({ strategy: 'least-request' });
+  await expect(page.getByTestId('routing-effective-value')).toHaveText('least-request', { timeout: 15_000 });
+  const view = await (await request.get(`${envOperators.url}/router/v1/console/runtime.routing`, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } })).json();
+  expect(view).toMatchObject({ canWrite: true, gate: { deployment: 'console.routing_writes_enabled', operators: 'INFERENCE_ADMIN_EMAILS' } });
+});
+
 test('states a healthy node does not produce (answers replaced in the browser): no blob, no beacon', async ({ page, request }) => {
   // The node always publishes a blob and a beacon; the engine of the seed may do neither. Replace the two reads.
   const real = await (await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })).json();
@@ -269,6 +325,48 @@ test('states a healthy node does not produce (answers replaced in the browser): 
   // The picker falls back to what was requested.
   await expect(page.getByTestId(`strategy-${real.desired.strategy}`)).toHaveAttribute('aria-pressed', 'true');
   await page.screenshot({ path: shot('runtime-unpublished'), fullPage: true });
+});
+
+test('RT-2: one malformed self-test field shows — and the rest of the blob still shows (answer replaced in the browser)', async ({ page, request }) => {
+  const blob = await publishedBlob(request, node);
+  const tests = [{ name: 'store writable', detail: 'ok', ms: 2, status: 'pass' }, { name: 'gpu visible', detail: 'no device' }, { name: 'odd', status: 'warn' }];
+  await page.route('**/router/v1/console/runtime.health', (route) =>
+    route.fulfill({ json: { published: true, blob: { ...blob, selfTests: tests }, malformed: ['selfTests.1.status', 'selfTests.1.ms'] } }),
+  );
+  await openRuntime(page, node);
+  await expect(page.getByTestId('runtime-malformed')).toHaveText('The published blob has malformed fields, shown as —: selfTests.1.status, selfTests.1.ms.');
+  await expect(page.getByTestId('banner-host')).toHaveText(blob.host!);
+  const rows = page.getByTestId('self-test');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(1).getByTestId('self-test-status')).toHaveText('—');
+  await expect(rows.nth(2).getByTestId('self-test-status')).toHaveText('warn');
+  await expect(page.getByTestId('runtime-not-published')).toHaveCount(0);
+});
+
+test('ASSET-1: runs kept in the node’s store are listed on Runtime, each ratio beside the previous run’s', async ({ page }) => {
+  // Written the way `routerdesk bench --store` writes them, into the running node's store (router.db, WAL).
+  const db = openStore(join(node.dir, 'store'));
+  const machine = { hostname: 'bench-box', platform: 'linux', arch: 'x64', node: process.version, cores: 2, cpu: 'test cpu', memoryBytes: 2 ** 33 };
+  const run = (at: number, ratio: number) => ({
+    startedAt: at, finishedAt: at + 2_000, version: '0.0.1-e2e', quick: true, benchmarks: ['planner-scale'], failed: [], machine,
+    summary: [{ benchmark: 'planner-scale', measure: 'µs per decision, 200 nodes / 600 links', value: '1,000', ratio, against: 'µs per link at 2 nodes' }],
+    rows: [{ benchmark: 'planner-scale', scenario: '2 nodes', decisionsPerSecond: 10_000 }],
+  });
+  try {
+    new BenchStore(db).record(run(Date.UTC(2025, 0, 1), 1.2));
+    new BenchStore(db).record(run(Date.UTC(2025, 0, 2), 1.5));
+  } finally {
+    db.close();
+  }
+  await openRuntime(page, node);
+  const runs = page.getByTestId('bench-run');
+  await expect(runs).toHaveCount(2);
+  await expect(runs.first().getByTestId('bench-run-version')).toHaveText('0.0.1-e2e');
+  await expect(runs.first().getByTestId('bench-run-machine')).toContainText('bench-box · 2 cores · test cpu');
+  await expect(runs.first().getByTestId('bench-line-ratio')).toHaveText('1.50×');
+  await expect(runs.first().getByTestId('bench-line-change')).toHaveText('+25%');
+  await expect(runs.nth(1).getByTestId('bench-line-change')).toHaveText('—');
+  await page.getByTestId('bench-runs').screenshot({ path: shot('runtime-bench-runs') });
 });
 
 test('navigation between Models and Runtime', async ({ page }) => {

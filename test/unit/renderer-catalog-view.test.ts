@@ -47,7 +47,7 @@ describe('catalogRows', () => {
   });
 
   it('shows a `source` when the catalog record carries one, null otherwise', () => {
-    const withSource = { ...model('s', []), source: 'static route' } as ClusterModel;
+    const withSource: ClusterModel = { ...model('s', []), source: 'static_route' };
     const rows = catalogRows({ catalog: [withSource, model('t', [])], lanes: [], localModels: [], localNodeId: 'master' });
     expect(rows.map((r) => r.source)).toEqual(['static route', null]);
   });

@@ -1,11 +1,11 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { ClusterNodeView, HeldItemWire, HeldNodeWire, LendingViewWire } from '../../src-router/contract';
+import { lendingViewSchema, type ActiveNodeWire, type ClusterNodeView, type HeldItemWire, type HeldNodeWire, type LendingViewWire } from '../../src-router/contract';
 import type { ApiResult, ConsoleClient } from '../../src-renderer/src/api/console-client';
 import { NodesPage } from '../../src-renderer/src/components/nodes/nodes-page';
 import { DASH } from '../../src-renderer/src/format';
-import { heldSummary, nodeCards, requestRows } from '../../src-renderer/src/nodes/nodes-view';
+import { activeRows, heldSummary, nodeCards, requestRows } from '../../src-renderer/src/nodes/nodes-view';
 import { SCREENS, screenFromHash } from '../../src-renderer/src/screens';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
 import { AppStoreContext } from '../../src-renderer/src/store/use-app-store';
@@ -76,6 +76,35 @@ describe('requests of a node', () => {
   });
 });
 
+// Every model's requests at a backend, linked or not (UI-2): the node's active list.
+const slaveActive: ActiveNodeWire = {
+  nodeId: 'gpu-b',
+  requests: [
+    { id: 'straight-2', model: 'wide', clusterId: 'wide', lane: 'text', started: iso(300), stream: true, via: 'backend', lentFrom: null },
+    { id: 'borrowed-1', model: 'b', clusterId: 'model-b', lane: 'text', started: iso(100), stream: false, via: 'router_queue', lentFrom: { nodeId: 'master', model: 'a' } },
+    { id: 'static-1', model: 'ext', clusterId: 'ext', lane: 'static', started: 'soon', stream: false, via: 'static_route', lentFrom: null },
+  ],
+};
+
+describe('active requests (UI-2)', () => {
+  it('every model of the node: model, lane, started, streamed or not, lent from which owner; oldest first', () => {
+    const rows = activeRows(slaveActive, undefined, T0 + 1_100);
+    expect(rows.map((r) => [r.id, r.model, r.lane, r.streamed, r.lentFrom, r.via, r.age])).toEqual([
+      ['borrowed-1', 'b', 'text', 'not streamed', 'master/a', 'router queue', '1 s'],
+      ['straight-2', 'wide', 'text', 'streamed', '—', 'backend', '800 ms'],
+      ['static-1', 'ext', 'static', 'not streamed', '—', 'static route', DASH],
+    ]);
+    expect(rows[0]).toMatchObject({ started: expect.stringMatching(/^\d{2}:\d{2}:\d{2}\.100$/), startedTitle: iso(100), modelTitle: 'b (clients: model-b)' });
+    expect(rows[2].started).toBe(DASH);
+  });
+
+  it('an older node without an active list: its queues\' requests at the engine, lane and owner unknown', () => {
+    const rows = activeRows(undefined, ownerHeld, T0 + 1_000);
+    expect(rows.map((r) => [r.id, r.lane, r.via])).toEqual([['stray', DASH, DASH], ['active-1', DASH, DASH], ['active-2', DASH, DASH]]);
+    expect(activeRows({ nodeId: 'x', requests: [], error: 'timeout' }, ownerHeld, T0)).toHaveLength(3);
+  });
+});
+
 describe('node cards', () => {
   const nodes = [node({}), node({ nodeId: 'gpu-b', url: 'http://127.0.0.1:9', role: 'slave', local: false, settingsHash: 'bbbb', models: 2 })];
 
@@ -87,6 +116,15 @@ describe('node cards', () => {
     ]);
     expect(cards[0]).toMatchObject({ enrolled: ['a'], heldSummary: '1 queued · 1 held · 1 lent', heldNote: null });
     expect(cards[1]).toMatchObject({ enrolled: [], held: [], active: [], heldNote: null });
+    expect(cards[1].activeNote).toMatch(/does not list its active requests/);
+  });
+
+  it('a node with no link still lists its active requests; a node whose list failed says so', () => {
+    const cards = nodeCards(nodes, lending([ownerHeld, { nodeId: 'gpu-b', models: [] }], { active: [{ nodeId: 'master', requests: [], error: '503' }, slaveActive] }), T0);
+    expect(cards[1]).toMatchObject({ enrolled: [], activeNote: null, held: [] });
+    expect(cards[1].active.map((r) => r.id)).toEqual(['borrowed-1', 'straight-2', 'static-1']);
+    expect(cards[0].activeNote).toBe("Active requests not read: 503; listing only linked models' requests.");
+    expect(cards[0].active).toHaveLength(3);
   });
 
   it('an unreachable node shows why; held requests not read say so; no Lending view: not reported', () => {
@@ -121,6 +159,17 @@ describe('Nodes page markup', () => {
     for (const mark of ['queued', 'held', 'lent']) expect(html).toContain(`data-state="${mark}"`);
     expect(html).toContain('data-testid="node-not-enrolled"');
     expect(html).not.toContain('NaN');
+  });
+
+  it('active rows of a node with no link, with lane, stream and lent-from columns; the view parses with its schema', () => {
+    const view = lending([ownerHeld, { nodeId: 'gpu-b', models: [] }], { active: [{ nodeId: 'master', requests: [] }, slaveActive] });
+    expect(lendingViewSchema.parse(view)).toEqual(view);
+    const html = render(view);
+    expect(html.match(/data-testid="active-requests-row"/g)).toHaveLength(3);
+    expect(html).toContain('data-via="router queue"');
+    expect(html).toContain('>master/a<');
+    expect(html).toContain('>streamed<');
+    expect(html).toContain('data-testid="node-not-enrolled"');
   });
 
   it('before the Lending view is read, no request table', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RoutingViewWire, UpstreamRowWire } from '../../src-router/contract';
 import { MULTI_MESSAGES, parseMultiSpec } from '../../src-renderer/src/runtime/multi-spec';
-import { canApply, canReset, draftReducer, initialDraft, planApply, type RoutingDraft } from '../../src-renderer/src/runtime/routing-draft';
+import { canApply, canReset, draftReducer, initialDraft, planApply, profileControl, type RoutingDraft } from '../../src-renderer/src/runtime/routing-draft';
 import {
   appliedStrategy, notReportingExplanation, profileInForce, profileNotes, requiredMetrics, requiresHint, stateRows, strategyButtonFor, syncPill, writeAccess,
 } from '../../src-renderer/src/runtime/routing-view';
@@ -149,9 +149,48 @@ describe('write gates (ROUTE-8)', () => {
       enabled: false,
       banner: 'Read-only on this deployment',
       tooltip: 'Routing writes are turned off on this deployment (console.routing_writes_enabled is false).',
+      gate: 'console.routing_writes_enabled',
     });
     expect(writeAccess(view({ canWrite: false }))).toMatchObject({ enabled: false, banner: 'Read-only for your account' });
-    expect(writeAccess(view())).toEqual({ enabled: true, banner: null, tooltip: null });
+    expect(writeAccess(view())).toEqual({ enabled: true, banner: null, tooltip: null, gate: null });
+  });
+
+  it('names the gate in force the node answers: INFERENCE_DEPLOY_ENABLED / INFERENCE_ADMIN_EMAILS when the environment sets them', () => {
+    const gate = { deployment: 'INFERENCE_DEPLOY_ENABLED', operators: 'INFERENCE_ADMIN_EMAILS' };
+    expect(writeAccess({ ...view({ writable: false }), gate })).toEqual({
+      enabled: false,
+      banner: 'Read-only on this deployment',
+      tooltip: 'Routing writes are turned off on this deployment (INFERENCE_DEPLOY_ENABLED is false).',
+      gate: 'INFERENCE_DEPLOY_ENABLED',
+    });
+    expect(writeAccess({ ...view({ canWrite: false }), gate })).toEqual({
+      enabled: false,
+      banner: 'Read-only for your account',
+      tooltip: 'Only operators (INFERENCE_ADMIN_EMAILS) can change routing.',
+      gate: 'INFERENCE_ADMIN_EMAILS',
+    });
+  });
+});
+
+describe('metric-profile control (ROUTE-5)', () => {
+  const eff = (routes_engine: string | null) => ({ strategy: 'x', routes_engine, source: 'routing_key' as const });
+  it('untouched, it shows the profile in force (effective, else desired, else `not reported`) and sends nothing', () => {
+    expect(profileControl({ profile: null }, { effective: eff('vllm'), desired: { strategy: 'x', routes_engine: 'clutch-layers' } })).toEqual({
+      value: '',
+      options: [
+        { value: '', label: 'vllm', group: 'in force' },
+        { value: 'clutch-layers', label: 'clutch-layers', group: 'set' },
+      ],
+    });
+    expect(profileControl({ profile: null }, { effective: eff(null), desired: { strategy: 'x', routes_engine: 'clutch-layers' } }).options[0].label).toBe('clutch-layers');
+    expect(profileControl({ profile: null }, { effective: null, desired: null }).options[0]).toEqual({ value: '', label: 'not reported', group: 'in force' });
+  });
+  it('picking a profile — even the one in force — is the pick that sends routesEngine', () => {
+    const v = view({ effective: { strategy: 'round-robin', routes_engine: 'clutch-layers', source: 'routing_key' } });
+    const picked = draftReducer(initialDraft(v), { type: 'profile', profile: 'clutch-layers' });
+    expect(profileControl(picked, v).value).toBe('clutch-layers');
+    expect(planApply(picked, v)).toEqual({ ok: true, request: { strategy: 'round-robin', routesEngine: 'clutch-layers' } });
+    expect(planApply(initialDraft(v), v)).toEqual({ ok: true, request: { strategy: 'round-robin' } });
   });
 });
 

@@ -57,9 +57,9 @@ describe('runtime slice (RT-1, RT-6)', () => {
     expect(calls).toEqual([`${URL_}/router/v1/console/runtime.health?node=slave%20a`]);
   });
 
-  it('a transient failure keeps the last blob; a rejected token drops it; a blob of the wrong shape is invalid', async () => {
+  it('a transient failure keeps the last blob; a rejected token drops it; an answer of the wrong shape is invalid, a malformed blob field is dropped (RT-2)', async () => {
     const { store } = setup({
-      'runtime.health': [json(200, health), new Error('ECONNREFUSED'), json(401, { error: { message: 'no', code: 'unauthorized' } }), json(200, { published: true, blob: { uptime: 'x' } })],
+      'runtime.health': [json(200, health), new Error('ECONNREFUSED'), json(401, { error: { message: 'no', code: 'unauthorized' } }), json(200, { published: true, blob: { uptime: 'x', host: 'h' } }), json(200, { published: true, blob: 'x' })],
     });
     await store.getState().fetchRuntimeHealth();
     await store.getState().fetchRuntimeHealth();
@@ -67,8 +67,11 @@ describe('runtime slice (RT-1, RT-6)', () => {
     await store.getState().fetchRuntimeHealth();
     expect(store.getState().runtime).toMatchObject({ health: null, failure: { kind: 'rejected', message: REJECTED_MESSAGE } });
     await store.getState().fetchRuntimeHealth();
+    expect(store.getState().runtime).toMatchObject({ health: { published: true, blob: { host: 'h' } }, failure: null });
+    expect(store.getState().runtime.health).toEqual({ published: true, blob: { host: 'h' } });
+    await store.getState().fetchRuntimeHealth();
     expect(store.getState().runtime.failure).toMatchObject({ kind: 'invalid' });
-    expect(store.getState().runtime.failure?.message).toContain('blob.uptime');
+    expect(store.getState().runtime.failure?.message).toContain('blob');
   });
 
   it('refreshRuntime re-reads health, routing, upstreams and the cluster (node picker), all GETs (Refresh only re-reads)', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RuntimeBlob, SelfTestResult } from '../../src-router/contract';
 import {
   bannerView, cpuCardView, DISPLAY_FLOOR, gpuCardView, memoryCardView, nominalPill, NO_SELF_TESTS, NO_SERVING_CONFIG, NOTHING_PUBLISHED_NOTE,
-  runtimeSections, selfTestRows, servingConfigRows, testTone,
+  malformedNote, runtimeSections, selfTestRows, servingConfigRows, testTone,
 } from '../../src-renderer/src/runtime/runtime-view';
 
 // View-models of the Runtime screen (RT-1..6): straight from the blob, nothing filled in.
@@ -27,7 +27,16 @@ describe('runtime sections (RT-1)', () => {
     expect(runtimeSections({ published: false })).toEqual({ published: false, note: NOTHING_PUBLISHED_NOTE, reason: null });
     expect(runtimeSections({ published: false, reason: 'keyspace unavailable: down' })).toMatchObject({ published: false, reason: 'keyspace unavailable: down' });
     expect(NOTHING_PUBLISHED_NOTE).toContain('publishes no runtime stats');
-    expect(runtimeSections({ published: true, blob: fullBlob })).toEqual({ published: true, blob: fullBlob });
+    expect(runtimeSections({ published: true, blob: fullBlob })).toEqual({ published: true, blob: fullBlob, malformedNote: null });
+  });
+
+  it('RT-2: a blob with malformed fields still shows; the dropped fields are named once', () => {
+    expect(runtimeSections({ published: true, blob: { host: 'h' }, malformed: ['selfTests.1.ms', 'gpu.utilization'] })).toEqual({
+      published: true,
+      blob: { host: 'h' },
+      malformedNote: 'The published blob has malformed fields, shown as —: selfTests.1.ms, gpu.utilization.',
+    });
+    expect(malformedNote([])).toBeNull();
   });
 });
 
@@ -145,6 +154,16 @@ describe('self-tests (RT-6)', () => {
     ]);
     expect(testTone('error')).toBe('fail');
     expect(testTone('PASS')).toBe('fail');
+  });
+
+  it('RT-2: an entry shows what it has; an absent field is —, an absent status is not a pass', () => {
+    const rows = selfTestRows([{ name: 'no ms', detail: 'd', status: 'warn' }, { name: 'odd' }, {}]);
+    expect(rows.map((r) => [r.name, r.detail, r.ms, r.status, r.tone])).toEqual([
+      ['no ms', 'd', '—', 'warn', 'warn'],
+      ['odd', '—', '—', '—', 'fail'],
+      ['—', '—', '—', '—', 'fail'],
+    ]);
+    expect(nominalPill([{ name: 'a', status: 'pass' }, {}])).toMatchObject({ passed: 1, total: 2, label: '1/2 self-tests pass' });
   });
 
   it('no tests → no rows (the card says so)', () => {

@@ -153,16 +153,34 @@ describe('readRuntimeHealth', () => {
     expect(await readRuntimeHealth(ks)).toEqual({ published: false });
   });
 
-  it('invalid JSON or a blob that fails the schema → published false with a reason', async () => {
+  it('invalid JSON or a blob that is not an object → published false with a reason', async () => {
     const ks = new EmbeddedKeySpace();
     await ks.set(RUNTIME_BLOB_KEY, '{not json');
     const bad = await readRuntimeHealth(ks);
     expect(bad.published).toBe(false);
     expect(bad).toMatchObject({ reason: expect.stringMatching(/not valid JSON/) });
-    await ks.set(RUNTIME_BLOB_KEY, JSON.stringify({ gpu: { utilization: 'high' } }));
-    expect(await readRuntimeHealth(ks)).toMatchObject({ published: false, reason: expect.stringMatching(/schema at gpu\.utilization/) });
     await ks.set(RUNTIME_BLOB_KEY, '[]');
-    expect(await readRuntimeHealth(ks)).toMatchObject({ published: false, reason: expect.stringMatching(/schema at \(root\)/) });
+    expect(await readRuntimeHealth(ks)).toEqual({ published: false, reason: 'runtime blob is not a JSON object' });
+  });
+
+  it('RT-2: one malformed field is dropped and named; the rest of the blob still shows, a self-test keeps what it has', async () => {
+    const ks = new EmbeddedKeySpace();
+    const blob = {
+      host: 'h', uptime: -5, gpu: { utilization: 'high', name: 'RTX' },
+      selfTests: [{ name: 'ok', detail: 'd', ms: 1, status: 'pass' }, { name: 'no ms', detail: 'd', status: 'warn' }, { name: 'odd', ms: 'slow', status: 3 }, 'junk'],
+      servingConfig: 'none', cpu: { cores: 2 },
+    };
+    await ks.set(RUNTIME_BLOB_KEY, JSON.stringify(blob));
+    const health = await readRuntimeHealth(ks);
+    expect(health).toEqual({
+      published: true,
+      blob: {
+        host: 'h', gpu: { name: 'RTX' }, cpu: { cores: 2 },
+        selfTests: [{ name: 'ok', detail: 'd', ms: 1, status: 'pass' }, { name: 'no ms', detail: 'd', status: 'warn' }, { name: 'odd' }, {}],
+      },
+      malformed: expect.arrayContaining(['uptime', 'gpu.utilization', 'selfTests.1.ms', 'selfTests.2.detail', 'selfTests.2.ms', 'selfTests.2.status', 'selfTests.3', 'servingConfig']),
+    });
+    expect(runtimeHealthSchema.parse(health)).toEqual(health);
   });
 
   it('a valid blob → published true with the blob as published (absent fields absent, unknown keys dropped)', async () => {

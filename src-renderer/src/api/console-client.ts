@@ -10,6 +10,7 @@ import {
   type SetRoutingRequest, type UpstreamsAnswer, healthAnswerSchema, settingsAnswerSchema, settingsViewSchema, type HealthAnswer, type SettingsAnswer, type SettingsView,
 } from '../../../src-router/contract';
 import { clusterPath } from './cluster-path';
+import { benchRunListSchema, type BenchRunList } from '../../../src-router/contract';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
 
@@ -101,6 +102,8 @@ export interface ConsoleClient {
   putSettings(config: Record<string, unknown>): Promise<ApiResult<SettingsAnswer>>;
   /** `GET /health` of the node (its `started_at` tells a restarted node from the one before). */
   health(): Promise<ApiResult<HealthAnswer>>;
+  /** Benchmark runs kept in the node's store (ASSET-1), newest first. */
+  benchRuns(): Promise<ApiResult<BenchRunList>>;
 }
 
 /** The node's own settings (issue #13). */
@@ -301,6 +304,7 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, clu
     settings: () => request(SETTINGS_PATH, parseWith(settingsViewSchema), undefined, true),
     putSettings: (config) => request(SETTINGS_PATH, parseWith(settingsAnswerSchema), { method: 'PUT', body: { config } }),
     health: () => get('/health', parseWith(healthAnswerSchema)),
+    benchRuns: () => get('/router/v1/console/bench/runs', parseWith(benchRunListSchema)),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ConsoleModel } from '../../../src-router/contract';
 import { DASH, formatCapabilities, formatContextSize, formatIdleUnload, orDash, shortHash } from '../format';
 import { StatePill } from './state-pill';
+import { sourceLabel } from '../record-source';
 
 function ModelRow({ model }: { model: ConsoleModel }) {
   return (
@@ -12,6 +13,7 @@ function ModelRow({ model }: { model: ConsoleModel }) {
         </div>
       </td>
       <td className="nowrap" data-testid="model-backend">{model.backend}</td>
+      <td className="nowrap" data-testid="model-source">{sourceLabel(model.source)}</td>
       <td data-testid="model-capabilities" title={formatCapabilities(model.capabilities)}>
         {model.capabilities.length
           ? model.capabilities.map((c) => (
@@ -54,6 +56,7 @@ export function ModelsTable({ models }: { models: ConsoleModel[] }) {
         <tr>
           <th scope="col">Model</th>
           <th scope="col">Backend</th>
+          <th scope="col">Source</th>
           <th scope="col">Capabilities</th>
           <th scope="col">Lane</th>
           <th scope="col">State</th>

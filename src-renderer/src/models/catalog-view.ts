@@ -1,4 +1,5 @@
 import type { ClusterLaneNode, ClusterModel, ConsoleModel, EngineState } from '../../../src-router/contract';
+import { SOURCE_LABEL } from '../record-source';
 
 /**
  * The Models screen on a master (issue #12): the merged cluster catalog, one row per public ID with its replicas
@@ -49,10 +50,8 @@ function laneOf(nodeId: string, localId: string, input: CatalogInputs): Pick<Rep
   return { lane: m.loaded ? 'ready' : m.loading ? 'starting' : 'stopped', detail: `${m.active} active · ${m.queued} queued` };
 }
 
-const sourceOf = (m: ClusterModel): string | null => {
-  const v = (m as { source?: unknown }).source;
-  return typeof v === 'string' && v ? v : null;
-};
+/** ID-1: where the record comes from, labelled as the Models table labels it; null from an older node that says nothing. */
+const sourceOf = (m: ClusterModel): string | null => (m.source ? SOURCE_LABEL[m.source] : null);
 
 export function catalogRows(input: CatalogInputs): CatalogRow[] {
   return input.catalog.map((m) => ({

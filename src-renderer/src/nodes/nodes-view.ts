@@ -1,10 +1,11 @@
-import type { ClusterNodeView, HeldItemWire, HeldNodeWire, LendingViewWire } from '../../../src-router/contract';
+import type { ActiveNodeWire, ClusterNodeView, HeldItemWire, HeldNodeWire, LendingViewWire } from '../../../src-router/contract';
 import { DASH, formatClockMs, formatMillis, orDash, shortHash, type PillTone } from '../format';
 import { settingsSync, type SyncPill } from '../lending/lending-view';
 
 /**
  * The Nodes page (UI-2), pure: each node of the cluster with its health, build and whether it runs the master's
- * settings (from `cluster/nodes` and the Lending view), its active requests, and its held requests marked `queued`,
+ * settings (from `cluster/nodes` and the Lending view), its active requests — every model's, linked or not: model,
+ * lane, started, streamed or not, and the owner a borrowed one was lent from — and its held requests marked `queued`,
  * `held` or `lent` with the first-arrival time (kept across returns, QUEUE-5). A request at a backend is listed
  * under active requests only, never as held. Tested in renderer-nodes-view.test.ts.
  */
@@ -36,6 +37,28 @@ export interface RequestView {
   tags: string[];
 }
 
+/** One request at a backend of the node (UI-2). */
+export interface ActiveView {
+  key: string;
+  id: string;
+  shortId: string;
+  /** Local ID on the node; `clusterId` when clients name it otherwise. */
+  model: string;
+  modelTitle: string;
+  lane: string;
+  started: string;
+  startedTitle: string;
+  /** Time since it started. */
+  age: string;
+  streamed: 'streamed' | 'not streamed';
+  /** `node/model` of the owner a borrowed request was lent from; `—` for the node's own. */
+  lentFrom: string;
+  /** `backend` (straight), `router queue` (an enrolled model's), `static route`, or `—` when an older node did not say. */
+  via: string;
+}
+
+const VIA_LABEL = { backend: 'backend', router_queue: 'router queue', static_route: 'static route' } as const;
+
 export interface NodeCardView {
   nodeId: string;
   role: string;
@@ -49,7 +72,9 @@ export interface NodeCardView {
   settingsHash: string;
   settingsHashTitle: string;
   models: string;
-  active: RequestView[];
+  active: ActiveView[];
+  /** Why the active requests are not all shown (not read, or an older node that lists only its queues' ones). */
+  activeNote: string | null;
   held: RequestView[];
   /** `2 queued · 1 lent`, or null with nothing held. */
   heldSummary: string | null;
@@ -76,6 +101,36 @@ function requestView(item: HeldItemWire, model: string, now: number, asActive: b
     age: Number.isNaN(t) ? DASH : formatMillis(Math.max(0, now - t)),
     tags: [item.borrowed && 'borrowed', item.returned && 'returned', item.stream && 'stream'].filter((x): x is string => typeof x === 'string'),
   };
+}
+
+const byStarted = (a: ActiveView, b: ActiveView) => (a.startedTitle < b.startedTitle ? -1 : a.startedTitle > b.startedTitle ? 1 : a.id < b.id ? -1 : 1);
+
+function timeOf(iso: string, now: number) {
+  const t = Date.parse(iso);
+  return { at: Number.isNaN(t) ? DASH : formatClockMs(t), age: Number.isNaN(t) ? DASH : formatMillis(Math.max(0, now - t)) };
+}
+
+/**
+ * The active requests of one node: from its active list (every model's); an older node without one lists only its
+ * router queues' requests at the engine, with no lane or owner (`—`).
+ */
+export function activeRows(active: ActiveNodeWire | undefined, held: HeldNodeWire | undefined, now: number): ActiveView[] {
+  if (active && !active.error) {
+    return active.requests
+      .map((r) => {
+        const t = timeOf(r.started, now);
+        return {
+          key: `${r.model}:${r.id}`, id: r.id, shortId: r.id.slice(0, 8), model: r.model, modelTitle: r.clusterId === r.model ? r.model : `${r.model} (clients: ${r.clusterId})`,
+          lane: orDash(r.lane), started: t.at, startedTitle: r.started, age: t.age, streamed: r.stream ? ('streamed' as const) : ('not streamed' as const),
+          lentFrom: r.lentFrom ? `${r.lentFrom.nodeId}/${r.lentFrom.model}` : DASH, via: VIA_LABEL[r.via],
+        };
+      })
+      .sort(byStarted);
+  }
+  return requestRows(held, now).active.map((r) => ({
+    key: r.key, id: r.id, shortId: r.shortId, model: r.model, modelTitle: r.model, lane: DASH, started: r.firstArrival, startedTitle: r.firstArrivalTitle, age: r.age,
+    streamed: r.tags.includes('stream') ? 'streamed' : 'not streamed', lentFrom: r.tags.includes('borrowed') ? 'another owner' : DASH, via: DASH,
+  }));
 }
 
 /** Active and held requests of one node's queues: anything at a backend goes under active, whichever list sent it. */
@@ -111,6 +166,7 @@ export function nodeCards(nodes: readonly ClusterNodeView[], lending: LendingVie
   return nodes.map((n) => {
     const inLending = lending?.nodes.find((x) => x.nodeId === n.nodeId);
     const heldNode = lending?.held.find((h) => h.nodeId === n.nodeId);
+    const activeNode = lending?.active?.find((a) => a.nodeId === n.nodeId);
     const rows = requestRows(heldNode, now);
     const settings = inLending ? settingsSync(inLending, inLending.nodeId === reference) : { label: 'not reported', tone: 'idle' as const };
     return {
@@ -126,7 +182,8 @@ export function nodeCards(nodes: readonly ClusterNodeView[], lending: LendingVie
       settingsHash: shortHash(n.settingsHash, 16),
       settingsHashTitle: n.settingsHash ?? 'not reported',
       models: String(n.models),
-      active: rows.active,
+      active: activeRows(activeNode, heldNode, now),
+      activeNote: !lending ? null : activeNode?.error ? `Active requests not read: ${activeNode.error}; listing only linked models' requests.` : !activeNode ? 'This node does not list its active requests: only linked models\' requests are shown.' : null,
       held: rows.held,
       heldSummary: heldSummary(rows.held),
       enrolled: (heldNode?.models ?? []).map((m) => m.model),
@@ -137,4 +194,4 @@ export function nodeCards(nodes: readonly ClusterNodeView[], lending: LendingVie
 
 export const NO_ACTIVE = 'No request at a backend.';
 export const NO_HELD = 'Nothing held: no request is waiting in the router or lent.';
-export const NOT_ENROLLED = 'No model of this node is in a link: requests go straight to the backend and none is held.';
+export const NOT_ENROLLED = 'No model of this node is in a link: requests go straight to the backend (listed under active requests) and none is held.';

@@ -1,6 +1,6 @@
 import type { RoutingViewWire, SetRoutingRequest } from '../../../src-router/contract';
 import { isMultiSpec, parseMultiSpec } from './multi-spec';
-import { appliedStrategy, strategyButtonFor, writeAccess } from './routing-view';
+import { appliedStrategy, profileInForce, SETTABLE_PROFILES, strategyButtonFor, writeAccess } from './routing-view';
 
 /**
  * The Routing card's local draft (ROUTE-3, 5, 7), pure: picking a strategy only changes the draft; nothing is
@@ -100,4 +100,23 @@ export function planApply(draft: RoutingDraft, view: View): ApplyPlan {
     strategy = parsed.spec;
   }
   return { ok: true, request: draft.profile !== null ? { strategy, routesEngine: draft.profile } : { strategy } };
+}
+
+export interface ProfileOption {
+  /** `''`: the untouched control (nothing is sent); a profile name: picking it sends `routesEngine`. */
+  value: string;
+  label: string;
+  group: 'in force' | 'set';
+}
+
+/**
+ * The metric-profile control (ROUTE-5): untouched, it shows the profile in force — effective, falling back to
+ * desired, `not reported` when neither — as the option `''`, which sends nothing; the settable profiles follow, and
+ * picking one (even the one in force) is the operator's pick, so only then does Apply carry `routesEngine`.
+ */
+export function profileControl(draft: Pick<RoutingDraft, 'profile'>, view: Pick<RoutingViewWire, 'effective' | 'desired'>): { value: string; options: ProfileOption[] } {
+  return {
+    value: draft.profile ?? '',
+    options: [{ value: '', label: profileInForce(view), group: 'in force' }, ...SETTABLE_PROFILES.map((p) => ({ value: p, label: p, group: 'set' as const }))],
+  };
 }

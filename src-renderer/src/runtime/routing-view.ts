@@ -155,8 +155,11 @@ export interface WriteAccess {
   banner: string | null;
   /** Tooltip of Apply when writes are off: names the gate. */
   tooltip: string | null;
+  /** The name of the gate in force that makes the card read-only (`INFERENCE_DEPLOY_ENABLED`, …), or null. */
+  gate: string | null;
 }
 
+/** The config keys; the node answers the gate in force (`INFERENCE_DEPLOY_ENABLED` / `INFERENCE_ADMIN_EMAILS` when set). */
 export const DEPLOYMENT_GATE = 'console.routing_writes_enabled';
 export const OPERATORS_GATE = 'console.operators';
 
@@ -164,13 +167,13 @@ export const OPERATORS_GATE = 'console.operators';
 export function writeAccess(view: Pick<RoutingViewWire, 'writable' | 'canWrite'> & { gate?: { deployment: string; operators: string } }): WriteAccess {
   if (!view.writable) {
     const gate = view.gate?.deployment ?? DEPLOYMENT_GATE;
-    return { enabled: false, banner: 'Read-only on this deployment', tooltip: `Routing writes are turned off on this deployment (${gate} is false).` };
+    return { enabled: false, banner: 'Read-only on this deployment', tooltip: `Routing writes are turned off on this deployment (${gate} is false).`, gate };
   }
   if (!view.canWrite) {
     const gate = view.gate?.operators ?? OPERATORS_GATE;
-    return { enabled: false, banner: 'Read-only for your account', tooltip: `Only operators (${gate}) can change routing.` };
+    return { enabled: false, banner: 'Read-only for your account', tooltip: `Only operators (${gate}) can change routing.`, gate };
   }
-  return { enabled: true, banner: null, tooltip: null };
+  return { enabled: true, banner: null, tooltip: null, gate: null };
 }
 
 /** ROUTE-7's empty state: no strategies (or no answer at all). The detail line says which. */

@@ -1,4 +1,4 @@
-import type { CpuStats, GpuStats, MemoryStats, RuntimeBlob, RuntimeHealth, SelfTestResult, ServingConfig } from '../../../src-router/contract';
+import type { CpuStats, GpuStats, MemoryStats, RuntimeBlobView as RuntimeBlob, RuntimeHealth, SelfTestEntry, ServingConfig } from '../../../src-router/contract';
 import { DASH, orDash, type PillTone } from '../format';
 import {
   capacityMeter, formatBytes, formatDurationMs, formatFraction, formatNumber, formatTestMs, formatThousands, formatTokens, NOT_REPORTED,
@@ -11,13 +11,19 @@ import {
  */
 
 /** Which parts of the screen show: with no blob only the note (and the Routing card, which reads elsewhere). */
-export type RuntimeSections = { published: false; note: string; reason: string | null } | { published: true; blob: RuntimeBlob };
+export type RuntimeSections = { published: false; note: string; reason: string | null } | { published: true; blob: RuntimeBlob; malformedNote: string | null };
 
 export const NOTHING_PUBLISHED_NOTE = 'The engine publishes no runtime stats: nothing is published at clutchcall:inference:runtime.';
 
 export function runtimeSections(health: RuntimeHealth): RuntimeSections {
   if (!health.published) return { published: false, note: NOTHING_PUBLISHED_NOTE, reason: health.reason ?? null };
-  return { published: true, blob: health.blob };
+  return { published: true, blob: health.blob, malformedNote: malformedNote(health.malformed) };
+}
+
+/** RT-2: the fields the node dropped as malformed (they show `—`), named once above the screen; null when none. */
+export function malformedNote(paths: readonly string[] | undefined): string | null {
+  if (!paths || paths.length === 0) return null;
+  return `The published blob has malformed fields, shown as —: ${paths.join(', ')}.`;
 }
 
 export interface NominalPill {
@@ -36,12 +42,12 @@ export interface BannerView {
   nominal: NominalPill | null;
 }
 
-/** `pass` counts; `warn` is amber; anything else is a failure (RT-6). */
+/** `pass` counts; `warn` is amber; anything else — an absent or malformed status too — is a failure (RT-6). */
 export type TestTone = 'pass' | 'warn' | 'fail';
-export const testTone = (status: string): TestTone => (status === 'pass' ? 'pass' : status === 'warn' ? 'warn' : 'fail');
+export const testTone = (status: string | undefined): TestTone => (status === 'pass' ? 'pass' : status === 'warn' ? 'warn' : 'fail');
 
 /** The systems-nominal pill (RT-3): passed / all, only with at least one test. */
-export function nominalPill(tests: readonly SelfTestResult[] | undefined): NominalPill | null {
+export function nominalPill(tests: readonly SelfTestEntry[] | undefined): NominalPill | null {
   if (!tests || tests.length === 0) return null;
   const passed = tests.filter((t) => testTone(t.status) === 'pass').length;
   const total = tests.length;
@@ -180,6 +186,6 @@ export interface SelfTestRow {
 export const NO_SELF_TESTS = 'No self-tests reported.';
 
 /** Self-tests in the order published (RT-6); the console fixes no set. */
-export function selfTestRows(tests: readonly SelfTestResult[] | undefined): SelfTestRow[] {
-  return (tests ?? []).map((t, index) => ({ index, name: orDash(t.name), detail: orDash(t.detail), ms: formatTestMs(t.ms), status: t.status, tone: testTone(t.status) }));
+export function selfTestRows(tests: readonly SelfTestEntry[] | undefined): SelfTestRow[] {
+  return (tests ?? []).map((t, index) => ({ index, name: orDash(t.name), detail: orDash(t.detail), ms: formatTestMs(t.ms), status: orDash(t.status), tone: testTone(t.status) }));
 }

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createConsoleClient, type FetchLike } from '../api/console-client';
+import { createBenchSlice } from './bench-slice';
 import { createClusterSlice } from './cluster-slice';
 import { createConnectionSlice } from './connection-slice';
 import { createDecisionsSlice } from './decisions-slice';
@@ -29,6 +30,7 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createLinksSlice(deps)(set, get, api),
     ...createGuardiansSlice(deps)(set, get, api),
     ...createSettingsSlice(deps)(set, get, api),
+    ...createBenchSlice(deps)(set, get, api),
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },

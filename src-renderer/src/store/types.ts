@@ -1,5 +1,6 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { ConsoleClient } from '../api/console-client';
+import type { BenchSlice } from './bench-slice';
 import type { ClusterSlice } from './cluster-slice';
 import type { ConnectionSlice } from './connection-slice';
 import type { DecisionsSlice } from './decisions-slice';
@@ -58,6 +59,7 @@ export type AppState = ConnectionSlice &
   LinksSlice &
   GuardiansSlice &
   SettingsSlice &
+  BenchSlice &
   RootActions;
 
 /** A slice sees the whole store (to call other slices' actions) but owns only its own keys. */

@@ -63,6 +63,8 @@ export interface RouterNodeOptions {
   consoleLines?: string[];
   /** Whole further sections of the node config, as YAML (e.g. a `routing:` block). */
   extraYaml?: string;
+  /** Environment of the node process besides this one's (e.g. `INFERENCE_DEPLOY_ENABLED`). */
+  env?: Record<string, string>;
 }
 
 export async function startRouterNode(opts: RouterNodeOptions): Promise<RouterNode> {
@@ -95,7 +97,7 @@ export async function startRouterNode(opts: RouterNodeOptions): Promise<RouterNo
   );
 
   let log = '';
-  const child = spawn(process.execPath, [CLI, 'node', '--config', configFile], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'node', '--config', configFile], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   const output = () => log;

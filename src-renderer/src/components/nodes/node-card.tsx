@@ -1,4 +1,5 @@
 import { NO_ACTIVE, NO_HELD, NOT_ENROLLED, type NodeCardView } from '../../nodes/nodes-view';
+import { ActiveTable } from './active-table';
 import { RequestTable } from './request-table';
 
 /** One node (UI-2): health, build, settings sync, then its active and held requests. */
@@ -38,26 +39,30 @@ export function NodeCard({ node }: { node: NodeCardView }) {
         </p>
       )}
       {node.heldNote && <p className="muted small">{node.heldNote}</p>}
-      {!node.heldNote && node.enrolled.length === 0 && (
-        <p className="muted small" data-testid="node-not-enrolled">
-          {NOT_ENROLLED}
-        </p>
-      )}
-      {!node.heldNote && node.enrolled.length > 0 && (
+      {!node.heldNote && (
         <div className="request-split">
           <section data-testid="node-active">
             <h3>
               Active requests <span className="count">{node.active.length}</span>
             </h3>
-            {node.active.length ? <RequestTable rows={node.active} testId="active-requests" kind="active" /> : <p className="muted small">{NO_ACTIVE}</p>}
+            {node.activeNote && <p className="muted small" data-testid="node-active-note">{node.activeNote}</p>}
+            {node.active.length ? <ActiveTable rows={node.active} /> : <p className="muted small">{NO_ACTIVE}</p>}
           </section>
           <section data-testid="node-held">
             <h3>
               Held requests <span className="count">{node.held.length}</span>
               {node.heldSummary && <span className="muted small"> {node.heldSummary}</span>}
             </h3>
-            {node.held.length ? <RequestTable rows={node.held} testId="held-requests" kind="held" /> : <p className="muted small">{NO_HELD}</p>}
-            <p className="muted small">Enrolled: {node.enrolled.join(', ')}</p>
+            {node.enrolled.length === 0 ? (
+              <p className="muted small" data-testid="node-not-enrolled">
+                {NOT_ENROLLED}
+              </p>
+            ) : (
+              <>
+                {node.held.length ? <RequestTable rows={node.held} testId="held-requests" /> : <p className="muted small">{NO_HELD}</p>}
+                <p className="muted small">Enrolled: {node.enrolled.join(', ')}</p>
+              </>
+            )}
           </section>
         </div>
       )}

@@ -1,14 +1,14 @@
 import { MARK_HINT, type RequestView } from '../../nodes/nodes-view';
 
-/** Requests of one node: held ones marked queued / held / lent, or the ones at a backend (UI-2). */
-export function RequestTable({ rows, testId, kind }: { rows: RequestView[]; testId: string; kind: 'active' | 'held' }) {
+/** Held requests of one node, marked queued / held / lent (UI-2); the ones at a backend are in `ActiveTable`. */
+export function RequestTable({ rows, testId }: { rows: RequestView[]; testId: string }) {
   return (
     <table className="data-table compact" data-testid={testId}>
       <thead>
         <tr>
           <th scope="col">Request</th>
           <th scope="col">Model</th>
-          {kind === 'held' && <th scope="col">Marked</th>}
+          <th scope="col">Marked</th>
           <th scope="col">First arrival</th>
           <th scope="col" className="num">
             Age
@@ -23,13 +23,11 @@ export function RequestTable({ rows, testId, kind }: { rows: RequestView[]; test
               {r.shortId}
             </td>
             <td className="nowrap">{r.model}</td>
-            {kind === 'held' && (
-              <td>
-                <span className={`pill pill-${r.tone}`} data-testid="request-mark" title={r.state === 'active' ? undefined : MARK_HINT[r.state]}>
-                  {r.state}
-                </span>
-              </td>
-            )}
+            <td>
+              <span className={`pill pill-${r.tone}`} data-testid="request-mark" title={r.state === 'active' ? undefined : MARK_HINT[r.state]}>
+                {r.state}
+              </span>
+            </td>
             <td className="nowrap mono" data-testid="request-first-arrival" title={r.firstArrivalTitle}>
               {r.firstArrival}
             </td>

@@ -1,4 +1,4 @@
-import type { RuntimeBlob } from '../../../../src-router/contract';
+import type { RuntimeBlobView as RuntimeBlob } from '../../../../src-router/contract';
 import type { Donut as DonutView, Meter } from '../../runtime/runtime-format';
 import { cpuCardView, gpuCardView, memoryCardView, type GaugeCardView } from '../../runtime/runtime-view';
 

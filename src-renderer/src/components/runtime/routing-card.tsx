@@ -41,6 +41,11 @@ export function RoutingCard() {
             {access.banner}
           </span>
         )}
+        {access?.gate && (
+          <span className="muted small" data-testid="routing-readonly-gate">
+            gate: <code>{access.gate}</code>
+          </span>
+        )}
       </div>
       {failure && view && (
         <Notice kind="error" testId="routing-error">

@@ -1,7 +1,7 @@
 import { useEffect, useReducer } from 'react';
 import type { RoutingViewWire } from '../../../../src-router/contract';
-import { canApply, canReset, draftReducer, initialDraft, planApply } from '../../runtime/routing-draft';
-import { profileInForce, requiredMetrics, requiresHint, SETTABLE_PROFILES, writeAccess } from '../../runtime/routing-view';
+import { canApply, canReset, draftReducer, initialDraft, planApply, profileControl } from '../../runtime/routing-draft';
+import { profileInForce, requiredMetrics, requiresHint, writeAccess } from '../../runtime/routing-view';
 import { useAppStore } from '../../store/use-app-store';
 
 const MULTI = 'multi';
@@ -23,6 +23,7 @@ export function RoutingControls({ view }: { view: RoutingViewWire }) {
   const hint = draft.selected ? requiresHint(requiredMetrics(draft.selected, draft.multiSpec, view)) : null;
   const specInvalid = draft.error?.field === 'strategy' && draft.selected === MULTI;
   const inForce = profileInForce(view);
+  const profile = profileControl(draft, view);
 
   async function apply() {
     const plan = planApply(draft, view);
@@ -88,16 +89,21 @@ export function RoutingControls({ view }: { view: RoutingViewWire }) {
         </label>
         <select
           id="metric-profile"
-          value={draft.profile ?? ''}
+          value={profile.value}
           disabled={disabled}
           onChange={(e) => dispatch({ type: 'profile', profile: e.target.value === '' ? null : e.target.value })}
           data-testid="metric-profile"
         >
-          <option value="">unchanged</option>
-          {SETTABLE_PROFILES.map((p) => (
-            <option key={p} value={p}>
-              {p}
-            </option>
+          {(['in force', 'set'] as const).map((group) => (
+            <optgroup key={group} label={group}>
+              {profile.options
+                .filter((o) => o.group === group)
+                .map((o) => (
+                  <option key={`${group}:${o.value}`} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+            </optgroup>
           ))}
         </select>
         <span className="muted small">

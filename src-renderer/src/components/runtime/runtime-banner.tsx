@@ -1,4 +1,4 @@
-import type { RuntimeBlob } from '../../../../src-router/contract';
+import type { RuntimeBlobView as RuntimeBlob } from '../../../../src-router/contract';
 import { NOT_REPORTED } from '../../runtime/runtime-format';
 import { bannerView } from '../../runtime/runtime-view';
 

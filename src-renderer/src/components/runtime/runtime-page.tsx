@@ -4,6 +4,7 @@ import { runtimeSections } from '../../runtime/runtime-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
+import { BenchRunsCard } from './bench-runs-card';
 import { GaugeCards } from './gauge-cards';
 import { RoutingCard } from './routing-card';
 import { RuntimeBanner } from './runtime-banner';
@@ -46,6 +47,7 @@ export function RuntimePage() {
       )}
       {sections?.published && (
         <>
+          {sections.malformedNote && <Notice kind="info" testId="runtime-malformed">{sections.malformedNote}</Notice>}
           <RuntimeBanner blob={sections.blob} />
           <GaugeCards blob={sections.blob} />
           <div className="runtime-split">
@@ -55,6 +57,7 @@ export function RuntimePage() {
         </>
       )}
       <RoutingCard />
+      <BenchRunsCard />
     </section>
   );
 }

@@ -1,10 +1,10 @@
-import type { SelfTestResult } from '../../../../src-router/contract';
+import type { SelfTestEntry } from '../../../../src-router/contract';
 import { NO_SELF_TESTS, selfTestRows } from '../../runtime/runtime-view';
 
 const ICON = { pass: '✓', warn: '!', fail: '!' } as const;
 
 /** Boot self-tests in the order published (RT-6). Refresh re-reads them; it does not run them again. */
-export function SelfTestsCard({ tests }: { tests: SelfTestResult[] | undefined }) {
+export function SelfTestsCard({ tests }: { tests: SelfTestEntry[] | undefined }) {
   const rows = selfTestRows(tests);
   return (
     <div className="card" data-testid="self-tests">
