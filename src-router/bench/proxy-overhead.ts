@@ -72,7 +72,7 @@ async function runChunk(t: Target, mode: Mode, count: number, agent: Agent, into
 const cpuPerRequestUs = (t: Target, s: Sample) => (t.pid === undefined || !s.requests ? null : (s.cpuTicks / TICKS_PER_S / s.requests) * 1e6);
 
 const SIM_FLAGS = ['--shape', 'llama-server', '--token-time', '0', '--load-time', '0', '--parallel', String(CONCURRENCY)];
-const simModel = (name: string) => ({ name, backend: 'sim' as const, capabilities: ['text' as const], parallel: CONCURRENCY, contextsize: 4096, sim: { load_time: '0ms', token_time: '0ms' } });
+const simModel = (name: string, parallel = CONCURRENCY) => ({ name, backend: 'sim' as const, capabilities: ['text' as const], parallel, contextsize: 4096, sim: { load_time: '0ms', token_time: '0ms' } });
 
 export const proxyOverhead: Benchmark = {
   name: 'proxy-overhead',
@@ -121,8 +121,9 @@ export const proxyOverhead: Benchmark = {
         await runChunk(t, 'streamed', longStreams / 2, agent, long.get(t.label)!, LONG_STREAM_TOKENS);
       }
 
-      // Enrolled vs plain on one node: the router queue's cost (the link's helper is idle, so nothing is lent one at a time).
-      const trio = await Trio.start(scope, { owner: { plain: simModel('bench-plain'), enrolled: simModel('bench-enrolled') }, helper: { help: simModel('bench-help') } });
+      // Enrolled vs plain on one node: the router queue's cost (one request at a time: nothing waits, nothing is lent;
+      // an LLM link needs models that serve one request at a time).
+      const trio = await Trio.start(scope, { owner: { plain: simModel('bench-plain', 1), enrolled: simModel('bench-enrolled', 1) }, helper: { help: simModel('bench-help', 1) } });
       await trio.link('enrolled', 'help');
       const queueTargets: Target[] = [
         { label: 'owner node → plain model', url: trio.owner.url, model: 'bench-plain', pid: trio.owner.proc.pid },

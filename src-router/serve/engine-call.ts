@@ -1,6 +1,6 @@
 import type { EngineLease } from '../backends';
 import type { EngineRoute } from '../engines';
-import { postJson, type HttpAnswer } from './http-call';
+import { postJson, type HttpAnswer, type Signals } from './http-call';
 
 /** A request body for an engine: JSON, or a transcription upload. */
 export type EngineBody = { json: Record<string, unknown> } | { upload: TranscriptionUpload };
@@ -13,12 +13,12 @@ export interface TranscriptionUpload {
 }
 
 /** Calls the engine behind a lease; the signal cancels the request at the engine. */
-export async function callEngine(lease: EngineLease, route: EngineRoute, body: EngineBody, signal: AbortSignal): Promise<HttpAnswer> {
+export async function callEngine(lease: EngineLease, route: EngineRoute, body: EngineBody, signal: Signals): Promise<HttpAnswer> {
   const url = `http://${lease.host}:${lease.port}${route.path}`;
   if ('json' in body) return postJson(url, body.json, signal);
   const form = new FormData();
   const { upload } = body;
   for (const [k, v] of Object.entries(upload.fields)) form.append(k, v);
   form.append('file', new Blob([upload.file], { type: upload.mimetype || 'application/octet-stream' }), upload.filename || 'audio.wav');
-  return (await fetch(url, { method: 'POST', body: form, signal })) as unknown as HttpAnswer;
+  return (await fetch(url, { method: 'POST', body: form, signal: Array.isArray(signal) ? AbortSignal.any([...(signal as readonly AbortSignal[])]) : (signal as AbortSignal) })) as unknown as HttpAnswer;
 }

@@ -21,10 +21,26 @@ export interface HttpAnswer {
 /** Sockets kept open to each upstream: enough for every lane and forward at once (idle ones close with the upstream's keep-alive). */
 const agent = new Agent({ keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' });
 
-/** Why a call failed, as callers read it: `name` AbortError / TimeoutError when the signal ended it, else `cause`. */
-function failure(url: string, err: Error & { code?: string }, signal: AbortSignal): Error {
-  if (signal.aborted) {
-    const reason = signal.reason as Error | undefined;
+/**
+ * The signals that end a call (the client's, a deadline, a cancel): listened to one by one — `AbortSignal.any` per
+ * request costs more than the call itself.
+ */
+export type Signals = AbortSignal | readonly AbortSignal[];
+const list = (s: Signals): readonly AbortSignal[] => (Array.isArray(s) ? s : [s as AbortSignal]);
+const abortedOf = (s: Signals) => list(s).find((x) => x.aborted);
+function onAnyAbort(s: Signals, fn: () => void): () => void {
+  const signals = list(s);
+  for (const x of signals) x.addEventListener('abort', fn, { once: true });
+  return () => {
+    for (const x of signals) x.removeEventListener('abort', fn);
+  };
+}
+
+/** Why a call failed, as callers read it: `name` AbortError / TimeoutError when a signal ended it, else `cause`. */
+function failure(url: string, err: Error & { code?: string }, signals: Signals): Error {
+  const aborted = abortedOf(signals);
+  if (aborted) {
+    const reason = aborted.reason as Error | undefined;
     const e = new Error(reason?.message ?? 'aborted');
     e.name = reason?.name === 'TimeoutError' ? 'TimeoutError' : 'AbortError';
     return e;
@@ -32,7 +48,7 @@ function failure(url: string, err: Error & { code?: string }, signal: AbortSigna
   return Object.assign(new Error(`request to ${url} failed: ${err.code ?? err.message}`), { cause: err });
 }
 
-function answerOf(res: IncomingMessage, url: string, signal: AbortSignal): HttpAnswer {
+function answerOf(res: IncomingMessage, url: string, signal: Signals): HttpAnswer {
   const status = res.statusCode ?? 0;
   let used = false;
   const take = () => {
@@ -72,36 +88,34 @@ function answerOf(res: IncomingMessage, url: string, signal: AbortSignal): HttpA
   };
 }
 
-function once(url: URL, headers: Record<string, string>, payload: Buffer, signal: AbortSignal): Promise<{ answer?: HttpAnswer; retry?: boolean; error?: Error }> {
+function once(url: URL, headers: Record<string, string>, payload: Buffer, signal: Signals): Promise<{ answer?: HttpAnswer; retry?: boolean; error?: Error }> {
   return new Promise((resolve) => {
     const req = httpRequest({
       host: url.hostname, port: url.port || 80, path: `${url.pathname}${url.search}`, method: 'POST', agent,
       headers: { ...headers, 'content-length': String(payload.length) },
     });
-    const onAbort = () => req.destroy(failure(url.href, new Error('aborted'), signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    req.once('response', (res) => {
-      // The body stays abortable: the signal ends it too (a client that left, a deadline).
-      res.once('close', () => signal.removeEventListener('abort', onAbort));
-      const stopBody = () => res.destroy(failure(url.href, new Error('aborted'), signal));
-      if (signal.aborted) stopBody();
-      else signal.addEventListener('abort', stopBody, { once: true });
-      res.once('close', () => signal.removeEventListener('abort', stopBody));
-      resolve({ answer: answerOf(res, url.href, signal) });
+    let res: IncomingMessage | undefined;
+    // Until the answer arrives a signal ends the request; after, its body (a client that left, a deadline).
+    const stop = onAnyAbort(signal, () => (res ?? req).destroy(failure(url.href, new Error('aborted'), signal)));
+    req.once('response', (r) => {
+      res = r;
+      r.once('close', stop);
+      resolve({ answer: answerOf(r, url.href, signal) });
     });
     req.once('error', (err: Error & { code?: string }) => {
-      signal.removeEventListener('abort', onAbort);
+      if (res) return; // the body's own error is the reader's
+      stop();
       // A kept-alive socket the upstream closed just before this request was written: it saw nothing; once more.
-      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !signal.aborted;
+      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !abortedOf(signal);
       resolve(stale ? { retry: true } : { error: failure(url.href, err, signal) });
     });
-    if (signal.aborted) onAbort();
+    if (abortedOf(signal)) req.destroy(failure(url.href, new Error('aborted'), signal));
     else req.end(payload);
   });
 }
 
 /** POSTs a JSON body; resolves when the answer's headers arrive. The signal cancels the call and its body. */
-export async function postJson(url: string, body: unknown, signal: AbortSignal, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+export async function postJson(url: string, body: unknown, signal: Signals, headers: Record<string, string> = {}): Promise<HttpAnswer> {
   const target = new URL(url);
   const payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   const all = { ...headers, 'content-type': 'application/json' };
