@@ -124,6 +124,15 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
       if (l.finishedAt >= o.from && l.finishedAt <= o.to && l.success) loadsInRange++;
     }
   }
+  for (const [node, s] of byNode) {
+    const gaps = new Map<string, number[]>();
+    for (const r of [...s.history, ...s.requests]) {
+      if (r.nodeId !== node || r.serviceSource !== 'engine' || typeof r.serviceMs !== 'number' || typeof r.derivedServiceMs !== 'number') continue;
+      const k = r.localId;
+      gaps.set(k, [...(gaps.get(k) ?? []), Math.max(0, r.derivedServiceMs - r.serviceMs)]);
+    }
+    for (const [m, xs] of gaps) model(node, m).jobOverheadMs = xs.reduce((a, b) => a + b, 0) / xs.length;
+  }
   const history = [...byNode].flatMap(([node, s]) => s.history.filter((r) => r.nodeId === node));
   const historyLoads = [...byNode].flatMap(([node, s]) => s.loads.filter((l) => l.nodeId === node && l.finishedAt < o.from));
   const decisions = [...byNode.values()].flatMap((s) => s.decisions);

@@ -378,7 +378,7 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     const run = () => {
       const key = `${node.id}/${job.model}`;
       const ms = serviceOf(job.req, key);
-      clock.after(() => step(() => finish(node, lane, job, ms)), ms);
+      clock.after(() => step(() => finish(node, lane, job, ms)), ms + (modelOf(node.id, job.model).jobOverheadMs ?? 0));
     };
     if (lane.loaded === job.model) return run();
     const ms = costs.loadMs(`${node.id}/${job.model}`);

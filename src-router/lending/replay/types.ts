@@ -37,6 +37,11 @@ export interface ReplayModel {
   runtimeLane: string;
   /** Every recorded successful load time of it (the sim's loads cost their mean). */
   loadSamplesMs: number[];
+  /**
+   * Measured time a job holds its lane beyond the engine's own report (dispatch, answer relay inside the node): the
+   * mean of the derived service time minus the engine-reported one, 0 when never measured.
+   */
+  jobOverheadMs?: number;
 }
 
 export interface ReplaySettings {
