@@ -12,6 +12,8 @@ commands:
   make-model OUT.gguf [--embd N] [--layers N] [--type f32|f16|q8_0] [--seed N]
                              write a tiny llama GGUF model
   schema [--out DIR]         write the JSON Schemas of the config files (default resources/schema)
+  replay --store DIR […] [--from T] [--to T] [--set cluster.KEY=VALUE …] [--links FILE] [--json FILE]
+                             replay recorded arrivals through the lending rules in simulated time
 `;
 
 async function main(argv: string[]): Promise<void> {
@@ -29,6 +31,8 @@ async function main(argv: string[]): Promise<void> {
       return void (await (await import('./engines/llama-node/main')).makeModelMain(rest));
     case 'schema':
       return (await import('./cli/schema-command')).schemaCommand(rest);
+    case 'replay':
+      return (await import('./cli/replay-command')).replayCommand(rest);
     case 'bench':
       return (await import('./bench/runner')).benchCommand(rest);
     case undefined:
@@ -49,7 +53,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.exit(2);
   }
   // A store another live node holds: the message says which and by whom; no stack trace.
-  if ((err as { code?: string } | null)?.code === 'store_locked') {
+  if ((err as { code?: string } | null)?.code === 'store_locked' || (err as { code?: string } | null)?.code === 'store_missing') {
     process.stderr.write(`routerdesk: ${(err as Error).message}\n`);
     process.exit(1);
   }

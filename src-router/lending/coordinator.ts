@@ -45,7 +45,7 @@ export interface CoordinatorDeps {
 export class Coordinator {
   private inFlight: Promise<PlanResult> | null = null;
   private queued: Promise<PlanResult> | null = null;
-  private readonly live = new Map<string, LiveLease & { grant: LeaseGrant }>();
+  private readonly live: LiveLeases = new Map();
   private tickTimer?: NodeJS.Timeout;
   private wakeTimer?: NodeJS.Timeout;
   decisionsMade = 0;
@@ -184,17 +184,15 @@ export class Coordinator {
     const links = this.deps.links();
     const nodes = await this.snapshot(links);
     const now = this.now();
-    for (const [k, l] of this.live) if (l.expiresAt <= now) this.live.delete(k);
+    dropExpiredLeases(this.live, now);
     const result = plan({ now, trigger, links, nodes, live: [...this.live.values()], settings: this.deps.settings });
     for (const row of result.rows) this.deps.decisions.add(planRowToDecision(row));
     for (const lease of result.leases) {
       const helperState = nodes.find((n) => n.nodeId === lease.helper.nodeId)?.models.find((m) => m.model === lease.helper.model);
       lease.helperContextsize = helperState?.contextsize ?? null;
       lease.helperUrl = lease.helper.nodeId === this.deps.nodeId ? null : this.deps.remotes().find((r) => r.nodeId === lease.helper.nodeId)?.url ?? null;
-      for (const [k, l] of this.live) if (refKey(l.owner) === refKey(lease.owner)) this.live.delete(k);
-      this.live.set(refKey(lease.helper), { owner: lease.owner, helper: lease.helper, slots: lease.slots, probe: lease.probe, expiresAt: now + lease.ttlMs, grant: lease });
     }
-    for (const owner of result.noLease) for (const [k, l] of this.live) if (refKey(l.owner) === refKey(owner)) this.live.delete(k);
+    keepLiveLeases(this.live, result, now);
     this.push(result, asker);
     this.scheduleWake(result.wakeAt);
     return result;
@@ -282,4 +280,21 @@ export class Coordinator {
     if (answer.kind === 'refused') return refuse(answer.reason, answer.message);
     return answer;
   }
+}
+
+/** The master's live leases, keyed by the helper each claims. */
+export type LiveLeases = Map<string, LiveLease & { grant: LeaseGrant }>;
+
+/** Leases whose lifetime has passed are no longer live (before a plan). */
+export function dropExpiredLeases(live: LiveLeases, now: number): void {
+  for (const [k, l] of live) if (l.expiresAt <= now) live.delete(k);
+}
+
+/** After a plan: each granted lease replaces its owner's earlier one; an owner answered "no lease" loses its lease. */
+export function keepLiveLeases(live: LiveLeases, result: PlanResult, now: number): void {
+  for (const lease of result.leases) {
+    for (const [k, l] of live) if (refKey(l.owner) === refKey(lease.owner)) live.delete(k);
+    live.set(refKey(lease.helper), { owner: lease.owner, helper: lease.helper, slots: lease.slots, probe: lease.probe, expiresAt: now + lease.ttlMs, grant: lease });
+  }
+  for (const owner of result.noLease) for (const [k, l] of live) if (refKey(l.owner) === refKey(owner)) live.delete(k);
 }

@@ -9,8 +9,17 @@ interface LiveLeaseOnOwner {
   grant: LeaseGrant;
   /** Timed on the owner's own clock (LEASE-6). */
   expiresAt: number;
-  timer: NodeJS.Timeout;
+  cancel: () => void;
 }
+
+/** Runs `fn` after `ms` on the owner's clock; returns its cancel. The node's is a real (unref'd) timer; the replay's is simulated. */
+export type ScheduleFn = (fn: () => void, ms: number) => () => void;
+
+export const realSchedule: ScheduleFn = (fn, ms) => {
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return () => clearTimeout(t);
+};
 
 export interface OwnerSideDeps {
   nodeId: string;
@@ -25,6 +34,8 @@ export interface OwnerSideDeps {
   tokensOf?(localId: string, item: QueueItem): number | null;
   /** cluster.offload_hold_for_faster_helper (HOLD-1). */
   holdEnabled: boolean;
+  /** Timers (lease expiry, HOLD-3 release); default real ones. */
+  schedule?: ScheduleFn;
 }
 
 /**
@@ -35,9 +46,12 @@ export interface OwnerSideDeps {
 export class OwnerSide {
   private readonly leases = new Map<string, LiveLeaseOnOwner>();
   private readonly reporting = new Map<string, { inFlight: boolean; pending: Trigger | null }>();
-  private readonly holdTimers = new Map<string, NodeJS.Timeout>();
+  private readonly holdTimers = new Map<string, () => void>();
+  private readonly schedule: ScheduleFn;
 
-  constructor(private readonly deps: OwnerSideDeps) {}
+  constructor(private readonly deps: OwnerSideDeps) {
+    this.schedule = deps.schedule ?? realSchedule;
+  }
 
   lease(localId: string): LeaseGrant | null {
     const l = this.leases.get(localId);
@@ -80,15 +94,14 @@ export class OwnerSide {
       return false;
     }
     const old = this.leases.get(localId);
-    if (old) clearTimeout(old.timer);
+    if (old) old.cancel();
     if (!grant) {
       if (old) this.clear(localId, old.grant, 'no_lease');
       return true;
     }
     const expiresAt = this.deps.now() + grant.ttlMs;
-    const timer = setTimeout(() => this.expire(localId, expiresAt), grant.ttlMs);
-    timer.unref();
-    this.leases.set(localId, { grant, expiresAt, timer });
+    const cancel = this.schedule(() => this.expire(localId, expiresAt), grant.ttlMs);
+    this.leases.set(localId, { grant, expiresAt, cancel });
     if (!old || changed(old.grant, grant)) {
       this.deps.decisions.add(leaseUpdatedRow({
         ...this.leaseArgs(localId, grant), helper: grant.helper, linkId: grant.linkId, slots: grant.slots, probe: grant.probe, ttlMs: grant.ttlMs,
@@ -144,18 +157,17 @@ export class OwnerSide {
       ownerJobMs: grant.ownerJobMs, helperJobMs: grant.helperJobMs, waitedMs: now - item.arrivedAt,
       details: verdict.helperFinishMs === null ? undefined : { helperPredictedFinishMs: verdict.helperFinishMs },
     }));
-    clearTimeout(this.holdTimers.get(localId));
-    const timer = setTimeout(() => {
+    this.holdTimers.get(localId)?.();
+    const cancel = this.schedule(() => {
       const reason = holdReleaseReason({ now: this.deps.now(), enabled: this.deps.holdEnabled, ownerBusy: queue.activeCount > 0, leaseLive: this.lease(localId) !== null, releaseAt: verdict.releaseAt! });
       if (reason) this.releaseHeld(localId);
     }, Math.max(0, verdict.releaseAt - now) + 1);
-    timer.unref();
-    this.holdTimers.set(localId, timer);
+    this.holdTimers.set(localId, cancel);
     return true;
   }
 
   private releaseHeld(localId: string) {
-    clearTimeout(this.holdTimers.get(localId));
+    this.holdTimers.get(localId)?.();
     this.holdTimers.delete(localId);
     this.deps.queueOf(localId)?.releaseHeld();
   }
@@ -211,8 +223,8 @@ export class OwnerSide {
   }
 
   stop(): void {
-    for (const t of this.holdTimers.values()) clearTimeout(t);
-    for (const l of this.leases.values()) clearTimeout(l.timer);
+    for (const cancel of this.holdTimers.values()) cancel();
+    for (const l of this.leases.values()) l.cancel();
     this.leases.clear();
   }
 }

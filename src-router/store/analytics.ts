@@ -183,7 +183,7 @@ export class AnalyticsStore {
   }
 }
 
-function toRequestRow(r: Record<string, unknown>): RequestRow {
+export function toRequestRow(r: Record<string, unknown>): RequestRow {
   return {
     finishedAt: r.finished_at as number, nodeId: r.node_id as string, model: r.model as string, localId: r.local_id as string,
     backend: r.backend as string, endpoint: r.endpoint as RequestEndpoint, streamed: r.streamed === 1,
@@ -197,7 +197,7 @@ function toRequestRow(r: Record<string, unknown>): RequestRow {
   };
 }
 
-function toLoadRow(r: Record<string, unknown>): LoadRow {
+export function toLoadRow(r: Record<string, unknown>): LoadRow {
   return {
     finishedAt: r.finished_at as number, nodeId: r.node_id as string, model: r.model as string, localId: r.local_id as string,
     backend: r.backend as string, lane: r.lane as string, durationMs: r.duration_ms as number, success: r.success === 1,

@@ -55,3 +55,12 @@ export function migrate(db: Db, migrations: Migration[]): void {
     })();
   }
 }
+
+/** Opens an existing store read-only (a replay reads a node's store, even one a live node holds): no migrations, no lock. */
+export function openStoreReadOnly(storeDir: string): Db {
+  const file = join(storeDir, 'router.db');
+  if (!existsSync(file)) throw Object.assign(new Error(`no store at ${storeDir} (router.db missing)`), { code: 'store_missing' });
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}

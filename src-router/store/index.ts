@@ -12,3 +12,4 @@ export * from './decision-log-merge';
 export * from './decision-log-export';
 export * from './settings-counter';
 export * from './bench-store';
+export * from './replay-source';

@@ -1,0 +1,7 @@
+export * from './sim-clock';
+export * from './types';
+export * from './summary';
+export * from './recorded';
+export * from './settings';
+export * from './simulate';
+export * from './replay';
