@@ -10,6 +10,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ROUTER_VERSION } from '../version';
 import { decisionLog } from './decision-log';
+import { lendingLog } from './lending-log';
 import { faults } from './faults';
 import { lendingMakespan } from './lending-makespan';
 import { lendingScenarios } from './lending-scenarios';
@@ -20,7 +21,7 @@ import { killAllNow } from './scope';
 import { DASH, formatDuration, formatRatio, renderTable, type Cell, type Table } from './table';
 import type { Benchmark, JsonRow, SummaryLine } from './types';
 
-export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog];
+export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog, lendingLog];
 
 export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]] [--json FILE]
 

@@ -49,15 +49,18 @@ export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<
   return missing.length ? { ...page, missing: missing.sort() } : page;
 }
 
-/** Every row of the cluster's log matching `q`, newest first, up to `max` (the export, UI-6). */
-export async function gatherAllDecisions(d: GatherDeps, q: DecisionQuery, max: number): Promise<DecisionRow[]> {
-  const rows: DecisionRow[] = [];
+/**
+ * The cluster's log matching `q`, newest first, page by page up to `max` rows (the export, UI-6): one page of at
+ * most 1,000 rows is held at a time, so an export of a million rows streams in flat memory.
+ */
+export async function* decisionPages(d: GatherDeps, q: DecisionQuery, max: number): AsyncGenerator<DecisionRow[]> {
   let cursor: string | null | undefined;
+  let sent = 0;
   do {
-    const page = await gatherDecisions(d, { ...q, cursor, limit: 1000 });
-    rows.push(...page.rows);
+    const page = await gatherDecisions(d, { ...q, cursor, limit: Math.min(1000, max - sent) });
+    const rows = page.rows.slice(0, max - sent);
+    sent += rows.length;
+    if (rows.length) yield rows;
     cursor = page.nextCursor;
-  } while (cursor && rows.length < max);
-  return rows.slice(0, max);
+  } while (cursor && sent < max);
 }
-

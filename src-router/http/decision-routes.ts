@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
-import { gatherAllDecisions, gatherDecisions, type GatherDeps } from '../cluster/decision-gather';
-import { exportFileName, toCsv, toJsonLines, type DecisionFilter, type DecisionPage, type DecisionQuery } from '../store';
+import { decisionPages, gatherDecisions, type GatherDeps } from '../cluster/decision-gather';
+import { csvHeader, csvLines, exportFileName, toJsonLines, type DecisionFilter, type DecisionPage, type DecisionQuery } from '../store';
 import { requireToken } from './auth';
 import type { HttpDeps } from './deps';
 
@@ -63,12 +64,16 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
       const format = request.query.format === 'jsonl' ? 'jsonl' : request.query.format === 'csv' || !request.query.format ? 'csv' : null;
       if (!format) throw new RouterError(400, 'invalid_request', 'format: csv or jsonl', 'invalid_request_error', 'format');
       const max = count(request.query.max, 'max', 1_000_000) ?? 100_000;
-      const rows = await gatherAllDecisions(gatherDeps(request), filterOf(request.query), max);
-      const body = format === 'csv' ? toCsv(rows) : toJsonLines(rows);
+      // Streamed page by page (flat memory whatever the size): the header first, then each gathered page's lines.
+      const pages = decisionPages(gatherDeps(request), filterOf(request.query), max);
+      async function* chunks() {
+        if (format === 'csv') yield csvHeader();
+        for await (const rows of pages) yield format === 'csv' ? csvLines(rows) : toJsonLines(rows);
+      }
       return reply
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson')
         .header('content-disposition', `attachment; filename="${exportFileName(format, Date.now())}"`)
-        .send(body);
+        .send(Readable.from(chunks()));
     });
   });
 }

@@ -14,12 +14,18 @@ function cell(row: DecisionRow, f: (typeof DECISION_FIELDS)[number]): string {
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-/** Header line (every column, table names) + one line per row, CRLF-terminated; null is an empty field; details is JSON. */
-export function toCsv(rows: readonly DecisionRow[]): string {
-  const lines = [DECISION_FIELDS.map((f) => DECISION_COLUMNS[f]).join(',')];
-  for (const row of rows) lines.push(DECISION_FIELDS.map((f) => csvField(cell(row, f))).join(','));
-  return lines.join(CRLF) + CRLF;
+/** The CSV header line (every column, by its table name), CRLF-terminated. */
+export const csvHeader = (): string => DECISION_FIELDS.map((f) => DECISION_COLUMNS[f]).join(',') + CRLF;
+
+/** One CSV line per row, each CRLF-terminated; null is an empty field; details is JSON. */
+export function csvLines(rows: readonly DecisionRow[]): string {
+  let out = '';
+  for (const row of rows) out += DECISION_FIELDS.map((f) => csvField(cell(row, f))).join(',') + CRLF;
+  return out;
 }
+
+/** Header line + one line per row (RFC 4180). */
+export const toCsv = (rows: readonly DecisionRow[]): string => csvHeader() + csvLines(rows);
 
 /** One JSON object per line (camelCase fields, every column present), each line ending in LF. */
 export function toJsonLines(rows: readonly DecisionRow[]): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
-import { gatherAllDecisions, gatherDecisions } from '../../src-router/cluster/decision-gather';
+import { decisionPages, gatherDecisions } from '../../src-router/cluster/decision-gather';
 import { DecisionLogWriter, openStore, queryDecisions } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
@@ -18,8 +18,14 @@ describe('gathering the cluster\'s decision log', () => {
     const first = await gatherDecisions(deps, { limit: 10 });
     expect(first.missing).toEqual(['gone']);
     expect(first.rows).toHaveLength(10);
-    const all = await gatherAllDecisions(deps, {}, 100_000);
-    expect(all).toHaveLength(2500);
+    const pages: number[] = [];
+    for await (const rows of decisionPages(deps, {}, 100_000)) pages.push(rows.length);
+    expect(pages.reduce((a, b) => a + b, 0)).toBe(2500);
+    // Page by page, never more than 1,000 rows held at once; `max` cuts exactly.
+    expect(Math.max(...pages)).toBeLessThanOrEqual(1000);
+    let cut = 0;
+    for await (const rows of decisionPages(deps, {}, 1_234)) cut += rows.length;
+    expect(cut).toBe(1_234);
     db.close();
   });
 });
