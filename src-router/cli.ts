@@ -7,6 +7,8 @@ commands:
   node --config FILE         run one router node headless
   serve [--dir DIR] [--port N] [--no-open]
                              standalone node with its UI on the embedded defaults (a generated tiny model)
+  demo [--dir DIR] [--port N] [--no-open]
+                             a local master and two slaves with links and bursty traffic: lending to watch
   sim-engine [flags]         the simulated engine (every engine shape), as the supervisor runs it
   llama-engine [flags]       the built-in llama.cpp engine over node-llama-cpp
   make-model OUT.gguf [--embd N] [--layers N] [--type f32|f16|q8_0] [--seed N]
@@ -23,6 +25,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./cli/node-command')).nodeCommand(rest);
     case 'serve':
       return (await import('./cli/serve-command')).serveCommand(rest);
+    case 'demo':
+      return (await import('./cli/demo-command')).demoCommand(rest);
     case 'sim-engine':
       return void (await (await import('./engines/sim/main')).simEngineMain(rest));
     case 'llama-engine':

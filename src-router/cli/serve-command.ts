@@ -72,8 +72,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
   if (!values['no-open'] && process.env.DISPLAY) openBrowser(link);
 }
 
-
-function openBrowser(url: string) {
+/** Opens the UI in the desktop's browser (xdg-open), never failing the command. */
+export function openBrowser(url: string) {
   const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
   child.on('error', () => {});
   child.unref();

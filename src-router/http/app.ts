@@ -1,3 +1,4 @@
+import { CLIENT_API_PATH, defaultAnswerHeaders } from './answer-headers';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { assetRoutes } from './asset-routes';
@@ -56,6 +57,10 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     for (const [key, value] of Object.entries(q as Record<string, unknown>)) {
       if (Array.isArray(value)) throw new RouterError(400, 'invalid_request', `query parameter '${key}' is given ${value.length} times: give it once`, 'invalid_request_error', key);
     }
+  });
+  // Issue #15: every answer of the client APIs names the node that ran it (an executor's answer sets its own).
+  app.addHook('onSend', async (request, reply) => {
+    if (CLIENT_API_PATH.test(request.url)) defaultAnswerHeaders(reply, deps.nodeId);
   });
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });

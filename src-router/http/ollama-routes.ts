@@ -10,7 +10,8 @@ import type { LocalModelRecord } from '../registry';
 import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-import { rawBytes, servedByHeader } from './openai-routes';
+import { answerHeaders } from './answer-headers';
+import { rawBytes } from './openai-routes';
 import { writeStream } from './streaming';
 import { servable } from '../registry/servable';
 
@@ -127,7 +128,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
         const out = await deps.executor.run({ endpoint, model: body.model, json, stream: json.stream === true, signal: clientSignal(reply), promptBytes: rawBytes(request) }).catch((err: unknown) => {
           throw asOllamaParam(err);
         });
-        servedByHeader(reply, out);
+        answerHeaders(reply, out);
         const model = out.modelId;
         if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, clock), 'ndjson', out.close, deps.writeTimeoutMs);
         if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
@@ -140,6 +141,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const clock = clockFor(body.model);
       models.keepAlive(body.model, parseKeepAlive(body.keep_alive));
       const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), stream: false, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+      answerHeaders(reply, out);
       if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
       const result = openAIEmbeddingsToOllama(out.body as object, out.modelId, clock);
       return legacy ? { embedding: (result.embeddings as number[][])[0] ?? [] } : result;

@@ -2,11 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { chatRequestSchema, completionRequestSchema, embeddingRequestSchema, imageRequestSchema } from '../contract';
 import type { Endpoint } from '../engines';
 import { badRequest, modelNotFound, type ServeInput, type ServeOutput, type TranscriptionUpload } from '../serve';
-import { GUARDIAN_FOR_HEADER, SERVED_BY_HEADER } from '../serve/guardian-route';
+import { GUARDIAN_FOR_HEADER } from '../serve/guardian-route';
+import { NODE_HEADER, QUEUE_MS_HEADER } from '../serve/answer-facts';
+import { answerHeaders } from './answer-headers';
+import { QueueNotice } from './queue-notice';
 import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-import { writeStream } from './streaming';
+import { inBand, openStream, writeStream, type StreamFormat } from './streaming';
 import { servable } from '../registry/servable';
 
 /**
@@ -44,8 +47,11 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
       // A borrowed request runs on even if its relay connection drops (a master that died): its answer is kept for
       // the owner to fetch; the master cancels it explicitly when the owner's client leaves (issue #9).
       const signal = lent.requestId && deps.lendingHttp?.lending ? deps.lendingHttp.lending.borrowedSignal(lent.requestId) : clientSignal(reply);
-      const out = await deps.executor.run({ endpoint, model: body.model, json: body, stream, signal, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker) });
-      return send(request, reply, out, deps.writeTimeoutMs);
+      // A worker call's stream sends no comments: its head waits for the answer, so the master reads where it ran.
+      const notice = stream && !worker ? queueNotice(reply, 'sse', deps.nodeId) : undefined;
+      return runStreamed(request, reply, notice, 'sse', deps.writeTimeoutMs, () =>
+        deps.executor.run({ endpoint, model: body.model, json: body, stream, signal, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker), onQueued: notice?.waiting }),
+      );
     });
 
   jsonEndpoint('/v1/chat/completions', 'chat', chatRequestSchema);
@@ -100,16 +106,36 @@ async function readUpload(request: FastifyRequest): Promise<TranscriptionUpload>
   return { ...file, fields };
 }
 
-export async function send(request: FastifyRequest, reply: FastifyReply, out: ServeOutput, writeTimeoutMs: number): Promise<FastifyReply | void> {
-  servedByHeader(reply, out);
-  if (out.kind === 'sse') return writeStream(request, reply, out.events, 'sse', out.close, writeTimeoutMs);
+export async function send(request: FastifyRequest, reply: FastifyReply, out: ServeOutput, writeTimeoutMs: number, format: StreamFormat = 'sse'): Promise<FastifyReply | void> {
+  answerHeaders(reply, out);
+  if (out.kind === 'sse') return writeStream(request, reply, out.events, format, out.close, writeTimeoutMs);
+  // A stream whose head went out with its queue comments: whatever the answer, it is written in-band.
+  if (reply.raw.headersSent) return writeStream(request, reply, inBand(out), format, () => {}, writeTimeoutMs);
   if (out.kind === 'text') return reply.status(out.status).type(out.contentType).send(out.body);
   return reply.status(out.status).send(out.body);
 }
 
-/** GUARD-2: a guardian's answer names it (set on the raw response too: streams are written past fastify). */
-export function servedByHeader(reply: FastifyReply, out: ServeOutput): void {
-  if (!out.servedBy) return;
-  reply.header(SERVED_BY_HEADER, out.servedBy);
-  reply.raw.setHeader(SERVED_BY_HEADER, out.servedBy);
+/** Issue #15: the queue comments of a streamed request (SSE formats); its head names this node, its queue time comes as a trailer. */
+export function queueNotice(reply: FastifyReply, format: Exclude<StreamFormat, 'ndjson'>, nodeId: string): QueueNotice {
+  return new QueueNotice(reply, () => openStream(reply, format, { [NODE_HEADER]: nodeId, trailer: QUEUE_MS_HEADER }));
+}
+
+/**
+ * Runs a request whose stream may send queue comments meanwhile, then sends its answer (`answer`, default `send`):
+ * once the stream's head went out, a failure is written in-band instead of as an error response.
+ */
+export async function runStreamed(
+  request: FastifyRequest, reply: FastifyReply, notice: QueueNotice | undefined, format: StreamFormat, writeTimeoutMs: number, run: () => Promise<ServeOutput>,
+  answer: (out: ServeOutput) => Promise<unknown> = (out) => send(request, reply, out, writeTimeoutMs, format),
+): Promise<unknown> {
+  let out: ServeOutput;
+  try {
+    out = await run();
+  } catch (err) {
+    if (!notice?.started) throw err;
+    return writeStream(request, reply, inBand({ error: err }), format, () => {}, writeTimeoutMs);
+  } finally {
+    notice?.stop();
+  }
+  return answer(out);
 }

@@ -4,7 +4,8 @@ import { chatStreamToResponses, chatToResponse, RESPONSES_PARAM, responsesToChat
 import { clientSignal } from './client-signal';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-import { rawBytes, send, servedByHeader } from './openai-routes';
+import { answerHeaders } from './answer-headers';
+import { queueNotice, rawBytes, runStreamed, send } from './openai-routes';
 import { writeStream } from './streaming';
 
 /**
@@ -16,18 +17,20 @@ export async function responsesRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     const body = parseBody(responsesRequestSchema, request.body);
     const json = responsesToChat(body);
     const stream = body.stream === true;
-    const out = await deps.executor
-      .run({ endpoint: 'chat', model: body.model, json, stream, signal: clientSignal(reply), promptBytes: rawBytes(request) })
-      .catch((err: unknown) => {
+    const notice = stream ? queueNotice(reply, 'sse-events', deps.nodeId) : undefined;
+    const run = () =>
+      deps.executor.run({ endpoint: 'chat', model: body.model, json, stream, signal: clientSignal(reply), promptBytes: rawBytes(request), onQueued: notice?.waiting }).catch((err: unknown) => {
         throw asResponsesError(err);
       });
-    servedByHeader(reply, out);
-    if (out.kind === 'sse') return writeStream(request, reply, chatStreamToResponses(out.events, body, out.modelId), 'sse-events', out.close, deps.writeTimeoutMs);
-    // Errors are already OpenAI-shaped (the engine's, relayed with the model named); anything not JSON is passed on.
-    if (out.kind !== 'json' || out.status >= 400) return send(request, reply, out, deps.writeTimeoutMs);
-    const answer = chatCompletionAnswerSchema.safeParse(out.body);
-    if (!answer.success) throw new RouterError(502, 'engine_bad_response', `the engine for '${out.modelId}' answered a chat completion without choices`);
-    return chatToResponse(body, answer.data, out.modelId);
+    return runStreamed(request, reply, notice, 'sse-events', deps.writeTimeoutMs, run, async (out) => {
+      answerHeaders(reply, out);
+      if (out.kind === 'sse') return writeStream(request, reply, chatStreamToResponses(out.events, body, out.modelId), 'sse-events', out.close, deps.writeTimeoutMs);
+      // Errors are already OpenAI-shaped (the engine's, relayed with the model named); anything not JSON is passed on.
+      if (out.kind !== 'json' || out.status >= 400) return send(request, reply, out, deps.writeTimeoutMs, 'sse-events');
+      const answer = chatCompletionAnswerSchema.safeParse(out.body);
+      if (!answer.success) throw new RouterError(502, 'engine_bad_response', `the engine for '${out.modelId}' answered a chat completion without choices`);
+      return chatToResponse(body, answer.data, out.modelId);
+    });
   });
 }
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RouterError } from '../contract';
 import { errorPayload, toRouterError } from './errors';
 import { redactUrl } from './redact';
 
@@ -9,15 +10,9 @@ import { redactUrl } from './redact';
  * `[DONE]`) for the Responses API. An error after the first byte is sent in-band.
  */
 export async function writeStream(request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: StreamFormat, onEnd: () => void, writeTimeoutMs: number): Promise<void> {
-  reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': format !== 'ndjson' ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
-  res.flushHeaders();
+  // A stream that waited in a router queue has sent its head already, with its queue comments (`queue-notice`).
+  if (!res.headersSent) openStream(reply, format);
   try {
     for await (const item of items) {
       if (res.destroyed) break;
@@ -46,6 +41,30 @@ export async function writeStream(request: FastifyRequest, reply: FastifyReply, 
 }
 
 export type StreamFormat = 'sse' | 'sse-events' | 'ndjson';
+
+/** Takes the response over from fastify and sends a stream's head (headers set on the raw response before are kept). */
+export function openStream(reply: FastifyReply, format: StreamFormat, headers: Record<string, string> = {}): void {
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    'content-type': format !== 'ndjson' ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    ...headers,
+  });
+  reply.raw.flushHeaders();
+}
+
+/** The items of an answer that is not a stream, for a stream whose head already went out: an error is sent in-band. */
+export async function* inBand(answer: { status: number; body: unknown } | { error: unknown }): AsyncGenerator<unknown> {
+  if ('error' in answer) throw answer.error;
+  if (answer.status < 400) {
+    yield answer.body;
+    return;
+  }
+  const e = (answer.body as { error?: { message?: unknown; code?: unknown } } | null)?.error;
+  throw new RouterError(answer.status, typeof e?.code === 'string' ? e.code : 'engine_error', typeof e?.message === 'string' ? e.message : `the answer was ${answer.status}`);
+}
 
 function frame(format: StreamFormat, item: unknown): string {
   if (format === 'ndjson') return `${JSON.stringify(item)}\n`;

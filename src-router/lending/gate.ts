@@ -7,6 +7,8 @@ export interface AdmitRequest {
   stream: boolean;
   bodyBytes: number;
   json?: Record<string, unknown>;
+  /** Called once if the request has to wait in the router queue: `position()` is its 1-based place, null once it no longer waits. */
+  onWaiting?(position: () => number | null): void;
 }
 
 export type OwnTicket =

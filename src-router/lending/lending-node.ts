@@ -4,7 +4,7 @@ import { LaneRestorer, type Supervisor } from '../backends';
 import type { NodeConfig } from '../config';
 import { hasImageInput, RouterError } from '../contract';
 import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, tokenProfile, type TokenProfile } from '../costs';
-import { ModelQueue, type QueueItem } from '../queue';
+import { lentEtas, ModelQueue, queueEtas, type QueueItem } from '../queue';
 import type { ModelRegistry } from '../registry';
 import type { AnalyticsStore } from '../store';
 import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
@@ -174,7 +174,9 @@ export class LendingNode implements LendingGate {
     const queue = this.queues.get(localId)!;
     const item = this.item(req, false);
     const owner: ModelRef = { nodeId: this.deps.nodeId, model: localId };
-    let dispatch = await queue.enqueue(item, signal);
+    const enqueued = queue.enqueue(item, signal);
+    if (req.onWaiting && queue.position(item) !== null) req.onWaiting(() => queue.position(item));
+    let dispatch = await enqueued;
     for (;;) {
       const waitedMs = this.now() - item.arrivedAt;
       if (dispatch.kind === 'engine') return { kind: 'engine', waitedMs, done: () => queue.finished(item) };
@@ -426,12 +428,29 @@ export class LendingNode implements LendingGate {
     );
   }
 
-  /** Held requests for the Nodes page (UI-2): queued / held / lent with first arrival. */
+  /**
+   * Held requests for the Nodes page (UI-2): queued / held / lent with first arrival; a waiting one with its position
+   * and predicted start and finish, a lent one with its helper and predicted finish there (`queue/queue-eta`).
+   */
   heldView() {
+    const now = this.now();
+    const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
     return [...this.queues.values()].map((q) => {
       const v = q.view();
       const row = (i: QueueItem) => ({ id: i.id, state: i.state, firstArrival: new Date(i.arrivedAt).toISOString(), borrowed: i.borrowed, returned: i.returned, stream: i.stream });
-      return { model: q.localId, depth: v.depth, active: v.active.map(row), held: [...v.waiting, ...v.lent].map(row) };
+      const rec = this.deps.registry.byLocalId(q.localId);
+      const lane = laneOf(rec?.config.capabilities ?? []);
+      const profile = lane === 'text' ? this.tokenProfile(q.localId) : null;
+      const work = (i: QueueItem) => this.workOf(lane, i, profile);
+      const etas = queueEtas({ now, fit: this.costs(q.localId, lane).fit, active: v.active.map((i) => ({ startedAt: i.startedAt ?? i.arrivedAt, work: work(i) })), waiting: v.waiting.map(work) });
+      const lentAt = lentEtas(v.lent.map((i) => ({ sentAt: i.startedAt ?? now, helper: i.lentTo?.helper ?? '', helperJobMs: i.lentTo?.helperJobMs ?? null, helperSwitchMs: i.lentTo?.helperSwitchMs ?? null })));
+      return {
+        model: q.localId, depth: v.depth, active: v.active.map(row),
+        held: [
+          ...v.waiting.map((i, k) => ({ ...row(i), position: etas[k].position, predictedStart: iso(etas[k].startAt), predictedFinish: iso(etas[k].finishAt), helper: null })),
+          ...v.lent.map((i, k) => ({ ...row(i), position: null, predictedStart: null, predictedFinish: iso(lentAt[k]), helper: i.lentTo?.helper ?? null })),
+        ],
+      };
     });
   }
 

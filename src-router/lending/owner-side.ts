@@ -213,6 +213,7 @@ export class OwnerSide {
     for (const item of queue.lendable()) {
       if (queue.lentCount >= grant.slots) break;
       if (!this.fitsHelper(localId, item, grant)) continue;
+      item.lentTo = { helper: `${grant.helper.nodeId}/${grant.helper.model}`, helperJobMs: grant.helperJobMs, helperSwitchMs: grant.helperSwitchMs };
       if (queue.lend(item, grant)) this.deps.decisions.add(lentRow({ ...this.leaseArgs(localId, grant), helper: grant.helper, requestId: item.id }));
     }
   }

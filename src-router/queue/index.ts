@@ -1,1 +1,2 @@
 export * from './model-queue';
+export * from './queue-eta';

@@ -26,6 +26,8 @@ export interface QueueItem {
   startedAt?: number;
   /** For borrowed work: the owner it came from, `node/model`. */
   owner?: string;
+  /** While lent: the helper it went to (`node/model`) and the lease's predicted times there (ETAs, `queue-eta`). */
+  lentTo?: { helper: string; helperJobMs: number | null; helperSwitchMs: number | null };
 }
 
 /** Decides whether the request that would fill the SECOND engine slot waits for a faster helper instead (HOLD-1). */
@@ -184,6 +186,7 @@ export class ModelQueue {
   requeue(item: QueueItem, signal?: AbortSignal): Promise<Dispatch> {
     this.lent.delete(item);
     item.state = 'queued';
+    item.lentTo = undefined;
     item.returned = true;
     return this.enqueue(item, signal);
   }
@@ -205,6 +208,12 @@ export class ModelQueue {
     }
     if (back.length) this.notify('withdrawn');
     return back.map((w) => w.item);
+  }
+
+  /** 1-based place of a request among the waiting ones (own before borrowed, then first arrival); null once it no longer waits. */
+  position(item: QueueItem): number | null {
+    const i = this.waiting.findIndex((w) => w.item === item);
+    return i < 0 ? null : i + 1;
   }
 
   get activeCount(): number {

@@ -17,6 +17,7 @@ import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
 import { refuseUnhonoured } from './feature-gate';
+import { factsFromHeaders, type AnswerFacts } from './answer-facts';
 import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
@@ -37,6 +38,8 @@ export interface ServeInput {
   requestId?: string;
   /** GUARD-2: a guardian answers this request for that text-only model (it is never sent to a guardian again). */
   guardian?: { for: ModelRef; reason: GuardianReason };
+  /** Called once if the request waits in a router queue: `position()` is its 1-based place, null once it no longer waits. */
+  onQueued?(position: () => number | null): void;
 }
 
 export type ServeOutput = (
@@ -46,6 +49,8 @@ export type ServeOutput = (
 ) & {
   /** GUARD-2: the guardian that answered (`node/localId`), for the `x-routerdesk-served-by` header. */
   servedBy?: string;
+  /** Issue #15: where it ran, how long it waited, the helper a lent one went to (the `x-routerdesk-*` headers). */
+  facts?: AnswerFacts;
 };
 
 export interface ExecutorDeps {
@@ -146,7 +151,7 @@ export class RequestExecutor {
   private async admit(target: Target, input: ServeInput, payload: RequestPayload): Promise<{ kind: 'engine'; waitedMs: number; done(): void } | Extract<OwnTicket, { kind: 'lent' }> | undefined> {
     const lending = this.deps.lending;
     if (!lending) return undefined;
-    const req = { id: input.requestId ?? randomUUID(), endpoint: input.endpoint, stream: input.stream, bodyBytes: input.promptBytes ?? 0, json: input.json };
+    const req = { id: input.requestId ?? randomUUID(), endpoint: input.endpoint, stream: input.stream, bodyBytes: input.promptBytes ?? 0, json: input.json, onWaiting: input.onQueued };
     if (input.borrowedFrom) {
       if (!lending.enrolled(target.localId)) throw new RouterError(409, 'offload_returned', `borrowed request handed back: '${target.localId}' is not linked on this node`, 'invalid_request_error', null, { reason: 'no_link' });
       const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.signal);
@@ -217,7 +222,8 @@ export class RequestExecutor {
           const lentTarget = { ...target, names: [...target.names, gate.helper.model] };
           servedBy = { nodeId: gate.helper.nodeId, localId: gate.helper.model };
           finish('ok', gate.status, null, { ...usageWork(input, gate.body) });
-          return { kind: 'json', status: gate.status, body: rewrite(gate.body, lentTarget), modelId: target.clusterId };
+          const facts = { node: gate.helper.nodeId, queueMs: gate.waitedMs, lentTo: `${gate.helper.nodeId}/${gate.helper.model}` };
+          return { kind: 'json', status: gate.status, body: rewrite(gate.body, lentTarget), modelId: target.clusterId, facts };
         }
         if (gate) {
           queueWaitMs = gate.waitedMs;
@@ -237,19 +243,20 @@ export class RequestExecutor {
       }
       if (target.kind === 'static') this.deps.onTurn?.(target, upstream.response.status < 500);
       const res = upstream.response;
+      const facts: AnswerFacts = target.kind === 'remote' ? factsFromHeaders(res.headers, target.nodeId) : { node: this.deps.nodeId, queueMs: queueWaitMs + upstream.waitedMs, lentTo: null };
       if (!res.ok) {
         const body = await errorBody(res, target);
         finish('error', res.status, body.error.message);
-        return { kind: 'json', status: res.status, body, modelId: target.clusterId };
+        return { kind: 'json', status: res.status, body, modelId: target.clusterId, facts };
       }
       if (input.stream && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
         const close = () => {
           upstream?.cancel();
           finish('cancelled', 499, 'client closed the request');
         };
-        return { kind: 'sse', status: 200, events: relayEvents(res, upstream, target, finish), modelId: target.clusterId, close };
+        return { kind: 'sse', status: 200, events: relayEvents(res, upstream, target, finish), modelId: target.clusterId, close, facts };
       }
-      return await readBody(res, upstream, input, target, finish);
+      return { ...(await readBody(res, upstream, input, target, finish)), facts };
     } catch (err) {
       const e = input.signal.aborted ? new RouterError(499, 'client_closed', 'client closed the request') : asRouterError(err);
       finish(input.signal.aborted ? 'cancelled' : e.code === 'offload_returned' ? 'returned' : 'error', e.status, e.message);

@@ -13,3 +13,4 @@ export * from './upstream';
 export * from './responses-translate';
 export * from './responses-stream';
 export * from './feature-gate';
+export * from './answer-facts';

@@ -217,6 +217,26 @@ test('Nodes: during a burst, held requests marked queued / held / lent with firs
   expect(active.every((s) => s === 'active')).toBe(true);
   expect(active.length).toBeLessThanOrEqual(2);
   await expect(card.getByTestId('node-held').getByTestId('request-mark')).toHaveCount(marks.length);
+  // Issue #15: a waiting request shows its position and predicted start and finish (the burst is the measured work:
+  // the fit prices it); a lent one its helper and predicted finish there.
+  const waitingRow = heldRows.filter({ has: page.getByTestId('request-position').getByText(/^\d+$/) });
+  const lentRow = card.locator('[data-testid="held-requests-row"][data-state="lent"]');
+  await expect(async () => {
+    await page.getByTestId('nodes-refresh').click();
+    await expect(page.getByTestId('nodes-refresh')).toHaveText('Refresh');
+    await expect(waitingRow.first()).toBeVisible({ timeout: 100 });
+    await expect(waitingRow.first().getByTestId('request-predicted-start')).toHaveText(/^(in \d.*|due)$/, { timeout: 100 });
+    await expect(waitingRow.first().getByTestId('request-predicted-finish')).toHaveText(/^(in \d.*|due)$/, { timeout: 100 });
+    await expect(waitingRow.first().getByTestId('request-helper')).toHaveText('—', { timeout: 100 });
+  }).toPass({ timeout: 8_000, intervals: [50] });
+  await expect(async () => {
+    await page.getByTestId('nodes-refresh').click();
+    await expect(page.getByTestId('nodes-refresh')).toHaveText('Refresh');
+    await expect(lentRow.first()).toBeVisible({ timeout: 100 });
+    await expect(lentRow.first().getByTestId('request-helper')).toHaveText('gpu-b/b', { timeout: 100 });
+    await expect(lentRow.first().getByTestId('request-position')).toHaveText('—', { timeout: 100 });
+    await expect(lentRow.first().getByTestId('request-predicted-finish')).toHaveText(/^(in \d.*|due)$/, { timeout: 100 });
+  }).toPass({ timeout: 8_000, intervals: [50] });
   await expect(card.getByTestId('node-active').getByTestId('request-mark')).toHaveCount(0);
   // On the helper, a borrowed request at its engine names the owner it was lent from (UI-2).
   const borrowed = page.locator('[data-testid="node-card"][data-node-id="gpu-b"] [data-testid="active-requests-row"]').filter({ has: page.getByTestId('active-lent-from').getByText('master/a') });

@@ -70,6 +70,32 @@ describe('requests of a node', () => {
     expect(requestRows(undefined, T0)).toEqual({ active: [], held: [] });
   });
 
+  it('issue #15: position and predicted start and finish of a waiting request; helper and predicted finish of a lent one', () => {
+    const view: HeldNodeWire = {
+      nodeId: 'master',
+      models: [{
+        model: 'a', depth: 2, active: [],
+        held: [
+          item('q1', 'queued', 100, { position: 1, predictedStart: iso(1_500), predictedFinish: iso(3_600), helper: null }),
+          item('q2', 'queued', 200, { position: 2, predictedStart: null, predictedFinish: null, helper: null }),
+          item('l1', 'lent', 50, { position: null, predictedStart: null, predictedFinish: iso(900), helper: 'gpu-b/b' }),
+        ],
+      }],
+    };
+    const [lent, first, second] = requestRows(view, T0 + 1_000).held;
+    expect(first).toMatchObject({ position: '1', predictedStart: 'in 500 ms', predictedFinish: 'in 2.6 s', helper: DASH });
+    expect(first.predictedStartTitle).toContain(iso(1_500));
+    expect(second).toMatchObject({ position: '2', predictedStart: DASH, predictedFinish: DASH });
+    expect(second.predictedFinishTitle).toMatch(/no cost fit/);
+    expect(lent).toMatchObject({ id: 'l1', position: DASH, predictedStart: DASH, predictedFinish: 'due', helper: 'gpu-b/b' });
+  });
+
+  it('issue #15: an older node sends no predictions: every new column shows —', () => {
+    const [row] = requestRows({ nodeId: 'old', models: [{ model: 'a', depth: 2, active: [], held: [item('q', 'queued', 0)] }] }, T0).held;
+    expect(row).toMatchObject({ position: DASH, predictedStart: DASH, predictedFinish: DASH, helper: DASH });
+    expect(row.predictedFinishTitle).toBe('not reported by this node');
+  });
+
   it('a summary of what is held, by mark', () => {
     expect(heldSummary(requestRows(ownerHeld, T0).held)).toBe('1 queued · 1 held · 1 lent');
     expect(heldSummary([])).toBeNull();

@@ -35,6 +35,23 @@ export interface RequestView {
   age: string;
   /** `borrowed` (another owner's request), `returned` (came back from a helper), `stream`. */
   tags: string[];
+  /** Issue #15: place among the waiting requests (`—`: lent, or an older node that does not say). */
+  position: string;
+  /** Predicted start at the engine / finish (here, or at the helper for a lent one): `in 2.1 s`, `due`, or `—`. */
+  predictedStart: string;
+  predictedStartTitle: string;
+  predictedFinish: string;
+  predictedFinishTitle: string;
+  /** A lent request's helper, `node/model`; `—` otherwise. */
+  helper: string;
+}
+
+/** A predicted time relative to now: `in 2.1 s`, `due` once it passed; `—` when not priced or not reported (the title says which). */
+export function predictedIn(at: string | null | undefined, now: number): { text: string; title: string } {
+  if (at === undefined) return { text: DASH, title: 'not reported by this node' };
+  const t = at === null ? NaN : Date.parse(at);
+  if (Number.isNaN(t)) return { text: DASH, title: 'not predicted: no cost fit for this work yet' };
+  return { text: t <= now ? 'due' : `in ${formatMillis(t - now)}`, title: `${formatClockMs(t)} (${at})` };
 }
 
 /** One request at a backend of the node (UI-2). */
@@ -89,6 +106,8 @@ const byArrival = (a: RequestView, b: RequestView) => (a.firstArrivalTitle < b.f
 function requestView(item: HeldItemWire, model: string, now: number, asActive: boolean): RequestView {
   const t = Date.parse(item.firstArrival);
   const state = asActive ? 'active' : (item.state as HeldMark);
+  const start = predictedIn(state === 'lent' ? null : item.predictedStart, now);
+  const finish = predictedIn(item.predictedFinish, now);
   return {
     key: `${model}:${item.id}`,
     id: item.id,
@@ -100,6 +119,12 @@ function requestView(item: HeldItemWire, model: string, now: number, asActive: b
     firstArrivalTitle: item.firstArrival,
     age: Number.isNaN(t) ? DASH : formatMillis(Math.max(0, now - t)),
     tags: [item.borrowed && 'borrowed', item.returned && 'returned', item.stream && 'stream'].filter((x): x is string => typeof x === 'string'),
+    position: typeof item.position === 'number' ? String(item.position) : DASH,
+    predictedStart: start.text,
+    predictedStartTitle: state === 'lent' && item.predictedFinish !== undefined ? 'lent: it started at the helper' : start.title,
+    predictedFinish: finish.text,
+    predictedFinishTitle: finish.title,
+    helper: item.helper ?? DASH,
   };
 }
 

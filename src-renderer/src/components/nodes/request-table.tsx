@@ -13,6 +13,12 @@ export function RequestTable({ rows, testId }: { rows: RequestView[]; testId: st
           <th scope="col" className="num">
             Age
           </th>
+          <th scope="col" className="num">
+            Position
+          </th>
+          <th scope="col">Starts</th>
+          <th scope="col">Finishes</th>
+          <th scope="col">Helper</th>
           <th scope="col">Notes</th>
         </tr>
       </thead>
@@ -32,6 +38,18 @@ export function RequestTable({ rows, testId }: { rows: RequestView[]; testId: st
               {r.firstArrival}
             </td>
             <td className="num nowrap">{r.age}</td>
+            <td className="num" data-testid="request-position">
+              {r.position}
+            </td>
+            <td className="nowrap" data-testid="request-predicted-start" title={r.predictedStartTitle}>
+              {r.predictedStart}
+            </td>
+            <td className="nowrap" data-testid="request-predicted-finish" title={r.predictedFinishTitle}>
+              {r.predictedFinish}
+            </td>
+            <td className="nowrap mono" data-testid="request-helper">
+              {r.helper}
+            </td>
             <td>
               {r.tags.map((t) => (
                 <span key={t} className="tag">

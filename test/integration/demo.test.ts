@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decisionPageSchema, lendingViewSchema } from '../../src-router/contract';
+import { CLI, eventually, pidAlive, tempDir } from '../support/node-harness';
+
+// Issue #15: `routerdesk demo` starts a master and two slaves (separate processes) with linked models and bursty
+// traffic: within 30 s of printing its UI URL the master's Lending view has a live lease and the gathered decision
+// log a lent request. SIGINT stops every process it started: the three nodes and their engines.
+
+const DEMO_NODES = ['master', 'gpu-a', 'gpu-b'];
+
+describe('routerdesk demo', () => {
+  const dir = tempDir('routerdesk-demo-test-');
+  let demo: ChildProcess | undefined;
+  let out = '';
+  const pids = new Set<number>();
+
+  afterAll(() => {
+    if (demo && demo.exitCode === null && demo.signalCode === null) demo.kill('SIGKILL');
+    for (const pid of pids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows a live lease and a lent request within 30 s; SIGINT leaves no process behind', async () => {
+    demo = spawn(process.execPath, [CLI, 'demo', '--no-open', '--dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn' } });
+    demo.stdout!.on('data', (d) => (out += d));
+    demo.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => demo!.once('exit', (code) => r(code)));
+
+    const ui = await eventually(() => /UI:\s+(http:\/\/\S+)\/\?token=(\S+)/.exec(out), { timeoutMs: 60_000, what: `the demo's UI URL:\n${out}` });
+    const [base, token] = [ui[1], decodeURIComponent(ui[2])];
+    for (const m of out.matchAll(/node (\S+)\s+pid (\d+)/g)) pids.add(Number(m[2]));
+    expect(pids.size).toBe(3);
+    const consoleGet = async (path: string) => {
+      const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      if (!res.ok) throw new Error(`${path}: ${res.status}`);
+      return res.json();
+    };
+    const shownAt = Date.now();
+
+    const lease = await eventually(async () => lendingViewSchema.parse(await consoleGet('/router/v1/console/lending')).leases[0], { timeoutMs: 30_000, everyMs: 100, what: 'a live lease in the Lending view' });
+    expect(lease.owner.nodeId).toBe('gpu-a');
+    expect(lease.helper.nodeId).toBe('gpu-b');
+    const lent = await eventually(async () => decisionPageSchema.parse(await consoleGet('/router/v1/console/decisions?event=lent&limit=10')).rows[0], {
+      timeoutMs: Math.max(1_000, 30_000 - (Date.now() - shownAt)), everyMs: 200, what: 'a lent request in the decision log',
+    });
+    expect(lent).toMatchObject({ kind: 'dispatch', event: 'lent', nodeId: 'gpu-a', helperNode: 'gpu-b' });
+
+    // The engines the nodes run now (each node records them in its store), then Ctrl-C.
+    for (const id of DEMO_NODES) {
+      const file = join(dir, id, 'store', 'engines.json');
+      if (!existsSync(file)) continue;
+      for (const e of (JSON.parse(readFileSync(file, 'utf8')) as { engines: { pid: number }[] }).engines) pids.add(e.pid);
+    }
+    expect(pids.size).toBeGreaterThan(3);
+    demo.kill('SIGINT');
+    const timer = setTimeout(() => demo!.kill('SIGKILL'), 30_000);
+    expect(await exited).toBe(0);
+    clearTimeout(timer);
+    await eventually(() => [...pids].every((p) => !pidAlive(p)), { timeoutMs: 10_000, what: `every process of the demo gone: ${[...pids].filter(pidAlive).join(', ')}` });
+  }, 150_000);
+});
