@@ -30,6 +30,7 @@ import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
+import { ownTimelineRows, type TimelineQuery } from './cluster/timeline-gather';
 import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
 import { ROUTER_VERSION } from './version';
 
@@ -217,6 +218,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     guardians: undefined as unknown as GuardianWiring,
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
+    timeline: (q: TimelineQuery) => ownTimelineRows(nodeId, analytics, q),
     staticRouteIds: Object.keys(config.routing.static_routes),
     staticRoutes: config.routing.static_routes,
     assets,

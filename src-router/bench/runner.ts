@@ -16,12 +16,13 @@ import { lendingMakespan } from './lending-makespan';
 import { lendingScenarios } from './lending-scenarios';
 import { plannerScale } from './planner-scale';
 import { proxyOverhead } from './proxy-overhead';
+import { timelineLayoutBench } from './timeline-layout';
 import { benchMachine, defaultBenchStore, keepRun } from './keep-run';
 import { killAllNow } from './scope';
 import { DASH, formatDuration, formatRatio, renderTable, type Cell, type Table } from './table';
 import type { Benchmark, JsonRow, SummaryLine } from './types';
 
-export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog, lendingLog];
+export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog, lendingLog, timelineLayoutBench];
 
 export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]] [--json FILE]
 

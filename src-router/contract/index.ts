@@ -15,3 +15,4 @@ export * from './responses';
 export * from './settings';
 export * from './cluster-lanes';
 export * from './bench';
+export * from './timeline';

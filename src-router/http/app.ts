@@ -12,6 +12,7 @@ import { lendingRoutes } from './lending-routes';
 import { siteRoutes } from './site-routes';
 import { guardianRoutes } from './guardian-routes';
 import { decisionRoutes } from './decision-routes';
+import { timelineRoutes } from './timeline-routes';
 import type { HttpDeps } from './deps';
 import { RouterError } from '../contract';
 import { installClientGuards } from './client-guard';
@@ -76,6 +77,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await siteRoutes(scope, deps);
     await guardianRoutes(scope, deps);
     await decisionRoutes(scope, deps);
+    await timelineRoutes(scope, deps);
     await assetRoutes(scope, deps);
     await clusterRoutes(scope, deps);
     await settingsRoutes(scope, deps);

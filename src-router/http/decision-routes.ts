@@ -8,14 +8,17 @@ import type { HttpDeps } from './deps';
 
 type Query = Record<string, string | undefined>;
 
+/** A time from the query (unix ms or ISO 8601), or undefined when absent; anything else is a 400 naming the field. */
+export function queryTime(v: string | undefined, name: string): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+  if (!Number.isFinite(n)) throw new RouterError(400, 'invalid_request', `${name}: not a time (unix ms or ISO 8601): ${v}`, 'invalid_request_error', name);
+  return n;
+}
+
 /** Filters from a query string (LOG, UI-1, UI-6): from/to (unix ms or ISO), node, model, kind, event, outcome, reason. */
 function filterOf(q: Query): DecisionFilter {
-  const time = (v: string | undefined, name: string) => {
-    if (v === undefined || v === '') return undefined;
-    const n = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-    if (!Number.isFinite(n)) throw new RouterError(400, 'invalid_request', `${name}: not a time (unix ms or ISO 8601): ${v}`, 'invalid_request_error', name);
-    return n;
-  };
+  const time = queryTime;
   const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
   return {
     from: time(q.from, 'from'), to: time(q.to, 'to'), node: list(q.node), model: q.model || undefined,
@@ -24,7 +27,7 @@ function filterOf(q: Query): DecisionFilter {
 }
 
 /** A positive whole number of rows from the query (at most `most`), or undefined when absent; anything else is a 400. */
-function count(v: string | undefined, name: string, most: number): number | undefined {
+export function count(v: string | undefined, name: string, most: number): number | undefined {
   if (v === undefined || v === '') return undefined;
   if (!/^\d{1,9}$/.test(v) || Number(v) < 1 || Number(v) > most) throw new RouterError(400, 'invalid_request', `${name}: a whole number from 1 to ${most}, not ${JSON.stringify(v)}`, 'invalid_request_error', name);
   return Number(v);

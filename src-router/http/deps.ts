@@ -11,6 +11,8 @@ import type { BenchStore } from '../store';
 import type { GuardiansHttp } from './guardian-routes';
 import type { LendingHttp } from './lending-routes';
 import type { DecisionPage, DecisionQuery } from '../store';
+import type { TimelineQuery } from '../cluster/timeline-gather';
+import type { TimelineNodeWire } from '../contract/timeline';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RequestExecutor, RouterMetrics } from '../serve';
 
@@ -60,6 +62,8 @@ export interface HttpDeps {
   lendingSettings: Record<string, unknown>;
   /** This node's decision log (LOG-1). */
   decisions: { query(q: DecisionQuery): DecisionPage; flush(): void };
+  /** This node's request and load analytics for a time range (the lease timeline). */
+  timeline(q: TimelineQuery): TimelineNodeWire;
   /** File roots, asset index, bindings, recipes and recipe loading of this node (ASSET-1..4). */
   assets: AssetService;
   bodyLimit: number;

@@ -175,6 +175,8 @@ export class RequestExecutor {
 
   private async runOn(target: Target, input: ServeInput): Promise<ServeOutput> {
     const started = this.now();
+    // One id per request: the router queue and the decision rows name it, and so does its analytics row (the timeline).
+    const requestId = input.requestId ?? randomUUID();
     // What a guardian displaces here is loaded back after the restore delay once the node is quiet (GUARD-3).
     const guardianEnded = this.restoresAfter(target, input) ? this.deps.lending?.guardianRun?.(target.localId) : undefined;
     let work: WorkMeasure = {};
@@ -206,6 +208,7 @@ export class RequestExecutor {
         endpoint: input.endpoint, streamed: input.stream, ...measured, queueWaitMs: (upstream?.waitedMs ?? this.now() - started) + queueWaitMs,
         durationMs: this.now() - started, ...serviceTime(target, upstream, engineMs, derived), outcome, status, error,
         guardianFor: input.guardian ? `${input.guardian.for.nodeId}/${input.guardian.for.model}` : null, guardianReason: input.guardian?.reason ?? null,
+        requestId, lentFrom: input.borrowedFrom ? `${input.borrowedFrom.nodeId}/${input.borrowedFrom.model}` : null,
       });
     };
     let queueWaitMs = 0;
@@ -217,7 +220,7 @@ export class RequestExecutor {
       if (target.kind === 'local') {
         // Counted until it ends: beyond what the engine generates at once it waits, and waiting is bounded (429).
         waitDone = this.deps.queueLimit?.enter(target.localId, target.clusterId);
-        const gate = await this.admit(target, input, payload);
+        const gate = await this.admit(target, { ...input, requestId }, payload);
         if (gate?.kind === 'lent') {
           const lentTarget = { ...target, names: [...target.names, gate.helper.model] };
           servedBy = { nodeId: gate.helper.nodeId, localId: gate.helper.model };

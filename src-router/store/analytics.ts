@@ -45,6 +45,10 @@ export interface RequestRow {
   guardianFor?: string | null;
   /** Why: an image was detected in the request, or the model's engine refused it. */
   guardianReason?: GuardianReason | null;
+  /** The request's id (the router queue and decision rows name it); null on rows from before. */
+  requestId?: string | null;
+  /** A borrowed request, on its helper: the owner it was lent from (`node/model`). */
+  lentFrom?: string | null;
 }
 
 /** One engine load attempt. */
@@ -92,9 +96,9 @@ export class AnalyticsStore {
   ) {
     const insertRequest = db.prepare(`INSERT INTO request_analytics
       (finished_at, node_id, model, local_id, backend, endpoint, streamed, prompt_bytes, prompt_tokens, tokens_generated, image_pixels, image_steps, image_count,
-       audio_seconds, queue_wait_ms, duration_ms, service_ms, service_source, derived_service_ms, outcome, status, error, guardian_for, guardian_reason)
+       audio_seconds, queue_wait_ms, duration_ms, service_ms, service_source, derived_service_ms, outcome, status, error, guardian_for, guardian_reason, request_id, lent_from)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @endpoint, @streamed, @promptBytes, @promptTokens, @tokensGenerated, @imagePixels, @imageSteps, @imageCount,
-       @audioSeconds, @queueWaitMs, @durationMs, @serviceMs, @serviceSource, @derivedServiceMs, @outcome, @status, @error, @guardianFor, @guardianReason)`);
+       @audioSeconds, @queueWaitMs, @durationMs, @serviceMs, @serviceSource, @derivedServiceMs, @outcome, @status, @error, @guardianFor, @guardianReason, @requestId, @lentFrom)`);
     const insertLoad = db.prepare(`INSERT INTO load_analytics
       (finished_at, node_id, model, local_id, backend, lane, duration_ms, success, displaced_local_id, error)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @lane, @durationMs, @success, @displacedLocalId, @error)`);
@@ -108,7 +112,7 @@ export class AnalyticsStore {
       table: 'request',
       params: {
         promptBytes: null, promptTokens: null, tokensGenerated: null, imagePixels: null, imageSteps: null, imageCount: null, audioSeconds: null, status: null, error: null,
-        serviceSource: null, guardianFor: null, guardianReason: null,
+        serviceSource: null, guardianFor: null, guardianReason: null, requestId: null, lentFrom: null,
         ...row,
         streamed: row.streamed ? 1 : 0,
         queueWaitMs: Math.round(row.queueWaitMs),
@@ -177,6 +181,24 @@ export class AnalyticsStore {
     return rows.reverse().map(toLoadRow);
   }
 
+  /**
+   * The lease timeline's rows: requests and loads that ran (at least partly) in [from, to] — finished at or after
+   * `from`, started by `to` — the newest `limit` of each, oldest first; `truncated` when more were there.
+   */
+  timelineRows(from: number, to: number, limit: number): { requests: (RequestRow & { id: number })[]; loads: (LoadRow & { id: number })[]; truncated: boolean } {
+    this.writer.flush();
+    const read = (table: string) =>
+      (this.db.prepare(`SELECT * FROM ${table} WHERE finished_at >= ? AND finished_at - duration_ms <= ? ORDER BY finished_at DESC, id DESC LIMIT ?`).all(from, to, limit + 1) as Record<string, unknown>[]);
+    const req = read('request_analytics');
+    const loads = read('load_analytics');
+    const truncated = req.length > limit || loads.length > limit;
+    return {
+      requests: req.slice(0, limit).reverse().map((r) => ({ id: r.id as number, ...toRequestRow(r) })),
+      loads: loads.slice(0, limit).reverse().map((r) => ({ id: r.id as number, ...toLoadRow(r) })),
+      truncated,
+    };
+  }
+
   recentLoads(limit = 100): LoadRow[] {
     this.writer.flush();
     return (this.db.prepare('SELECT * FROM load_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toLoadRow);
@@ -194,6 +216,7 @@ export function toRequestRow(r: Record<string, unknown>): RequestRow {
     derivedServiceMs: (r.derived_service_ms as number | null | undefined) ?? null,
     outcome: r.outcome as RequestOutcome, status: r.status as number | null, error: r.error as string | null,
     guardianFor: (r.guardian_for as string | null | undefined) ?? null, guardianReason: (r.guardian_reason as GuardianReason | null | undefined) ?? null,
+    requestId: (r.request_id as string | null | undefined) ?? null, lentFrom: (r.lent_from as string | null | undefined) ?? null,
   };
 }
 

@@ -254,6 +254,16 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: 'the lease timeline: request id and owner of a borrowed request in request analytics, time indexes',
+    sql: `
+      ALTER TABLE request_analytics ADD COLUMN request_id TEXT;  -- the request's id (the router queue and decision rows name it)
+      ALTER TABLE request_analytics ADD COLUMN lent_from TEXT;   -- a borrowed request on its helper: the owner (node/model)
+      CREATE INDEX IF NOT EXISTS request_analytics_time ON request_analytics(finished_at);
+      CREATE INDEX IF NOT EXISTS load_analytics_time ON load_analytics(finished_at);
+    `,
+  },
 ];
 
 interface LegacyMember {

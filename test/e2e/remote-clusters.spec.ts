@@ -155,6 +155,10 @@ test('Nodes, Links and Lending show the remote cluster; the log exports through 
   await expect(page.locator('[data-testid="node-build-row"][data-node-id="gpu-b"]')).toBeVisible();
   await expect(page.getByTestId('decision-log')).toBeVisible();
   await expect(page.getByTestId('lending-error')).toHaveCount(0);
+  // The lease timeline reads the remote's rows through the proxy too: the slave's own job and load are on it.
+  await expect(page.getByTestId('timeline-count-own')).not.toHaveAttribute('data-count', '0');
+  await expect(page.getByTestId('timeline-count-load')).not.toHaveAttribute('data-count', '0');
+  await expect(page.getByTestId('timeline-error')).toHaveCount(0);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-button').click()]);
   expect(csv.suggestedFilename()).toMatch(/\.csv$/);
   expect(readFileSync((await csv.path())!, 'utf8').startsWith('id,at,node_id,router_version,kind,event,')).toBe(true);

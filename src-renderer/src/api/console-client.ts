@@ -11,6 +11,7 @@ import {
 } from '../../../src-router/contract';
 import { clusterPath } from './cluster-path';
 import { benchRunListSchema, type BenchRunList } from '../../../src-router/contract';
+import { timelinePageSchema, type TimelinePageWire } from '../../../src-router/contract';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
 
@@ -77,8 +78,10 @@ export interface ConsoleClient {
   removeCluster(id: string): Promise<ApiResult<null>>;
   /** Live leases, settings, node builds and settings sync, held requests (UI-1, UI-2). */
   lending(): Promise<ApiResult<LendingViewWire>>;
-  /** One page of the gathered decision log (UI-1): `query` holds the filters (see lending/decision-filters.ts). */
+  /** One page of the gathered decision log (UI-1): `query` holds the filters (see lending/decision-filters.ts); its own `limit` or DECISION_PAGE_SIZE rows. */
   decisions(query: string, cursor?: string | null): Promise<ApiResult<DecisionPageWire>>;
+  /** The lease timeline's request and load analytics of every node for [from, to] (unix ms), the newest `limit` rows of each table per node. */
+  timeline(from: number, to: number, limit: number): Promise<ApiResult<TimelinePageWire>>;
   /** The filtered log as a file (UI-6). */
   exportDecisions(format: ExportFormat, query: string): Promise<ApiResult<DownloadedFile>>;
   /** The links of a lane (LINK-2). */
@@ -281,10 +284,12 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, clu
     lending: () => get('/router/v1/console/lending', parseWith(lendingViewSchema)),
     decisions: (query, cursor) => {
       const q = new URLSearchParams(query);
-      q.set('limit', String(DECISION_PAGE_SIZE));
+      if (!q.has('limit')) q.set('limit', String(DECISION_PAGE_SIZE));
       if (cursor) q.set('cursor', cursor);
       return get(`/router/v1/console/decisions?${q}`, parseWith(decisionPageSchema));
     },
+    timeline: (from, to, limit) =>
+      get(`/router/v1/console/timeline?${new URLSearchParams({ from: String(Math.floor(from)), to: String(Math.ceil(to)), limit: String(limit) })}`, parseWith(timelinePageSchema)),
     exportDecisions: (format, query) => {
       const q = new URLSearchParams(query);
       q.delete('limit');

@@ -12,6 +12,7 @@ import { createModelsSlice } from './models-slice';
 import { createRoutingSlice } from './routing-slice';
 import { createRuntimeSlice } from './runtime-slice';
 import { createSettingsSlice } from './settings-slice';
+import { createTimelineSlice } from './timeline-slice';
 import type { AppState, StoreDeps } from './types';
 
 export type AppStore = StoreApi<AppState>;
@@ -31,6 +32,7 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createGuardiansSlice(deps)(set, get, api),
     ...createSettingsSlice(deps)(set, get, api),
     ...createBenchSlice(deps)(set, get, api),
+    ...createTimelineSlice(deps)(set, get, api),
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },

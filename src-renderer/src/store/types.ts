@@ -12,6 +12,7 @@ import type { ModelsSlice } from './models-slice';
 import type { RoutingSlice } from './routing-slice';
 import type { RuntimeSlice } from './runtime-slice';
 import type { SettingsSlice } from './settings-slice';
+import type { TimelineSlice } from './timeline-slice';
 
 /** What the store needs from outside; tests inject both. */
 export interface StoreDeps {
@@ -60,6 +61,7 @@ export type AppState = ConnectionSlice &
   GuardiansSlice &
   SettingsSlice &
   BenchSlice &
+  TimelineSlice &
   RootActions;
 
 /** A slice sees the whole store (to call other slices' actions) but owns only its own keys. */

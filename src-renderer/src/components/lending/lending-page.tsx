@@ -10,6 +10,7 @@ import { DecisionLog } from './decision-log';
 import { ExportButton } from './export-button';
 import { GuardiansCard } from './guardians-card';
 import { LeasesCard } from './leases-card';
+import { TimelineCard } from './timeline-card';
 
 /**
  * The Lending screen (UI-1, UI-4, UI-6): live leases, node builds and settings sync, the settings, the guardian
@@ -43,6 +44,7 @@ export function LendingPage() {
           </div>
         </>
       )}
+      <TimelineCard />
       {guardians.failure && (
         <Notice kind="error" testId="guardians-error">
           guardian settings: {guardians.failure.message}
