@@ -69,9 +69,12 @@ async function lentRows(c: LendingCluster, since: number, t: ReturnType<typeof t
   }, { what: `lent rows for the ${seen.length} requests seen lent` });
 }
 
-/** SSE text that ends properly: `count` content chunks, a finish reason, `[DONE]` last, no in-band error. */
+/**
+ * SSE text that ends properly: `count` content chunks, a finish reason, `[DONE]` last, no in-band error. Comment
+ * lines (`: queued, position 2` while a stream waits in the router queue) are what every SSE client skips.
+ */
 function expectCompleteSse(raw: string, count: number) {
-  const events = raw.split('\n\n').map((e) => e.trim()).filter(Boolean).map((e) => e.replace(/^data: /, ''));
+  const events = raw.split('\n\n').map((e) => e.split('\n').filter((l) => !l.startsWith(':')).join('\n').trim()).filter(Boolean).map((e) => e.replace(/^data: /, ''));
   expect(events.at(-1)).toBe('[DONE]');
   const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { error?: unknown; choices?: { delta?: { content?: string }; finish_reason?: string | null }[] });
   expect(chunks.some((e) => e.error)).toBe(false);
