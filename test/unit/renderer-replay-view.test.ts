@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplayOutcomeWire, ReplayResultWire } from '../../src-router/contract/replay';
 import { replayRequestSchema } from '../../src-router/contract/replay';
 import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
-import { changedSettings, emptyReplayDraft, REPLAY_FORM_KEYS, REPLAY_RANGES_MS, replayNotes, replayRequestOf, replayRows } from '../../src-renderer/src/lending/replay-view';
+import { changedSettings, emptyReplayDraft, REPLAY_FORM_KEYS, REPLAY_RANGES_MS, replayNotes, replayRequestOf, replayRows, settingPlaceholder } from '../../src-renderer/src/lending/replay-view';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
 
 // The Lending tab's what-if replay, pure: the draft → the request, the result → the side-by-side rows; and the
@@ -67,6 +67,16 @@ describe('replay result → rows', () => {
     const notes = replayNotes(result({ capped: true, unpriced: 2, missing: ['gpu-b'], recorded: outcome({ requests: 0 }) }));
     expect(notes).toHaveLength(4);
     expect(notes.join(' ')).toMatch(/gpu-b/);
+  });
+});
+
+describe('setting placeholders', () => {
+  it('the value the last replay ran with, durations in their unit', () => {
+    expect(settingPlaceholder(null, 'offload_probe_idle')).toBe('as recorded');
+    expect(settingPlaceholder(result(), 'offload_probe_idle')).toBe('300ms');
+    expect(settingPlaceholder(result({ settings: { offload_probe_idle: 3_600_000, scheduling_sample_window: 1_209_600_000 } }), 'offload_probe_idle')).toBe('1h');
+    expect(settingPlaceholder(result({ settings: { scheduling_sample_window: 1_209_600_000 } }), 'scheduling_sample_window')).toBe('14d');
+    expect(settingPlaceholder(result(), 'scheduling_backend_depth')).toBe('1');
   });
 });
 

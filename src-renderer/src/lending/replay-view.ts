@@ -116,3 +116,12 @@ export function replayNotes(r: ReplayResultWire): string[] {
   if (r.missing?.length) notes.push(`rows of ${r.missing.join(', ')} could not be read: replayed without them`);
   return notes;
 }
+
+/** What a setting field shows while empty: the value the last replay ran with (`300ms`, `14d`), else "as recorded". */
+export function settingPlaceholder(r: ReplayResultWire | null, key: ReplaySettingKey): string {
+  const v = r?.settings[key];
+  if (v === undefined) return 'as recorded';
+  if (REPLAY_SETTING_KINDS[key] !== 'duration' || typeof v !== 'number') return String(v);
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (v >= size && v % size === 0) return `${v / size}${unit}`;
+  return `${v}ms`;
+}

@@ -1,5 +1,5 @@
 import type { FormEvent } from 'react';
-import { changedSettings, REPLAY_FORM_KEYS, REPLAY_RANGES_MS, REPLAY_SETTING_KINDS, replayNotes, replayRows } from '../../lending/replay-view';
+import { changedSettings, REPLAY_FORM_KEYS, REPLAY_RANGES_MS, REPLAY_SETTING_KINDS, replayNotes, replayRows, settingPlaceholder } from '../../lending/replay-view';
 import { rangeLabel } from '../../store/timeline-slice';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
@@ -55,7 +55,7 @@ export function ReplayCard() {
               <span>{key}</span>
               <input
                 size={10}
-                placeholder={result ? String(result.settings[key] ?? '') + (REPLAY_SETTING_KINDS[key] === 'duration' ? 'ms' : '') : 'as recorded'}
+                placeholder={settingPlaceholder(result, key)}
                 value={draft.settings[key] ?? ''}
                 aria-invalid={failure?.param === `settings.${key}`}
                 onChange={(e) => setDraft({ settings: { [key]: e.target.value } })}
