@@ -31,7 +31,10 @@ import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
 import { ownTimelineRows, type TimelineQuery } from './cluster/timeline-gather';
-import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
+import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, readReplaySource, type Db, type DecisionQuery } from './store';
+import { REPLAY_SOURCE_CAP, REPLAY_SOURCE_HISTORY_CAP } from './contract/replay';
+import { replaySettingsOf } from './lending/replay';
+import type { ReplayRange } from './cluster/replay-gather';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -219,6 +222,14 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     timeline: (q: TimelineQuery) => ownTimelineRows(nodeId, analytics, q),
+    replay: {
+      source: (q: ReplayRange) => {
+        analytics.flush();
+        decisionsWriter?.flush();
+        return readReplaySource(db, { ...q, cap: REPLAY_SOURCE_CAP, historyCap: REPLAY_SOURCE_HISTORY_CAP });
+      },
+      settings: replaySettingsOf(config.cluster),
+    },
     staticRouteIds: Object.keys(config.routing.static_routes),
     staticRoutes: config.routing.static_routes,
     assets,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decisionRowSchema } from './decisions';
 
 /**
  * What-if replay (issue #15): the recorded arrivals of a time range replayed through the lending rules in simulated
@@ -82,6 +83,92 @@ export const replayResultSchema = z
     capped: z.boolean(),
     /** Requests the replay could not price (no measured service time anywhere): replayed at 0 ms. */
     unpriced: z.number().int(),
+    /** The console's replay: members whose rows could not be read (the replay ran without them). */
+    missing: z.array(z.string()).optional(),
   })
   .strict();
 export type ReplayResultWire = z.infer<typeof replayResultSchema>;
+
+/**
+ * One node's recorded rows for a replay (`GET /router/v1/node/replay-source?from&to`): the console's replay reads
+ * every member's with it and parses what they send with these schemas (the fields are store/analytics.ts's RequestRow
+ * and LoadRow, store/replay-source.ts's StoredLink, and the decision log's row).
+ */
+const optNum = z.number().nullable().optional();
+const optText = z.string().nullable().optional();
+
+export const replayRequestRowSchema = z
+  .object({
+    finishedAt: z.number(),
+    nodeId: z.string(),
+    model: z.string(),
+    localId: z.string(),
+    backend: z.string(),
+    endpoint: z.enum(['chat', 'completion', 'embedding', 'image', 'transcription']),
+    streamed: z.boolean(),
+    promptBytes: optNum,
+    promptTokens: optNum,
+    tokensGenerated: optNum,
+    imagePixels: optNum,
+    imageSteps: optNum,
+    imageCount: optNum,
+    audioSeconds: optNum,
+    queueWaitMs: z.number(),
+    durationMs: z.number(),
+    serviceMs: optNum,
+    serviceSource: z.enum(['engine', 'derived', 'unknown']).nullable().optional(),
+    derivedServiceMs: optNum,
+    outcome: z.enum(['ok', 'error', 'cancelled', 'returned']),
+    status: optNum,
+    error: optText,
+    guardianFor: optText,
+    guardianReason: z.enum(['detected', 'engine_refused']).nullable().optional(),
+    requestId: optText,
+    lentFrom: optText,
+  })
+  .strict();
+
+export const replayLoadRowSchema = z
+  .object({
+    finishedAt: z.number(),
+    nodeId: z.string(),
+    model: z.string(),
+    localId: z.string(),
+    backend: z.string(),
+    lane: z.string(),
+    durationMs: z.number(),
+    success: z.boolean(),
+    displacedLocalId: optText,
+    error: optText,
+  })
+  .strict();
+
+export const replayStoredLinkSchema = z
+  .object({
+    id: z.string(),
+    lane: z.enum(['image', 'text']),
+    ownerNode: z.string(),
+    ownerModel: z.string(),
+    helperNode: z.string(),
+    helperModel: z.string(),
+    loadIfUnloaded: z.boolean(),
+    restoreAfterBorrow: z.boolean(),
+  })
+  .strict();
+
+/** Rows of each kind a node answers for one range, at most (its `truncated` says when a cap cut it). */
+export const REPLAY_SOURCE_CAP = 100_000;
+export const REPLAY_SOURCE_HISTORY_CAP = 5_000;
+
+export const replaySourceSchema = z
+  .object({
+    nodeId: z.string().nullable(),
+    requests: z.array(replayRequestRowSchema).max(REPLAY_SOURCE_CAP),
+    history: z.array(replayRequestRowSchema).max(REPLAY_SOURCE_HISTORY_CAP),
+    loads: z.array(replayLoadRowSchema).max(REPLAY_SOURCE_CAP),
+    decisions: z.array(decisionRowSchema).max(REPLAY_SOURCE_CAP),
+    links: z.array(replayStoredLinkSchema).max(10_000),
+    truncated: z.boolean(),
+  })
+  .strict();
+export type ReplaySourceWire = z.infer<typeof replaySourceSchema>;

@@ -13,6 +13,7 @@ import { siteRoutes } from './site-routes';
 import { guardianRoutes } from './guardian-routes';
 import { decisionRoutes } from './decision-routes';
 import { timelineRoutes } from './timeline-routes';
+import { replayRoutes } from './replay-routes';
 import type { HttpDeps } from './deps';
 import { RouterError } from '../contract';
 import { installClientGuards } from './client-guard';
@@ -78,6 +79,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await guardianRoutes(scope, deps);
     await decisionRoutes(scope, deps);
     await timelineRoutes(scope, deps);
+    await replayRoutes(scope, deps);
     await assetRoutes(scope, deps);
     await clusterRoutes(scope, deps);
     await settingsRoutes(scope, deps);

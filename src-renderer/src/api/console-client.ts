@@ -12,6 +12,7 @@ import {
 import { clusterPath } from './cluster-path';
 import { benchRunListSchema, type BenchRunList } from '../../../src-router/contract';
 import { timelinePageSchema, type TimelinePageWire } from '../../../src-router/contract';
+import { replayResultSchema, type ReplayRequestWire, type ReplayResultWire } from '../../../src-router/contract/replay';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
 
@@ -82,6 +83,8 @@ export interface ConsoleClient {
   decisions(query: string, cursor?: string | null): Promise<ApiResult<DecisionPageWire>>;
   /** The lease timeline's request and load analytics of every node for [from, to] (unix ms), the newest `limit` rows of each table per node. */
   timeline(from: number, to: number, limit: number): Promise<ApiResult<TimelinePageWire>>;
+  /** What-if replay (issue #15): a range's recorded arrivals replayed with changed settings or links; a 400 is `http` with the field (`param`). */
+  replay(body: ReplayRequestWire): Promise<ApiResult<ReplayResultWire>>;
   /** The filtered log as a file (UI-6). */
   exportDecisions(format: ExportFormat, query: string): Promise<ApiResult<DownloadedFile>>;
   /** The links of a lane (LINK-2). */
@@ -290,6 +293,7 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, clu
     },
     timeline: (from, to, limit) =>
       get(`/router/v1/console/timeline?${new URLSearchParams({ from: String(Math.floor(from)), to: String(Math.ceil(to)), limit: String(limit) })}`, parseWith(timelinePageSchema)),
+    replay: (body) => request('/router/v1/console/replay', parseWith(replayResultSchema), { method: 'POST', body }),
     exportDecisions: (format, query) => {
       const q = new URLSearchParams(query);
       q.delete('limit');

@@ -13,6 +13,7 @@ import { createRoutingSlice } from './routing-slice';
 import { createRuntimeSlice } from './runtime-slice';
 import { createSettingsSlice } from './settings-slice';
 import { createTimelineSlice } from './timeline-slice';
+import { createReplaySlice } from './replay-slice';
 import type { AppState, StoreDeps } from './types';
 
 export type AppStore = StoreApi<AppState>;
@@ -33,6 +34,7 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createSettingsSlice(deps)(set, get, api),
     ...createBenchSlice(deps)(set, get, api),
     ...createTimelineSlice(deps)(set, get, api),
+    ...createReplaySlice(deps)(set, get, api),
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },

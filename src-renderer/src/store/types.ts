@@ -13,6 +13,7 @@ import type { RoutingSlice } from './routing-slice';
 import type { RuntimeSlice } from './runtime-slice';
 import type { SettingsSlice } from './settings-slice';
 import type { TimelineSlice } from './timeline-slice';
+import type { ReplaySlice } from './replay-slice';
 
 /** What the store needs from outside; tests inject both. */
 export interface StoreDeps {
@@ -62,6 +63,7 @@ export type AppState = ConnectionSlice &
   SettingsSlice &
   BenchSlice &
   TimelineSlice &
+  ReplaySlice &
   RootActions;
 
 /** A slice sees the whole store (to call other slices' actions) but owns only its own keys. */

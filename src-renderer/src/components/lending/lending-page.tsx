@@ -11,6 +11,7 @@ import { ExportButton } from './export-button';
 import { GuardiansCard } from './guardians-card';
 import { LeasesCard } from './leases-card';
 import { TimelineCard } from './timeline-card';
+import { ReplayCard } from './replay-card';
 
 /**
  * The Lending screen (UI-1, UI-4, UI-6): live leases, node builds and settings sync, the settings, the guardian
@@ -45,6 +46,7 @@ export function LendingPage() {
         </>
       )}
       <TimelineCard />
+      <ReplayCard />
       {guardians.failure && (
         <Notice kind="error" testId="guardians-error">
           guardian settings: {guardians.failure.message}

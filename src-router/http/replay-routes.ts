@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { RouterError } from '../contract';
+import { REPLAY_MAX_EVENTS, REPLAY_MAX_RANGE_MS, replayRequestSchema } from '../contract/replay';
+import { gatherReplay } from '../cluster/replay-gather';
+import { requireToken } from './auth';
+import { queryTime } from './decision-routes';
+import type { HttpDeps } from './deps';
+import { parseBody } from './errors';
+
+type Query = Record<string, string | undefined>;
+
+const bad = (param: string, message: string) => new RouterError(400, 'invalid_request', `${param}: ${message}`, 'invalid_request_error', param);
+
+/** A range a replay may cover: `to` not before `from`, at most REPLAY_MAX_RANGE_MS; else a 400 naming the field. */
+function checkedRange(from: number, to: number): { from: number; to: number } {
+  if (to < from) throw bad('to', `before from (${to} < ${from})`);
+  if (to - from > REPLAY_MAX_RANGE_MS) throw bad('to', `the range is at most ${REPLAY_MAX_RANGE_MS / 3_600_000} h (${to - from} ms asked)`);
+  return { from, to };
+}
+
+/**
+ * What-if replay over HTTP (issue #15): each node answers its own recorded rows for a range (node API, bounded by row
+ * caps); the console replays the cluster's — this node's read directly, each healthy member's through the node API.
+ */
+export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  app.register(async (scope) => {
+    scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
+    scope.get<{ Querystring: Query }>('/router/v1/node/replay-source', async (request) => {
+      const from = queryTime(request.query.from, 'from');
+      const to = queryTime(request.query.to, 'to');
+      if (from === undefined) throw bad('from', 'required (unix ms or ISO 8601)');
+      if (to === undefined) throw bad('to', 'required (unix ms or ISO 8601)');
+      return deps.replay.source(checkedRange(from, to));
+    });
+  });
+
+  app.register(async (scope) => {
+    scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
+    scope.post('/router/v1/console/replay', async (request) => {
+      const body = parseBody(replayRequestSchema, request.body);
+      const range = checkedRange(body.from, body.to);
+      return gatherReplay(
+        { clusterToken: deps.clusterToken, own: deps.replay.source, members: () => deps.membership?.statusCapable() ?? [], settings: deps.replay.settings, log: request.log },
+        { ...range, settings: body.settings, links: body.links, maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS },
+      );
+    });
+  });
+}
