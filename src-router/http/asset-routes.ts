@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assetResponseHead, checkRecipe, parseRangeHeader, parseRecipe, recipeClusterView, type BindingResult } from '../cluster/assets';
 import { assetFetchRequestSchema, nodeLoadRequestSchema, RouterError } from '../contract';
-import { bearer, requireToken, sameSecret } from './auth';
+import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -44,12 +44,11 @@ export async function assetRoutes(app: FastifyInstance, deps: HttpDeps): Promise
     });
   });
 
-  const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.addHook('preHandler', async (request) => {
       if (request.method === 'GET' || request.method === 'HEAD') return;
-      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (${deps.writeGate.operators}) can fetch assets or change recipes`, 'permission_error');
+      requireOperator(deps, request, 'fetch assets or change recipes');
       if (request.url.startsWith(RECIPES) && deps.role === 'slave') {
         throw new RouterError(409, 'recipes_on_master', `recipes are kept by the master; node '${deps.nodeId}' is a slave`);
       }

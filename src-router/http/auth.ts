@@ -37,16 +37,28 @@ export function allowRoles(role: 'standalone' | 'master' | 'slave', allowed: rea
   if (!allowed.includes(role)) throw new RouterError(403, 'wrong_role', `${what}: only a ${allowed.join(' or ')} takes this, and this node is a ${role}`, 'permission_error');
 }
 
+type OperatorDeps = Pick<HttpDeps, 'operators' | 'consoleToken' | 'writeGate'>;
+
+/** An operator's console token (`console.operators`, `INFERENCE_ADMIN_EMAILS`; the console token when none are set). */
+export function isOperator(deps: Pick<HttpDeps, 'operators' | 'consoleToken'>, request: FastifyRequest): boolean {
+  const given = bearer(request);
+  return deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken);
+}
+
+/** 403 `not_an_operator` unless the request carries an operator's token, naming what it may not do and the gate in force. */
+export function requireOperator(deps: OperatorDeps, request: FastifyRequest, what: string): void {
+  if (!isOperator(deps, request)) throw new RouterError(403, 'not_an_operator', `only operators (${deps.writeGate.operators}) can ${what}`, 'permission_error');
+}
+
 /**
  * A preHandler of site API writes (links, guardian settings): reads pass; a write needs an operator's console token
  * (the console token when no operators are configured), and a slave refuses it with 409 `code`: the master keeps
  * `what` and pushes it.
  */
 export function siteWriteGate(deps: Pick<HttpDeps, 'role' | 'nodeId' | 'operators' | 'consoleToken' | 'writeGate'>, what: string, code: string) {
-  const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   return async (request: FastifyRequest) => {
     if (request.method === 'GET') return;
-    if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (${deps.writeGate.operators}) can change ${what}`, 'permission_error');
+    requireOperator(deps, request, `change ${what}`);
     if (deps.role === 'slave') throw new RouterError(409, code, `${what} are kept by the master; node '${deps.nodeId}' is a slave and applies what its master pushes`);
   };
 }

@@ -2,7 +2,7 @@ import { Readable, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clusterProfileCreateSchema, clusterProfilePatchSchema, RouterError, type ClusterView } from '../contract';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
-import { bearer, requireToken, sameSecret } from './auth';
+import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -16,13 +16,10 @@ const PASSED_HEADERS = ['content-type', 'content-disposition', 'cache-control', 
  * its stored token — reads and writes, streams and downloads — bounded in time; `:id` `local` is this node itself.
  */
 export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   const dir = (): ClusterDirectory => deps.clusters;
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
-    const operatorOnly = (request: FastifyRequest) => {
-      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', `only operators (${deps.writeGate.operators}) can change connection profiles`, 'permission_error');
-    };
+    const operatorOnly = (request: FastifyRequest) => requireOperator(deps, request, 'change connection profiles');
 
     scope.get('/router/v1/console/clusters', async () => ({ clusters: [localView(deps), ...(await dir().list())] }));
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { RouterError } from '../contract';
 import { checkWriteGate } from '../routing';
-import { bearer, requireToken, sameSecret } from './auth';
+import { bearer, isOperator, requireToken, sameSecret } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -13,13 +13,9 @@ const setRoutingSchema = z.object({ strategy: z.string({ error: 'strategy is req
  * `runtime.setRouting` read and write desired routing state (ROUTE-1, 3, 5..8); routed upstreams (ROUTE-9).
  */
 export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  const isOperator = (request: FastifyRequest) => {
-    const given = bearer(request);
-    return deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken);
-  };
   /** The e-mail of the operator whose token this is (`INFERENCE_ADMIN_EMAILS`), for the write's log line. */
   const operatorEmail = (request: FastifyRequest) => deps.operatorEmails.find((o) => sameSecret(bearer(request), o.token))?.email ?? null;
-  const access = (request: FastifyRequest) => ({ writable: deps.routingWritesEnabled, canWrite: isOperator(request) });
+  const access = (request: FastifyRequest) => ({ writable: deps.routingWritesEnabled, canWrite: isOperator(deps, request) });
 
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));

@@ -3,9 +3,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { RouterError, settingsPutSchema, type SettingsAnswer, type SettingsView } from '../contract';
 import { configJsonSchemas } from '../config/json-schema';
 import { ConfigError, maskSecrets, readConfigFile, unmaskSecrets, validateConfig, writeConfigFile } from '../config/settings-file';
-import { bearer, requireToken, sameSecret } from './auth';
+import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
+
+/** The node config's JSON Schema, generated from the zod schema once (it never changes while the node runs). */
+let schemaOnce: Record<string, unknown> | undefined;
+const nodeConfigSchema = () => (schemaOnce ??= configJsonSchemas()['node-config.schema.json'] as Record<string, unknown>);
 
 /** What a node started by a host that can restart it knows of its config file (`NodeHost`). */
 export interface SettingsHost {
@@ -21,7 +25,6 @@ export interface SettingsHost {
  * atomically with the old file kept as `.bak`, then restart the node in-process on it.
  */
 export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  const isOperator = (given: string) => (deps.operators.length ? deps.operators.some((t) => sameSecret(given, t)) : sameSecret(given, deps.consoleToken));
   const host = (): SettingsHost => {
     if (!deps.settings) throw new RouterError(409, 'settings_unavailable', 'this node was started without a config file it can rewrite and restart on (routerdesk node --config, serve or the desktop app can)');
     return deps.settings;
@@ -29,12 +32,12 @@ export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Prom
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.addHook('preHandler', async (request) => {
-      if (!isOperator(bearer(request))) throw new RouterError(403, 'not_an_operator', 'only operators (console.operators) can read or change the node settings', 'permission_error');
+      requireOperator(deps, request, 'read or change the node settings');
     });
 
     scope.get('/router/v1/console/settings', async (): Promise<SettingsView> => {
       const { file, lastRestartError } = host();
-      return { config: maskSecrets(readConfigFile(file)), schema: configJsonSchemas()['node-config.schema.json'] as Record<string, unknown>, path: file, restartError: lastRestartError() };
+      return { config: maskSecrets(readConfigFile(file)), schema: nodeConfigSchema(), path: file, restartError: lastRestartError() };
     });
 
     scope.put('/router/v1/console/settings', async (request, reply): Promise<SettingsAnswer> => {

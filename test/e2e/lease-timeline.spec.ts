@@ -1,9 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
-import type { ModelConfigInput } from '../../src-router/config';
-import { decisionPageSchema, lendingViewSchema, timelinePageSchema } from '../../src-router/contract';
-import { startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
-import { freePort } from './harness/router-node';
+import { timelinePageSchema } from '../../src-router/contract';
+import { startLentCluster, type LentCluster } from './harness/lent-cluster';
 
 /**
  * The Lending tab's lease timeline against a real cluster: a master and one slave as separate `routerdesk node`
@@ -14,69 +12,21 @@ import { freePort } from './harness/router-node';
 
 const shot = (name: string) => fileURLToPath(new URL(`../../test-results/${name}.png`, import.meta.url));
 
-const CLUSTER_TOKEN = 'e2e-lease-timeline-token-01234';
-const LENDING = {
-  token: CLUSTER_TOKEN, health_interval: '400ms', sync_interval: '400ms', scheduling_min_samples: 2, scheduling_refresh_interval: '400ms', offload_probe_idle: '300ms',
-};
-const simText = (name: string, tokenTime: string): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '50ms', token_time: tokenTime },
-});
-
-let master: TestNode;
-let slave: TestNode;
-
-async function consoleCall<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const res = await fetch(`${master.url}${path}`, { ...init, headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' } });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-const chat = (node: TestNode, model: string) =>
-  fetch(`${node.url}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 8 }),
-  }).then((r) => r.status);
-
-async function openLending(page: Page) {
-  await page.goto(`${master.url}/?token=${TEST_CONSOLE_TOKEN}`);
-  await expect(page.getByTestId('connection-status')).toHaveText('online');
-  await page.getByTestId('nav-lending').click();
-  await expect(page.getByTestId('lending-page')).toBeVisible();
-}
+let c: LentCluster;
+const openLending = (page: Page) => c.openLending(page);
 
 test.beforeAll(async () => {
   test.setTimeout(60_000);
-  const [mp, sp] = [await freePort(), await freePort()];
-  const [masterUrl, slaveUrl] = [`http://127.0.0.1:${mp}`, `http://127.0.0.1:${sp}`];
-  [slave, master] = await Promise.all([
-    startNode({ models: { b: simText('model-b', '20ms') }, config: { server: { port: sp }, cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...LENDING } } }),
-    startNode({ models: { a: simText('model-a', '100ms') }, config: { server: { port: mp }, cluster: { role: 'master', node_id: 'master', slave_urls: [slaveUrl], ...LENDING } } }),
-  ]);
+  c = await startLentCluster('e2e-lease-timeline-token-01234');
+  // The lent work is in the timeline rows too: the slave's borrowed jobs name their owner.
   await expect(async () => {
-    const { nodes } = await consoleCall<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes');
-    expect(nodes.map((n) => n.healthy)).toEqual([true, true]);
-  }).toPass({ timeout: 15_000, intervals: [100] });
-  // Each model's own fit (scheduling_min_samples: 2), then the link, applied on both ends.
-  for (let i = 0; i < 2; i++) expect(await Promise.all([chat(master, 'model-a'), chat(slave, 'model-b')])).toEqual([200, 200]);
-  await consoleCall('/router/v1/site/text-routing-groups', {
-    method: 'POST', body: JSON.stringify({ owner: { node_id: 'master', model: 'a' }, helper: { node_id: 'gpu-b', model: 'b' }, acknowledge_different_weights: true }),
-  });
-  await expect(async () => {
-    const view = lendingViewSchema.parse(await consoleCall('/router/v1/console/lending'));
-    expect(view.held.map((n) => [n.nodeId, n.models.map((m) => m.model)])).toEqual([['master', ['a']], ['gpu-b', ['b']]]);
-  }).toPass({ timeout: 15_000, intervals: [100] });
-  // The burst: a backlog on the master's `a`, lent to `b` under a lease.
-  expect(await Promise.all(Array.from({ length: 10 }, () => chat(master, 'model-a')))).toEqual(Array(10).fill(200));
-  await expect(async () => {
-    const lent = decisionPageSchema.parse(await consoleCall('/router/v1/console/decisions?event=lent&limit=10'));
-    expect(lent.rows.length).toBeGreaterThan(0);
-    const rows = timelinePageSchema.parse(await consoleCall('/router/v1/console/timeline'));
+    const rows = timelinePageSchema.parse(await c.consoleCall('/router/v1/console/timeline'));
     expect(rows.nodes.find((n) => n.nodeId === 'gpu-b')?.requests.some((r) => r.lentFrom === 'master/a')).toBe(true);
   }).toPass({ timeout: 15_000, intervals: [100] });
 });
 
 test.afterAll(async () => {
-  await Promise.all([master?.stop(), slave?.stop()]);
+  await c?.stop();
 });
 
 test('Lending: the timeline shows the lease, the lent requests and the borrowed jobs; hovering the lease shows its decision row', async ({ page }) => {
