@@ -18,13 +18,13 @@ import { plannerScale } from './planner-scale';
 import { proxyOverhead } from './proxy-overhead';
 import { timelineLayoutBench } from './timeline-layout';
 import { benchMachine, defaultBenchStore, keepRun } from './keep-run';
-import { killAllNow } from './scope';
+import { killAllNow, profileNodesInto } from './scope';
 import { DASH, formatDuration, formatRatio, renderTable, type Cell, type Table } from './table';
 import type { Benchmark, JsonRow, SummaryLine } from './types';
 
 export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog, lendingLog, timelineLayoutBench];
 
-export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]] [--json FILE]
+export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]] [--json FILE] [--cpu-prof DIR]
 
   --quick        smaller counts, one repetition
   --only NAME    run only these benchmarks (repeat the flag or separate names with commas)
@@ -32,6 +32,8 @@ export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME
   --json FILE    also write every result as JSON: an array, one object per scenario (benchmark, scenario, fields)
   --store DIR    keep the run (version, machine, summary, every row) in this node store; default: the store of
                  the serve folder (.routerdesk/); the console lists kept runs (Runtime screen, Benchmark runs)
+  --cpu-prof DIR every router node a benchmark starts writes a V8 CPU profile into DIR when it stops
+                 (open it in Chrome DevTools): where the time of a benchmark's requests goes
 
 benchmarks:
 ${BENCHMARKS.map((b) => `  ${b.name.padEnd(18)}${b.about}`).join('\n')}
@@ -59,11 +61,11 @@ function onSignal(signal: NodeJS.Signals) {
 }
 
 export async function benchCommand(argv: string[]): Promise<void> {
-  let values: { quick?: boolean; only?: string[]; help?: boolean; json?: string; scenario?: string[]; store?: string };
+  let values: { quick?: boolean; only?: string[]; help?: boolean; json?: string; scenario?: string[]; store?: string; 'cpu-prof'?: string };
   try {
     values = parseArgs({
       args: argv, strict: true, allowPositionals: false,
-      options: { quick: { type: 'boolean' }, only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' }, json: { type: 'string' }, scenario: { type: 'string', multiple: true }, store: { type: 'string' } },
+      options: { quick: { type: 'boolean' }, only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' }, json: { type: 'string' }, scenario: { type: 'string', multiple: true }, store: { type: 'string' }, 'cpu-prof': { type: 'string' } },
     }).values;
   } catch (err) {
     process.stderr.write(`routerdesk bench: ${(err as Error).message}\n\n${BENCH_USAGE}`);
@@ -85,6 +87,7 @@ export async function benchCommand(argv: string[]): Promise<void> {
   }
 
   const quick = values.quick === true;
+  if (values['cpu-prof']) profileNodesInto(resolve(values['cpu-prof']));
   process.on('exit', killAllNow);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -14,6 +14,13 @@ import { cliRef } from '../paths';
 /** The console token of every node a benchmark starts (loopback only, gone when the benchmark ends). */
 export const BENCH_CONSOLE_TOKEN = 'bench-console-token-0123456789';
 
+/** `bench --cpu-prof DIR`: the folder router nodes write their V8 CPU profiles into (unset: none). */
+let cpuProfileDir: string | undefined;
+export function profileNodesInto(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  cpuProfileDir = dir;
+}
+
 export interface CliProcess {
   url: string;
   proc: ChildProcess;
@@ -50,7 +57,8 @@ export class BenchScope {
    */
   async startCli(args: string[], opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CliProcess> {
     const cli = cliRef();
-    const proc = spawn(cli.node, [cli.script, ...args], {
+    const profile = cpuProfileDir && args[0] === 'node' ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
+    const proc = spawn(cli.node, [...profile, cli.script, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...cli.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
     });

@@ -1,4 +1,5 @@
-import { deadline } from '../backends';
+import { CallEnd } from '../serve/call-end';
+import { postJson, type HttpAnswer } from '../serve/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
 import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
@@ -7,11 +8,21 @@ import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawRes
 export function masterClient(masterUrl: string, token: string, opts: { eventTimeoutMs: number; relayTimeoutMs: number }): MasterPort {
   const base = masterUrl.replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const auth = { authorization: `Bearer ${token}` };
   return {
+    // Every queue event of an enrolled model says so to the master: the request path's client, not fetch (issue #14).
     async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
-      const res = await fetch(`${base}/router/v1/node/offload/event`, { method: 'POST', headers, body: JSON.stringify({ owner, trigger }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
-      if (!res.ok) throw new Error(`master answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-      const answer = eventAnswerSchema.safeParse(await res.json());
+      const end = new CallEnd(undefined, opts.eventTimeoutMs);
+      let res: HttpAnswer;
+      let json: unknown;
+      try {
+        res = await postJson(`${base}/router/v1/node/offload/event`, { owner, trigger }, end, auth);
+        if (!res.ok) throw new Error(`master answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+        json = await res.json();
+      } finally {
+        end.clear();
+      }
+      const answer = eventAnswerSchema.safeParse(json);
       if (!answer.success) throw new Error(`master answered something that is not a lease: ${answer.error.issues[0]?.path.join('.') || '(root)'}: ${answer.error.issues[0]?.message}`);
       return answer.data.lease as LeaseGrant | null;
     },
@@ -24,9 +35,9 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
       await res.body?.cancel();
     },
     async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
-      const limit = deadline(opts.relayTimeoutMs);
+      const end = new CallEnd(signal, opts.relayTimeoutMs);
       try {
-        const res = await fetch(`${base}/router/v1/node/offload/relay`, { method: 'POST', headers, body: JSON.stringify(req), signal: AbortSignal.any([signal, limit.signal]) });
+        const res = await postJson(`${base}/router/v1/node/offload/relay`, req, end, auth);
         if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
         const answer = relayAnswerSchema.safeParse(await res.json());
         if (!answer.success) return { kind: 'refused', reason: 'forward_failed', message: 'master relay answered something that is not a relay answer' };
@@ -38,7 +49,7 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
         if (neverSent(err)) return { kind: 'refused', reason: 'helper_unreachable', message: `master relay unreachable: ${(err as Error).message}` };
         return { kind: 'unknown', message: `the master relay broke off: ${causeOf(err)}` };
       } finally {
-        limit.clear();
+        end.clear();
       }
     },
   };
@@ -47,22 +58,19 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
 /** The master's forward of a lent request to a remote helper's worker API (the owner's model named in a header). */
 export async function forwardToHelper(helperUrl: string, token: string, req: RelayRequest, signal: AbortSignal, timeoutMs: number): Promise<RelayAnswer> {
   const paths = { chat: '/v1/chat/completions', completion: '/v1/completions', embedding: '/v1/embeddings', image: '/v1/images/generations' } as const;
-  let res: Response;
-  const limit = deadline(timeoutMs);
+  let res: HttpAnswer;
+  const end = new CallEnd(signal, timeoutMs);
   try {
-    res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/worker${paths[req.endpoint]}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-routerdesk-borrowed-from': `${req.owner.nodeId}/${req.owner.model}`, 'x-routerdesk-request-id': req.requestId },
-      body: JSON.stringify({ ...req.json, model: req.helper.model, stream: false }),
-      signal: AbortSignal.any([signal, limit.signal]),
+    res = await postJson(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/worker${paths[req.endpoint]}`, { ...req.json, model: req.helper.model, stream: false }, end, {
+      authorization: `Bearer ${token}`, 'x-routerdesk-borrowed-from': `${req.owner.nodeId}/${req.owner.model}`, 'x-routerdesk-request-id': req.requestId,
     });
   } catch (err) {
-    limit.clear();
+    end.clear();
     if (signal.aborted) throw err;
     return { kind: 'refused', reason: 'helper_unreachable', message: (err as Error).message };
   }
   const text = await res.text().catch(() => '');
-  limit.clear();
+  end.clear();
   let body: unknown = text;
   try {
     body = JSON.parse(text);

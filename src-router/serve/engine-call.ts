@@ -1,6 +1,7 @@
 import type { EngineLease } from '../backends';
 import type { EngineRoute } from '../engines';
-import { postJson, type HttpAnswer, type Signals } from './http-call';
+import type { CallEnd } from './call-end';
+import { postJson, type HttpAnswer } from './http-call';
 
 /** A request body for an engine: JSON, or a transcription upload. */
 export type EngineBody = { json: Record<string, unknown> } | { upload: TranscriptionUpload };
@@ -12,13 +13,13 @@ export interface TranscriptionUpload {
   fields: Record<string, string>;
 }
 
-/** Calls the engine behind a lease; the signal cancels the request at the engine. */
-export async function callEngine(lease: EngineLease, route: EngineRoute, body: EngineBody, signal: Signals): Promise<HttpAnswer> {
+/** Calls the engine behind a lease; the call's end cancels the request at the engine. */
+export async function callEngine(lease: EngineLease, route: EngineRoute, body: EngineBody, end: CallEnd): Promise<HttpAnswer> {
   const url = `http://${lease.host}:${lease.port}${route.path}`;
-  if ('json' in body) return postJson(url, body.json, signal);
+  if ('json' in body) return postJson(url, body.json, end);
   const form = new FormData();
   const { upload } = body;
   for (const [k, v] of Object.entries(upload.fields)) form.append(k, v);
   form.append('file', new Blob([upload.file], { type: upload.mimetype || 'application/octet-stream' }), upload.filename || 'audio.wav');
-  return (await fetch(url, { method: 'POST', body: form, signal: Array.isArray(signal) ? AbortSignal.any([...(signal as readonly AbortSignal[])]) : (signal as AbortSignal) })) as unknown as HttpAnswer;
+  return (await fetch(url, { method: 'POST', body: form, signal: end.toSignal() })) as unknown as HttpAnswer;
 }

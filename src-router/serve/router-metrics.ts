@@ -48,10 +48,20 @@ export class RouterMetrics {
     });
   }
 
+  /** Each label set's children, bound once: prom-client hashes the labels on every call otherwise (issue #14). */
+  private readonly bound = new Map<string, { requests: { inc(): void }; duration: { observe(v: number): void }; queueWait: { observe(v: number): void } }>();
+
   request(row: RequestRow) {
-    this.requests.inc({ model: row.model, endpoint: row.endpoint, outcome: row.outcome });
-    this.duration.observe({ model: row.model, endpoint: row.endpoint }, row.durationMs / 1000);
-    this.queueWait.observe({ model: row.model }, row.queueWaitMs / 1000);
+    const key = `${row.model}\u0000${row.endpoint}\u0000${row.outcome}`;
+    let b = this.bound.get(key);
+    if (!b) {
+      if (this.bound.size > 10_000) this.bound.clear();
+      b = { requests: this.requests.labels(row.model, row.endpoint, row.outcome), duration: this.duration.labels(row.model, row.endpoint), queueWait: this.queueWait.labels(row.model) };
+      this.bound.set(key, b);
+    }
+    b.requests.inc();
+    b.duration.observe(row.durationMs / 1000);
+    b.queueWait.observe(row.queueWaitMs / 1000);
   }
 
   routingFallback(model: string, missing: readonly string[]) {

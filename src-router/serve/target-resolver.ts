@@ -56,7 +56,8 @@ export class TargetResolver {
     const entry = deps.catalog.get(input.model) ?? this.byLocalName(input.model);
     const endpoints = deps.staticRoutes?.[input.model]?.endpoints;
     if (!entry && endpoints?.length) {
-      const candidates = endpoints.map((url): Target => ({ kind: 'static', clusterId: input.model, nodeId: 'static', localId: input.model, backend: 'static', url, names: [input.model] }));
+      const candidates = this.staticTargets(input.model, endpoints);
+      if (candidates.length === 1) return candidates[0];
       return deps.choose?.(input.model, candidates, input.body) ?? candidates[0];
     }
     if (!entry) throw modelNotFound(input.model);
@@ -107,6 +108,16 @@ export class TargetResolver {
     if (!url) return undefined;
     const t: Target = { kind: 'remote', clusterId, nodeId: ref.nodeId, localId: ref.model, backend: 'unknown', url, names: [ref.model] };
     return { ...t, names: names(t) };
+  }
+
+  /** A static route's targets, made once per route: the hot path of a proxy (issue #14). */
+  private readonly statics = new Map<string, { endpoints: readonly string[]; targets: Target[] }>();
+  private staticTargets(model: string, endpoints: readonly string[]): Target[] {
+    const known = this.statics.get(model);
+    if (known?.endpoints === endpoints) return known.targets;
+    const targets = endpoints.map((url): Target => ({ kind: 'static', clusterId: model, nodeId: 'static', localId: model, backend: 'static', url, names: [model] }));
+    this.statics.set(model, { endpoints, targets });
+    return targets;
   }
 
   private available(r: Replica): boolean {

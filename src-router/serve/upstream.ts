@@ -1,7 +1,8 @@
-import { deadline, HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
+import { HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
-import { postJson, type HttpAnswer, type Signals } from './http-call';
+import { CallEnd } from './call-end';
+import { postJson, type HttpAnswer } from './http-call';
 import { RouterError } from './errors';
 import { parseSize, wavSeconds, type WorkMeasure } from './work-measure';
 import type { Target } from '../registry';
@@ -52,8 +53,10 @@ export const WORKER_PATHS: Record<Endpoint, string> = {
 export async function openLocal(supervisor: Supervisor, target: Target, p: RequestPayload, timeoutMs: number): Promise<Upstream> {
   const route = supervisor.adapter(target.localId).routes[p.endpoint];
   if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
-  const limit = deadline(timeoutMs);
+  // The client, the deadline (counted from here, the wait for the lane included) and a cancel end the call.
+  const end = new CallEnd(p.signal, timeoutMs);
   const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.signal, p.acquireSignal]) : p.signal).catch((err: unknown) => {
+    end.clear();
     if (p.acquireSignal?.aborted && !p.signal.aborted) {
       // Taken back while waiting for the runtime: because its own work arrived (HELPER-1/2) or the master withdrew it (HOLD-4, HELPER-5).
       const reason = (p.acquireSignal.reason as Error | undefined)?.message === 'withdrawn' ? 'withdrawn' : 'own_work_arrived';
@@ -62,15 +65,13 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
     throw err;
   });
   if (p.onClaimed?.() === false) {
+    end.clear();
     lease.release('unused');
     throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (withdrawn)', 'invalid_request_error', null, { reason: 'withdrawn' });
   }
-  const cancelled = new AbortController();
-  // Listened to one by one by the call (AbortSignal.any per request costs more than the call itself).
-  const signal: Signals = [p.signal, limit.signal, cancelled.signal];
   const explain = async (err: unknown) => {
-    if (p.signal.aborted || cancelled.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
-    if ((err as Error).name === 'TimeoutError' || limit.signal.aborted) return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
+    if (p.signal.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
+    if ((err as Error).name === 'TimeoutError' || end.reason === 'timeout') return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
     const proc = lease.process;
     if (!proc.hung) await waitForExit(lease, 300);
     // Issue #9: killed by its health checks while the request was in it; the lane restarts it.
@@ -81,17 +82,17 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   const up: Upstream = {
     response: undefined as unknown as HttpAnswer,
     waitedMs: lease.waitedMs,
-    release: (end) => {
-      limit.clear();
-      return lease.release(end);
+    release: (how) => {
+      end.clear();
+      return lease.release(how);
     },
     explain,
-    cancel: () => cancelled.abort(),
+    cancel: () => end.cancel(),
   };
   try {
-    if (route.kind === 'kobold-txt2img') up.response = await koboldImages(lease, route, p.json!, signal);
-    else if (route.kind === 'multipart-transcription') Object.assign(up, await transcribe(lease, route, target, p.upload!, signal));
-    else up.response = await callEngine(lease, route, { json: { ...p.json!, model: target.localId } }, signal);
+    if (route.kind === 'kobold-txt2img') up.response = await koboldImages(lease, route, p.json!, end);
+    else if (route.kind === 'multipart-transcription') Object.assign(up, await transcribe(lease, route, target, p.upload!, end));
+    else up.response = await callEngine(lease, route, { json: { ...p.json!, model: target.localId } }, end);
   } catch (err) {
     const e = await explain(err);
     up.release('cancelled');
@@ -120,12 +121,10 @@ export function openStatic(target: Target, p: RequestPayload, timeoutMs: number)
 }
 
 async function forward(target: Target, url: string, p: RequestPayload, headers: Record<string, string>, timeoutMs: number, who: string, code: 'node' | 'upstream'): Promise<Upstream> {
-  const limit = deadline(timeoutMs);
-  const cancelled = new AbortController();
-  const signal: Signals = [p.signal, limit.signal, cancelled.signal];
+  const end = new CallEnd(p.signal, timeoutMs);
   const explain = async (err: unknown) => {
-    if (p.signal.aborted || cancelled.signal.aborted) return new RouterError(499, 'client_closed', 'client closed the request');
-    if ((err as Error).name === 'TimeoutError' || limit.signal.aborted) return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
+    if (p.signal.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
+    if ((err as Error).name === 'TimeoutError' || end.reason === 'timeout') return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return new RouterError(502, `${code}_unreachable`, `${who} could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   };
@@ -134,18 +133,18 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
     if (p.upload) body = { upload: { ...p.upload, fields: { ...p.upload.fields, model: target.localId } } };
     else body = { json: { ...p.json!, model: target.localId } };
     const response = 'json' in body
-      ? await postJson(url, body.json, signal, { ...headers, ...p.headers })
-      : ((await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal: AbortSignal.any([...(signal as readonly AbortSignal[])]) })) as unknown as HttpAnswer);
+      ? await postJson(url, body.json, end, p.headers ? { ...headers, ...p.headers } : headers)
+      : ((await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal: end.toSignal() })) as unknown as HttpAnswer);
     return {
-      response, waitedMs: 0, explain, cancel: () => cancelled.abort(),
+      response, waitedMs: 0, explain, cancel: () => end.cancel(),
       release: () => {
-        limit.clear();
+        end.clear();
         return null;
       },
     };
   } catch (err) {
     const e = await explain(err);
-    limit.clear();
+    end.clear();
     throw e;
   }
 }
@@ -158,13 +157,13 @@ function toForm(upload: TranscriptionUpload): FormData {
 }
 
 /** KoboldCpp's txt2img makes one image per call: `n` images are `n` calls, answered as one OpenAI images body. */
-async function koboldImages(lease: EngineLease, route: EngineRoute, j: Record<string, unknown>, signal: Signals): Promise<HttpAnswer> {
+async function koboldImages(lease: EngineLease, route: EngineRoute, j: Record<string, unknown>, end: CallEnd): Promise<HttpAnswer> {
   const [width, height] = parseSize(j.size ?? '512x512') ?? [512, 512];
   const n = typeof j.n === 'number' ? j.n : 1;
   const data: { b64_json: string }[] = [];
   for (let i = 0; i < n; i++) {
     const seed = typeof j.seed === 'number' ? j.seed + i : undefined;
-    const res = await callEngine(lease, route, { json: { prompt: j.prompt, negative_prompt: j.negative_prompt, width, height, steps: j.steps ?? 20, seed } }, signal);
+    const res = await callEngine(lease, route, { json: { prompt: j.prompt, negative_prompt: j.negative_prompt, width, height, steps: j.steps ?? 20, seed } }, end);
     if (!res.ok) return res;
     for (const b64 of ((await res.json()) as { images?: string[] }).images ?? []) data.push({ b64_json: b64 });
   }
@@ -172,11 +171,11 @@ async function koboldImages(lease: EngineLease, route: EngineRoute, j: Record<st
 }
 
 /** Asks the engine for verbose JSON (to learn the audio length), then answers in the format the client asked for. */
-async function transcribe(lease: EngineLease, route: EngineRoute & { kind: 'multipart-transcription' }, target: Target, upload: TranscriptionUpload, signal: Signals) {
+async function transcribe(lease: EngineLease, route: EngineRoute & { kind: 'multipart-transcription' }, target: Target, upload: TranscriptionUpload, end: CallEnd) {
   const wanted = upload.fields.response_format ?? 'json';
   const structured = wanted === 'json' || wanted === 'verbose_json';
   const fields = { ...upload.fields, model: target.localId, response_format: structured ? route.responseFormat : wanted };
-  const res = await callEngine(lease, route, { upload: { ...upload, fields } }, signal);
+  const res = await callEngine(lease, route, { upload: { ...upload, fields } }, end);
   const fromHeader = wavSeconds(upload.file);
   if (!res.ok || !structured || !(res.headers.get('content-type') ?? '').includes('json')) return { response: res, work: { audioSeconds: fromHeader } };
   const verbose = (await res.json()) as { text?: string; duration?: number };

@@ -1,0 +1,86 @@
+/**
+ * What ends one call to an engine, a node or a static-route endpoint (issue #14): the client leaving (its signal), a
+ * deadline, or an explicit cancel. One object per call instead of three AbortSignals and their listeners — each
+ * AbortSignal with a listener costs more than the rest of a proxied request's bookkeeping.
+ */
+export type EndReason = 'client' | 'timeout' | 'cancelled';
+
+export class CallEnd {
+  private why: EndReason | null = null;
+  private readonly hooks: (() => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private unlisten: (() => void) | undefined;
+  private signalCtl: AbortController | undefined;
+
+  /** `client`: the client's signal (absent: nothing but the deadline and `cancel` ends it); `timeoutMs`: the deadline. */
+  constructor(private readonly client: AbortSignal | undefined, readonly timeoutMs: number) {
+    if (client?.aborted) {
+      this.why = 'client';
+      return;
+    }
+    this.timer = setTimeout(() => this.end('timeout'), timeoutMs);
+    this.timer.unref();
+    if (client) {
+      const onAbort = () => this.end('client');
+      client.addEventListener('abort', onAbort, { once: true });
+      this.unlisten = () => client.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Why the call ended, or null while it runs. */
+  get reason(): EndReason | null {
+    return this.why;
+  }
+
+  get ended(): boolean {
+    return this.why !== null;
+  }
+
+  /** Ends the call now: the engine or node sees it cancelled. */
+  cancel(): void {
+    this.end('cancelled');
+  }
+
+  /** Calls `fn` once when the call ends (at once if it has); the returned function unsubscribes. */
+  onEnd(fn: () => void): () => void {
+    if (this.why) {
+      fn();
+      return () => {};
+    }
+    this.hooks.push(fn);
+    return () => {
+      const i = this.hooks.indexOf(fn);
+      if (i >= 0) this.hooks.splice(i, 1);
+    };
+  }
+
+  /** The call is over: the deadline and the client's listener go; a later end changes nothing. */
+  clear(): void {
+    clearTimeout(this.timer);
+    this.unlisten?.();
+    this.unlisten = undefined;
+  }
+
+  /** The error a read or write of the call fails with once it ended: AbortError, or TimeoutError for the deadline. */
+  error(): Error {
+    const e = new Error(this.why === 'timeout' ? `no answer within ${this.timeoutMs} ms` : 'aborted');
+    e.name = this.why === 'timeout' ? 'TimeoutError' : 'AbortError';
+    return e;
+  }
+
+  /** A real AbortSignal that follows this call (for `fetch` on the rare upload path); made once, on demand. */
+  toSignal(): AbortSignal {
+    if (!this.signalCtl) {
+      const ctl = (this.signalCtl = new AbortController());
+      this.onEnd(() => ctl.abort(this.error()));
+    }
+    return this.signalCtl.signal;
+  }
+
+  private end(why: EndReason): void {
+    if (this.why) return;
+    this.why = why;
+    this.clear();
+    for (const fn of this.hooks.splice(0)) fn();
+  }
+}
