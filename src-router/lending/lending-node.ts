@@ -65,6 +65,7 @@ export class LendingNode implements LendingGate {
       isOwner: (id) => this.links.some((l) => l.owner.nodeId === deps.nodeId && l.owner.model === id),
       tokensOf: (id, item) => this.itemTokens(id, item),
       holdEnabled: deps.config.cluster.offload_hold_for_faster_helper,
+      deferReport: (fn) => void setImmediate(fn),
     });
     this.restorer = new LaneRestorer({
       supervisor: deps.supervisor, delayMs: deps.config.cluster.offload_restore_delay, log: deps.log,

@@ -15,6 +15,8 @@ interface LiveLeaseOnOwner {
 /** Runs `fn` after `ms` on the owner's clock; returns its cancel. The node's is a real (unref'd) timer; the replay's is simulated. */
 export type ScheduleFn = (fn: () => void, ms: number) => () => void;
 
+const runNow = (fn: () => void) => fn();
+
 export const realSchedule: ScheduleFn = (fn, ms) => {
   const t = setTimeout(fn, ms);
   t.unref();
@@ -36,6 +38,8 @@ export interface OwnerSideDeps {
   holdEnabled: boolean;
   /** Timers (lease expiry, HOLD-3 release); default real ones. */
   schedule?: ScheduleFn;
+  /** Runs a report after the current turn (the node: `setImmediate`); default at once (the replay's simulated clock). */
+  deferReport?(fn: () => void): void;
 }
 
 /**
@@ -68,7 +72,16 @@ export class OwnerSide {
       r.pending = trigger;
       return;
     }
-    void this.report(localId, trigger);
+    // Sent once the request that caused it is on its way (the answer written, the engine called): the report is a
+    // call to the master, and on the request's own turn it would delay that request (issue #14). Events of the same
+    // turn coalesce into the last one.
+    r.inFlight = true;
+    r.pending = trigger;
+    (this.deps.deferReport ?? runNow)(() => {
+      const next = r.pending!;
+      r.pending = null;
+      void this.report(localId, next);
+    });
   }
 
   private async report(localId: string, trigger: Trigger): Promise<void> {
