@@ -40,6 +40,9 @@ export const DEMO_LINKS = [
   { lane: 'image', owner: { node_id: 'gpu-a', model: 'sd-1.5' }, helper: { node_id: 'gpu-b', model: 'sd-1.5' } },
 ] as const;
 
+/** Models a demo node loads besides its `startup_model`, through the node API once the links are made (`preloadModel`). */
+export const DEMO_PRELOADS: { node: DemoNodeId; localId: string }[] = [{ node: 'gpu-b', localId: 'sd-1.5' }];
+
 /** Lending settings of every demo node: quick to decide and to fit, so leases show within seconds. */
 export const DEMO_LENDING = {
   scheduling_refresh_interval: '1s', scheduling_min_samples: 3, offload_probe_idle: '2s', offload_restore_delay: '1.5s', health_interval: '1s', sync_interval: '1s',
@@ -129,6 +132,19 @@ export function startDemoNode(id: DemoNodeId, configFile: string, logFile: strin
     });
   });
   return { child, proc };
+}
+
+/**
+ * Loads a model on a demo node through its node API (`POST /router/v1/node/load`, the cluster token), as a recipe's
+ * load does: not a request of the node's own, so the node keeps taking leases meanwhile (HELPER-1) and stays idle for
+ * probes (PROBE-3). Resolves when it is loaded.
+ */
+export async function preloadModel(nodeUrl: string, clusterToken: string, localId: string, timeoutMs = 60_000): Promise<void> {
+  const res = await fetch(`${nodeUrl}/router/v1/node/load`, {
+    method: 'POST', headers: { authorization: `Bearer ${clusterToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ localId }), signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!res.ok) throw new Error(`loading ${localId}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  await res.arrayBuffer();
 }
 
 /** SIGTERM every child, SIGKILL the ones still running after `graceMs`; resolves when all exited. */

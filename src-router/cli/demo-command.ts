@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../backends/free-port';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
-import { DEMO_LINKS, DEMO_NODES, startDemoNode, stopChildren, writeDemoNode, type DemoChild, type DemoNodeId, type DemoPorts } from './demo-cluster';
+import { DEMO_LINKS, DEMO_NODES, DEMO_PRELOADS, preloadModel, startDemoNode, stopChildren, writeDemoNode, type DemoChild, type DemoNodeId, type DemoPorts } from './demo-cluster';
 import { DemoTraffic } from './demo-traffic';
 import { openBrowser } from './serve-command';
 
@@ -63,6 +63,12 @@ export async function demoCommand(argv: string[]): Promise<void> {
     return;
   }
   const urls = Object.fromEntries(children.map((c) => [c.id, c.url])) as Record<DemoNodeId, string>;
+  // gpu-b's image model, so it helps gpu-a's images from the first bursts on; not waited for (the load takes seconds).
+  for (const p of DEMO_PRELOADS) {
+    preloadModel(urls[p.node], tokens.cluster, p.localId).catch((err: Error) => {
+      if (!stopping) process.stderr.write(`routerdesk demo: ${p.node}: ${err.message}\n`);
+    });
+  }
   traffic = new DemoTraffic(urls, { periodMs: PERIOD_MS, maxInFlight: 32, timeoutMs: 120_000 });
   traffic.start();
   const link = `${urls.master}/?token=${encodeURIComponent(tokens.console)}`;

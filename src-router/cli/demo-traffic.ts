@@ -18,11 +18,14 @@ const chat = (node: DemoNodeId, model: string, maxTokens: number): TrafficShot =
 });
 const image = (node: DemoNodeId): TrafficShot => ({ node, path: '/v1/images/generations', body: { model: 'sd-1.5', prompt: 'a lighthouse at dusk', size: '512x512', steps: 20, n: 1 } });
 
-/** The requests of burst `k` (0-based). The first also loads gpu-b's image model, so it can help from the start. */
+/**
+ * The requests of burst `k` (0-based). gpu-b's own work comes from the fourth burst on only: while an own request of
+ * gpu-b waits, no lease goes to it (HELPER-1), nor a probe until it idled `offload_probe_idle` after (PROBE-3); its
+ * image model is loaded by the demo through the node API instead (`preloadModel`), which is not own work.
+ */
 export function demoBurst(k: number): TrafficShot[] {
   const shots = [48, 64, 96, 48, 64, 96].map((t) => chat('gpu-a', 'chat-7b', t));
   shots.push(image('gpu-a'), image('gpu-a'), image('gpu-a'), chat('master', 'tiny-chat', 16));
-  if (k === 0) shots.push(image('gpu-b'));
   if (k >= 3 && k % 4 === 3) shots.push(chat('gpu-b', 'chat-7b', 32));
   return shots;
 }
