@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplayOutcomeWire, ReplayResultWire } from '../../src-router/contract/replay';
 import { replayRequestSchema } from '../../src-router/contract/replay';
 import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
+import { recordedLinkRows } from '../../src-renderer/src/lending/replay-links';
 import { changedSettings, emptyReplayDraft, REPLAY_FORM_KEYS, REPLAY_RANGES_MS, replayNotes, replayRequestOf, replayRows, settingPlaceholder } from '../../src-renderer/src/lending/replay-view';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
 
@@ -13,6 +14,11 @@ const outcome = (o: Partial<ReplayOutcomeWire> = {}): ReplayOutcomeWire => ({
   requests: 14, bursts: [{ index: 0, startedAt: NOW - 60_000, requests: 14, makespanMs: 2400 }], waitP50Ms: 800, waitP95Ms: 1500,
   completionP50Ms: 1000, completionP95Ms: 2300, lent: 5, returned: 1, cutOff: 0, loads: 1, ...o,
 });
+const recordedLinks = recordedLinkRows({
+  text: { version: 1, links: [{ id: 'L1', lane: 'text', owner: { node_id: 'master', model: 'a' }, helper: { node_id: 'gpu-b', model: 'b' }, load_if_unloaded: true, restore_after_borrow: false, weights: 'different', acknowledged: true, created_at: '', updated_at: '' }] },
+  image: { version: 1, links: [] },
+});
+const noLinks = { recorded: recordedLinks, current: [] };
 const result = (o: Partial<ReplayResultWire> = {}): ReplayResultWire => ({
   from: NOW - 900_000, to: NOW, nodes: ['master', 'owner'], links: 1, settings: { offload_probe_idle: 300, scheduling_backend_depth: 1 },
   recorded: outcome(), replayed: outcome(), events: 420, capped: false, unpriced: 0, ...o,
@@ -27,7 +33,7 @@ describe('replay draft → request', () => {
   });
 
   it('typed settings become values of their kind; no links is an empty list', () => {
-    const r = replayRequestOf({ rangeMs: REPLAY_RANGES_MS[0], settings: { offload_probe_idle: ' 30 s ', scheduling_backend_depth: '2', offload_hold_for_faster_helper: 'false', scheduling_min_samples: '' }, withoutLinks: true }, NOW);
+    const r = replayRequestOf({ rangeMs: REPLAY_RANGES_MS[0], settings: { offload_probe_idle: ' 30 s ', scheduling_backend_depth: '2', offload_hold_for_faster_helper: 'false', scheduling_min_samples: '' }, links: noLinks, linkPick: { owner: '', helper: '' } }, NOW);
     expect(r).toEqual({ ok: true, request: { from: NOW - 300_000, to: NOW, settings: { offload_probe_idle: '30s', scheduling_backend_depth: 2, offload_hold_for_faster_helper: false }, links: [] } });
     expect(replayRequestSchema.safeParse(r.ok && r.request).success).toBe(true);
   });
@@ -40,7 +46,7 @@ describe('replay draft → request', () => {
 
   it('lists what the draft changes', () => {
     expect(changedSettings(emptyReplayDraft())).toEqual([]);
-    expect(changedSettings({ ...emptyReplayDraft(), settings: { scheduling_backend_depth: '3', offload_probe_idle: '1h' }, withoutLinks: true })).toEqual(['offload_probe_idle=1h', 'scheduling_backend_depth=3', 'no links']);
+    expect(changedSettings({ ...emptyReplayDraft(), settings: { scheduling_backend_depth: '3', offload_probe_idle: '1h' }, links: noLinks })).toEqual(['offload_probe_idle=1h', 'scheduling_backend_depth=3', 'no links']);
   });
 });
 
@@ -97,7 +103,7 @@ describe('replay slice', () => {
   it('posts the draft and keeps the parsed result with the draft it ran with', async () => {
     const { store, bodies } = setup(() => json(200, result()));
     store.getState().setReplayDraft({ settings: { offload_probe_idle: '1h' } });
-    store.getState().setReplayDraft({ withoutLinks: true });
+    store.getState().setReplayDraft({ links: noLinks });
     await store.getState().runReplay();
     expect(bodies).toEqual([{ from: NOW - REPLAY_RANGES_MS[1], to: NOW, settings: { offload_probe_idle: '1h' }, links: [] }]);
     const s = store.getState().replay;
@@ -123,5 +129,40 @@ describe('replay slice', () => {
     await store.getState().runReplay();
     expect(store.getState().replay.result).toBeNull();
     expect(store.getState().replay.failure?.kind).toBe('invalid');
+  });
+});
+
+describe('replay time-out', () => {
+  it('the replay has its own bound (replayTimeoutMs, not the 10 s of other calls) and says so when it runs out', async () => {
+    const signals: AbortSignal[] = [];
+    // A node that never answers: the call ends when its signal fires (no sleeps in the test).
+    const fetch: FetchLike = (_url, init) =>
+      new Promise((_resolve, reject) => {
+        const signal = init!.signal!;
+        signals.push(signal);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    const client = createConsoleClient({ url: 'http://127.0.0.1:8080', token: 't', fetch, timeoutMs: 10_000, replayTimeoutMs: 25 });
+    const r = await client.replay({ from: NOW - 60_000, to: NOW });
+    expect(r).toEqual({ ok: false, failure: { kind: 'unreachable', status: null, message: expect.stringMatching(/did not finish within 25 ms.*shorter range/) } });
+    expect(signals[0].aborted).toBe(true);
+  });
+
+  it('the slice shows the time-out as the card\'s error and stops running', async () => {
+    const fetch: FetchLike = async () => {
+      throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    };
+    const store = createAppStore('http://127.0.0.1:8080', { client: createConsoleClient({ url: 'http://127.0.0.1:8080', token: 't', fetch }), now: () => NOW });
+    await store.getState().runReplay();
+    expect(store.getState().replay.running).toBe(false);
+    expect(store.getState().replay.failure?.message).toBe('the replay did not finish within 60 s (the console stopped waiting): replay a shorter range');
+  });
+
+  it('other calls keep the generic unreachable message', async () => {
+    const fetch: FetchLike = async () => {
+      throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    };
+    const r = await createConsoleClient({ url: 'http://127.0.0.1:8080', token: 't', fetch }).lending();
+    expect(r.ok === false && r.failure.message).toMatch(/^node unreachable/);
   });
 });

@@ -124,6 +124,8 @@ export interface ConsoleClientOptions {
   token: string;
   fetch: FetchLike;
   timeoutMs?: number;
+  /** A what-if replay's own bound (REPLAY_TIMEOUT_MS): replaying an hour of a busy store takes longer than a read. */
+  replayTimeoutMs?: number;
   /**
    * The cluster every call is for (UI-5): absent or `local` for the node itself; a profile's id goes through the
    * local node's cluster proxy (api/cluster-path.ts). The calls and their parsing are the same either way.
@@ -132,6 +134,8 @@ export interface ConsoleClientOptions {
 }
 
 export const REJECTED_MESSAGE = 'console token rejected';
+/** How long the console waits for a what-if replay (the other calls: `timeoutMs`, 10 s). */
+export const REPLAY_TIMEOUT_MS = 60_000;
 export const NO_TOKEN_MESSAGE = 'no console token: open the URL the node printed (…/?token=…)';
 
 const failure = (kind: ApiFailureKind, status: number | null, message: string): { ok: false; failure: ApiFailure } => ({
@@ -209,10 +213,15 @@ async function proxyFailure(res: Response): Promise<{ ok: false; failure: ApiFai
   return { ok: false, failure: { kind: 'unreachable', status: res.status, message: parsed.data.error.message, code } };
 }
 
-export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, cluster = null }: ConsoleClientOptions): ConsoleClient {
+/** A call that ran out of its time: said as such (with what it was and its bound), not as an unreachable node. */
+const isTimeout = (err: unknown) => err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
+export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, replayTimeoutMs = REPLAY_TIMEOUT_MS, cluster = null }: ConsoleClientOptions): ConsoleClient {
   const base = url.replace(/\/+$/, '');
 
-  async function send(path: string, init: { method: string; body?: unknown; accept: string }, ms: number): Promise<Response | { ok: false; failure: ApiFailure }> {
+  /** `timedOut`: the message when the call runs out of `ms` (else the generic "node unreachable"). */
+  async function send(path: string, init: { method: string; body?: unknown; accept: string; timedOut?: string }, ms: number): Promise<Response | { ok: false; failure: ApiFailure }> {
     if (!token) return failure('no-token', null, NO_TOKEN_MESSAGE);
     try {
       return await fetch(`${base}${clusterPath(cluster, path)}`, {
@@ -226,13 +235,17 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, clu
         signal: AbortSignal.timeout(ms),
       });
     } catch (err) {
+      if (init.timedOut && isTimeout(err)) return failure('unreachable', null, init.timedOut);
       return failure('unreachable', null, `node unreachable: ${(err as Error).message}`);
     }
   }
 
-  /** `gated`: a read behind a gate (operators only), whose 403 is a refusal as a write's is. */
-  async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, write?: Write, gated = false): Promise<ApiResult<T>> {
-    const res = await send(path, { method: write?.method ?? 'GET', body: write?.body, accept: 'application/json' }, timeoutMs);
+  /**
+   * `gated`: a read behind a gate (operators only), whose 403 is a refusal as a write's is. `bound`: a call's own time
+   * limit and the message when it runs out (else `timeoutMs`).
+   */
+  async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, write?: Write, gated = false, bound?: { ms: number; timedOut: string }): Promise<ApiResult<T>> {
+    const res = await send(path, { method: write?.method ?? 'GET', body: write?.body, accept: 'application/json', timedOut: bound?.timedOut }, bound?.ms ?? timeoutMs);
     if ('failure' in res) return res;
     const proxied = await proxyFailure(res);
     if (proxied) return proxied;
@@ -293,7 +306,11 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, clu
     },
     timeline: (from, to, limit) =>
       get(`/router/v1/console/timeline?${new URLSearchParams({ from: String(Math.floor(from)), to: String(Math.ceil(to)), limit: String(limit) })}`, parseWith(timelinePageSchema)),
-    replay: (body) => request('/router/v1/console/replay', parseWith(replayResultSchema), { method: 'POST', body }),
+    replay: (body) =>
+      request('/router/v1/console/replay', parseWith(replayResultSchema), { method: 'POST', body }, false, {
+        ms: replayTimeoutMs,
+        timedOut: `the replay did not finish within ${seconds(replayTimeoutMs)} (the console stopped waiting): replay a shorter range`,
+      }),
     exportDecisions: (format, query) => {
       const q = new URLSearchParams(query);
       q.delete('limit');

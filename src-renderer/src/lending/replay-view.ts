@@ -1,8 +1,10 @@
 /**
  * The Lending tab's what-if replay (issue #15), pure: the form's draft → the request of
- * `POST /router/v1/console/replay`, and its result → the rows shown side by side (recorded, replayed).
+ * `POST /router/v1/console/replay`, and its result → the rows shown side by side (recorded, replayed). The links
+ * editor's rules are `replay-links.ts`.
  */
 import { REPLAY_SETTING_KEYS, type ReplayRequestWire, type ReplayResultWire, type ReplaySettingKey } from '../../../src-router/contract/replay';
+import { linkChanges, linksOfEdit, type ReplayLinksEdit } from './replay-links';
 
 /** The ranges the card offers (the last N minutes); the second is the default. */
 export const REPLAY_RANGES_MS = [5 * 60_000, 15 * 60_000, 60 * 60_000] as const;
@@ -25,11 +27,13 @@ export interface ReplayDraft {
   rangeMs: number;
   /** Typed values; empty: as recorded. */
   settings: Partial<Record<ReplaySettingKey, string>>;
-  /** Replay as if there were no links (nothing can be lent). */
-  withoutLinks: boolean;
+  /** The links edited (removed, added); null: the recorded links, untouched. */
+  links: ReplayLinksEdit | null;
+  /** The add-link picker's choices (option values `node/model`, empty: none picked). */
+  linkPick: { owner: string; helper: string };
 }
 
-export const emptyReplayDraft = (): ReplayDraft => ({ rangeMs: REPLAY_RANGES_MS[1], settings: {}, withoutLinks: false });
+export const emptyReplayDraft = (): ReplayDraft => ({ rangeMs: REPLAY_RANGES_MS[1], settings: {}, links: null, linkPick: { owner: '', helper: '' } });
 
 export type DraftCheck = { ok: true; request: ReplayRequestWire } | { ok: false; field: string; message: string };
 
@@ -55,12 +59,13 @@ export function replayRequestOf(d: ReplayDraft, now: number): DraftCheck {
     }
   }
   const to = Math.floor(now);
-  return { ok: true, request: { from: Math.max(0, to - d.rangeMs), to, settings, ...(d.withoutLinks ? { links: [] } : {}) } };
+  const links = linksOfEdit(d.links);
+  return { ok: true, request: { from: Math.max(0, to - d.rangeMs), to, settings, ...(links ? { links } : {}) } };
 }
 
-/** The settings the draft changes (what the card says it replayed with). */
+/** The settings and links the draft changes (what the card says it replayed with). */
 export function changedSettings(d: ReplayDraft): string[] {
-  return REPLAY_FORM_KEYS.filter((k) => (d.settings[k]?.trim() ?? '') !== '').map((k) => `${k}=${d.settings[k]!.trim()}`).concat(d.withoutLinks ? ['no links'] : []);
+  return REPLAY_FORM_KEYS.filter((k) => (d.settings[k]?.trim() ?? '') !== '').map((k) => `${k}=${d.settings[k]!.trim()}`).concat(linkChanges(d.links));
 }
 
 export interface ReplayRow {

@@ -8,7 +8,7 @@ import { requestWork, serviceSampleMs } from '../../costs';
 import type { DecisionRow, ReplaySource, RequestRow } from '../../store';
 import type { LinkSpec } from '../types';
 import { burstsOf, lendingCounts, outcomeOf, type TimedRequest } from './summary';
-import type { ReplayInput, ReplayModel, ReplayRequest, ReplaySettings } from './types';
+import type { IdleSample, ReplayInput, ReplayModel, ReplayRequest, ReplaySettings } from './types';
 
 export interface RecordedCluster {
   input: ReplayInput;
@@ -138,9 +138,19 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   const decisions = [...byNode.values()].flatMap((s) => s.decisions);
   const bursts = burstsOf(timedIn);
   return {
-    input: { from: o.from, to: o.to, requests: inRange, history, historyLoads, models: [...models.values()], lanesAtStart, links: o.links, settings: o.settings },
+    input: {
+      from: o.from, to: o.to, requests: inRange, history, historyLoads, models: [...models.values()], lanesAtStart, links: o.links, settings: o.settings,
+      idleSamples: idleSamplesOf(decisions),
+    },
     recorded: outcomeOf(timedIn, bursts, lendingCounts(decisions), loadsInRange),
     bursts,
     nodes: [...byNode.keys()].sort(),
   };
+}
+
+/** The helpers' own-work idleness the master measured at each plan row (PROBE-3), for the replay's idle start. */
+function idleSamplesOf(decisions: readonly DecisionRow[]): IdleSample[] {
+  return decisions
+    .filter((d) => d.kind === 'plan' && d.helperNode !== null && typeof d.helperIdleMs === 'number')
+    .map((d) => ({ nodeId: d.helperNode!, at: d.at, idleMs: d.helperIdleMs! }));
 }

@@ -18,6 +18,7 @@ import { lentCutoffAt } from '../holds';
 import { OwnerSide } from '../owner-side';
 import { plan } from '../planner';
 import { refKey, type LeaseGrant, type ModelRef, type ModelState, type NodeState, type Trigger } from '../types';
+import { idleAtStart, lastOwnRequestEnds } from './idle';
 import { SimClock } from './sim-clock';
 import type { ReplayInput, ReplayModel, ReplayRequest, ReplayedRequest } from './types';
 
@@ -66,8 +67,11 @@ interface SimNode {
   lanes: Map<string, Lane>;
   owner: OwnerSide;
   helper: HelperSide;
-  ownPending: number;
+  /** Own requests that arrived and have not yet claimed the runtime nor ended (lent ones end with their answer). */
+  pendingOwn: Set<string>;
+  /** Own requests open, from arrival to their answer, a lent one included (PROBE-3, as `cluster/activity.ts`). */
   ownOpen: number;
+  /** Own work last ended (the node's idleness starts here while `ownOpen` is 0). */
   lastOwnEnd: number;
   lastOwnRequestEnd: number | null;
 }
@@ -96,8 +100,7 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
 
   const nodes = new Map<string, SimNode>();
   const nodeIds = new Set([...input.models.map((m) => m.nodeId), ...input.requests.map((r) => r.node), ...input.links.flatMap((l) => [l.owner.nodeId, l.helper.nodeId])]);
-  const lastOwn = new Map<string, number>();
-  for (const r of input.history) if (r.finishedAt > (lastOwn.get(r.nodeId) ?? -Infinity)) lastOwn.set(r.nodeId, r.finishedAt);
+  const ownEnds = lastOwnRequestEnds(input.history);
   for (const id of [...nodeIds].sort()) nodes.set(id, newNode(id));
 
   const live: LiveLeases = new Map();
@@ -119,8 +122,9 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
   }
 
   function newNode(id: string): SimNode {
+    const idle = idleAtStart(id, { from: input.from, history: input.history, requests: input.requests, samples: input.idleSamples }, ownEnds);
     const node: SimNode = {
-      id, queues: new Map(), lanes: new Map(), ownPending: 0, ownOpen: 0, lastOwnEnd: lastOwn.get(id) ?? -Infinity, lastOwnRequestEnd: lastOwn.get(id) ?? null,
+      id, queues: new Map(), lanes: new Map(), pendingOwn: new Set(), ownOpen: 0, lastOwnEnd: idle.idleSince, lastOwnRequestEnd: idle.lastOwnRequestEnd,
       owner: undefined as unknown as OwnerSide, helper: undefined as unknown as HelperSide,
     };
     const lanes = input.lanesAtStart[id] ?? {};
@@ -144,7 +148,7 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
       nodeId: id, decisions: sink, log: silent, now, supervisor, restorer: noRestorer,
       queues: () => [...node.queues.values()],
       linkFor: (owner, m) => input.links.find((l) => refKey(l.owner) === refKey(owner) && l.helper.nodeId === id && l.helper.model === m),
-      ownPending: () => node.ownPending,
+      ownPending: () => node.pendingOwn.size,
     });
     return node;
   }
@@ -224,10 +228,11 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
         lentOut: 0, fit: null, loadMs: costsOf(node.id, lane.loaded).loadMs, contextsize: null, eligible: false, multimodal: false, meanHeldTokens: null,
       });
     }
+    // As ActivityTracker answers: 0 while own work runs; a recorded idleness that starts later reads as busy until then.
     return {
       nodeId: node.id, reachable: true, acceptsBorrowed: node.helper.acceptsBorrowed(),
-      ownIdleMs: node.ownOpen > 0 ? 0 : Math.min(Number.MAX_SAFE_INTEGER, t - node.lastOwnEnd),
-      sinceOwnRequestMs: node.lastOwnRequestEnd === null ? null : t - node.lastOwnRequestEnd,
+      ownIdleMs: node.ownOpen > 0 ? 0 : Math.max(0, t - node.lastOwnEnd),
+      sinceOwnRequestMs: node.ownOpen > 0 ? 0 : node.lastOwnRequestEnd === null ? null : Math.max(0, t - node.lastOwnRequestEnd),
       lanes: Object.fromEntries([...node.lanes].map(([k, l]) => [k, l.loaded])),
       borrowedInFlight: node.helper.borrowedInFlight(), models: out,
     };
@@ -258,7 +263,7 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
   function arrive(req: ReplayRequest) {
     const node = nodes.get(req.node)!;
     node.helper.onOwnArrival();
-    node.ownPending++;
+    node.pendingOwn.add(req.id);
     node.ownOpen++;
     const item: QueueItem = { id: req.id, arrivedAt: now(), stream: req.stream, bodyBytes: req.bodyBytes, work: req.work, borrowed: false, returned: false, state: 'queued' };
     reqOf.set(item, req);
@@ -373,7 +378,7 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
       return runLane(node, lane);
     }
     if (job.borrowed) job.borrowed.started = true;
-    else if (node.ownPending > 0) node.ownPending--;
+    else node.pendingOwn.delete(job.req.id);
     lane.busy = true;
     const run = () => {
       const key = `${node.id}/${job.model}`;
@@ -427,17 +432,24 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
       // The answer comes back the same way (helper → master → owner).
       clock.after(() => step(() => {
         owner.queues.get(b.owner.model)!.lentDone(b.ownerItem);
+        ownDone(owner, job.req.id, now());
         done(now());
         ownerEvent(owner, b.owner.model, 'borrowed_completed');
       }), s.relayMs);
     } else {
-      node.ownOpen--;
-      if (node.ownOpen === 0) node.lastOwnEnd = t;
-      node.lastOwnRequestEnd = t;
+      ownDone(node, job.req.id, t);
       done(t);
       q.finished(job.item);
     }
     runLane(node, lane);
+  }
+
+  /** An own request answered, here or by a helper: the owner's own work ends with it (PROBE-3, PRICE-7). */
+  function ownDone(node: SimNode, id: string, t: number) {
+    node.pendingOwn.delete(id);
+    node.ownOpen--;
+    if (node.ownOpen === 0) node.lastOwnEnd = t;
+    node.lastOwnRequestEnd = t;
   }
 
   // Every linked model has its router queue from the start (LendingNode.applyLinks).

@@ -71,6 +71,18 @@ export interface ReplayInput {
   lanesAtStart: Record<string, Record<string, string | null>>;
   links: LinkSpec[];
   settings: ReplaySettings;
+  /**
+   * A node's own-work idleness as the master measured it live (the plan rows' `helperIdleMs`): where the replay's
+   * idleness of a node starts (`idle.ts`), so a probe waits for `offload_probe_idle` as it did live.
+   */
+  idleSamples?: IdleSample[];
+}
+
+/** One live measurement of a node's own-work idleness (PROBE-3): `idleMs` at `at`. */
+export interface IdleSample {
+  nodeId: string;
+  at: number;
+  idleMs: number;
 }
 
 /** One request as the replay ran it. */

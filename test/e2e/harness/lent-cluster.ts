@@ -8,7 +8,9 @@ import { freePort } from './router-node';
  * A cluster that has lent work, for the Lending tab's specs: a master and one slave as separate `routerdesk node`
  * processes with linked sim text models (the master's slow `a` lends to the slave's faster `b`); each model's own
  * fit first (`scheduling_min_samples` 2), then the link, applied on both ends, then a burst to the master that is
- * lent under a lease.
+ * lent under a lease. `cold`: no warm-up — the link comes first and the burst meets two unmeasured models, so its
+ * first lease is a probe (PROBE-1/2: nobody is priced yet; the slave's `b` must load, so it waits for 12 ×
+ * `offload_probe_idle` of the slave's idleness) and the priced leases follow once the samples are in.
  */
 export interface LentCluster {
   master: TestNode;
@@ -30,7 +32,7 @@ const chat = (node: TestNode, model: string) =>
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 8 }),
   }).then((r) => r.status);
 
-export async function startLentCluster(clusterToken: string): Promise<LentCluster> {
+export async function startLentCluster(clusterToken: string, opts: { cold?: boolean } = {}): Promise<LentCluster> {
   const lending = {
     token: clusterToken, health_interval: '400ms', sync_interval: '400ms', scheduling_min_samples: 2, scheduling_refresh_interval: '400ms', offload_probe_idle: '300ms',
   };
@@ -49,7 +51,7 @@ export async function startLentCluster(clusterToken: string): Promise<LentCluste
     const { nodes } = await consoleCall<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes');
     expect(nodes.map((n) => n.healthy)).toEqual([true, true]);
   }).toPass({ timeout: 15_000, intervals: [100] });
-  for (let i = 0; i < 2; i++) expect(await Promise.all([chat(master, 'model-a'), chat(slave, 'model-b')])).toEqual([200, 200]);
+  if (!opts.cold) for (let i = 0; i < 2; i++) expect(await Promise.all([chat(master, 'model-a'), chat(slave, 'model-b')])).toEqual([200, 200]);
   await consoleCall('/router/v1/site/text-routing-groups', {
     method: 'POST', body: JSON.stringify({ owner: { node_id: 'master', model: 'a' }, helper: { node_id: 'gpu-b', model: 'b' }, acknowledge_different_weights: true }),
   });
@@ -57,7 +59,7 @@ export async function startLentCluster(clusterToken: string): Promise<LentCluste
     const view = lendingViewSchema.parse(await consoleCall('/router/v1/console/lending'));
     expect(view.held.map((n) => [n.nodeId, n.models.map((m) => m.model)])).toEqual([['master', ['a']], ['gpu-b', ['b']]]);
   }).toPass({ timeout: 15_000, intervals: [100] });
-  // The burst: a backlog on the master's `a`, lent to `b` under a lease.
+  // The burst: a backlog on the master's `a`, lent to `b` under a lease (cold: a probe first).
   expect(await Promise.all(Array.from({ length: 10 }, () => chat(master, 'model-a')))).toEqual(Array(10).fill(200));
   await expect(async () => {
     const lent = decisionPageSchema.parse(await consoleCall('/router/v1/console/decisions?event=lent&limit=10'));

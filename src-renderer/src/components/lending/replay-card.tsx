@@ -3,10 +3,11 @@ import { changedSettings, REPLAY_FORM_KEYS, REPLAY_RANGES_MS, REPLAY_SETTING_KIN
 import { rangeLabel } from '../../store/timeline-slice';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
+import { ReplayLinksEditor } from './replay-links-editor';
 
 /**
  * What-if replay (issue #15): the recorded arrivals of the last minutes replayed through the lending rules with changed
- * settings or without links, recorded and replayed side by side. The numbers are the node's (lending/replay-view.ts
+ * settings or links (`replay-links-editor.tsx`: remove recorded ones, add others), recorded and replayed side by side. The numbers are the node's (lending/replay-view.ts
  * turns them into rows); nothing is changed on the cluster.
  */
 export function ReplayCard() {
@@ -64,12 +65,7 @@ export function ReplayCard() {
             </label>
           ),
         )}
-        <label className="filter">
-          <span>Links</span>
-          <span>
-            <input type="checkbox" checked={draft.withoutLinks} onChange={(e) => setDraft({ withoutLinks: e.target.checked })} data-testid="replay-without-links" /> without links
-          </span>
-        </label>
+        <ReplayLinksEditor />
         <div className="filter-actions">
           <button type="submit" className="primary" disabled={replay.running} data-testid="replay-run">
             {replay.running ? 'Replaying…' : 'Replay'}
