@@ -20,20 +20,32 @@ export function rewriteResponseModel(value: unknown, localId: string, publicId: 
  * Yields `'[DONE]'` for the terminator; lines that are not JSON are yielded as raw strings.
  */
 export async function* sseEvents(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<unknown> {
+  for await (const batch of sseBatches(chunks)) yield* batch;
+}
+
+/**
+ * The same events, in batches: every event that one chunk of the stream completed, together (issue #14: what
+ * arrived together is relayed in one write, and costs one turn of the relay, not one per event).
+ */
+export async function* sseBatches(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<unknown[]> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of chunks) {
     buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    const batch: unknown[] = [];
+    let from = 0;
     let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl).replace(/\r$/, '');
-      buffer = buffer.slice(nl + 1);
-      const event = parseDataLine(line);
-      if (event !== undefined) yield event;
+    while ((nl = buffer.indexOf('\n', from)) >= 0) {
+      const end = nl > from && buffer.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      const event = parseDataLine(buffer.slice(from, end));
+      if (event !== undefined) batch.push(event);
+      from = nl + 1;
     }
+    if (from > 0) buffer = buffer.slice(from);
+    if (batch.length) yield batch;
   }
   const last = parseDataLine(buffer.trim());
-  if (last !== undefined) yield last;
+  if (last !== undefined) yield [last];
 }
 
 function parseDataLine(line: string): unknown {

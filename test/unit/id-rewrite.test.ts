@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteResponseModel, sseEvents } from '../../src-router/serve';
+import { sseBatches } from '../../src-router/serve/id-rewrite';
 
 async function collect(chunks: string[]) {
   async function* gen() {
@@ -25,5 +26,14 @@ describe('ID rewriting (ID-3)', () => {
 
   it('keeps a last event without a trailing newline and passes non-JSON data as text', async () => {
     expect(await collect(['data: hello\n', 'data: {"x":1}'])).toEqual(['hello', { x: 1 }]);
+  });
+
+  it('batches the events each chunk completes, so they are relayed in one write (issue #14)', async () => {
+    async function* gen() {
+      for (const c of ['data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n', '":3}\r\n\r\n', ': comment\n\n', 'data: [DONE]\n\n']) yield new TextEncoder().encode(c);
+    }
+    const batches: unknown[][] = [];
+    for await (const b of sseBatches(gen())) batches.push(b);
+    expect(batches).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }], ['[DONE]']]);
   });
 });
