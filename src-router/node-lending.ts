@@ -4,7 +4,7 @@ import type { ActivityTracker } from './cluster/activity';
 import type { Membership } from './cluster/membership';
 import { newEpoch, PushGate, pushToSlaves } from './cluster/settings-push';
 import type { NodeConfig } from './config';
-import { borrowedAnswerSchema, lendingNodeStateSchema, RouterError } from './contract';
+import { borrowedAnswerSchema, lendingNodeStateSchema, peerRead, RouterError } from './contract';
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
@@ -52,7 +52,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
     try {
       const out = await d.executor.run({ endpoint: req.endpoint, model: req.helper.model, json: { ...req.json, model: req.helper.model, stream: false }, stream: false, signal, worker: true, borrowedFrom: req.owner, requestId: req.requestId });
       if (out.kind !== 'json' || out.status >= 400) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${out.status}` };
-      return { kind: 'answered', status: out.status, body: out.body };
+      return { kind: 'answered', status: out.status, body: out.body, ...(out.facts?.queueMs != null ? { queueMs: out.facts.queueMs } : {}) };
     } catch (err) {
       if (err instanceof RouterError && err.code === 'offload_returned') return { kind: 'returned', reason: err.extra.reason ?? 'returned' };
       if (signal.aborted) throw err;
@@ -71,7 +71,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
       pollRemote: async (url) => {
         const res = await fetch(`${url}/router/v1/node/offload/state`, { headers: auth, signal: AbortSignal.timeout(2_000) });
         if (!res.ok) throw new Error(`${res.status}`);
-        const state = lendingNodeStateSchema.safeParse(await res.json());
+        const state = peerRead(lendingNodeStateSchema).safeParse(await res.json());
         if (!state.success) throw new Error(`unreadable lending state: ${state.error.issues[0]?.path.join('.') || '(root)'}: ${state.error.issues[0]?.message}`);
         return state.data as NodeState;
       },
@@ -106,7 +106,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
         const res = await fetch(`${url}/router/v1/node/offload/borrowed`, { headers: auth, signal: AbortSignal.timeout(3_000) });
         if (res.status === 404) return null;
         if (!res.ok) throw new Error(`${res.status}`);
-        return borrowedAnswerSchema.parse(await res.json()).running;
+        return peerRead(borrowedAnswerSchema).parse(await res.json()).running;
       },
       decisions: d.decisions,
       log: d.log,

@@ -1,7 +1,7 @@
 import { activeNodeSchema, heldNodeSchema } from '../contract/decisions';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
-import type { ClusterNodeView } from '../contract';
+import { peerRead, type ClusterNodeView } from '../contract';
 
 export interface LendingViewDeps {
   nodeId: string;
@@ -57,7 +57,7 @@ async function gather<T>(d: LendingViewDeps, what: 'held' | 'active', schema: z.
         // An older build serves no active requests: say so rather than show none.
         if (res.status === 404 && what === 'active') throw new Error('not reported by this node\'s build');
         if (!res.ok) throw new Error(`${res.status}`);
-        const view = schema.safeParse(await res.json());
+        const view = peerRead(schema).safeParse(await res.json());
         if (!view.success) throw new Error(`not a ${what} view: ${view.error.issues[0]?.path.join('.') || '(root)'}: ${view.error.issues[0]?.message}`);
         return view.data;
       } catch (err) {

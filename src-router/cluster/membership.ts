@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { NodeRecords } from '../registry';
-import { nodeSnapshotSchema, RouterError, type ClusterNodeView, type NodeSnapshot } from '../contract';
+import { nodeSnapshotSchema, peerRead, RouterError, type ClusterNodeView, type NodeSnapshot } from '../contract';
 import type { ClusterStore } from '../store';
 import { normalizeUrl, type NodeClient } from './node-client';
 
@@ -43,7 +43,7 @@ export class Membership {
       const s = stored.get(url);
       let snapshot: NodeSnapshot | null = null;
       if (s?.snapshot) {
-        const parsed = nodeSnapshotSchema.safeParse(JSON.parse(s.snapshot));
+        const parsed = peerRead(nodeSnapshotSchema).safeParse(JSON.parse(s.snapshot));
         if (parsed.success) snapshot = parsed.data;
       }
       // Last known state is shown, but nothing on it is routable until a poll succeeds (HEALTH-2).

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { nodeSnapshotSchema, registerResponseSchema, runtimeStatusSchema, type NodeSnapshot, type RuntimeStatus } from '../contract';
+import { nodeSnapshotSchema, peerRead, registerResponseSchema, runtimeStatusSchema, type NodeSnapshot, type RuntimeStatus } from '../contract';
 import { runtimeHealthSchema, type RuntimeHealth } from '../runtime';
 
 /** A node-to-node call that failed: not reachable, refused (status), or answered something we cannot read. */
@@ -12,7 +12,7 @@ export class NodeCallError extends Error {
   }
 }
 
-/** Node-to-node HTTP with the cluster token, bounded by a timeout, answers validated against the contract. */
+/** Node-to-node HTTP with the cluster token, bounded by a timeout, answers validated against the contract (`peerRead`: a newer peer's extra fields stripped). */
 export class NodeClient {
   constructor(
     private readonly token: string,
@@ -48,7 +48,7 @@ export class NodeClient {
     } catch {
       throw new NodeCallError(`${url}: answer is not JSON`, res.status);
     }
-    const result = schema.safeParse(parsed);
+    const result = peerRead(schema).safeParse(parsed);
     if (!result.success) throw new NodeCallError(`${url}: unexpected answer (${result.error.issues[0]?.path.join('.')}: ${result.error.issues[0]?.message})`, res.status);
     return result.data;
   }

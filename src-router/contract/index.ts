@@ -16,3 +16,5 @@ export * from './settings';
 export * from './cluster-lanes';
 export * from './bench';
 export * from './timeline';
+export * from './answer-facts';
+export * from './peer-read';

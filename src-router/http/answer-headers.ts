@@ -1,29 +1,35 @@
 import type { FastifyReply } from 'fastify';
-import { LENT_TO_HEADER, NODE_HEADER, QUEUE_MS_HEADER, type ServeOutput } from '../serve';
+import { LENT_TO_HEADER, NODE_HEADER, QUEUE_MS_HEADER } from '../contract/answer-facts';
+import type { ServeOutput } from '../serve';
 import { SERVED_BY_HEADER } from '../serve/guardian-route';
+
+/** The trailers of an answer, asked for when its stream ends (`writeStream`). */
+export type AnswerTrailers = () => Record<string, string>;
 
 /**
  * The headers of an executor's answer (issue #15, GUARD-2): `x-routerdesk-node`, `x-routerdesk-queue-ms`, when lent
  * `x-routerdesk-lent-to`, and a guardian's `x-routerdesk-served-by`. Set on the raw response too: streams are written
- * past fastify. A stream whose headers already went out with its queue comments (`queue-notice`) gets its queue
- * time as a trailer instead.
+ * past fastify. The queue time goes as a trailer instead when the head went out before it was known: a stream whose
+ * head went out with its queue comments (`queue-notice`), or a forwarded stream whose slave sends it as a trailer
+ * (`facts.queueMsAtEnd`, known once the stream ended). Returns those trailers, for the stream's end.
  */
-export function answerHeaders(reply: FastifyReply, out: ServeOutput): void {
+export function answerHeaders(reply: FastifyReply, out: ServeOutput): AnswerTrailers {
   const headers: Record<string, string> = {};
   if (out.servedBy) headers[SERVED_BY_HEADER] = out.servedBy;
-  if (out.facts) {
-    headers[NODE_HEADER] = out.facts.node;
-    if (out.facts.queueMs !== null) headers[QUEUE_MS_HEADER] = String(Math.round(out.facts.queueMs));
-    if (out.facts.lentTo) headers[LENT_TO_HEADER] = out.facts.lentTo;
+  const facts = out.facts;
+  if (facts) {
+    headers[NODE_HEADER] = facts.node;
+    if (facts.queueMs !== null && !facts.queueMsAtEnd) headers[QUEUE_MS_HEADER] = String(Math.round(facts.queueMs));
+    if (facts.lentTo) headers[LENT_TO_HEADER] = facts.lentTo;
   }
-  if (reply.raw.headersSent) {
-    if (headers[QUEUE_MS_HEADER]) reply.raw.addTrailers({ [QUEUE_MS_HEADER]: headers[QUEUE_MS_HEADER] });
-    return;
-  }
+  const trailers: AnswerTrailers = () => (facts?.queueMs != null ? { [QUEUE_MS_HEADER]: String(Math.round(facts.queueMs)) } : ({} as Record<string, string>));
+  if (reply.raw.headersSent) return trailers;
+  if (facts?.queueMsAtEnd && out.kind === 'sse') headers.trailer = QUEUE_MS_HEADER;
   for (const [name, value] of Object.entries(headers)) {
     reply.header(name, value);
     reply.raw.setHeader(name, value);
   }
+  return facts?.queueMsAtEnd && out.kind === 'sse' ? trailers : () => ({});
 }
 
 /** Paths whose answers carry the headers even when no executor ran (a 404, a 400, the model list): this node's. */

@@ -3,7 +3,7 @@ import { assetResponseHead, checkRecipe, parseRangeHeader, parseRecipe, recipeCl
 import { assetFetchRequestSchema, nodeLoadRequestSchema, RouterError } from '../contract';
 import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
-import { parseBody } from './errors';
+import { parseBody, parsePeerBody } from './errors';
 
 const RECIPES = '/router/v1/site/recipes';
 
@@ -35,7 +35,7 @@ export async function assetRoutes(app: FastifyInstance, deps: HttpDeps): Promise
     scope.get<{ Querystring: { root?: string; path?: string } }>('/router/v1/node/assets/inventory', async (request) => inventory(deps, request.query));
 
     scope.post('/router/v1/node/load', async (request) => {
-      const { localId } = parseBody(nodeLoadRequestSchema, request.body);
+      const { localId } = parsePeerBody(nodeLoadRequestSchema, request.body);
       if (!deps.registry.byLocalId(localId)) throw new RouterError(404, 'model_not_found', `no local model '${localId}' on node '${deps.nodeId}'`, 'invalid_request_error', 'localId');
       const started = Date.now();
       await deps.supervisor.preload(localId);

@@ -1,6 +1,7 @@
 import { redactUrl } from './redact';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { peerRead } from '../contract/peer-read';
 import { asRouterError, RouterError } from '../serve';
 
 /** Fastify's own errors (parsing, limits) as router errors with a clear message. */
@@ -50,6 +51,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new RouterError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)));
+}
+
+/**
+ * A node API body another node sent (a push, an event, a relay, a registration): parsed with `peerRead`, so a newer
+ * peer's extra fields are stripped and every known one is still checked.
+ */
+export function parsePeerBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  return parseBody(peerRead(schema), body);
 }
 
 /** Parses a body with a zod schema; the first problem becomes a 400 naming the field. */

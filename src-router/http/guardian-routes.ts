@@ -3,7 +3,7 @@ import { guardianDeleteSchema, guardianPutSchema, guardiansPushSchema, RouterErr
 import { scopeKeyOf, toGuardianSetting, validateGuardianSetting, type GuardianStore } from '../guardian';
 import { allowRoles, requireToken, siteWriteGate } from './auth';
 import type { HttpDeps } from './deps';
-import { parseBody } from './errors';
+import { parseBody, parsePeerBody } from './errors';
 
 /** What the guardian routes are given (node-guardians.ts). */
 export interface GuardiansHttp {
@@ -59,7 +59,7 @@ export async function guardianRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     scope.post('/router/v1/node/guardians', async (request) => {
       // Guardian settings are the master's to decide (LEASE-1): it never takes them from a peer.
       allowRoles(deps.role, ['slave'], 'guardian setting pushes');
-      const push = parseBody(guardiansPushSchema, request.body);
+      const push = parsePeerBody(guardiansPushSchema, request.body);
       const applied = await g().applyPushed(push);
       if (applied === 'wrong_master') throw new RouterError(403, 'not_my_master', `guardian settings pushed as '${push.epoch ?? ''}' refused: node '${deps.nodeId}' takes them only from the master it registered with`, 'permission_error');
       return { applied: applied ? push.version : g().version(), stale: !applied };

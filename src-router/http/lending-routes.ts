@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { leaseGrantSchema, RouterError, withdrawRequestSchema } from '../contract';
+import { leaseGrantSchema, QUEUE_MS_HEADER, RouterError, withdrawRequestSchema } from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
 import { lendingView } from '../cluster/lending-view';
 import { allowRoles, requireToken } from './auth';
 import type { HttpDeps } from './deps';
-import { parseBody } from './errors';
+import { parsePeerBody } from './errors';
 
 const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).strict();
 const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']) }).strict();
@@ -38,17 +38,22 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
     scope.post('/router/v1/node/offload/event', async (request) => {
-      const { owner, trigger } = parseBody(eventSchema, request.body);
+      const { owner, trigger } = parsePeerBody(eventSchema, request.body);
       return { lease: await master().event(owner, trigger) };
     });
 
     scope.post('/router/v1/node/offload/relay', async (request, reply) => {
-      const req = parseBody(relaySchema, request.body);
+      const req = parsePeerBody(relaySchema, request.body);
       const ctl = new AbortController();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) ctl.abort();
       });
-      return master().relay(req, ctl.signal);
+      const answer = await master().relay(req, ctl.signal);
+      // Issue #15: the helper's wait goes as a header; the body stays what older owners parse strictly.
+      if (answer.kind !== 'answered' || answer.queueMs === undefined) return answer;
+      const { queueMs, ...body } = answer;
+      reply.header(QUEUE_MS_HEADER, String(Math.round(queueMs)));
+      return body;
     });
 
     // Asked by the master of its slaves (its own state it reads in-process).
@@ -67,14 +72,14 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.post('/router/v1/node/offload/withdraw', async (request) => {
       // A slave helper (asked by the master), or the master as helper (asked by an owner whose relay broke).
       allowRoles(deps.role, ['slave', 'master'], 'withdrawals');
-      const { requestIds } = parseBody(withdrawRequestSchema, request.body);
+      const { requestIds } = parsePeerBody(withdrawRequestSchema, request.body);
       return { results: l.lending.withdraw(requestIds) };
     });
 
     // Issue #9: an owner whose client left asks the master, which asks the helper: borrowed requests do not end
     // with their relay connection, so their cancel is said explicitly.
     scope.post('/router/v1/node/offload/cancel', async (request) => {
-      const { requestIds } = parseBody(withdrawRequestSchema, request.body);
+      const { requestIds } = parsePeerBody(withdrawRequestSchema, request.body);
       if (deps.role === 'master') {
         await Promise.all(requestIds.map((id) => master().cancel(id)));
         return { cancelled: requestIds.length };
@@ -95,13 +100,13 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
     // HOLD-4, asked by an owner whose lent request is overdue: cut off only if its helper has not started it.
     scope.post('/router/v1/node/offload/cutoff', async (request) => {
-      const { requestId } = parseBody(z.object({ requestId: z.string().min(1) }).strict(), request.body);
+      const { requestId } = parsePeerBody(z.object({ requestId: z.string().min(1) }).strict(), request.body);
       return { cut: await master().cutOff(requestId) };
     });
 
     scope.post('/router/v1/node/offload/lease', async (request) => {
       allowRoles(deps.role, ['slave'], 'lease pushes');
-      const { owner, lease } = parseBody(leasePushSchema, request.body);
+      const { owner, lease } = parsePeerBody(leasePushSchema, request.body);
       if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
       if (lease && (lease.owner.nodeId !== owner.nodeId || lease.owner.model !== owner.model)) throw new RouterError(400, 'invalid_lease', 'lease.owner must be the owner the push names', 'invalid_request_error', 'lease.owner');
       const applied = l.lending.owner.apply(owner.model, lease as Parameters<typeof l.lending.owner.apply>[1]);
@@ -111,7 +116,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.post('/router/v1/node/links', async (request) => {
       // Links are the master's to decide (LEASE-1): it never takes them from a peer.
       allowRoles(deps.role, ['slave'], 'link pushes');
-      const { version, links, epoch } = parseBody(linksPushSchema, request.body);
+      const { version, links, epoch } = parsePeerBody(linksPushSchema, request.body);
       const applied = await l.applyLinks(version, links, epoch);
       if (applied === 'wrong_master') throw new RouterError(403, 'not_my_master', `links pushed as '${epoch ?? ''}' refused: node '${deps.nodeId}' takes links only from the master it registered with`, 'permission_error');
       return { applied: applied ? version : l.lending.linksVersion, stale: !applied };

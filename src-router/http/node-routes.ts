@@ -3,7 +3,7 @@ import { nodeSnapshotSchema } from '../contract';
 import { RouterError } from '../serve';
 import { requireToken } from './auth';
 import type { HttpDeps } from './deps';
-import { parseBody } from './errors';
+import { parsePeerBody } from './errors';
 import { openaiRoutes } from './openai-routes';
 
 /** The node API (`/router/v1/node/*`): cluster token only (401 otherwise, logged). */
@@ -13,7 +13,7 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
 
     scope.post('/router/v1/node/register', async (request) => {
       if (!deps.membership) throw new RouterError(404, 'not_a_master', `node '${deps.nodeId}' is a ${deps.role}, not a master: it takes no registrations`);
-      const snapshot = parseBody(nodeSnapshotSchema, request.body);
+      const snapshot = parsePeerBody(nodeSnapshotSchema, request.body);
       const { masterId } = deps.membership.register(snapshot);
       return { accepted: true, masterId, syncIntervalMs: 0 };
     });

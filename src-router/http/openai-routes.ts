@@ -3,7 +3,7 @@ import { chatRequestSchema, completionRequestSchema, embeddingRequestSchema, ima
 import type { Endpoint } from '../engines';
 import { badRequest, modelNotFound, type ServeInput, type ServeOutput, type TranscriptionUpload } from '../serve';
 import { GUARDIAN_FOR_HEADER } from '../serve/guardian-route';
-import { NODE_HEADER, QUEUE_MS_HEADER } from '../serve/answer-facts';
+import { NODE_HEADER, QUEUE_COMMENTS_HEADER, QUEUE_MS_HEADER } from '../contract/answer-facts';
 import { answerHeaders } from './answer-headers';
 import { QueueNotice } from './queue-notice';
 import { clientSignal } from './client-signal';
@@ -47,8 +47,9 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
       // A borrowed request runs on even if its relay connection drops (a master that died): its answer is kept for
       // the owner to fetch; the master cancels it explicitly when the owner's client leaves (issue #9).
       const signal = lent.requestId && deps.lendingHttp?.lending ? deps.lendingHttp.lending.borrowedSignal(lent.requestId) : clientSignal(reply);
-      // A worker call's stream sends no comments: its head waits for the answer, so the master reads where it ran.
-      const notice = stream && !worker ? queueNotice(reply, 'sse', deps.nodeId) : undefined;
+      // A worker call's stream sends comments only when the master asks (issue #15): an older master reads where it
+      // ran and its queue time from the head, so that head waits for the answer.
+      const notice = stream && (!worker || request.headers[QUEUE_COMMENTS_HEADER] === '1') ? queueNotice(reply, 'sse', deps.nodeId) : undefined;
       return runStreamed(request, reply, notice, 'sse', deps.writeTimeoutMs, () =>
         deps.executor.run({ endpoint, model: body.model, json: body, stream, signal, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker), onQueued: notice?.waiting }),
       );
@@ -107,17 +108,20 @@ async function readUpload(request: FastifyRequest): Promise<TranscriptionUpload>
 }
 
 export async function send(request: FastifyRequest, reply: FastifyReply, out: ServeOutput, writeTimeoutMs: number, format: StreamFormat = 'sse'): Promise<FastifyReply | void> {
-  answerHeaders(reply, out);
-  if (out.kind === 'sse') return writeStream(request, reply, out.events, format, out.close, writeTimeoutMs);
+  const trailers = answerHeaders(reply, out);
+  if (out.kind === 'sse') return writeStream(request, reply, out.events, format, out.close, writeTimeoutMs, trailers);
   // A stream whose head went out with its queue comments: whatever the answer, it is written in-band.
-  if (reply.raw.headersSent) return writeStream(request, reply, inBand(out), format, () => {}, writeTimeoutMs);
+  if (reply.raw.headersSent) return writeStream(request, reply, inBand(out), format, () => {}, writeTimeoutMs, trailers);
   if (out.kind === 'text') return reply.status(out.status).type(out.contentType).send(out.body);
   return reply.status(out.status).send(out.body);
 }
 
-/** Issue #15: the queue comments of a streamed request (SSE formats); its head names this node, its queue time comes as a trailer. */
+/**
+ * Issue #15: the queue comments of a streamed request (SSE formats); its head names the node whose queue holds it
+ * (this one, or the slave a forwarded stream waits on), its queue time comes as a trailer.
+ */
 export function queueNotice(reply: FastifyReply, format: Exclude<StreamFormat, 'ndjson'>, nodeId: string): QueueNotice {
-  return new QueueNotice(reply, () => openStream(reply, format, { [NODE_HEADER]: nodeId, trailer: QUEUE_MS_HEADER }));
+  return new QueueNotice(reply, (node) => openStream(reply, format, { [NODE_HEADER]: node ?? nodeId, trailer: QUEUE_MS_HEADER }));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { queueCommentLine } from '../contract/answer-facts';
 
 /** Least time between two queue comments of one stream. */
 export const QUEUE_COMMENT_GAP_MS = 1000;
@@ -10,7 +11,7 @@ export const QUEUE_COMMENT_GAP_MS = 1000;
 export function queueComment(position: number | null, lastSentAt: number | null, now: number, gapMs = QUEUE_COMMENT_GAP_MS): string | null {
   if (position === null) return null;
   if (lastSentAt !== null && now - lastSentAt < gapMs) return null;
-  return `: queued, position ${position}\n\n`;
+  return `${queueCommentLine(position)}\n\n`;
 }
 
 /**
@@ -21,12 +22,14 @@ export function queueComment(position: number | null, lastSentAt: number | null,
  */
 export class QueueNotice {
   private position: (() => number | null) | null = null;
+  private node: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastSentAt: number | null = null;
 
   constructor(
     private readonly reply: FastifyReply,
-    private readonly open: () => void,
+    /** Sends the stream's head, naming `node` (the node whose queue holds it; absent: this one). */
+    private readonly open: (node: string | undefined) => void,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -35,9 +38,10 @@ export class QueueNotice {
     return this.reply.raw.headersSent;
   }
 
-  readonly waiting = (position: () => number | null): void => {
+  readonly waiting = (position: () => number | null, node?: string): void => {
     if (this.timer) return;
     this.position = position;
+    this.node = node;
     this.tick();
     this.timer = setInterval(() => this.tick(), QUEUE_COMMENT_GAP_MS);
     this.timer.unref();
@@ -54,7 +58,7 @@ export class QueueNotice {
     const comment = queueComment(this.position?.() ?? null, this.lastSentAt, now);
     if (this.position?.() == null || res.destroyed) return this.stop();
     if (!comment) return;
-    if (!res.headersSent) this.open();
+    if (!res.headersSent) this.open(this.node);
     res.write(comment);
     this.lastSentAt = now;
   }

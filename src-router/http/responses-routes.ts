@@ -23,8 +23,8 @@ export async function responsesRoutes(app: FastifyInstance, deps: HttpDeps): Pro
         throw asResponsesError(err);
       });
     return runStreamed(request, reply, notice, 'sse-events', deps.writeTimeoutMs, run, async (out) => {
-      answerHeaders(reply, out);
-      if (out.kind === 'sse') return writeStream(request, reply, chatStreamToResponses(out.events, body, out.modelId), 'sse-events', out.close, deps.writeTimeoutMs);
+      const trailers = answerHeaders(reply, out);
+      if (out.kind === 'sse') return writeStream(request, reply, chatStreamToResponses(out.events, body, out.modelId), 'sse-events', out.close, deps.writeTimeoutMs, trailers);
       // Errors are already OpenAI-shaped (the engine's, relayed with the model named); anything not JSON is passed on.
       if (out.kind !== 'json' || out.status >= 400) return send(request, reply, out, deps.writeTimeoutMs, 'sse-events');
       const answer = chatCompletionAnswerSchema.safeParse(out.body);

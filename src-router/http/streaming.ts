@@ -7,9 +7,13 @@ import { redactUrl } from './redact';
 /**
  * Writes a stream of objects to the client as they come, one write per object (no buffering of a stream):
  * SSE (`data: …\n\n`, `data: [DONE]`) for OpenAI, NDJSON for Ollama, typed SSE (`event: <type>\ndata: …\n\n`, no
- * `[DONE]`) for the Responses API. An error after the first byte is sent in-band.
+ * `[DONE]`) for the Responses API. An error after the first byte is sent in-band. `trailers`, asked for once the
+ * items ended, go out after the last byte (the queue time of a stream whose head went out first, issue #15).
  */
-export async function writeStream(request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: StreamFormat, onEnd: () => void, writeTimeoutMs: number): Promise<void> {
+export async function writeStream(
+  request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: StreamFormat, onEnd: () => void, writeTimeoutMs: number,
+  trailers: () => Record<string, string> = () => ({}),
+): Promise<void> {
   const res = reply.raw;
   // A stream that waited in a router queue has sent its head already, with its queue comments (`queue-notice`).
   if (!res.headersSent) openStream(reply, format);
@@ -36,6 +40,8 @@ export async function writeStream(request: FastifyRequest, reply: FastifyReply, 
     }
   } finally {
     onEnd();
+    const t = trailers();
+    if (Object.keys(t).length && !res.destroyed) res.addTrailers(t);
     res.end();
   }
 }

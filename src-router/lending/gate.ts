@@ -14,7 +14,7 @@ export interface AdmitRequest {
 export type OwnTicket =
   | { kind: 'engine'; waitedMs: number; done(): void }
   /** Served by a helper: the answer, and the helper's model names to rewrite back (LEASE-5). */
-  | { kind: 'lent'; waitedMs: number; status: number; body: unknown; helper: ModelRef };
+  | { kind: 'lent'; waitedMs: number; status: number; body: unknown; helper: ModelRef; /** Its wait at the helper, when known (issue #15). */ helperQueueMs?: number };
 
 export interface BorrowedTicket {
   waitedMs: number;

@@ -201,7 +201,7 @@ export class LendingNode implements LendingGate {
       }
       if (answer.kind === 'answered') {
         this.owner.onQueueEvent(localId, 'borrowed_completed');
-        return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper };
+        return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper, helperQueueMs: answer.queueMs };
       }
       if (signal.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
       if (answer.kind === 'unknown') {

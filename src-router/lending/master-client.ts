@@ -1,6 +1,7 @@
 import { CallEnd } from '../serve/call-end';
 import { postJson, type HttpAnswer } from '../serve/http-call';
-import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
+import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
+import { QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
 import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
 
@@ -22,13 +23,13 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
       } finally {
         end.clear();
       }
-      const answer = eventAnswerSchema.safeParse(json);
+      const answer = peerRead(eventAnswerSchema).safeParse(json);
       if (!answer.success) throw new Error(`master answered something that is not a lease: ${answer.error.issues[0]?.path.join('.') || '(root)'}: ${answer.error.issues[0]?.message}`);
       return answer.data.lease as LeaseGrant | null;
     },
     async cutOff(requestId: string): Promise<boolean> {
       const res = await fetch(`${base}/router/v1/node/offload/cutoff`, { method: 'POST', headers, body: JSON.stringify({ requestId }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
-      return res.ok && cutAnswerSchema.safeParse(await res.json()).data?.cut === true;
+      return res.ok && peerRead(cutAnswerSchema).safeParse(await res.json()).data?.cut === true;
     },
     async cancel(requestId: string): Promise<void> {
       const res = await fetch(`${base}/router/v1/node/offload/cancel`, { method: 'POST', headers, body: JSON.stringify({ requestIds: [requestId] }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
@@ -39,9 +40,9 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
       try {
         const res = await postJson(`${base}/router/v1/node/offload/relay`, req, end, auth);
         if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
-        const answer = relayAnswerSchema.safeParse(await res.json());
+        const answer = peerRead(relayAnswerSchema).safeParse(await res.json());
         if (!answer.success) return { kind: 'refused', reason: 'forward_failed', message: 'master relay answered something that is not a relay answer' };
-        return answer.data as RelayAnswer;
+        return withQueueMs(answer.data as RelayAnswer, res.headers.get(QUEUE_MS_HEADER));
       } catch (err) {
         if (signal.aborted) throw err;
         // Refused before a byte was sent: nothing reached the master, so nothing runs anywhere. Any other break (the
@@ -80,7 +81,13 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   const error = (body as { error?: { code?: string; message?: string; reason?: string } })?.error;
   if (res.status === 409 && error?.code === 'offload_returned') return { kind: 'returned', reason: error.reason ?? 'returned' };
   if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${res.status}: ${(body as { error?: { message?: string } })?.error?.message ?? text.slice(0, 200)}` };
-  return { kind: 'answered', status: res.status, body };
+  return withQueueMs({ kind: 'answered', status: res.status, body }, res.headers.get(QUEUE_MS_HEADER));
+}
+
+/** An answered relay with the helper's wait (issue #15), from the header that carries it between nodes. */
+function withQueueMs(answer: RelayAnswer, header: string | null): RelayAnswer {
+  const queueMs = queueMsOf(header);
+  return answer.kind === 'answered' && queueMs !== null ? { ...answer, queueMs } : answer;
 }
 
 const causeOf = (err: unknown) => (err as { cause?: { code?: string; message?: string } }).cause?.code ?? (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
@@ -103,7 +110,7 @@ export async function withdrawAt(helperUrl: string, token: string, requestIds: s
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestIds }), signal: AbortSignal.timeout(3_000),
   });
   if (!res.ok) throw new Error(`helper answered ${res.status}`);
-  return withdrawAnswerSchema.parse(await res.json()).results;
+  return peerRead(withdrawAnswerSchema).parse(await res.json()).results;
 }
 
 /** The answer of a borrowed request at its helper, long-polled up to `waitMs` (an owner whose relay broke). */
@@ -111,5 +118,5 @@ export async function answerAt(helperUrl: string, token: string, requestId: stri
   const q = new URLSearchParams({ request: requestId, wait: String(Math.round(waitMs)) });
   const res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/answer?${q}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(waitMs + 5_000) });
   if (!res.ok) throw new Error(`helper answered ${res.status}`);
-  return borrowedAnswerStateSchema.parse(await res.json()) as BorrowedAnswer;
+  return peerRead(borrowedAnswerStateSchema).parse(await res.json()) as BorrowedAnswer;
 }

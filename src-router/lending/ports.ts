@@ -12,7 +12,12 @@ export interface RelayRequest {
 
 /** The helper's answer as the owner gets it back, or why it did not run there. */
 export type RelayAnswer =
-  | { kind: 'answered'; status: number; body: unknown }
+  /**
+   * `queueMs`: how long it waited at the helper (its router queue and lane) before its engine took it, when the
+   * helper said (issue #15). Between nodes it travels as the `x-routerdesk-queue-ms` header, never in the body: an
+   * older owner's strict parse of the body must not see it.
+   */
+  | { kind: 'answered'; status: number; body: unknown; queueMs?: number }
   /** 409 offload_returned from the helper (HELPER-1/3): not a failure; the owner re-queues it. */
   | { kind: 'returned'; reason: string }
   /** The master could not pass it on (LEASE-8): no_live_lease, helper_unreachable, forward_failed. */

@@ -1,11 +1,11 @@
 import type { Supervisor } from '../backends';
 import type { Endpoint } from '../engines';
-import type { DecisionInput, GuardianReason, RequestOutcome, RequestRow } from '../store';
+import type { DecisionInput, GuardianReason, RequestRow } from '../store';
 import { guardianRoutedRow } from '../lending/decision-rows';
 import { carriesImage, GUARDIAN_FOR_HEADER, guardianUnavailable, needsGuardian, noGuardian, refusedImage } from './guardian-route';
 import type { TranscriptionUpload } from './engine-call';
 import { asRouterError, RouterError } from './errors';
-import { rewriteResponseModel, sseEvents } from './id-rewrite';
+import { relayEvents, rewrite, type Finish } from './relay-events';
 import type { LendingGate } from '../lending/gate';
 import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
@@ -17,7 +17,8 @@ import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';
 import { randomUUID } from 'node:crypto';
 import { refuseUnhonoured } from './feature-gate';
-import { factsFromHeaders, type AnswerFacts } from './answer-facts';
+import { factsFromHeaders, QUEUE_COMMENTS_HEADER, type AnswerFacts } from '../contract/answer-facts';
+import { readQueueComments } from './forwarded-queue';
 import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
@@ -38,8 +39,12 @@ export interface ServeInput {
   requestId?: string;
   /** GUARD-2: a guardian answers this request for that text-only model (it is never sent to a guardian again). */
   guardian?: { for: ModelRef; reason: GuardianReason };
-  /** Called once if the request waits in a router queue: `position()` is its 1-based place, null once it no longer waits. */
-  onQueued?(position: () => number | null): void;
+  /**
+   * Called once if the request waits in a router queue: `position()` is its 1-based place, null once it no longer
+   * waits; `node`: the node whose queue holds it (a forwarded stream: the slave's), this node when absent. A stream
+   * that passes it to a remote target asks that node for its queue comments (issue #15).
+   */
+  onQueued?(position: () => number | null, node?: string): void;
 }
 
 export type ServeOutput = (
@@ -75,8 +80,6 @@ export interface ExecutorDeps {
   decisions?: { add(row: DecisionInput): void };
   now?(): number;
 }
-
-type Finish = (outcome: RequestOutcome, status: number | null, error: string | null, extra?: WorkMeasure) => void;
 
 /** Errors of calls that failed before any byte of an answer arrived (the only ones another replica may retry). */
 const unanswered = new WeakSet<RouterError>();
@@ -217,6 +220,7 @@ export class RequestExecutor {
     try {
       payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
       if (input.guardian && target.kind === 'remote') payload.headers = { [GUARDIAN_FOR_HEADER]: `${input.guardian.reason} ${input.guardian.for.nodeId}/${input.guardian.for.model}` };
+      if (input.stream && input.onQueued && target.kind === 'remote') payload.headers = { ...payload.headers, [QUEUE_COMMENTS_HEADER]: '1' };
       if (target.kind === 'local') {
         // Counted until it ends: beyond what the engine generates at once it waits, and waiting is bounded (429).
         waitDone = this.deps.queueLimit?.enter(target.localId, target.clusterId);
@@ -225,7 +229,8 @@ export class RequestExecutor {
           const lentTarget = { ...target, names: [...target.names, gate.helper.model] };
           servedBy = { nodeId: gate.helper.nodeId, localId: gate.helper.model };
           finish('ok', gate.status, null, { ...usageWork(input, gate.body) });
-          const facts = { node: gate.helper.nodeId, queueMs: gate.waitedMs, lentTo: `${gate.helper.nodeId}/${gate.helper.model}` };
+          // Its wait here before it was lent, and at the helper before its engine took it (when the helper said).
+          const facts = { node: gate.helper.nodeId, queueMs: gate.waitedMs + (gate.helperQueueMs ?? 0), lentTo: `${gate.helper.nodeId}/${gate.helper.model}` };
           return { kind: 'json', status: gate.status, body: rewrite(gate.body, lentTarget), modelId: target.clusterId, facts };
         }
         if (gate) {
@@ -257,7 +262,14 @@ export class RequestExecutor {
           upstream?.cancel();
           finish('cancelled', 499, 'client closed the request');
         };
-        return { kind: 'sse', status: 200, events: relayEvents(res, upstream, target, finish), modelId: target.clusterId, close, facts };
+        // A forwarded stream waiting in the slave's queue: its comments are relayed until it runs (issue #15).
+        const onQueued = input.onQueued;
+        const body = facts.queueMsAtEnd && onQueued
+          ? await readQueueComments(res.body!, (position) => onQueued(position, facts.node)).catch(async (err: unknown) => {
+            throw await upstream!.explain(err);
+          })
+          : res.body!;
+        return { kind: 'sse', status: 200, events: relayEvents(res, body, upstream, target, finish, facts), modelId: target.clusterId, close, facts };
       }
       return { ...(await readBody(res, upstream, input, target, finish)), facts };
     } catch (err) {
@@ -291,8 +303,6 @@ function measure(input: ServeInput): WorkMeasure {
   return { promptBytes: input.promptBytes };
 }
 
-const rewrite = (value: unknown, target: Target) => target.names.reduce((v, name) => rewriteResponseModel(v, name, target.clusterId), value);
-
 async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, target: Target, finish: Finish): Promise<ServeOutput> {
   let text: string;
   try {
@@ -313,43 +323,6 @@ async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, 
   }
   finish('ok', res.status, null, usageWork(input, body));
   return { kind: 'json', status: res.status, body: rewrite(body, target), modelId: target.clusterId };
-}
-
-/** Relays SSE events one by one with IDs rewritten; records the request when the stream ends, fails or is cancelled. */
-async function* relayEvents(res: HttpAnswer, upstream: Upstream, target: Target, finish: Finish): AsyncGenerator<unknown> {
-  let tokens = 0;
-  let usage: number | undefined;
-  let promptTokens: number | undefined;
-  let engineMs: number | undefined;
-  let outcome: RequestOutcome = 'cancelled';
-  let error: string | null = 'client closed the request';
-  let status = 499;
-  try {
-    for await (const event of sseEvents(res.body as unknown as AsyncIterable<Uint8Array>)) {
-      if (event === '[DONE]') break;
-      const e = event as { choices?: { delta?: { content?: string }; text?: string }[]; usage?: { completion_tokens?: number }; error?: { message?: string; code?: string } };
-      if (e.error && !e.choices) throw new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
-      if (e.choices?.some((c) => c.delta?.content || c.text)) tokens++;
-      if (typeof e.usage?.completion_tokens === 'number') usage = e.usage.completion_tokens;
-      promptTokens = usagePromptTokens(e) ?? promptTokens;
-      engineMs = engineReportedMs(e) ?? engineMs;
-      yield rewrite(event, target);
-    }
-    outcome = 'ok';
-    error = null;
-    status = 200;
-  } catch (err) {
-    if ((err as Error).name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR') throw new RouterError(499, 'client_closed', 'client closed the request');
-    const e = err instanceof RouterError ? err : await upstream.explain(err);
-    outcome = 'error';
-    error = e.message;
-    status = e.status;
-    throw new RouterError(e.status, e.code, e.message.includes('broke off') || err instanceof RouterError ? e.message : `stream broke off: ${e.message}`);
-  } finally {
-    // Not read to the end (the client left, stalled or the relay stopped): the engine stops too.
-    if (outcome === 'cancelled') upstream.cancel();
-    finish(outcome, status, error, { tokensGenerated: usage ?? tokens, promptTokens, engineMs });
-  }
 }
 
 /** The message of an error body (`{error: {message}}` or `{error: "…"}`). */

@@ -18,6 +18,8 @@ export interface HttpAnswer {
   body: AsyncIterable<Uint8Array> | null;
   text(): Promise<string>;
   json(): Promise<unknown>;
+  /** Trailers the answer ended with (read once its body ended); absent on answers that are not `node:http`'s. */
+  trailers?(): Record<string, string | undefined>;
 }
 
 /** Sockets kept open to each upstream: enough for every lane and forward at once (idle ones close with the upstream's keep-alive). */
@@ -83,6 +85,7 @@ function answerOf(res: IncomingMessage, url: string, end: CallEnd): HttpAnswer {
     body,
     text: collect,
     json: async () => JSON.parse(await collect()) as unknown,
+    trailers: () => res.trailers,
   };
 }
 

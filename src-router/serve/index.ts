@@ -13,4 +13,3 @@ export * from './upstream';
 export * from './responses-translate';
 export * from './responses-stream';
 export * from './feature-gate';
-export * from './answer-facts';

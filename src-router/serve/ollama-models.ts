@@ -5,7 +5,7 @@
  */
 import type { Supervisor } from '../backends';
 import { NODE_LOAD_PATH } from '../cluster/assets/recipe-cluster';
-import { nodeLoadResponseSchema } from '../contract';
+import { nodeLoadResponseSchema, peerRead } from '../contract';
 import type { ClusterCatalog, LocalModelRecord, ModelRegistry } from '../registry';
 import { RouterError } from './errors';
 import type { TargetResolver } from './target-resolver';
@@ -85,6 +85,6 @@ export class OllamaModels {
     });
     const text = await res.text();
     if (!res.ok) throw new RouterError(res.status >= 500 ? 502 : res.status, 'load_failed', `loading '${localId}' at ${url} answered ${res.status}: ${text.slice(0, 500)}`);
-    nodeLoadResponseSchema.parse(JSON.parse(text));
+    peerRead(nodeLoadResponseSchema).parse(JSON.parse(text));
   }
 }

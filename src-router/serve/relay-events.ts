@@ -1,0 +1,58 @@
+import { QUEUE_MS_HEADER, queueMsOf, type AnswerFacts } from '../contract/answer-facts';
+import type { RequestOutcome } from '../store';
+import type { Target } from '../registry';
+import { RouterError } from './errors';
+import type { HttpAnswer } from './http-call';
+import { rewriteResponseModel, sseEvents } from './id-rewrite';
+import type { Upstream } from './upstream';
+import { engineReportedMs, usagePromptTokens, type WorkMeasure } from './work-measure';
+
+/** Ends a request once: its outcome, status, error and the work measured. */
+export type Finish = (outcome: RequestOutcome, status: number | null, error: string | null, extra?: WorkMeasure) => void;
+
+/** An answer's model names (the target's local and helper IDs) rewritten to the ID the client used. */
+export const rewrite = (value: unknown, target: Target) => target.names.reduce((v, name) => rewriteResponseModel(v, name, target.clusterId), value);
+
+/**
+ * Relays SSE events one by one with IDs rewritten; records the request when the stream ends, fails or is cancelled.
+ * A slave's stream that ends with its queue time as a trailer is read to its end, for that trailer (`facts`).
+ */
+export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Array | string>, upstream: Upstream, target: Target, finish: Finish, facts: AnswerFacts): AsyncGenerator<unknown> {
+  let tokens = 0;
+  let usage: number | undefined;
+  let promptTokens: number | undefined;
+  let engineMs: number | undefined;
+  let outcome: RequestOutcome = 'cancelled';
+  let error: string | null = 'client closed the request';
+  let status = 499;
+  try {
+    for await (const event of sseEvents(body)) {
+      if (event === '[DONE]') {
+        if (facts.queueMsAtEnd) continue;
+        break;
+      }
+      const e = event as { choices?: { delta?: { content?: string }; text?: string }[]; usage?: { completion_tokens?: number }; error?: { message?: string; code?: string } };
+      if (e.error && !e.choices) throw new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
+      if (e.choices?.some((c) => c.delta?.content || c.text)) tokens++;
+      if (typeof e.usage?.completion_tokens === 'number') usage = e.usage.completion_tokens;
+      promptTokens = usagePromptTokens(e) ?? promptTokens;
+      engineMs = engineReportedMs(e) ?? engineMs;
+      yield rewrite(event, target);
+    }
+    if (facts.queueMsAtEnd) facts.queueMs = queueMsOf(res.trailers?.()[QUEUE_MS_HEADER]);
+    outcome = 'ok';
+    error = null;
+    status = 200;
+  } catch (err) {
+    if ((err as Error).name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR') throw new RouterError(499, 'client_closed', 'client closed the request');
+    const e = err instanceof RouterError ? err : await upstream.explain(err);
+    outcome = 'error';
+    error = e.message;
+    status = e.status;
+    throw new RouterError(e.status, e.code, e.message.includes('broke off') || err instanceof RouterError ? e.message : `stream broke off: ${e.message}`);
+  } finally {
+    // Not read to the end (the client left, stalled or the relay stopped): the engine stops too.
+    if (outcome === 'cancelled') upstream.cancel();
+    finish(outcome, status, error, { tokensGenerated: usage ?? tokens, promptTokens, engineMs });
+  }
+}
