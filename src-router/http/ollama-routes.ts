@@ -13,6 +13,7 @@ import { parseBody } from './errors';
 import { answerHeaders } from './answer-headers';
 import { rawBytes } from './openai-routes';
 import { writeStream } from './streaming';
+import { eachEvent } from '../serve/event-batch';
 import { servable } from '../registry/servable';
 
 /** Ollama's model management, which this node leaves to model configs. */
@@ -130,7 +131,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
         });
         answerHeaders(reply, out);
         const model = out.modelId;
-        if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(out.events, kind, model, clock), 'ndjson', out.close, deps.writeTimeoutMs);
+        if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(eachEvent(out.events), kind, model, clock), 'ndjson', out.close, deps.writeTimeoutMs);
         if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
         return kind === 'chat' ? openAIChatToOllama(out.body as object, model, clock) : openAICompletionToOllama(out.body as object, model, clock);
       });

@@ -7,6 +7,7 @@ import { parseBody } from './errors';
 import { answerHeaders } from './answer-headers';
 import { queueNotice, rawBytes, runStreamed, send } from './openai-routes';
 import { writeStream } from './streaming';
+import { eachEvent } from '../serve/event-batch';
 
 /**
  * OpenAI's Responses API for text models: the request is translated to a chat completion and run exactly as one
@@ -24,7 +25,7 @@ export async function responsesRoutes(app: FastifyInstance, deps: HttpDeps): Pro
       });
     return runStreamed(request, reply, notice, 'sse-events', deps.writeTimeoutMs, run, async (out) => {
       const trailers = answerHeaders(reply, out);
-      if (out.kind === 'sse') return writeStream(request, reply, chatStreamToResponses(out.events, body, out.modelId), 'sse-events', out.close, deps.writeTimeoutMs, trailers);
+      if (out.kind === 'sse') return writeStream(request, reply, chatStreamToResponses(eachEvent(out.events), body, out.modelId), 'sse-events', out.close, deps.writeTimeoutMs, trailers);
       // Errors are already OpenAI-shaped (the engine's, relayed with the model named); anything not JSON is passed on.
       if (out.kind !== 'json' || out.status >= 400) return send(request, reply, out, deps.writeTimeoutMs, 'sse-events');
       const answer = chatCompletionAnswerSchema.safeParse(out.body);

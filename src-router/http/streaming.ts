@@ -1,11 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
+import { EventBatch, RawEvent } from '../serve/event-batch';
 import { errorPayload, toRouterError } from './errors';
 import { redactUrl } from './redact';
 
 /**
- * Writes a stream of objects to the client as they come, one write per object (no buffering of a stream):
+ * Writes a stream of objects to the client as they come, one write per object or per batch of events that arrived
+ * together (`EventBatch`; no buffering of a stream):
  * SSE (`data: …\n\n`, `data: [DONE]`) for OpenAI, NDJSON for Ollama, typed SSE (`event: <type>\ndata: …\n\n`, no
  * `[DONE]`) for the Responses API. An error after the first byte is sent in-band. `trailers`, asked for once the
  * items ended, go out after the last byte (the queue time of a stream whose head went out first, issue #15).
@@ -73,6 +75,13 @@ export async function* inBand(answer: { status: number; body: unknown } | { erro
 }
 
 function frame(format: StreamFormat, item: unknown): string {
+  if (item instanceof EventBatch) {
+    let text = '';
+    for (const e of item.events) text += frame(format, e);
+    return text;
+  }
+  if (item instanceof RawEvent && format === 'sse') return `data: ${item.text}\n\n`;
+  if (item instanceof RawEvent) return frame(format, item.value);
   if (format === 'ndjson') return `${JSON.stringify(item)}\n`;
   const type = format === 'sse-events' ? (item as { type?: unknown }).type : undefined;
   return `${typeof type === 'string' ? `event: ${type}\n` : ''}data: ${JSON.stringify(item)}\n\n`;

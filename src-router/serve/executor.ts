@@ -6,6 +6,7 @@ import { carriesImage, GUARDIAN_FOR_HEADER, guardianUnavailable, needsGuardian, 
 import type { TranscriptionUpload } from './engine-call';
 import { asRouterError, RouterError } from './errors';
 import { relayEvents, rewrite, type Finish } from './relay-events';
+import type { EventBatch } from './event-batch';
 import type { LendingGate } from '../lending/gate';
 import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
@@ -50,7 +51,7 @@ export interface ServeInput {
 export type ServeOutput = (
   | { kind: 'json'; status: number; body: unknown; modelId: string }
   | { kind: 'text'; status: number; body: string; contentType: string; modelId: string }
-  | { kind: 'sse'; status: number; events: AsyncGenerator<unknown>; modelId: string; /** Ends the request if the events are never read to the end. */ close(): void }
+  | { kind: 'sse'; status: number; events: AsyncGenerator<EventBatch>; modelId: string; /** Ends the request if the events are never read to the end. */ close(): void }
 ) & {
   /** GUARD-2: the guardian that answered (`node/localId`), for the `x-routerdesk-served-by` header. */
   servedBy?: string;

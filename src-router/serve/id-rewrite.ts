@@ -20,37 +20,38 @@ export function rewriteResponseModel(value: unknown, localId: string, publicId: 
  * Yields `'[DONE]'` for the terminator; lines that are not JSON are yielded as raw strings.
  */
 export async function* sseEvents(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<unknown> {
-  for await (const batch of sseBatches(chunks)) yield* batch;
+  for await (const batch of sseDataBatches(chunks)) for (const data of batch) yield parseData(data);
 }
 
 /**
- * The same events, in batches: every event that one chunk of the stream completed, together (issue #14: what
- * arrived together is relayed in one write, and costs one turn of the relay, not one per event).
+ * The `data:` payloads as received, in batches: every one that one chunk of the stream completed, together (issue
+ * #14: what arrived together is relayed in one write, and costs one turn of the relay, not one per event).
  */
-export async function* sseBatches(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<unknown[]> {
+export async function* sseDataBatches(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string[]> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of chunks) {
     buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    const batch: unknown[] = [];
+    const batch: string[] = [];
     let from = 0;
     let nl: number;
     while ((nl = buffer.indexOf('\n', from)) >= 0) {
       const end = nl > from && buffer.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      const event = parseDataLine(buffer.slice(from, end));
-      if (event !== undefined) batch.push(event);
+      const data = dataOf(buffer.slice(from, end));
+      if (data !== undefined) batch.push(data);
       from = nl + 1;
     }
     if (from > 0) buffer = buffer.slice(from);
     if (batch.length) yield batch;
   }
-  const last = parseDataLine(buffer.trim());
+  const last = dataOf(buffer.trim());
   if (last !== undefined) yield [last];
 }
 
-function parseDataLine(line: string): unknown {
-  if (!line.startsWith('data:')) return undefined;
-  const data = line.slice(5).trim();
+const dataOf = (line: string): string | undefined => (line.startsWith('data:') ? line.slice(5).trim() : undefined);
+
+/** A `data:` payload: `'[DONE]'`, the parsed JSON, or the text itself when it is not JSON. */
+export function parseData(data: string): unknown {
   if (data === '[DONE]') return '[DONE]';
   try {
     return JSON.parse(data);

@@ -3,7 +3,8 @@ import type { RequestOutcome } from '../store';
 import type { Target } from '../registry';
 import { RouterError } from './errors';
 import type { HttpAnswer } from './http-call';
-import { rewriteResponseModel, sseEvents } from './id-rewrite';
+import { EventBatch, relayed } from './event-batch';
+import { parseData, rewriteResponseModel, sseDataBatches } from './id-rewrite';
 import type { Upstream } from './upstream';
 import { engineReportedMs, usagePromptTokens, type WorkMeasure } from './work-measure';
 
@@ -14,10 +15,10 @@ export type Finish = (outcome: RequestOutcome, status: number | null, error: str
 export const rewrite = (value: unknown, target: Target) => target.names.reduce((v, name) => rewriteResponseModel(v, name, target.clusterId), value);
 
 /**
- * Relays SSE events one by one with IDs rewritten; records the request when the stream ends, fails or is cancelled.
+ * Relays SSE events with IDs rewritten, in the batches they arrived in; records the request when the stream ends, fails or is cancelled.
  * A slave's stream that ends with its queue time as a trailer is read to its end, for that trailer (`facts`).
  */
-export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Array | string>, upstream: Upstream, target: Target, finish: Finish, facts: AnswerFacts): AsyncGenerator<unknown> {
+export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Array | string>, upstream: Upstream, target: Target, finish: Finish, facts: AnswerFacts): AsyncGenerator<EventBatch> {
   let tokens = 0;
   let usage: number | undefined;
   let promptTokens: number | undefined;
@@ -26,18 +27,27 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
   let error: string | null = 'client closed the request';
   let status = 499;
   try {
-    for await (const event of sseEvents(body)) {
-      if (event === '[DONE]') {
-        if (facts.queueMsAtEnd) continue;
-        break;
+    // What one chunk completed is relayed as one batch (one write to the client); `[DONE]` ends the relay.
+    let done = false;
+    for await (const batch of sseDataBatches(body)) {
+      const out: unknown[] = [];
+      for (const data of batch) {
+        const event = parseData(data);
+        if (event === '[DONE]') {
+          if (facts.queueMsAtEnd) continue;
+          done = true;
+          break;
+        }
+        const e = event as { choices?: { delta?: { content?: string }; text?: string }[]; usage?: { completion_tokens?: number }; error?: { message?: string; code?: string } };
+        if (e.error && !e.choices) throw new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
+        if (e.choices?.some((c) => c.delta?.content || c.text)) tokens++;
+        if (typeof e.usage?.completion_tokens === 'number') usage = e.usage.completion_tokens;
+        promptTokens = usagePromptTokens(e) ?? promptTokens;
+        engineMs = engineReportedMs(e) ?? engineMs;
+        out.push(relayed(data, event, rewrite(event, target)));
       }
-      const e = event as { choices?: { delta?: { content?: string }; text?: string }[]; usage?: { completion_tokens?: number }; error?: { message?: string; code?: string } };
-      if (e.error && !e.choices) throw new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
-      if (e.choices?.some((c) => c.delta?.content || c.text)) tokens++;
-      if (typeof e.usage?.completion_tokens === 'number') usage = e.usage.completion_tokens;
-      promptTokens = usagePromptTokens(e) ?? promptTokens;
-      engineMs = engineReportedMs(e) ?? engineMs;
-      yield rewrite(event, target);
+      if (out.length) yield new EventBatch(out);
+      if (done) break;
     }
     if (facts.queueMsAtEnd) facts.queueMs = queueMsOf(res.trailers?.()[QUEUE_MS_HEADER]);
     outcome = 'ok';

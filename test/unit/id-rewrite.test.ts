@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteResponseModel, sseEvents } from '../../src-router/serve';
-import { sseBatches } from '../../src-router/serve/id-rewrite';
+import { sseDataBatches } from '../../src-router/serve/id-rewrite';
+import { RawEvent, relayed } from '../../src-router/serve/event-batch';
 
 async function collect(chunks: string[]) {
   async function* gen() {
@@ -32,8 +33,34 @@ describe('ID rewriting (ID-3)', () => {
     async function* gen() {
       for (const c of ['data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n', '":3}\r\n\r\n', ': comment\n\n', 'data: [DONE]\n\n']) yield new TextEncoder().encode(c);
     }
-    const batches: unknown[][] = [];
-    for await (const b of sseBatches(gen())) batches.push(b);
-    expect(batches).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }], ['[DONE]']]);
+    const batches: string[][] = [];
+    for await (const b of sseDataBatches(gen())) batches.push(b);
+    expect(batches).toEqual([['{"n":1}', '{"n":2}'], ['{"n":3}'], ['[DONE]']]);
+  });
+
+  it('relays an event as the text it arrived in, its one top-level model key rewritten in place (issue #14)', () => {
+    const text = '{"choices":[{"delta":{"content":"hi"}}],"model":"tiny-a","object":"chat.completion.chunk"}';
+    const value = JSON.parse(text);
+    const same = relayed(text, value, value);
+    expect(same).toBeInstanceOf(RawEvent);
+    expect((same as RawEvent).text).toBe(text);
+    const rewritten = rewriteResponseModel(value, 'tiny-a', 'tiny');
+    const out = relayed(text, value, rewritten) as RawEvent;
+    expect(out).toBeInstanceOf(RawEvent);
+    expect(JSON.parse(out.text)).toEqual(rewritten);
+    expect(out.value).toBe(rewritten);
+  });
+
+  it('falls back to the rewritten object where the text cannot be rewritten in place', () => {
+    // Spaced JSON, a second "model" (a nested key or a value), a name that needs escaping: serialised again.
+    for (const text of ['{"model": "tiny-a","n":1}', '{"model":"tiny-a","tool":{"model":"tiny-a"}}', '{"model":"tiny-a","object":"model"}']) {
+      const value = JSON.parse(text);
+      const rewritten = rewriteResponseModel(value, 'tiny-a', 'tiny');
+      expect(relayed(text, value, rewritten)).toBe(rewritten);
+    }
+    const value = { model: 'a"b' };
+    const rewritten = rewriteResponseModel(value, 'a"b', 'pub');
+    const out = relayed(JSON.stringify(value), value, rewritten) as RawEvent;
+    expect(JSON.parse(out.text)).toEqual({ model: 'pub' });
   });
 });
