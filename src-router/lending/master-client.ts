@@ -1,5 +1,5 @@
-import { CallEnd } from '../serve/call-end';
-import { postJson, type HttpAnswer } from '../serve/http-call';
+import { CallEnd } from '../backends/call-end';
+import { postJson, type HttpAnswer } from '../backends/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
 import { QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
 import type { LeaseGrant, ModelRef, Trigger } from './types';

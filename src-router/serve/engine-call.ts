@@ -1,7 +1,7 @@
 import type { EngineLease } from '../backends';
 import type { EngineRoute } from '../engines';
-import type { CallEnd } from './call-end';
-import { postJson, type HttpAnswer } from './http-call';
+import type { CallEnd } from '../backends/call-end';
+import { postJson, type HttpAnswer } from '../backends/http-call';
 
 /** A request body for an engine: JSON, or a transcription upload. */
 export type EngineBody = { json: Record<string, unknown> } | { upload: TranscriptionUpload };

@@ -12,7 +12,7 @@ import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
-import type { HttpAnswer } from './http-call';
+import type { HttpAnswer } from '../backends/http-call';
 import type { QueueLimit } from './queue-limit';
 import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';

@@ -2,7 +2,7 @@ import { QUEUE_MS_HEADER, queueMsOf, type AnswerFacts } from '../contract/answer
 import type { RequestOutcome } from '../store';
 import type { Target } from '../registry';
 import { RouterError } from './errors';
-import type { HttpAnswer } from './http-call';
+import type { HttpAnswer } from '../backends/http-call';
 import { EventBatch, relayed } from './event-batch';
 import { parseData, rewriteResponseModel, sseDataBatches } from './id-rewrite';
 import type { Upstream } from './upstream';

@@ -1,8 +1,8 @@
 import { HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
-import { CallEnd } from './call-end';
-import { postJson, type HttpAnswer } from './http-call';
+import { CallEnd } from '../backends/call-end';
+import { postJson, type HttpAnswer } from '../backends/http-call';
 import { RouterError } from './errors';
 import { parseSize, wavSeconds, type WorkMeasure } from './work-measure';
 import type { Target } from '../registry';

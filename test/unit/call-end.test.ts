@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CallEnd } from '../../src-router/serve/call-end';
+import { CallEnd } from '../../src-router/backends/call-end';
 
 // Issue #14: what ends one proxied call — the client leaving, its deadline, a cancel — in one object, without an
 // AbortSignal per call. Timers are vitest's fake ones: nothing here sleeps.
