@@ -4,5 +4,4 @@ export * from './lane-runtime';
 export * from './supervisor';
 export * from './free-port';
 export * from './log-ring';
-export * from './deadline';
 export * from './lane-restorer';

@@ -8,28 +8,18 @@ import { plan } from '../lending/planner';
 import type { CostFit, LinkSpec, LiveLease, ModelState, NodeState, PlanInput } from '../lending/types';
 import { formatNumber, formatRatio, ratio, type Cell } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
+import { seededRandom } from '../seeded-random';
 
 const SIZES = [2, 10, 50, 200];
 const NEIGHBOURS = 3;
 const NOW = 1_700_000_000_000;
 
-/** Deterministic PRNG (mulberry32): the same snapshots every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const fit = (ms: number): CostFit => ({ kind: 'scaled', interceptMs: ms * 0.2, slopeMsPerWork: (ms * 0.8) / 256, samples: 20 });
 
 /** A snapshot of `n` nodes; `variant` changes held counts, idle times and prices (same shape). */
 export function syntheticSnapshot(n: number, variant: number): PlanInput {
-  const rand = rng(n * 7919 + variant);
+  const rand = seededRandom(n * 7919 + variant);
   const nodes: NodeState[] = [];
   for (let i = 0; i < n; i++) {
     const owner = i % 2 === 0;

@@ -10,6 +10,7 @@ import { timelineEvents } from '../../src-renderer/src/lending/timeline-events';
 import { hitTest, layoutTimeline } from '../../src-renderer/src/lending/timeline-layout';
 import { formatNumber, formatRatio, ratio, type Cell } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
+import { seededRandom } from '../seeded-random';
 
 const EVENTS = 10_000;
 const TARGET_MS = 200;
@@ -17,24 +18,13 @@ const WIDTH = 1_400;
 const T0 = 1_700_000_000_000;
 const NODES = ['master', 'gpu-a', 'gpu-b'];
 
-/** Deterministic PRNG (mulberry32): the same rows every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * About `events` events over the hour from `t0`: 70% jobs (a fifth of them borrowed, each with its owner's copy and lent row),
  * 5% loads, the rest lending rows (leases, grants, holds, returns, cut-offs), topped up to exactly `events` events.
  */
 export function syntheticTimeline(events: number, seed = 1, t0 = T0): { page: TimelinePageWire; decisions: DecisionRowWire[] } {
-  const rand = rng(seed);
+  const rand = seededRandom(seed);
   const span = 3_600_000;
   const nodes = NODES.map((nodeId) => ({ nodeId, requests: [] as TimelineRequestWire[], loads: [] as TimelineLoadWire[], truncated: false }));
   const decisions: DecisionRowWire[] = [];

@@ -8,39 +8,28 @@ import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawRes
 /** A slave's way to its master's decider and relay (LEASE-2, LEASE-5), with the cluster token and bounded time. */
 export function masterClient(masterUrl: string, token: string, opts: { eventTimeoutMs: number; relayTimeoutMs: number }): MasterPort {
   const base = masterUrl.replace(/\/+$/, '');
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const auth = { authorization: `Bearer ${token}` };
+  const post = (path: string, body: unknown, timeoutMs: number, signal?: AbortSignal) => postPeer(`${base}${path}`, token, body, timeoutMs, signal);
   return {
     // Every queue event of an enrolled model says so to the master: the request path's client, not fetch (issue #14).
     async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
-      const end = new CallEnd(undefined, opts.eventTimeoutMs);
-      let res: HttpAnswer;
-      let json: unknown;
-      try {
-        res = await postJson(`${base}/router/v1/node/offload/event`, { owner, trigger }, end, auth);
-        if (!res.ok) throw new Error(`master answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-        json = await res.json();
-      } finally {
-        end.clear();
-      }
+      const { res, json } = await post('/router/v1/node/offload/event', { owner, trigger }, opts.eventTimeoutMs);
+      if (!res.ok) throw new Error(`master answered ${res.status}: ${String(typeof json === 'string' ? json : JSON.stringify(json)).slice(0, 200)}`);
       const answer = peerRead(eventAnswerSchema).safeParse(json);
       if (!answer.success) throw new Error(`master answered something that is not a lease: ${answer.error.issues[0]?.path.join('.') || '(root)'}: ${answer.error.issues[0]?.message}`);
       return answer.data.lease as LeaseGrant | null;
     },
     async cutOff(requestId: string): Promise<boolean> {
-      const res = await fetch(`${base}/router/v1/node/offload/cutoff`, { method: 'POST', headers, body: JSON.stringify({ requestId }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
-      return res.ok && peerRead(cutAnswerSchema).safeParse(await res.json()).data?.cut === true;
+      const { res, json } = await post('/router/v1/node/offload/cutoff', { requestId }, opts.eventTimeoutMs);
+      return res.ok && peerRead(cutAnswerSchema).safeParse(json).data?.cut === true;
     },
     async cancel(requestId: string): Promise<void> {
-      const res = await fetch(`${base}/router/v1/node/offload/cancel`, { method: 'POST', headers, body: JSON.stringify({ requestIds: [requestId] }), signal: AbortSignal.timeout(opts.eventTimeoutMs) });
-      await res.body?.cancel();
+      await post('/router/v1/node/offload/cancel', { requestIds: [requestId] }, opts.eventTimeoutMs);
     },
     async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
-      const end = new CallEnd(signal, opts.relayTimeoutMs);
       try {
-        const res = await postJson(`${base}/router/v1/node/offload/relay`, req, end, auth);
+        const { res, json } = await post('/router/v1/node/offload/relay', req, opts.relayTimeoutMs, signal);
         if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
-        const answer = peerRead(relayAnswerSchema).safeParse(await res.json());
+        const answer = peerRead(relayAnswerSchema).safeParse(json);
         if (!answer.success) return { kind: 'refused', reason: 'forward_failed', message: 'master relay answered something that is not a relay answer' };
         return withQueueMs(answer.data as RelayAnswer, res.headers.get(QUEUE_MS_HEADER));
       } catch (err) {
@@ -49,11 +38,30 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
         // master died, the connection reset, no answer in time) may come after the helper got the request.
         if (neverSent(err)) return { kind: 'refused', reason: 'helper_unreachable', message: `master relay unreachable: ${(err as Error).message}` };
         return { kind: 'unknown', message: `the master relay broke off: ${causeOf(err)}` };
-      } finally {
-        end.clear();
       }
     },
   };
+}
+
+/**
+ * One POST to another node's API with the cluster token, through the request path's client, ended by `signal` or
+ * after `timeoutMs`: the answer and its body (parsed JSON, else the text). Rejects when it could not be had.
+ */
+async function postPeer(url: string, token: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<{ res: HttpAnswer; json: unknown }> {
+  const end = new CallEnd(signal, timeoutMs);
+  try {
+    const res = await postJson(url, body, end, { authorization: `Bearer ${token}` });
+    const text = await res.text();
+    let json: unknown = text;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      /* not JSON: the text */
+    }
+    return { res, json };
+  } finally {
+    end.clear();
+  }
 }
 
 /** The master's forward of a lent request to a remote helper's worker API (the owner's model named in a header). */
@@ -106,11 +114,9 @@ function neverSent(err: unknown): boolean {
  * sending): each is `withdrawn` (it never starts there) or `started`. Rejects when the helper does not answer.
  */
 export async function withdrawAt(helperUrl: string, token: string, requestIds: string[]): Promise<Record<string, WithdrawResult>> {
-  const res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/withdraw`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ requestIds }), signal: AbortSignal.timeout(3_000),
-  });
+  const { res, json } = await postPeer(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/withdraw`, token, { requestIds }, 3_000);
   if (!res.ok) throw new Error(`helper answered ${res.status}`);
-  return peerRead(withdrawAnswerSchema).parse(await res.json()).results;
+  return peerRead(withdrawAnswerSchema).parse(json).results;
 }
 
 /** The answer of a borrowed request at its helper, long-polled up to `waitMs` (an owner whose relay broke). */

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPLAY_MAX_RANGE_MS, replayResultSchema, replaySourceSchema, type ReplayResultWire } from '../../src-router/contract/replay';
 import { eventually, runCli, TEST_CONSOLE_TOKEN } from '../support/node-harness';
-import { CLUSTER_TOKEN, simText, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { CLUSTER_TOKEN, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { LENT_BURST_SLAVES, recordLentBurst } from '../support/lent-burst';
 
 /**
  * The console's what-if replay (issue #15) on real nodes: `POST /router/v1/console/replay` reads the master's rows
@@ -29,17 +30,8 @@ describe('console replay of recorded traffic', () => {
   };
 
   beforeAll(async () => {
-    c = await startLendingCluster({ slaves: { owner: { a: simText('model-a', '30ms') }, helper: { b: simText('model-b', '15ms') } } });
-    await c.link('text', ['owner', 'a'], ['helper', 'b']);
-    for (let i = 0; i < 4; i++) {
-      expect((await c.chat('owner', 'model-a', { maxTokens: 12 })).status).toBe(200);
-      expect((await c.chat('helper', 'model-b', { maxTokens: 12 })).status).toBe(200);
-    }
-    await new Promise((r) => setTimeout(r, 1200));
-    burstFrom = Date.now();
-    const answers = await Promise.all(Array.from({ length: 14 }, () => c.chat('owner', 'model-a', { maxTokens: 12 })));
-    expect(answers.every((a) => a.status === 200)).toBe(true);
-    burstTo = Date.now();
+    c = await startLendingCluster({ slaves: LENT_BURST_SLAVES });
+    ({ from: burstFrom, to: burstTo } = await recordLentBurst(c));
     // The rows reach the stores (batched): the owner's node API answers the whole burst and the lending.
     await eventually(async () => {
       const src = replaySourceSchema.parse(await c.node(c.urls.owner, `/router/v1/node/replay-source?from=${burstFrom}&to=${burstTo}`));

@@ -5,7 +5,8 @@ import { parseNodeConfig } from '../../src-router/config';
 import { openStoreReadOnly, readReplaySource } from '../../src-router/store';
 import { replayResultSchema } from '../../src-router/contract/replay';
 import { eventually, runCli } from '../support/node-harness';
-import { fastLending, simText, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { fastLending, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { LENT_BURST_SLAVES, recordLentBurst } from '../support/lent-burst';
 
 /**
  * What-if replay against real traffic: a burst on real nodes (an owner and a faster helper, sim engines) is recorded
@@ -18,18 +19,8 @@ describe('routerdesk replay of recorded traffic', () => {
   const stores = () => [c.master.dir, c.slaves.owner.dir, c.slaves.helper.dir].map((d) => join(d, 'store'));
 
   beforeAll(async () => {
-    c = await startLendingCluster({ slaves: { owner: { a: simText('model-a', '30ms') }, helper: { b: simText('model-b', '15ms') } } });
-    await c.link('text', ['owner', 'a'], ['helper', 'b']);
-    // Warm: each side measures its own fit (min samples 3) and load.
-    for (let i = 0; i < 4; i++) {
-      expect((await c.chat('owner', 'model-a', { maxTokens: 12 })).status).toBe(200);
-      expect((await c.chat('helper', 'model-b', { maxTokens: 12 })).status).toBe(200);
-    }
-    await new Promise((r) => setTimeout(r, 1200));
-    burstFrom = Date.now();
-    const answers = await Promise.all(Array.from({ length: 14 }, (_, i) => c.chat('owner', 'model-a', { maxTokens: 12 })));
-    expect(answers.every((a) => a.status === 200)).toBe(true);
-    burstTo = Date.now();
+    c = await startLendingCluster({ slaves: LENT_BURST_SLAVES });
+    ({ from: burstFrom, to: burstTo } = await recordLentBurst(c));
     // Batched analytics and decision rows reach the stores.
     await eventually(async () => {
       const src = readAll();

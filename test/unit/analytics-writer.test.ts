@@ -168,3 +168,28 @@ describe('batched analytics writer (issue #9)', () => {
     expect(errors).toHaveLength(1);
   });
 });
+
+describe('request analytics columns (PRICE-2, issue #15)', () => {
+  it('every field of a request row lands in its own column (rows are bound by position)', () => {
+    const db = openStore(tempDir());
+    const a = new AnalyticsStore(db, 'n', { autoFlush: false });
+    a.recordRequest({
+      finishedAt: 1_000, nodeId: 'node-1', model: 'pub', localId: 'loc', backend: 'sim', endpoint: 'image', streamed: true, promptBytes: 11,
+      promptTokens: 12, tokensGenerated: 13, imagePixels: 14, imageSteps: 15, imageCount: 16, audioSeconds: 17.5, queueWaitMs: 18.4, durationMs: 19.6,
+      serviceMs: 20.2, serviceSource: 'derived', derivedServiceMs: 21.7, outcome: 'error', status: 502, error: 'boom', guardianFor: 'o/text',
+      guardianReason: 'detected', requestId: 'req-1', lentFrom: 'owner/a',
+    });
+    a.recordRequest(request(2_000));
+    expect(a.flush()).toBe(2);
+    const rows = db.prepare('SELECT * FROM request_analytics ORDER BY finished_at').all() as Record<string, unknown>[];
+    expect(rows[0]).toMatchObject({
+      finished_at: 1_000, node_id: 'node-1', model: 'pub', local_id: 'loc', backend: 'sim', endpoint: 'image', streamed: 1, prompt_bytes: 11,
+      prompt_tokens: 12, tokens_generated: 13, image_pixels: 14, image_steps: 15, image_count: 16, audio_seconds: 17.5, queue_wait_ms: 18, duration_ms: 20,
+      service_ms: 20, service_source: 'derived', derived_service_ms: 22, outcome: 'error', status: 502, error: 'boom', guardian_for: 'o/text',
+      guardian_reason: 'detected', request_id: 'req-1', lent_from: 'owner/a',
+    });
+    // Absent optional fields are NULL, not missing or zero.
+    expect(rows[1]).toMatchObject({ streamed: 0, image_pixels: null, audio_seconds: null, derived_service_ms: null, error: null, guardian_for: null, request_id: null, lent_from: null });
+    db.close();
+  });
+});

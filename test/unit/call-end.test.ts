@@ -42,12 +42,14 @@ describe('CallEnd', () => {
     expect(end.reason).toBe('cancelled');
   });
 
-  it('once cleared, neither the deadline nor the client end it (the call is over)', () => {
+  it('once cleared, no timer is left and neither the deadline nor the client end it (the call is over)', () => {
     const client = new AbortController();
     const end = new CallEnd(client.signal, 1_000);
     const hook = vi.fn();
     end.onEnd(hook);
+    expect(vi.getTimerCount()).toBe(1);
     end.clear();
+    expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(5_000);
     client.abort();
     expect(end.ended).toBe(false);

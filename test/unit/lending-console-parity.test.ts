@@ -7,6 +7,7 @@ import {
 import { laneProblem, LINK_LANE_PATHS } from '../../src-router/lending/links';
 import type { LeaseGrant, SkipReason } from '../../src-router/lending/types';
 import { DECISION_COLUMNS, DECISION_FIELDS, parseJsonLines, toJsonLines, type DecisionInput, type DecisionRow } from '../../src-router/store';
+import { seededRandom } from '../../src-router/seeded-random';
 
 // The renderer folds the decision log (UI-1), names its columns, and knows the link lanes with its own copies of the
 // router's rules (it may import only contract/). This keeps the two answering the same. The renderer modules are
@@ -39,16 +40,6 @@ interface RendererClient {
 
 const load = async <T>(rel: string): Promise<T> => (await import(new URL(rel, import.meta.url).pathname)) as T;
 
-/** A small deterministic PRNG (mulberry32), so a failure replays. */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const A = { nodeId: 'owner', model: 'a' };
 const B = { nodeId: 'helper', model: 'b' };
@@ -79,7 +70,7 @@ function sampleInputs(at: number): DecisionInput[] {
 
 /** Stored rows as the log answers them: a random mix of repeats and interleavings from two writing nodes. */
 function randomLog(seed: number, n: number): DecisionRow[] {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const rows: DecisionRow[] = [];
   let at = 1_700_000_000_000;
   for (let i = 0; i < n; i++) {
@@ -100,7 +91,7 @@ describe('renderer ↔ router parity of the Lending tab', () => {
     let folded = 0;
     for (let seed = 1; seed <= 60; seed++) {
       const rows = randomLog(seed, 1 + (seed % 7) * 9);
-      const rnd = prng(seed * 31);
+      const rnd = seededRandom(seed * 31);
       const shuffled = rows.map((row) => ({ row, k: rnd() })).sort((x, y) => x.k - y.k).map((x) => x.row);
       for (const input of [rows, shuffled]) {
         for (const opts of [{}, { adjacentOnly: true }]) {

@@ -124,3 +124,49 @@ describe('holds and top-up (HOLD-1/2, QUEUE-2)', () => {
     expect(s.queue.activeCount).toBe(2);
   });
 });
+
+describe('reports to the master (LEASE-2)', () => {
+  /** An owner whose reports run when the test says (the node runs them after the request's turn) and whose master answers when told. */
+  function reporting() {
+    const sent: string[] = [];
+    const answers: ((g: LeaseGrant | null) => void)[] = [];
+    const deferred: (() => void)[] = [];
+    const master: MasterPort = {
+      event: (_o, trigger) => {
+        sent.push(trigger);
+        return new Promise((r) => answers.push(r));
+      },
+      relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {},
+    };
+    const queue = new ModelQueue('a', 2);
+    const owner = new OwnerSide({ nodeId: 'o', master, decisions: { add: () => {} }, log, now: () => 0, queueOf: () => queue, isOwner: () => true, holdEnabled: false, deferReport: (fn) => deferred.push(fn) });
+    const runDeferred = () => deferred.splice(0).forEach((fn) => fn());
+    return { owner, sent, answers, deferred, runDeferred };
+  }
+
+  it('sends nothing on the turn of the event; the events of one turn go as one report, the last trigger', () => {
+    const r = reporting();
+    r.owner.onQueueEvent('a', 'enqueued');
+    r.owner.onQueueEvent('a', 'completed');
+    expect(r.sent).toEqual([]);
+    expect(r.deferred).toHaveLength(1);
+    r.runDeferred();
+    expect(r.sent).toEqual(['completed']);
+  });
+
+  it('one report in flight and at most one behind it: later events share the queued one', async () => {
+    const r = reporting();
+    r.owner.onQueueEvent('a', 'enqueued');
+    r.runDeferred();
+    r.owner.onQueueEvent('a', 'completed');
+    r.owner.onQueueEvent('a', 'borrowed_completed');
+    r.runDeferred();
+    expect(r.sent).toEqual(['enqueued']);
+    r.answers[0](null);
+    await tick();
+    expect(r.sent).toEqual(['enqueued', 'borrowed_completed']);
+    r.answers[1](null);
+    await tick();
+    expect(r.sent).toHaveLength(2);
+  });
+});

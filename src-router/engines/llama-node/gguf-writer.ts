@@ -13,7 +13,8 @@ import {
   tensorByteSize,
   type GgufScalarTypeName,
 } from './gguf-format';
-import { encodeTensor, seededRandom, type WeightType } from './tensor-encode';
+import { seededRandom } from '../../seeded-random';
+import { encodeTensor, type WeightType } from './tensor-encode';
 import { CHATML_TEMPLATE, buildTinyVocab } from './tiny-vocab';
 
 export type { WeightType } from './tensor-encode';

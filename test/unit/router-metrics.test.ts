@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { RouterMetrics } from '../../src-router/serve/router-metrics';
+import type { RequestRow } from '../../src-router/store';
+
+// The router's own metrics: each finished request counts once under its label set, and its duration and queue wait
+// are observed (the label children are bound once per set, issue #14 — counts must stay exact per set).
+const row = (o: Partial<RequestRow> = {}): RequestRow => ({ finishedAt: 0, nodeId: 'n', model: 'm', localId: 'm', backend: 'sim', endpoint: 'chat', streamed: false, queueWaitMs: 20, durationMs: 300, outcome: 'ok', ...o });
+
+describe('router metrics', () => {
+  it('counts requests per model, endpoint and outcome, and observes duration and queue wait per set', async () => {
+    const m = new RouterMetrics(() => undefined, () => undefined);
+    m.request(row());
+    m.request(row({ durationMs: 3_000 }));
+    m.request(row({ outcome: 'error' }));
+    m.request(row({ model: 'other', endpoint: 'embedding' }));
+    const text = await m.registry.metrics();
+    expect(text).toContain('routerdesk_requests_total{model="m",endpoint="chat",outcome="ok"} 2');
+    expect(text).toContain('routerdesk_requests_total{model="m",endpoint="chat",outcome="error"} 1');
+    expect(text).toContain('routerdesk_requests_total{model="other",endpoint="embedding",outcome="ok"} 1');
+    expect(text).toContain('routerdesk_request_duration_seconds_count{model="m",endpoint="chat"} 3');
+    expect(text).toContain('routerdesk_request_duration_seconds_bucket{le="0.5",model="m",endpoint="chat"} 2');
+    expect(text).toContain('routerdesk_queue_wait_seconds_count{model="m"} 3');
+  });
+});
