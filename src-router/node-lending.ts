@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
+import { goneOf } from './backends/call-end';
 import type { ActivityTracker } from './cluster/activity';
 import type { Membership } from './cluster/membership';
 import { newEpoch, PushGate, pushToSlaves } from './cluster/settings-push';
@@ -50,7 +51,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
   /** LEASE-7: the master serves a lent request in-process when it is the helper. */
   const serveLocal = async (req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> => {
     try {
-      const out = await d.executor.run({ endpoint: req.endpoint, model: req.helper.model, json: { ...req.json, model: req.helper.model, stream: false }, stream: false, signal, worker: true, borrowedFrom: req.owner, requestId: req.requestId });
+      const out = await d.executor.run({ endpoint: req.endpoint, model: req.helper.model, json: { ...req.json, model: req.helper.model, stream: false }, stream: false, client: goneOf(signal), worker: true, borrowedFrom: req.owner, requestId: req.requestId });
       if (out.kind !== 'json' || out.status >= 400) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${out.status}` };
       return { kind: 'answered', status: out.status, body: out.body, ...(out.facts?.queueMs != null ? { queueMs: out.facts.queueMs } : {}) };
     } catch (err) {

@@ -5,6 +5,38 @@
  */
 export type EndReason = 'client' | 'timeout' | 'cancelled';
 
+/**
+ * That the client of a request went away (issue #14): cheap to ask and to listen to. A real AbortSignal is made only
+ * where something needs one (a wait in a router queue or for a lane): on the proxy path none is.
+ */
+export interface ClientGone {
+  readonly aborted: boolean;
+  /** Calls `fn` once when the client goes (at once if it has); the returned function unsubscribes. */
+  onAbort(fn: () => void): () => void;
+  /** An AbortSignal that aborts when the client goes, made on first use. */
+  readonly signal: AbortSignal;
+}
+
+const noop = () => {};
+
+/** A ClientGone that follows an AbortSignal (a borrowed request's explicit cancel, a relay's caller). */
+export function goneOf(signal: AbortSignal): ClientGone {
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    signal,
+    onAbort(fn) {
+      if (signal.aborted) {
+        fn();
+        return noop;
+      }
+      signal.addEventListener('abort', fn, { once: true });
+      return () => signal.removeEventListener('abort', fn);
+    },
+  };
+}
+
 export class CallEnd {
   private why: EndReason | null = null;
   private readonly hooks: (() => void)[] = [];
@@ -12,19 +44,15 @@ export class CallEnd {
   private unlisten: (() => void) | undefined;
   private signalCtl: AbortController | undefined;
 
-  /** `client`: the client's signal (absent: nothing but the deadline and `cancel` ends it); `timeoutMs`: the deadline. */
-  constructor(private readonly client: AbortSignal | undefined, readonly timeoutMs: number) {
+  /** `client`: the client going away (absent: nothing but the deadline and `cancel` ends it); `timeoutMs`: the deadline. */
+  constructor(client: ClientGone | undefined, readonly timeoutMs: number) {
     if (client?.aborted) {
       this.why = 'client';
       return;
     }
     this.timer = setTimeout(() => this.end('timeout'), timeoutMs);
     this.timer.unref();
-    if (client) {
-      const onAbort = () => this.end('client');
-      client.addEventListener('abort', onAbort, { once: true });
-      this.unlisten = () => client.removeEventListener('abort', onAbort);
-    }
+    if (client) this.unlisten = client.onAbort(() => this.end('client'));
   }
 
   /** Why the call ended, or null while it runs. */

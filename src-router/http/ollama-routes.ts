@@ -7,7 +7,7 @@ import {
 } from '../serve';
 import type { ModelConfig } from '../config';
 import type { LocalModelRecord } from '../registry';
-import { clientSignal } from './client-signal';
+import { clientGone } from './client-gone';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 import { answerHeaders } from './answer-headers';
@@ -126,7 +126,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
         checkNumCtx(body.options, body.model, models.localConfigs(body.model)[0]?.config.contextsize ?? null);
         const json = kind === 'chat' ? ollamaChatToOpenAI(body) : asChat ? ollamaGenerateAsChat(body) : ollamaGenerateToOpenAI(body);
         models.keepAlive(body.model, keepAlive);
-        const out = await deps.executor.run({ endpoint, model: body.model, json, stream: json.stream === true, signal: clientSignal(reply), promptBytes: rawBytes(request) }).catch((err: unknown) => {
+        const out = await deps.executor.run({ endpoint, model: body.model, json, stream: json.stream === true, client: clientGone(reply), promptBytes: rawBytes(request) }).catch((err: unknown) => {
           throw asOllamaParam(err);
         });
         answerHeaders(reply, out);
@@ -141,7 +141,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const body = parseBody(ollamaEmbedSchema, request.body);
       const clock = clockFor(body.model);
       models.keepAlive(body.model, parseKeepAlive(body.keep_alive));
-      const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), stream: false, signal: clientSignal(reply), promptBytes: rawBytes(request) });
+      const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), stream: false, client: clientGone(reply), promptBytes: rawBytes(request) });
       answerHeaders(reply, out);
       if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
       const result = openAIEmbeddingsToOllama(out.body as object, out.modelId, clock);

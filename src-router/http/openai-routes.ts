@@ -6,7 +6,8 @@ import { GUARDIAN_FOR_HEADER } from '../serve/guardian-route';
 import { NODE_HEADER, QUEUE_COMMENTS_HEADER, QUEUE_MS_HEADER } from '../contract/answer-facts';
 import { answerHeaders } from './answer-headers';
 import { QueueNotice } from './queue-notice';
-import { clientSignal } from './client-signal';
+import { clientGone } from './client-gone';
+import { goneOf } from '../backends/call-end';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 import { inBand, openStream, writeStream, type StreamFormat } from './streaming';
@@ -46,12 +47,12 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
       const lent = borrowed(request, worker);
       // A borrowed request runs on even if its relay connection drops (a master that died): its answer is kept for
       // the owner to fetch; the master cancels it explicitly when the owner's client leaves (issue #9).
-      const signal = lent.requestId && deps.lendingHttp?.lending ? deps.lendingHttp.lending.borrowedSignal(lent.requestId) : clientSignal(reply);
+      const client = lent.requestId && deps.lendingHttp?.lending ? goneOf(deps.lendingHttp.lending.borrowedSignal(lent.requestId)) : clientGone(reply);
       // A worker call's stream sends comments only when the master asks (issue #15): an older master reads where it
       // ran and its queue time from the head, so that head waits for the answer.
       const notice = stream && (!worker || request.headers[QUEUE_COMMENTS_HEADER] === '1') ? queueNotice(reply, 'sse', deps.nodeId) : undefined;
       return runStreamed(request, reply, notice, 'sse', deps.writeTimeoutMs, () =>
-        deps.executor.run({ endpoint, model: body.model, json: body, stream, signal, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker), onQueued: notice?.waiting }),
+        deps.executor.run({ endpoint, model: body.model, json: body, stream, client, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker), onQueued: notice?.waiting }),
       );
     });
 
@@ -63,7 +64,7 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
   app.post('/v1/audio/transcriptions', async (request, reply) => {
     const upload = await readUpload(request);
     const model = upload.fields.model ?? '';
-    const out = await deps.executor.run({ endpoint: 'transcription', model, upload, stream: false, signal: clientSignal(reply), worker });
+    const out = await deps.executor.run({ endpoint: 'transcription', model, upload, stream: false, client: clientGone(reply), worker });
     return send(request, reply, out, deps.writeTimeoutMs);
   });
 }
@@ -113,6 +114,8 @@ export async function send(request: FastifyRequest, reply: FastifyReply, out: Se
   // A stream whose head went out with its queue comments: whatever the answer, it is written in-band.
   if (reply.raw.headersSent) return writeStream(request, reply, inBand(out), format, () => {}, writeTimeoutMs, trailers);
   if (out.kind === 'text') return reply.status(out.status).type(out.contentType).send(out.body);
+  // The engine's own bytes when the model ID could be rewritten in them: not serialised again (issue #14).
+  if (out.text !== undefined) return reply.status(out.status).type('application/json; charset=utf-8').send(out.text);
   return reply.status(out.status).send(out.body);
 }
 

@@ -1,4 +1,4 @@
-import { CallEnd } from '../backends/call-end';
+import { CallEnd, goneOf } from '../backends/call-end';
 import { postJson, type HttpAnswer } from '../backends/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
 import { QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
@@ -48,7 +48,7 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
  * after `timeoutMs`: the answer and its body (parsed JSON, else the text). Rejects when it could not be had.
  */
 async function postPeer(url: string, token: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<{ res: HttpAnswer; json: unknown }> {
-  const end = new CallEnd(signal, timeoutMs);
+  const end = new CallEnd(signal ? goneOf(signal) : undefined, timeoutMs);
   try {
     const res = await postJson(url, body, end, { authorization: `Bearer ${token}` });
     const text = await res.text();
@@ -68,7 +68,7 @@ async function postPeer(url: string, token: string, body: unknown, timeoutMs: nu
 export async function forwardToHelper(helperUrl: string, token: string, req: RelayRequest, signal: AbortSignal, timeoutMs: number): Promise<RelayAnswer> {
   const paths = { chat: '/v1/chat/completions', completion: '/v1/completions', embedding: '/v1/embeddings', image: '/v1/images/generations' } as const;
   let res: HttpAnswer;
-  const end = new CallEnd(signal, timeoutMs);
+  const end = new CallEnd(goneOf(signal), timeoutMs);
   try {
     res = await postJson(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/worker${paths[req.endpoint]}`, { ...req.json, model: req.helper.model, stream: false }, end, {
       authorization: `Bearer ${token}`, 'x-routerdesk-borrowed-from': `${req.owner.nodeId}/${req.owner.model}`, 'x-routerdesk-request-id': req.requestId,

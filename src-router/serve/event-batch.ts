@@ -23,9 +23,9 @@ export async function* eachEvent(items: AsyncIterable<unknown>): AsyncGenerator<
 }
 
 /**
- * The event to relay for one parsed SSE payload (`text` as received, `value` parsed, `rewritten` with the model ID
- * the client used): the received text when nothing changed, or when its one `"model"` key can be rewritten in
- * place; else the rewritten object, serialised when written.
+ * What to relay for one parsed SSE payload or answer body (`text` as received, `value` parsed, `rewritten` with the
+ * model ID the client used): the received text when nothing changed, or when its one `"model"` key can be rewritten
+ * in place; else the rewritten object, serialised when written.
  */
 export function relayed(text: string, value: unknown, rewritten: unknown): unknown {
   if (rewritten === value) return typeof value === 'object' && value !== null ? new RawEvent(text, value) : value;

@@ -6,13 +6,14 @@ import { carriesImage, GUARDIAN_FOR_HEADER, guardianUnavailable, needsGuardian, 
 import type { TranscriptionUpload } from './engine-call';
 import { asRouterError, RouterError } from './errors';
 import { relayEvents, rewrite, type Finish } from './relay-events';
-import type { EventBatch } from './event-batch';
+import { RawEvent, relayed, type EventBatch } from './event-batch';
 import type { LendingGate } from '../lending/gate';
 import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
 import type { HttpAnswer } from '../backends/http-call';
+import type { ClientGone } from '../backends/call-end';
 import type { QueueLimit } from './queue-limit';
 import type { GuardianDirectory } from '../guardian/rules';
 import type { OwnTicket } from '../lending/gate';
@@ -29,8 +30,8 @@ export interface ServeInput {
   json?: Record<string, unknown>;
   upload?: TranscriptionUpload;
   stream: boolean;
-  /** Aborts when the client goes away; cancels the request at the engine. */
-  signal: AbortSignal;
+  /** The client going away; cancels the request at the engine. */
+  client: ClientGone;
   promptBytes?: number;
   /** A worker request from the master: run here, the model named by its local ID. */
   worker?: boolean;
@@ -49,7 +50,7 @@ export interface ServeInput {
 }
 
 export type ServeOutput = (
-  | { kind: 'json'; status: number; body: unknown; modelId: string }
+  | { kind: 'json'; status: number; body: unknown; modelId: string; /** The body as the engine sent it, its model ID rewritten in place: sent as is (issue #14). */ text?: string }
   | { kind: 'text'; status: number; body: string; contentType: string; modelId: string }
   | { kind: 'sse'; status: number; events: AsyncGenerator<EventBatch>; modelId: string; /** Ends the request if the events are never read to the end. */ close(): void }
 ) & {
@@ -158,7 +159,7 @@ export class RequestExecutor {
     const req = { id: input.requestId ?? randomUUID(), endpoint: input.endpoint, stream: input.stream, bodyBytes: input.promptBytes ?? 0, json: input.json, onWaiting: input.onQueued };
     if (input.borrowedFrom) {
       if (!lending.enrolled(target.localId)) throw new RouterError(409, 'offload_returned', `borrowed request handed back: '${target.localId}' is not linked on this node`, 'invalid_request_error', null, { reason: 'no_link' });
-      const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.signal);
+      const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.client.signal);
       payload.acquireSignal = ticket.takeBack;
       payload.onClaimed = ticket.claimed;
       return { kind: 'engine', waitedMs: ticket.waitedMs, done: ticket.done };
@@ -168,7 +169,7 @@ export class RequestExecutor {
     payload.onClaimed = arrival.claimed;
     payload.ownDone = arrival.done;
     if (!lending.enrolled(target.localId)) return undefined;
-    const ticket = await lending.admitOwn(target.localId, req, input.signal);
+    const ticket = await lending.admitOwn(target.localId, req, input.client.signal);
     return ticket;
   }
 
@@ -219,7 +220,7 @@ export class RequestExecutor {
     let payload: RequestPayload | undefined;
     let waitDone: (() => void) | undefined;
     try {
-      payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, signal: input.signal };
+      payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, client: input.client };
       if (input.guardian && target.kind === 'remote') payload.headers = { [GUARDIAN_FOR_HEADER]: `${input.guardian.reason} ${input.guardian.for.nodeId}/${input.guardian.for.model}` };
       if (input.stream && input.onQueued && target.kind === 'remote') payload.headers = { ...payload.headers, [QUEUE_COMMENTS_HEADER]: '1' };
       if (target.kind === 'local') {
@@ -246,7 +247,7 @@ export class RequestExecutor {
             ? await openRemote(target, payload, this.deps.clusterToken, this.deps.requestTimeoutMs)
             : await openStatic(target, payload, this.deps.requestTimeoutMs);
       } catch (err) {
-        if (target.kind === 'static' && !input.signal.aborted) this.deps.onTurn?.(target, false);
+        if (target.kind === 'static' && !input.client.aborted) this.deps.onTurn?.(target, false);
         if (err instanceof RouterError) unanswered.add(err);
         throw err;
       }
@@ -274,8 +275,8 @@ export class RequestExecutor {
       }
       return { ...(await readBody(res, upstream, input, target, finish)), facts };
     } catch (err) {
-      const e = input.signal.aborted ? new RouterError(499, 'client_closed', 'client closed the request') : asRouterError(err);
-      finish(input.signal.aborted ? 'cancelled' : e.code === 'offload_returned' ? 'returned' : 'error', e.status, e.message);
+      const e = input.client.aborted ? new RouterError(499, 'client_closed', 'client closed the request') : asRouterError(err);
+      finish(input.client.aborted ? 'cancelled' : e.code === 'offload_returned' ? 'returned' : 'error', e.status, e.message);
       throw e;
     }
   }
@@ -323,7 +324,9 @@ async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, 
     throw new RouterError(502, 'engine_bad_response', `'${target.clusterId}' on node '${target.nodeId}' answered with invalid JSON`);
   }
   finish('ok', res.status, null, usageWork(input, body));
-  return { kind: 'json', status: res.status, body: rewrite(body, target), modelId: target.clusterId };
+  const rewritten = rewrite(body, target);
+  const raw = relayed(text, body, rewritten);
+  return { kind: 'json', status: res.status, body: rewritten, modelId: target.clusterId, ...(raw instanceof RawEvent ? { text: raw.text } : {}) };
 }
 
 /** The message of an error body (`{error: {message}}` or `{error: "…"}`). */

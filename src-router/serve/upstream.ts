@@ -1,7 +1,7 @@
 import { HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
-import { CallEnd } from '../backends/call-end';
+import { CallEnd, type ClientGone } from '../backends/call-end';
 import { postJson, type HttpAnswer } from '../backends/http-call';
 import { RouterError } from './errors';
 import { parseSize, wavSeconds, type WorkMeasure } from './work-measure';
@@ -12,7 +12,8 @@ export interface RequestPayload {
   endpoint: Endpoint;
   json?: Record<string, unknown>;
   upload?: TranscriptionUpload;
-  signal: AbortSignal;
+  /** The client going away. */
+  client: ClientGone;
   /** Aborts the wait for the runtime only (a borrowed request taken back before it claims it, HELPER-2). */
   acquireSignal?: AbortSignal;
   /** Called once the request holds the runtime; returning false gives it back unstarted (a borrowed request withdrawn meanwhile). */
@@ -54,10 +55,10 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   const route = supervisor.adapter(target.localId).routes[p.endpoint];
   if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
   // The client, the deadline (counted from here, the wait for the lane included) and a cancel end the call.
-  const end = new CallEnd(p.signal, timeoutMs);
-  const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.signal, p.acquireSignal]) : p.signal).catch((err: unknown) => {
+  const end = new CallEnd(p.client, timeoutMs);
+  const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.client.signal, p.acquireSignal]) : p.client.signal).catch((err: unknown) => {
     end.clear();
-    if (p.acquireSignal?.aborted && !p.signal.aborted) {
+    if (p.acquireSignal?.aborted && !p.client.aborted) {
       // Taken back while waiting for the runtime: because its own work arrived (HELPER-1/2) or the master withdrew it (HOLD-4, HELPER-5).
       const reason = (p.acquireSignal.reason as Error | undefined)?.message === 'withdrawn' ? 'withdrawn' : 'own_work_arrived';
       throw new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`, 'invalid_request_error', null, { reason });
@@ -70,7 +71,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
     throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (withdrawn)', 'invalid_request_error', null, { reason: 'withdrawn' });
   }
   const explain = async (err: unknown) => {
-    if (p.signal.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
+    if (p.client.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
     if ((err as Error).name === 'TimeoutError' || end.reason === 'timeout') return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
     const proc = lease.process;
     if (!proc.hung) await waitForExit(lease, 300);
@@ -121,9 +122,9 @@ export function openStatic(target: Target, p: RequestPayload, timeoutMs: number)
 }
 
 async function forward(target: Target, url: string, p: RequestPayload, headers: Record<string, string>, timeoutMs: number, who: string, code: 'node' | 'upstream'): Promise<Upstream> {
-  const end = new CallEnd(p.signal, timeoutMs);
+  const end = new CallEnd(p.client, timeoutMs);
   const explain = async (err: unknown) => {
-    if (p.signal.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
+    if (p.client.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
     if ((err as Error).name === 'TimeoutError' || end.reason === 'timeout') return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return new RouterError(502, `${code}_unreachable`, `${who} could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);

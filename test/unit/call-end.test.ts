@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CallEnd } from '../../src-router/backends/call-end';
+import { CallEnd, goneOf } from '../../src-router/backends/call-end';
 
 // Issue #14: what ends one proxied call — the client leaving, its deadline, a cancel — in one object, without an
 // AbortSignal per call. Timers are vitest's fake ones: nothing here sleeps.
@@ -10,7 +10,7 @@ describe('CallEnd', () => {
 
   it('ends when the client leaves: hooks run once, the error is an AbortError', () => {
     const client = new AbortController();
-    const end = new CallEnd(client.signal, 60_000);
+    const end = new CallEnd(goneOf(client.signal), 60_000);
     const hook = vi.fn();
     end.onEnd(hook);
     expect(end.ended).toBe(false);
@@ -35,7 +35,7 @@ describe('CallEnd', () => {
 
   it('a cancel ends it; the first reason stays', () => {
     const client = new AbortController();
-    const end = new CallEnd(client.signal, 1_000);
+    const end = new CallEnd(goneOf(client.signal), 1_000);
     end.cancel();
     client.abort();
     vi.advanceTimersByTime(2_000);
@@ -44,7 +44,7 @@ describe('CallEnd', () => {
 
   it('once cleared, no timer is left and neither the deadline nor the client end it (the call is over)', () => {
     const client = new AbortController();
-    const end = new CallEnd(client.signal, 1_000);
+    const end = new CallEnd(goneOf(client.signal), 1_000);
     const hook = vi.fn();
     end.onEnd(hook);
     expect(vi.getTimerCount()).toBe(1);
@@ -59,7 +59,7 @@ describe('CallEnd', () => {
   it('a client that already left ends it at once; a hook added after the end runs at once', () => {
     const client = new AbortController();
     client.abort();
-    const end = new CallEnd(client.signal, 1_000);
+    const end = new CallEnd(goneOf(client.signal), 1_000);
     expect(end.reason).toBe('client');
     const hook = vi.fn();
     end.onEnd(hook);
