@@ -9,7 +9,7 @@ import { borrowedAnswerSchema, lendingNodeStateSchema, peerRead, RouterError } f
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
-import { answerAt, forwardToHelper, masterClient, withdrawAt } from './lending/master-client';
+import { answerAt, callPeer, forwardToHelper, masterClient, withdrawAt } from './lending/master-client';
 import type { RelayAnswer, RelayRequest } from './lending/ports';
 import type { LeaseGrant, LinkSpec, ModelRef, NodeState } from './lending/types';
 import type { ModelRegistry } from './registry';
@@ -46,7 +46,6 @@ export function createLendingWiring(d: LendingWiringDeps) {
     activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), beginLoad: () => d.activity.beginLoad() },
   });
   lending.applyLinks(links.version(), links.toSpecs());
-  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
   /** LEASE-7: the master serves a lent request in-process when it is the helper. */
   const serveLocal = async (req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> => {
@@ -70,9 +69,9 @@ export function createLendingWiring(d: LendingWiringDeps) {
       localState: () => lending.state(),
       remotes,
       pollRemote: async (url) => {
-        const res = await fetch(`${url}/router/v1/node/offload/state`, { headers: auth, signal: AbortSignal.timeout(2_000) });
+        const { res, json } = await callPeer(`${url}/router/v1/node/offload/state`, token, undefined, 2_000);
         if (!res.ok) throw new Error(`${res.status}`);
-        const state = peerRead(lendingNodeStateSchema).safeParse(await res.json());
+        const state = peerRead(lendingNodeStateSchema).safeParse(json);
         if (!state.success) throw new Error(`unreadable lending state: ${state.error.issues[0]?.path.join('.') || '(root)'}: ${state.error.issues[0]?.message}`);
         return state.data as NodeState;
       },
@@ -80,7 +79,7 @@ export function createLendingWiring(d: LendingWiringDeps) {
         if (owner.nodeId === nodeId) return lending.owner.apply(owner.model, grant);
         const url = remotes().find((r) => r.nodeId === owner.nodeId)?.url;
         if (!url) return;
-        void fetch(`${url}/router/v1/node/offload/lease`, { method: 'POST', headers: auth, body: JSON.stringify({ owner, lease: grant }), signal: AbortSignal.timeout(2_000) }).catch((err: Error) =>
+        void callPeer(`${url}/router/v1/node/offload/lease`, token, { owner, lease: grant }, 2_000).catch((err: Error) =>
           d.log.warn({ nodeId: owner.nodeId }, `lease push failed: ${err.message}`),
         );
       },
@@ -98,16 +97,16 @@ export function createLendingWiring(d: LendingWiringDeps) {
       cancelAt: async (helper, requestIds) => {
         const url = remotes().find((r) => r.nodeId === helper)?.url;
         if (!url) return;
-        await fetch(`${url}/router/v1/node/offload/cancel`, { method: 'POST', headers: auth, body: JSON.stringify({ requestIds }), signal: AbortSignal.timeout(3_000) });
+        await callPeer(`${url}/router/v1/node/offload/cancel`, token, { requestIds }, 3_000);
       },
       askBorrowed: async (helper) => {
         if (helper === nodeId) return lending.helper.borrowedInFlight();
         const url = remotes().find((r) => r.nodeId === helper)?.url;
         if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
-        const res = await fetch(`${url}/router/v1/node/offload/borrowed`, { headers: auth, signal: AbortSignal.timeout(3_000) });
+        const { res, json } = await callPeer(`${url}/router/v1/node/offload/borrowed`, token, undefined, 3_000);
         if (res.status === 404) return null;
         if (!res.ok) throw new Error(`${res.status}`);
-        return peerRead(borrowedAnswerSchema).parse(await res.json()).running;
+        return peerRead(borrowedAnswerSchema).parse(json).running;
       },
       decisions: d.decisions,
       log: d.log,

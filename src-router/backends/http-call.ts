@@ -89,10 +89,10 @@ function answerOf(res: IncomingMessage, url: string, end: CallEnd): HttpAnswer {
   };
 }
 
-function once(url: string, headers: Record<string, string>, payload: Buffer, end: CallEnd): Promise<{ answer?: HttpAnswer; retry?: boolean; error?: Error }> {
+function once(method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload: Buffer | null, end: CallEnd): Promise<{ answer?: HttpAnswer; retry?: boolean; error?: Error }> {
   const t = targetOf(url);
   return new Promise((resolve) => {
-    const req: ClientRequest = httpRequest({ host: t.host, port: t.port, path: t.path, method: 'POST', agent, headers: { ...headers, 'content-length': String(payload.length) } });
+    const req: ClientRequest = httpRequest({ host: t.host, port: t.port, path: t.path, method, agent, headers: payload ? { ...headers, 'content-length': String(payload.length) } : headers });
     let res: IncomingMessage | undefined;
     // Until the answer arrives the call's end destroys the request; after, its body (a client that left, a deadline).
     const stop = end.onEnd(() => (res ?? req).destroy(end.error()));
@@ -108,16 +108,23 @@ function once(url: string, headers: Record<string, string>, payload: Buffer, end
       const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !end.ended;
       resolve(stale ? { retry: true } : { error: failure(t.href, err, end) });
     });
-    if (!end.ended) req.end(payload);
+    if (!end.ended) req.end(payload ?? undefined);
   });
 }
 
 /** POSTs a JSON body; resolves when the answer's headers arrive. The call's end cancels it and its body. */
-export async function postJson(url: string, body: unknown, end: CallEnd, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  const payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  const all = { ...headers, 'content-type': 'application/json' };
+export function postJson(url: string, body: unknown, end: CallEnd, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return call('POST', url, Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), end, { ...headers, 'content-type': 'application/json' });
+}
+
+/** GETs a URL (another node's API); resolves when the answer's headers arrive. */
+export function getUrl(url: string, end: CallEnd, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return call('GET', url, null, end, headers);
+}
+
+async function call(method: 'GET' | 'POST', url: string, payload: Buffer | null, end: CallEnd, headers: Record<string, string>): Promise<HttpAnswer> {
   for (let attempt = 0; ; attempt++) {
-    const r = await once(url, all, payload, end);
+    const r = await once(method, url, headers, payload, end);
     if (r.answer) return r.answer;
     if (!r.retry || attempt > 0) throw r.error ?? failure(url, Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }), end);
   }

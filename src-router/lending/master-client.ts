@@ -1,5 +1,5 @@
 import { CallEnd, goneOf } from '../backends/call-end';
-import { postJson, type HttpAnswer } from '../backends/http-call';
+import { getUrl, postJson, type HttpAnswer } from '../backends/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
 import { QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
@@ -8,7 +8,7 @@ import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawRes
 /** A slave's way to its master's decider and relay (LEASE-2, LEASE-5), with the cluster token and bounded time. */
 export function masterClient(masterUrl: string, token: string, opts: { eventTimeoutMs: number; relayTimeoutMs: number }): MasterPort {
   const base = masterUrl.replace(/\/+$/, '');
-  const post = (path: string, body: unknown, timeoutMs: number, signal?: AbortSignal) => postPeer(`${base}${path}`, token, body, timeoutMs, signal);
+  const post = (path: string, body: unknown, timeoutMs: number, signal?: AbortSignal) => callPeer(`${base}${path}`, token, body, timeoutMs, signal);
   return {
     // Every queue event of an enrolled model says so to the master: the request path's client, not fetch (issue #14).
     async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
@@ -44,13 +44,15 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
 }
 
 /**
- * One POST to another node's API with the cluster token, through the request path's client, ended by `signal` or
- * after `timeoutMs`: the answer and its body (parsed JSON, else the text). Rejects when it could not be had.
+ * One call to another node's API with the cluster token, through the request path's client, ended by `signal` or
+ * after `timeoutMs`: the answer and its body (parsed JSON, else the text). Rejects when it could not be had. A body
+ * makes it a POST, none a GET. Every call of lending between nodes goes through here (or `forwardToHelper`).
  */
-async function postPeer(url: string, token: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<{ res: HttpAnswer; json: unknown }> {
+export async function callPeer(url: string, token: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<{ res: HttpAnswer; json: unknown }> {
   const end = new CallEnd(signal ? goneOf(signal) : undefined, timeoutMs);
   try {
-    const res = await postJson(url, body, end, { authorization: `Bearer ${token}` });
+    const auth = { authorization: `Bearer ${token}` };
+    const res = await (body === undefined ? getUrl(url, end, auth) : postJson(url, body, end, auth));
     const text = await res.text();
     let json: unknown = text;
     try {
@@ -114,7 +116,7 @@ function neverSent(err: unknown): boolean {
  * sending): each is `withdrawn` (it never starts there) or `started`. Rejects when the helper does not answer.
  */
 export async function withdrawAt(helperUrl: string, token: string, requestIds: string[]): Promise<Record<string, WithdrawResult>> {
-  const { res, json } = await postPeer(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/withdraw`, token, { requestIds }, 3_000);
+  const { res, json } = await callPeer(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/withdraw`, token, { requestIds }, 3_000);
   if (!res.ok) throw new Error(`helper answered ${res.status}`);
   return peerRead(withdrawAnswerSchema).parse(json).results;
 }
@@ -122,7 +124,7 @@ export async function withdrawAt(helperUrl: string, token: string, requestIds: s
 /** The answer of a borrowed request at its helper, long-polled up to `waitMs` (an owner whose relay broke). */
 export async function answerAt(helperUrl: string, token: string, requestId: string, waitMs: number): Promise<BorrowedAnswer> {
   const q = new URLSearchParams({ request: requestId, wait: String(Math.round(waitMs)) });
-  const res = await fetch(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/answer?${q}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(waitMs + 5_000) });
+  const { res, json } = await callPeer(`${helperUrl.replace(/\/+$/, '')}/router/v1/node/offload/answer?${q}`, token, undefined, waitMs + 5_000);
   if (!res.ok) throw new Error(`helper answered ${res.status}`);
-  return peerRead(borrowedAnswerStateSchema).parse(await res.json()) as BorrowedAnswer;
+  return peerRead(borrowedAnswerStateSchema).parse(json) as BorrowedAnswer;
 }
