@@ -19,6 +19,7 @@ import { RouterError } from '../contract';
 import { installClientGuards } from './client-guard';
 import { installSecurityHeaders } from './security-headers';
 import { installErrorHandling } from './errors';
+import { keepRawJson } from './json-body';
 import { redactUrl } from './redact';
 import { ollamaRoutes } from './ollama-routes';
 import { openaiRoutes } from './openai-routes';
@@ -50,19 +51,25 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   // A client that never finishes its headers does not hold a connection (slowloris).
   app.server.headersTimeout = opts.headersTimeoutMs ?? 30_000;
   installErrorHandling(app);
+  keepRawJson(app);
   installSecurityHeaders(app);
   installClientGuards(app, deps.guards);
   // One value per query key: a repeated key (`?limit=1&limit=2`) is ambiguous, so it is refused with its name.
-  app.addHook('preValidation', async (request) => {
+  // These global hooks take callbacks, not async functions: no promise per request (issue #14).
+  app.addHook('preValidation', (request, _reply, done) => {
     const q = request.query;
-    if (!q || typeof q !== 'object') return;
-    for (const [key, value] of Object.entries(q as Record<string, unknown>)) {
-      if (Array.isArray(value)) throw new RouterError(400, 'invalid_request', `query parameter '${key}' is given ${value.length} times: give it once`, 'invalid_request_error', key);
+    if (q && typeof q === 'object') {
+      for (const key in q) {
+        const value = (q as Record<string, unknown>)[key];
+        if (Array.isArray(value)) return done(new RouterError(400, 'invalid_request', `query parameter '${key}' is given ${value.length} times: give it once`, 'invalid_request_error', key));
+      }
     }
+    done();
   });
   // Issue #15: every answer of the client APIs names the node that ran it (an executor's answer sets its own).
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (CLIENT_API_PATH.test(request.url)) defaultAnswerHeaders(reply, deps.nodeId);
+    done(null, payload);
   });
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
 import { bearer, sameSecret } from './auth';
 
@@ -69,15 +69,22 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions): void
     /* a bad public_url is refused by the config */
   }
   const fixed: GuardOptions = { ...o, publicUrl: null, allowedHosts: publicHost ? [...o.allowedHosts, publicHost] : o.allowedHosts };
-  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+  // A callback hook, not an async one: no promise per request (issue #14). A preflight answered here ends the request.
+  app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
+    const refusal = guard(request, reply);
+    if (refusal !== 'answered') done(refusal ?? undefined);
+  });
+
+  /** The refusal of a request, null to let it through, 'answered' when a CORS preflight was answered here. */
+  function guard(request: FastifyRequest, reply: FastifyReply): RouterError | null | 'answered' {
     const host = request.headers.host;
     if (!hostAllowed(host, fixed, machine)) {
-      throw new RouterError(421, 'misdirected_request', `Host '${host}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
+      return new RouterError(421, 'misdirected_request', `Host '${host}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
     }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== 'null') {
       const allowed = originAllowed(origin, host, o);
-      if (!allowed) throw new RouterError(403, 'origin_not_allowed', `requests from the web page at ${origin} are not allowed (list it in server.cors_origins)`, 'permission_error');
+      if (!allowed) return new RouterError(403, 'origin_not_allowed', `requests from the web page at ${origin} are not allowed (list it in server.cors_origins)`, 'permission_error');
       if (allowed === 'listed') {
         reply.header('access-control-allow-origin', origin);
         reply.header('vary', 'Origin');
@@ -85,17 +92,19 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions): void
           reply.header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
           reply.header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? 'authorization, content-type');
           reply.header('access-control-max-age', '600');
-          return reply.code(204).send();
+          reply.code(204).send();
+          return 'answered';
         }
       }
     } else if (origin === 'null') {
-      throw new RouterError(403, 'origin_not_allowed', 'requests from an opaque origin (a sandboxed page, a file) are not allowed', 'permission_error');
+      return new RouterError(403, 'origin_not_allowed', 'requests from an opaque origin (a sandboxed page, a file) are not allowed', 'permission_error');
     }
     if (o.apiKeys.length && clientApi(request.url) && request.method !== 'OPTIONS') {
       const key = bearer(request);
       if (!o.apiKeys.some((k) => sameSecret(key, k))) {
-        throw new RouterError(401, 'invalid_api_key', key ? 'Incorrect API key provided' : 'You didn\'t provide an API key: send it as Authorization: Bearer <key>', 'invalid_request_error');
+        return new RouterError(401, 'invalid_api_key', key ? 'Incorrect API key provided' : 'You didn\'t provide an API key: send it as Authorization: Bearer <key>', 'invalid_request_error');
       }
     }
-  });
+    return null;
+  }
 }

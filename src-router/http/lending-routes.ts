@@ -1,16 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { leaseGrantSchema, QUEUE_MS_HEADER, RouterError, withdrawRequestSchema } from '../contract';
+import { leaseGrantSchema, lendingNodeStateSchema, QUEUE_MS_HEADER, RouterError, withdrawRequestSchema } from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
+import type { NodeState } from '../lending/types';
 import { lendingView } from '../cluster/lending-view';
 import { allowRoles, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
 
 const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).strict();
-const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']) }).strict();
+/** An owner's queue event; a slave sends its lending state with it (issue #14), an older one does not. */
+const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']), state: lendingNodeStateSchema.optional() }).strict();
 const relaySchema = z.object({ requestId: z.string(), owner: ref, helper: ref, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) }).strict();
 const linkSpec = z.object({ id: z.string(), lane: z.enum(['image', 'text']), owner: ref, helper: ref, loadIfUnloaded: z.boolean(), restoreAfterBorrow: z.boolean() }).strict();
 const linksPushSchema = z.object({ version: z.number().int().min(0), epoch: z.string().optional(), links: z.array(linkSpec) }).strict();
@@ -38,8 +40,8 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
     scope.post('/router/v1/node/offload/event', async (request) => {
-      const { owner, trigger } = parsePeerBody(eventSchema, request.body);
-      return { lease: await master().event(owner, trigger) };
+      const { owner, trigger, state } = parsePeerBody(eventSchema, request.body);
+      return { lease: await master().event(owner, trigger, state as NodeState | undefined) };
     });
 
     scope.post('/router/v1/node/offload/relay', async (request, reply) => {

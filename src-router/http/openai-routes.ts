@@ -52,7 +52,7 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
       // ran and its queue time from the head, so that head waits for the answer.
       const notice = stream && (!worker || request.headers[QUEUE_COMMENTS_HEADER] === '1') ? queueNotice(reply, 'sse', deps.nodeId) : undefined;
       return runStreamed(request, reply, notice, 'sse', deps.writeTimeoutMs, () =>
-        deps.executor.run({ endpoint, model: body.model, json: body, stream, client, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker), onQueued: notice?.waiting }),
+        deps.executor.run({ endpoint, model: body.model, json: body, rawJson: request.rawJson ?? undefined, stream, client, promptBytes: rawBytes(request), worker, ...lent, ...guardianCall(request, worker), onQueued: notice?.waiting }),
       );
     });
 

@@ -7,10 +7,14 @@ import type { FastifyInstance } from 'fastify';
  */
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/** `nosniff` on every answer, the CSP on everything the node serves (streams too: set on the raw response). */
+/**
+ * `nosniff` on every answer, the CSP on everything the node serves (streams too: set on the raw response). A callback
+ * hook, not an async one: no promise per request (issue #14).
+ */
 export function installSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.raw.setHeader('x-content-type-options', 'nosniff');
     reply.raw.setHeader('content-security-policy', CONSOLE_CSP);
+    done();
   });
 }

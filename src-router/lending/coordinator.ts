@@ -150,15 +150,20 @@ export class Coordinator {
     clearTimeout(this.wakeTimer);
   }
 
-  /** An owner's event: answered with that owner's lease from a decision that started after the event arrived. */
-  async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
-    const result = await this.decide(trigger, owner);
+  /**
+   * An owner's event: answered with that owner's lease from a decision that started after the event arrived.
+   * `reported`: the owner's state sent with the event (a remote owner, issue #14); the decision it starts at once
+   * takes it instead of polling that node. A decision queued behind another polls: by the time it runs, the owner
+   * may have acted on the first one's answer.
+   */
+  async event(owner: ModelRef, trigger: Trigger, reported?: NodeState): Promise<LeaseGrant | null> {
+    const result = await this.decide(trigger, owner, reported?.nodeId === owner.nodeId ? reported : undefined);
     return result.leases.find((l) => refKey(l.owner) === refKey(owner)) ?? null;
   }
 
   /** Coalesces: at most one decision in flight and one queued behind it; later events share the queued one. */
-  decide(trigger: Trigger, asker?: ModelRef): Promise<PlanResult> {
-    if (!this.inFlight) return this.track(this.run(trigger, asker));
+  decide(trigger: Trigger, asker?: ModelRef, reported?: NodeState): Promise<PlanResult> {
+    if (!this.inFlight) return this.track(this.run(trigger, asker, reported));
     this.queued ??= this.inFlight
       .catch(() => undefined)
       .then(() => {
@@ -179,10 +184,10 @@ export class Coordinator {
     return p;
   }
 
-  private async run(trigger: Trigger, asker?: ModelRef): Promise<PlanResult> {
+  private async run(trigger: Trigger, asker?: ModelRef, reported?: NodeState): Promise<PlanResult> {
     this.decisionsMade++;
     const links = this.deps.links();
-    const nodes = await this.snapshot(links);
+    const nodes = await this.snapshot(links, reported);
     const now = this.now();
     dropExpiredLeases(this.live, now);
     const result = plan({ now, trigger, links, nodes, live: [...this.live.values()], settings: this.deps.settings });
@@ -198,13 +203,16 @@ export class Coordinator {
     return result;
   }
 
-  /** Every node's state; a node that does not answer takes part as unreachable (its models are not helpers now). */
-  private async snapshot(links: LinkSpec[]): Promise<NodeState[]> {
+  /**
+   * Every node's state; a node that does not answer takes part as unreachable (its models are not helpers now). A
+   * member whose state came with the event (`reported`) is not polled again.
+   */
+  private async snapshot(links: LinkSpec[], reported?: NodeState): Promise<NodeState[]> {
     const involved = new Set(links.flatMap((l) => [l.owner.nodeId, l.helper.nodeId]));
     const remote = this.deps.remotes().filter((r) => involved.has(r.nodeId));
     const states = await Promise.all(
       remote.map((r) =>
-        this.deps.pollRemote(r.url).catch((err: Error): NodeState => {
+        r.nodeId === reported?.nodeId ? reported : this.deps.pollRemote(r.url).catch((err: Error): NodeState => {
           this.deps.log.warn({ nodeId: r.nodeId }, `lending poll failed: ${err.message}`);
           return { nodeId: r.nodeId, reachable: false, acceptsBorrowed: false, ownIdleMs: 0, sinceOwnRequestMs: null, lanes: {}, borrowedInFlight: 0, models: [] };
         }),

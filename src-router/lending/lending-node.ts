@@ -54,7 +54,7 @@ export class LendingNode implements LendingGate {
   constructor(private readonly deps: LendingNodeDeps) {
     this.now = deps.now ?? Date.now;
     const master: MasterPort = {
-      event: (owner, trigger) => (this.master ? this.master.event(owner, trigger) : Promise.resolve(null)),
+      event: (owner, trigger) => (this.master ? this.master.event(owner, trigger, () => this.state()) : Promise.resolve(null)),
       relay: (req, signal) => (this.master ? this.master.relay(req, signal) : Promise.resolve({ kind: 'refused', reason: 'no_live_lease', message: 'no master' })),
       cutOff: (id) => (this.master ? this.master.cutOff(id) : Promise.resolve(false)),
       cancel: (id) => (this.master ? this.master.cancel(id) : Promise.resolve()),

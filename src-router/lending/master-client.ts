@@ -2,7 +2,7 @@ import { CallEnd, goneOf } from '../backends/call-end';
 import { getUrl, postJson, type HttpAnswer } from '../backends/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
 import { QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
-import type { LeaseGrant, ModelRef, Trigger } from './types';
+import type { LeaseGrant, ModelRef, NodeState, Trigger } from './types';
 import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
 
 /** A slave's way to its master's decider and relay (LEASE-2, LEASE-5), with the cluster token and bounded time. */
@@ -11,8 +11,9 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
   const post = (path: string, body: unknown, timeoutMs: number, signal?: AbortSignal) => callPeer(`${base}${path}`, token, body, timeoutMs, signal);
   return {
     // Every queue event of an enrolled model says so to the master: the request path's client, not fetch (issue #14).
-    async event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null> {
-      const { res, json } = await post('/router/v1/node/offload/event', { owner, trigger }, opts.eventTimeoutMs);
+    // The owner's state goes with it: the master need not poll this node back for it (issue #14, LEASE-3).
+    async event(owner: ModelRef, trigger: Trigger, state?: () => NodeState): Promise<LeaseGrant | null> {
+      const { res, json } = await post('/router/v1/node/offload/event', state ? { owner, trigger, state: state() } : { owner, trigger }, opts.eventTimeoutMs);
       if (!res.ok) throw new Error(`master answered ${res.status}: ${String(typeof json === 'string' ? json : JSON.stringify(json)).slice(0, 200)}`);
       const answer = peerRead(eventAnswerSchema).safeParse(json);
       if (!answer.success) throw new Error(`master answered something that is not a lease: ${answer.error.issues[0]?.path.join('.') || '(root)'}: ${answer.error.issues[0]?.message}`);

@@ -1,5 +1,5 @@
 import type { DecisionInput } from '../store/decision-log-row';
-import type { LeaseGrant, ModelRef, Trigger } from './types';
+import type { LeaseGrant, ModelRef, NodeState, Trigger } from './types';
 
 /** A lent request on its way owner → master → helper (LEASE-5); only non-streaming bodies are lent (LLM-4). */
 export interface RelayRequest {
@@ -27,8 +27,12 @@ export type RelayAnswer =
 
 /** How an owner reaches the decider: in-process on the master, over HTTP on a slave. */
 export interface MasterPort {
-  /** Reports a queue event of an owner model; answers with its lease, or null for no lease (LEASE-2, LEASE-4). */
-  event(owner: ModelRef, trigger: Trigger): Promise<LeaseGrant | null>;
+  /**
+   * Reports a queue event of an owner model; answers with its lease, or null for no lease (LEASE-2, LEASE-4).
+   * `state`: the owner's lending state as it is when the report goes out; a remote master takes it with the event
+   * instead of polling the owner back (issue #14), the in-process one reads it itself.
+   */
+  event(owner: ModelRef, trigger: Trigger, state?: () => NodeState): Promise<LeaseGrant | null>;
   relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;
   /**
    * HOLD-4: cut a lent request off if its helper has not started it; true when it was cut (it comes back as

@@ -3,8 +3,8 @@ import type { EngineRoute } from '../engines';
 import type { CallEnd } from '../backends/call-end';
 import { postJson, type HttpAnswer } from '../backends/http-call';
 
-/** A request body for an engine: JSON, or a transcription upload. */
-export type EngineBody = { json: Record<string, unknown> } | { upload: TranscriptionUpload };
+/** A request body for an engine: JSON (an object, or its text as it is to be sent), or a transcription upload. */
+export type EngineBody = { json: Record<string, unknown> } | { text: string } | { upload: TranscriptionUpload };
 
 export interface TranscriptionUpload {
   file: Uint8Array;
@@ -17,6 +17,7 @@ export interface TranscriptionUpload {
 export async function callEngine(lease: EngineLease, route: EngineRoute, body: EngineBody, end: CallEnd): Promise<HttpAnswer> {
   const url = `http://${lease.host}:${lease.port}${route.path}`;
   if ('json' in body) return postJson(url, body.json, end);
+  if ('text' in body) return postJson(url, body.text, end);
   const form = new FormData();
   const { upload } = body;
   for (const [k, v] of Object.entries(upload.fields)) form.append(k, v);

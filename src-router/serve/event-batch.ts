@@ -6,12 +6,26 @@ export class EventBatch {
   constructor(readonly events: readonly unknown[]) {}
 }
 
+import { modelKey, withModelName } from './id-rewrite';
+
+const UNPARSED = Symbol('unparsed');
+
 /**
- * An event relayed as the bytes it arrived in (`text`, its JSON; the model ID already rewritten in it): parsed for
- * the request's bookkeeping, never serialised again. `value` is the event as parsed, for translators.
+ * An event relayed as the bytes it arrived in (`text`, its JSON; the model ID already rewritten in it), never
+ * serialised again. `value` is the event as parsed, for translators: given, or parsed from `text` when first asked
+ * (a plain delta the relay did not parse, `plain-delta`).
  */
 export class RawEvent {
-  constructor(readonly text: string, readonly value: unknown) {}
+  private parsed: unknown;
+
+  constructor(readonly text: string, value: unknown = UNPARSED) {
+    this.parsed = value;
+  }
+
+  get value(): unknown {
+    if (this.parsed === UNPARSED) this.parsed = JSON.parse(this.text);
+    return this.parsed;
+  }
 }
 
 /** The events one by one, batches opened: for the stream translators (Ollama, Responses), which map each event. */
@@ -32,10 +46,8 @@ export function relayed(text: string, value: unknown, rewritten: unknown): unkno
   const before = (value as { model?: unknown }).model;
   const after = (rewritten as { model?: unknown }).model;
   if (typeof before !== 'string' || typeof after !== 'string') return rewritten;
-  const key = '"model"';
-  const at = text.indexOf(key);
-  if (at < 0 || text.indexOf(key, at + 1) >= 0) return rewritten;
-  const old = `${key}:${JSON.stringify(before)}`;
-  if (!text.startsWith(old, at)) return rewritten;
-  return new RawEvent(`${text.slice(0, at)}${key}:${JSON.stringify(after)}${text.slice(at + old.length)}`, rewritten);
+  // The text's one model key is the top-level one the parse found (a nested one would be a second `"model"`).
+  const key = modelKey(text);
+  if (!key || key.name !== before) return rewritten;
+  return new RawEvent(withModelName(text, key, after), rewritten);
 }

@@ -28,6 +28,8 @@ export interface ServeInput {
   /** The model name the client used (a local ID on worker requests). */
   model: string;
   json?: Record<string, unknown>;
+  /** `json` as the client sent it (issue #14: passed on as those bytes). */
+  rawJson?: string;
   upload?: TranscriptionUpload;
   stream: boolean;
   /** The client going away; cancels the request at the engine. */
@@ -220,7 +222,7 @@ export class RequestExecutor {
     let payload: RequestPayload | undefined;
     let waitDone: (() => void) | undefined;
     try {
-      payload = { endpoint: input.endpoint, json: input.json, upload: input.upload, client: input.client };
+      payload = { endpoint: input.endpoint, json: input.json, rawJson: input.rawJson, upload: input.upload, client: input.client };
       if (input.guardian && target.kind === 'remote') payload.headers = { [GUARDIAN_FOR_HEADER]: `${input.guardian.reason} ${input.guardian.for.nodeId}/${input.guardian.for.model}` };
       if (input.stream && input.onQueued && target.kind === 'remote') payload.headers = { ...payload.headers, [QUEUE_COMMENTS_HEADER]: '1' };
       if (target.kind === 'local') {

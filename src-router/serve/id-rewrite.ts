@@ -1,5 +1,69 @@
 /** ID-3: the engine knows a model by its local ID; clients see the public ID. */
 
+/** Where the one model key of a JSON text names its model: the key at `at`, the name's text from `from` to `to`. */
+export interface ModelKey {
+  at: number;
+  from: number;
+  to: number;
+  /** The name, decoded. */
+  name: string;
+}
+
+/**
+ * The one `"model"` key of a JSON text, written compactly (`"model":"…"`): where its name is, and the name. Null
+ * when the text has none, more than one `"model"` (a second key, or a value), or a spaced one. Exact for JSON
+ * without parsing: inside a string every `"` is escaped, so `"model"` stands only for a key or a whole value
+ * (issue #14: answers and request bodies pass on as the bytes they came in, renamed in place).
+ */
+export function modelKey(text: string): ModelKey | null {
+  const at = text.indexOf('"model"');
+  if (at < 0 || text.indexOf('"model"', at + 7) >= 0 || !text.startsWith('":"', at + 6)) return null;
+  const from = at + 9;
+  let to = text.indexOf('"', from);
+  // The closing quote is the first one not escaped (an odd run of backslashes before it escapes it).
+  while (to >= 0) {
+    let slashes = 0;
+    while (text.charCodeAt(to - 1 - slashes) === 92 && to - 1 - slashes >= from) slashes++;
+    if (slashes % 2 === 0) break;
+    to = text.indexOf('"', to + 1);
+  }
+  if (to < 0) return null;
+  const raw = text.slice(from, to);
+  return { at, from, to, name: raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw };
+}
+
+/** `text` with the name at its model key replaced by `name`. */
+export function withModelName(text: string, key: ModelKey, name: string): string {
+  return `${text.slice(0, key.from)}${JSON.stringify(name).slice(1, -1)}${text.slice(key.to)}`;
+}
+
+/** How many objects and arrays are open at `at` in a JSON text (outside strings): 1 for a key of the top-level object. */
+export function depthAt(text: string, at: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < at; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* backslash */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return depth;
+}
+
+/**
+ * A request body as the client sent it (`raw`, whose parse is `json`) for an upstream that knows the model as
+ * `model`: the same bytes, the name renamed in place, when its one model key is the top-level one with the name the
+ * client gave; undefined when the body must be serialised again.
+ */
+export function rawWithModel(raw: string, json: { model?: unknown }, model: string): string | undefined {
+  const key = modelKey(raw);
+  if (!key || key.name !== json.model || depthAt(raw, key.at) !== 1) return undefined;
+  return key.name === model ? raw : withModelName(raw, key, model);
+}
+
 /** Sets `model` to the given ID on an object body (a copy). */
 export function withModel<T extends Record<string, unknown>>(body: T, model: string): T {
   return { ...body, model };

@@ -5,6 +5,7 @@ import { RouterError } from './errors';
 import type { HttpAnswer } from '../backends/http-call';
 import { EventBatch, relayed } from './event-batch';
 import { parseData, rewriteResponseModel, sseDataBatches } from './id-rewrite';
+import { plainDelta } from './plain-delta';
 import type { Upstream } from './upstream';
 import { engineReportedMs, usagePromptTokens, type WorkMeasure } from './work-measure';
 
@@ -32,6 +33,13 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
     for await (const batch of sseDataBatches(body)) {
       const out: unknown[] = [];
       for (const data of batch) {
+        // Most chunks are one token of content: relayed as they came, unparsed (issue #14).
+        const plain = plainDelta(data, target);
+        if (plain) {
+          tokens++;
+          out.push(plain);
+          continue;
+        }
         const event = parseData(data);
         if (event === '[DONE]') {
           if (facts.queueMsAtEnd) continue;

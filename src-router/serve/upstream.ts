@@ -1,6 +1,7 @@
 import { HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '../backends';
 import type { Endpoint, EngineRoute } from '../engines';
-import { callEngine, type EngineBody, type TranscriptionUpload } from './engine-call';
+import { callEngine, type TranscriptionUpload } from './engine-call';
+import { rawWithModel } from './id-rewrite';
 import { CallEnd, type ClientGone } from '../backends/call-end';
 import { postJson, type HttpAnswer } from '../backends/http-call';
 import { RouterError } from './errors';
@@ -11,6 +12,8 @@ import type { Target } from '../registry';
 export interface RequestPayload {
   endpoint: Endpoint;
   json?: Record<string, unknown>;
+  /** `json` as the client sent it: passed on as those bytes, the model renamed in place (issue #14). */
+  rawJson?: string;
   upload?: TranscriptionUpload;
   /** The client going away. */
   client: ClientGone;
@@ -93,7 +96,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   try {
     if (route.kind === 'kobold-txt2img') up.response = await koboldImages(lease, route, p.json!, end);
     else if (route.kind === 'multipart-transcription') Object.assign(up, await transcribe(lease, route, target, p.upload!, end));
-    else up.response = await callEngine(lease, route, { json: { ...p.json!, model: target.localId } }, end);
+    else up.response = await callEngine(lease, route, { text: jsonText(p, target.localId) }, end);
   } catch (err) {
     const e = await explain(err);
     up.release('cancelled');
@@ -130,12 +133,9 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
     return new RouterError(502, `${code}_unreachable`, `${who} could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   };
   try {
-    let body: EngineBody;
-    if (p.upload) body = { upload: { ...p.upload, fields: { ...p.upload.fields, model: target.localId } } };
-    else body = { json: { ...p.json!, model: target.localId } };
-    const response = 'json' in body
-      ? await postJson(url, body.json, end, p.headers ? { ...headers, ...p.headers } : headers)
-      : ((await fetch(url, { method: 'POST', headers, body: toForm(body.upload), signal: end.toSignal() })) as unknown as HttpAnswer);
+    const response = p.upload
+      ? ((await fetch(url, { method: 'POST', headers, body: toForm({ ...p.upload, fields: { ...p.upload.fields, model: target.localId } }), signal: end.toSignal() })) as unknown as HttpAnswer)
+      : await postJson(url, jsonText(p, target.localId), end, p.headers ? { ...headers, ...p.headers } : headers);
     return {
       response, waitedMs: 0, explain, cancel: () => end.cancel(),
       release: () => {
@@ -148,6 +148,15 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
     end.clear();
     throw e;
   }
+}
+
+/**
+ * The JSON body for an upstream that knows the model as `model`: the bytes the client sent, the name renamed in
+ * place, where that is exact (`rawWithModel`); else the parsed body serialised again (issue #14: a proxy passes a
+ * body on, it does not rebuild it — a long chat history costs its size again in JSON.stringify).
+ */
+function jsonText(p: RequestPayload, model: string): string {
+  return (p.rawJson !== undefined ? rawWithModel(p.rawJson, p.json!, model) : undefined) ?? JSON.stringify({ ...p.json!, model });
 }
 
 function toForm(upload: TranscriptionUpload): FormData {

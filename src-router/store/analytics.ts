@@ -1,4 +1,4 @@
-import { BatchedWriter, eachRowCounted, type BatchedWriterOptions, type BatchedWriterStats } from './batched-writer';
+import { BatchedWriter, eachRowCounted, type BatchResult, type BatchedWriterOptions, type BatchedWriterStats } from './batched-writer';
 import type { Db } from './db';
 
 export type RequestEndpoint = 'chat' | 'completion' | 'embedding' | 'image' | 'transcription';
@@ -98,6 +98,40 @@ function requestParams(row: RequestRow): unknown[] {
   return out;
 }
 
+/** Rows one multi-row INSERT takes (26 parameters each, far below SQLite's limit). */
+const ROWS_PER_INSERT = 32;
+
+/**
+ * Writes request rows (call it inside the flush's transaction): up to ROWS_PER_INSERT rows per statement, one
+ * statement prepared per row count (issue #14: one multi-row INSERT costs about half of its rows one by one;
+ * parameters are positional, as 26 named ones per row cost several times more). A statement SQLite refuses is undone
+ * alone and its rows are written one by one, so one bad row never loses the others.
+ */
+function requestInserts(db: Db): (rows: unknown[][]) => BatchResult {
+  const columns = REQUEST_COLUMNS.map((c) => c[0]).join(', ');
+  const tuple = `(${REQUEST_COLUMNS.map(() => '?').join(', ')})`;
+  const statements = new Map<number, ReturnType<Db['prepare']>>();
+  const insert = (count: number) => {
+    let s = statements.get(count);
+    if (!s) statements.set(count, (s = db.prepare(`INSERT INTO request_analytics (${columns}) VALUES ${Array(count).fill(tuple).join(', ')}`)));
+    return s;
+  };
+  return (rows) => {
+    let result: BatchResult = { ok: 0, failed: 0, firstError: null };
+    for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
+      const part = rows.slice(at, at + ROWS_PER_INSERT);
+      try {
+        insert(part.length).run(part.flat());
+        result.ok += part.length;
+      } catch {
+        const one = eachRowCounted(part, (row) => insert(1).run(row));
+        result = { ok: result.ok + one.ok, failed: result.failed + one.failed, firstError: result.firstError ?? one.firstError };
+      }
+    }
+    return result;
+  };
+}
+
 /** Deletes request and load rows that finished more than `retentionMs` before `now`; returns how many. */
 export function pruneAnalytics(db: Db, retentionMs: number, now: number): number {
   if (!(retentionMs > 0)) return 0;
@@ -119,13 +153,16 @@ export class AnalyticsStore {
     private readonly nodeId?: string,
     options: AnalyticsStoreOptions = {},
   ) {
-    // Positional parameters: binding 26 named ones per row costs several times more (issue #14).
-    const insertRequest = db.prepare(`INSERT INTO request_analytics
-      (${REQUEST_COLUMNS.map((c) => c[0]).join(', ')}) VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')})`);
+    const insertRequests = requestInserts(db);
     const insertLoad = db.prepare(`INSERT INTO load_analytics
       (finished_at, node_id, model, local_id, backend, lane, duration_ms, success, displaced_local_id, error)
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @lane, @durationMs, @success, @displacedLocalId, @error)`);
-    const write = db.transaction((items: AnalyticsItem[]) => eachRowCounted(items, (i) => (i.table === 'request' ? insertRequest.run(i.params) : insertLoad.run(i.params))));
+    const write = db.transaction((items: AnalyticsItem[]) => {
+      const requests = items.filter((i) => i.table === 'request').map((i) => i.params as unknown[]);
+      const loads = eachRowCounted(items.filter((i) => i.table === 'load'), (i) => insertLoad.run(i.params));
+      const r = insertRequests(requests);
+      return { ok: r.ok + loads.ok, failed: r.failed + loads.failed, firstError: r.firstError ?? loads.firstError };
+    });
     this.writer = new BatchedWriter({ write, prune: (retentionMs, now) => pruneAnalytics(db, retentionMs, now) }, { ...options, retentionMs: options.retentionMs ?? 0 });
   }
 

@@ -39,9 +39,12 @@ describe('borrowed work displaces the helper model and restores it after the run
   });
 
   it('the plan priced the switch including the reload of the displaced model (PRICE-5)', async () => {
-    const plan = (await c.console<{ rows: { kind: string; event: string; helperSwitchMs: number | null; details: Record<string, unknown> | null }[] }>('/router/v1/console/decisions?kind=plan&event=granted&limit=100')).rows;
-    const switching = plan.filter((r) => (r.helperSwitchMs ?? 0) > 0);
-    expect(switching.length).toBeGreaterThan(0);
-    expect(switching.some((r) => Number(r.details?.helperRestoreMs ?? 0) > 0)).toBe(true);
+    // The first decision on the burst saw x loaded on the helper: it priced switching to b and reloading x, whatever it
+    // then decided — a lease, a skip while x had only just run (PRICE-7), or, when loads are slow on a busy machine
+    // and that lasts the whole burst, a probe. (Once b serves the run, its rows price no reload: x comes back once.)
+    const plan = await c.decisions({ kind: 'plan' });
+    const first = plan.find((r) => (r.held ?? 0) > 0);
+    expect(first?.helperSwitchMs).toBeGreaterThan(0);
+    expect(Number(first?.details?.helperRestoreMs ?? 0)).toBeGreaterThan(0);
   });
 });

@@ -37,6 +37,7 @@ export interface DecisionRowView {
   helperModel: string | null;
   held: number | null;
   ownerDrainMs: number | null;
+  helperSwitchMs: number | null;
   helperServiceMs: number | null;
   helperIdleMs: number | null;
   outcome: string | null;

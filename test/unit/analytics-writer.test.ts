@@ -167,6 +167,19 @@ describe('batched analytics writer (issue #9)', () => {
     expect(a.stats()).toMatchObject({ written: 2, failed: 1 });
     expect(errors).toHaveLength(1);
   });
+
+  it('writes a large flush in multi-row statements, every row in order; one refused row costs only itself (issue #14)', () => {
+    const db = openStore(tempDir());
+    const a = new AnalyticsStore(db, 'n', { autoFlush: false, onError: () => {} });
+    for (let i = 0; i < 100; i++) a.recordRequest(i === 40 ? { ...request(i), model: null as unknown as string } : request(i, { requestId: `r${i}` }));
+    a.recordLoad(load(5));
+    expect(a.flush()).toBe(100);
+    expect(a.stats()).toMatchObject({ written: 100, failed: 1 });
+    const ids = (db.prepare('SELECT request_id FROM request_analytics ORDER BY id').all() as { request_id: string }[]).map((r) => r.request_id);
+    expect(ids).toEqual(Array.from({ length: 100 }, (_, i) => `r${i}`).filter((r) => r !== 'r40'));
+    expect(count(db, 'load_analytics')).toBe(1);
+    db.close();
+  });
 });
 
 describe('request analytics columns (PRICE-2, issue #15)', () => {

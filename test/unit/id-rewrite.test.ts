@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteResponseModel, sseEvents } from '../../src-router/serve';
-import { sseDataBatches } from '../../src-router/serve/id-rewrite';
+import { depthAt, modelKey, rawWithModel, sseDataBatches } from '../../src-router/serve/id-rewrite';
 import { RawEvent, relayed } from '../../src-router/serve/event-batch';
 
 async function collect(chunks: string[]) {
@@ -62,5 +62,26 @@ describe('ID rewriting (ID-3)', () => {
     const rewritten = rewriteResponseModel(value, 'a"b', 'pub');
     const out = relayed(JSON.stringify(value), value, rewritten) as RawEvent;
     expect(JSON.parse(out.text)).toEqual({ model: 'pub' });
+  });
+
+  it('finds the one compact model key of a JSON text, its name decoded (issue #14)', () => {
+    expect(modelKey('{"a":1,"model":"m-1","b":2}')).toMatchObject({ at: 7, name: 'm-1' });
+    expect(modelKey('{"model":"a\\"b\\\\"}')?.name).toBe('a"b\\');
+    expect(modelKey('{"model":"x","object":"model"}')).toBeNull();
+    expect(modelKey('{"model": "x"}')).toBeNull();
+    expect(modelKey('{"m":"x"}')).toBeNull();
+    expect(depthAt('{"a":{"b":[1,"]}"],"c":1},"model"', 26)).toBe(1);
+  });
+
+  it('passes a request body on as the client sent it, its top-level model renamed in place; else it is serialised again (issue #14)', () => {
+    const raw = '{ "messages":[{"role":"user","content":"caf\\u00e9 \\"model\\""}],"model":"pub","temperature":1.50 }';
+    const json = JSON.parse(raw) as { model: string };
+    expect(rawWithModel(raw, json, 'pub')).toBe(raw);
+    const renamed = rawWithModel(raw, json, 'loc"al')!;
+    expect(renamed).toBe(raw.replace('"model":"pub"', '"model":"loc\\"al"'));
+    expect(JSON.parse(renamed)).toEqual({ ...json, model: 'loc"al' });
+    // A nested or second model key, a spaced one, or a name that is not the parsed one: serialised again.
+    for (const other of ['{"tools":[{"model":"pub"}],"model":"pub"}', '{"x":{"model":"pub"}}', '{"model" : "pub"}']) expect(rawWithModel(other, { model: 'pub' }, 'loc')).toBeUndefined();
+    expect(rawWithModel('{"model":"pub"}', { model: 'other' }, 'loc')).toBeUndefined();
   });
 });

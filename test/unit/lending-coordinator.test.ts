@@ -46,6 +46,31 @@ describe('coordinator', () => {
     expect(leases.every((l) => l?.helper.model === 'b' && l.slots === 2)).toBe(true); // equal speeds: 2 slots (LEASE-9)
   });
 
+  it('takes the state an owner sent with its event instead of polling it back; a decision queued behind another polls (LEASE-3, issue #14)', async () => {
+    const polled: string[] = [];
+    const { c, rows } = coordinator({
+      pollRemote: async (url) => {
+        polled.push(url);
+        return url === 'http://o' ? node('o', [model('a', 6)]) : node('h', [model('b', 0)]);
+      },
+    });
+    const sent = node('o', [model('a', 3)]);
+    const first = c.event({ nodeId: 'o', model: 'a' }, 'enqueued', sent);
+    const second = c.event({ nodeId: 'o', model: 'a' }, 'enqueued', sent);
+    await Promise.all([first, second]);
+    expect(c.decisionsMade).toBe(2);
+    expect(polled).toEqual(['http://h', 'http://o', 'http://h']);
+    // The first decision planned from the sent state (3 held), the queued one from the poll (6 held).
+    expect(rows.filter((r) => r.kind === 'plan').map((r) => r.held)).toEqual([3, 6]);
+  });
+
+  it('polls an owner whose event carries another node\'s state', async () => {
+    const polled: string[] = [];
+    const { c } = coordinator({ pollRemote: async (url) => (polled.push(url), url === 'http://o' ? node('o', [model('a', 6)]) : node('h', [model('b', 0)])) });
+    await c.event({ nodeId: 'o', model: 'a' }, 'enqueued', node('h', [model('b', 0)]));
+    expect(polled.sort()).toEqual(['http://h', 'http://o']);
+  });
+
   it('writes one plan row per owner–helper pair per decision', async () => {
     const { c, rows, release } = coordinator();
     const p = c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
