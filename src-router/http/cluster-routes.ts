@@ -92,7 +92,8 @@ async function forwardRemote(dir: ClusterDirectory, request: FastifyRequest, rep
   const ctl = new AbortController();
   const headersMs = dir.remoteTimeoutMs;
   const headersTimer = setTimeout(() => ctl.abort(new Error('headers timeout')), headersMs);
-  request.raw.on('close', () => {
+  // The response's close, not the request's: a request closes once its body has been read, the client still there.
+  reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) ctl.abort(new Error('client left'));
   });
   let res: Response;

@@ -1,5 +1,6 @@
 import { BatchedWriter, eachRowCounted, type BatchResult, type BatchedWriterOptions, type BatchedWriterStats } from './batched-writer';
 import type { Db } from './db';
+import { RecentRequests } from './recent-requests';
 
 export type RequestEndpoint = 'chat' | 'completion' | 'embedding' | 'image' | 'transcription';
 /** `returned`: borrowed work handed back to its owner unstarted (HELPER-1) — not a failure. */
@@ -98,6 +99,16 @@ function requestParams(row: RequestRow): unknown[] {
   return out;
 }
 
+/** How many of a local model's newest request rows its fits and token profiles read (kept in memory once read). */
+const RECENT_ROWS = 2000;
+
+/** A row's parameters as the columns a SELECT returns them. */
+function columnsOf(params: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < REQUEST_COLUMNS.length; i++) out[REQUEST_COLUMNS[i][0]] = params[i];
+  return out;
+}
+
 /** Rows one multi-row INSERT takes (26 parameters each, far below SQLite's limit). */
 const ROWS_PER_INSERT = 32;
 
@@ -142,10 +153,14 @@ export function pruneAnalytics(db: Db, retentionMs: number, now: number): number
 /**
  * Request and load analytics (issue #9): rows are queued and written in batches off the request path (one
  * transaction per flush, like the decision log), pruned after the retention, and written on `close`. Every read
- * flushes first, so a read right after `recordRequest` (cost fits, token profiles) sees every row recorded so far.
+ * sees every row recorded so far: queries flush first, and a local model's newest rows (cost fits, token profiles)
+ * are kept in memory once read (`RecentRequests`), so a lending owner's reads on every event scan no store.
  */
 export class AnalyticsStore {
   private readonly writer: BatchedWriter<AnalyticsItem>;
+  private readonly recent = new RecentRequests(RECENT_ROWS);
+  /** A load was recorded since `loadsFor` last flushed. */
+  private loadQueued = false;
 
   constructor(
     private readonly db: Db,
@@ -168,11 +183,14 @@ export class AnalyticsStore {
 
   /** Queues one finished request; never blocks or throws. */
   recordRequest(row: RequestRow): void {
-    this.writer.add({ table: 'request', params: requestParams(row) });
+    const params = requestParams(row);
+    this.writer.add({ table: 'request', params });
+    if (row.nodeId === this.nodeId && this.recent.keeps(row.localId)) this.recent.add(toRequestRow(columnsOf(params)));
   }
 
   /** Queues one load attempt; never blocks or throws. */
   recordLoad(row: LoadRow): void {
+    this.loadQueued = true;
     this.writer.add({ table: 'load', params: { displacedLocalId: null, error: null, ...row, success: row.success ? 1 : 0, durationMs: Math.round(row.durationMs) } });
   }
 
@@ -209,7 +227,13 @@ export class AnalyticsStore {
    * The newest `limit` requests served by one local config since `sinceMs`, oldest first (this node's own cost fits
    * and token profiles: a bounded sample, however busy the model has been).
    */
-  requestsForLocal(localId: string, sinceMs = 0, limit = 2000): RequestRow[] {
+  requestsForLocal(localId: string, sinceMs = 0, limit = RECENT_ROWS): RequestRow[] {
+    if (limit > this.recent.capacity) return this.queryLocal(localId, sinceMs, limit);
+    // Kept in memory once read (issue #14): a lending owner reads them on every event.
+    return this.recent.read(localId, sinceMs, limit, () => this.queryLocal(localId, 0, this.recent.capacity));
+  }
+
+  private queryLocal(localId: string, sinceMs: number, limit: number): RequestRow[] {
     this.writer.flush();
     const rows = this.db
       .prepare('SELECT * FROM request_analytics WHERE local_id = ? AND node_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?')
@@ -224,7 +248,9 @@ export class AnalyticsStore {
 
   /** Loads of one local config since `sinceMs`, oldest first (the newest `limit`). */
   loadsFor(localId: string, sinceMs = 0, limit = 500): LoadRow[] {
-    this.writer.flush();
+    // Loads are rare: a read flushes only when one may still be queued, not every request queued since.
+    if (this.loadQueued) this.writer.flush();
+    this.loadQueued = false;
     const rows = this.db.prepare('SELECT * FROM load_analytics WHERE local_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?').all(localId, sinceMs, limit) as Record<string, unknown>[];
     return rows.reverse().map(toLoadRow);
   }

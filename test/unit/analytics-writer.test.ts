@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fitFromAnalytics } from '../../src-router/costs';
-import { AnalyticsStore, openStore, type Db, type LoadRow, type RequestRow } from '../../src-router/store';
+import { AnalyticsStore, openStore, toRequestRow, type Db, type LoadRow, type RequestRow } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
 // Issue #9: request and load analytics are batched off the request path like the decision log, pruned with the
@@ -38,7 +38,7 @@ describe('batched analytics writer (issue #9)', () => {
     vi.useRealTimers();
   });
 
-  it('records nothing on the caller’s stack; reads flush first, so a fit right after a request sees it exactly', () => {
+  it('records nothing on the caller’s stack; a read right after a request sees it exactly (the first flushes)', () => {
     const dir = tempDir();
     const db = openStore(dir);
     const a = new AnalyticsStore(db, 'n', { autoFlush: false, retentionMs: DAY, now: () => 10_000 });
@@ -166,6 +166,31 @@ describe('batched analytics writer (issue #9)', () => {
     expect(a.flush()).toBe(2);
     expect(a.stats()).toMatchObject({ written: 2, failed: 1 });
     expect(errors).toHaveLength(1);
+  });
+
+  it('a model\'s newest rows, kept in memory once read, are exactly what the store holds (issue #14)', () => {
+    const dir = tempDir();
+    const db = openStore(dir);
+    const a = new AnalyticsStore(db, 'n', { autoFlush: false });
+    const reader = new Database(join(dir, 'router.db'), { readonly: true });
+    /** The query the rows were read with before they were kept in memory. */
+    const stored = (since: number, limit: number) => {
+      a.flush();
+      const rows = reader.prepare("SELECT * FROM request_analytics WHERE local_id = 'm' AND node_id = 'n' AND finished_at >= ? ORDER BY id DESC LIMIT ?").all(since, limit) as Record<string, unknown>[];
+      return rows.reverse().map(toRequestRow);
+    };
+    const odd = (i: number): Partial<RequestRow> => ({ queueWaitMs: i + 0.4, durationMs: i + 0.6, serviceMs: i % 3 ? i + 0.5 : null, promptTokens: i % 2 ? i : undefined, streamed: i % 2 === 0, requestId: `r${i}` });
+    for (let i = 0; i < 30; i++) a.recordRequest(request(1000 + i, odd(i)));
+    expect(a.requestsForLocal('m', 0)).toEqual(stored(0, 2000)); // seeded from the store
+    for (let i = 30; i < 2300; i++) {
+      a.recordRequest(request(1000 + i, odd(i)));
+      if (i % 7 === 0) a.recordRequest(request(1000 + i, { ...odd(i), nodeId: 'helper' })); // a lent one, served elsewhere
+      if (i % 11 === 0) a.recordRequest(request(1000 + i, { ...odd(i), localId: 'other' }));
+    }
+    for (const [since, limit] of [[0, 2000], [3000, 2000], [3290, 5], [9999, 2000]] as const) expect(a.requestsForLocal('m', since, limit)).toEqual(stored(since, limit));
+    expect(a.requestsForLocal('m', 0)).toHaveLength(2000);
+    reader.close();
+    a.close();
   });
 
   it('writes a large flush in multi-row statements, every row in order; one refused row costs only itself (issue #14)', () => {

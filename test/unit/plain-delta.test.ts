@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Target } from '../../src-router/registry';
 import { RawEvent, relayed } from '../../src-router/serve/event-batch';
@@ -7,10 +5,10 @@ import { parseData } from '../../src-router/serve/id-rewrite';
 import { plainDelta } from '../../src-router/serve/plain-delta';
 import { rewrite } from '../../src-router/serve/relay-events';
 import { seededRandom } from '../../src-router/seeded-random';
+import { referenceText } from '../support/llama-server-reference';
 
 // Issue #14: a plain content delta is relayed without parsing; it must come out exactly as the parsing relay makes it.
-const REFERENCE = join(__dirname, '../../../shared/reference/llama-server/chat-stream.txt');
-const reference = () => readFileSync(REFERENCE, 'utf8').split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+const reference = () => referenceText('chat-stream.txt').split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
 
 const target = (clusterId: string, names: string[]): Target => ({ kind: 'local', clusterId, nodeId: 'n', localId: names[0], backend: 'sim', names });
 const TARGETS = [
