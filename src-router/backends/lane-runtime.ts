@@ -1,6 +1,7 @@
 import type { EngineState, Lane } from '../contract';
 import { EngineError, engineHeld, engineStartFailed } from './errors';
 import type { EngineProcess } from './engine-process';
+import type { ClientGone } from './call-end';
 
 /** An engine that stays up this long after starting has shaken off earlier failures. */
 const STABLE_MS = 60_000;
@@ -134,24 +135,36 @@ export class LaneRuntime {
     this.pump();
   }
 
-  acquire(localId: string, signal?: AbortSignal): Promise<EngineLease> {
+  /**
+   * Waits for the runtime with `localId` loaded. `client` gone while waiting: rejected (499), its place given up. A
+   * `ClientGone`, not an AbortSignal: no AbortController per request, and its listener goes once the wait is over
+   * (issue #14).
+   */
+  acquire(localId: string, client?: ClientGone): Promise<EngineLease> {
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
-      const waiter: Waiter = { localId, since: this.host.now(), resolve, reject };
+      if (client?.aborted) return reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
+      let unlisten: (() => void) | undefined;
+      const waiter: Waiter = {
+        localId, since: this.host.now(),
+        resolve: (lease) => {
+          unlisten?.();
+          resolve(lease);
+        },
+        reject: (err) => {
+          unlisten?.();
+          reject(err);
+        },
+      };
       this.queue.push(waiter);
       this.disarmIdle();
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const i = this.queue.indexOf(waiter);
-          if (i >= 0) {
-            this.queue.splice(i, 1);
-            reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
-            this.pump();
-          }
-        },
-        { once: true },
-      );
+      unlisten = client?.onAbort(() => {
+        const i = this.queue.indexOf(waiter);
+        if (i >= 0) {
+          this.queue.splice(i, 1);
+          reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
+          this.pump();
+        }
+      });
       this.pump();
     });
   }

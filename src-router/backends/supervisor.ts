@@ -3,6 +3,7 @@ import type { ModelConfig } from '../config';
 import type { EngineState, Lane } from '../contract';
 import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
 import { EngineError } from './errors';
+import type { ClientGone } from './call-end';
 import { ENGINE_OWN_GROUP, EngineProcess } from './engine-process';
 import { ENGINE_RECORDS_FILE, EngineRecords, type EngineRecordsLog } from './engine-records';
 import { freePort } from './free-port';
@@ -135,9 +136,10 @@ export class Supervisor {
   }
 
   /** Waits for a ready engine serving `localId` (starting or switching the lane if needed). */
-  acquire(localId: string, signal?: AbortSignal): Promise<EngineLease> {
+  /** Waits for the lane of `localId` with it loaded; `client` gone meanwhile: rejected (499). */
+  acquire(localId: string, client?: ClientGone): Promise<EngineLease> {
     if (this.closed) return Promise.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
-    return this.laneOf(localId).acquire(localId, signal);
+    return this.laneOf(localId).acquire(localId, client);
   }
 
   /** Loads a model now (the startup model), without holding it. */

@@ -1,3 +1,4 @@
+import type { ClientGone } from '../backends/call-end';
 import type { ModelRef } from './types';
 
 /** What the request path needs from lending (QUEUE-1..5, HELPER-1..2): the router queue for enrolled models. */
@@ -40,9 +41,9 @@ export interface LendingGate {
   /** Owner or helper in any applied link: its requests go through the router queue (QUEUE-1). */
   enrolled(localId: string): boolean;
   /** A request of this node's own, for an enrolled model: waits for the engine or is lent (and answered) meanwhile. */
-  admitOwn(localId: string, req: AdmitRequest, signal: AbortSignal): Promise<OwnTicket>;
+  admitOwn(localId: string, req: AdmitRequest, client: ClientGone): Promise<OwnTicket>;
   /** A borrowed request (worker call with the owner named): queued behind own work; rejects 409 offload_returned when handed back. */
-  admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, signal: AbortSignal): Promise<BorrowedTicket>;
+  admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, client: ClientGone): Promise<BorrowedTicket>;
   /**
    * Any own request arriving at this node for a local model (HELPER-1: borrowed work that has not started is handed
    * back, and none is accepted while own work waits).

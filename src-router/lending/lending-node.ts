@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { LaneRestorer, type Supervisor } from '../backends';
+import type { ClientGone } from '../backends/call-end';
 import type { NodeConfig } from '../config';
 import { hasImageInput, RouterError } from '../contract';
 import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, tokenProfile, type TokenProfile } from '../costs';
@@ -171,11 +172,11 @@ export class LendingNode implements LendingGate {
     return max ?? 0;
   }
 
-  async admitOwn(localId: string, req: AdmitRequest, signal: AbortSignal): Promise<OwnTicket> {
+  async admitOwn(localId: string, req: AdmitRequest, client: ClientGone): Promise<OwnTicket> {
     const queue = this.queues.get(localId)!;
     const item = this.item(req, false);
     const owner: ModelRef = { nodeId: this.deps.nodeId, model: localId };
-    const enqueued = queue.enqueue(item, signal);
+    const enqueued = queue.enqueue(item, client);
     if (req.onWaiting && queue.position(item) !== null) req.onWaiting(() => queue.position(item));
     let dispatch = await enqueued;
     for (;;) {
@@ -190,20 +191,21 @@ export class LendingNode implements LendingGate {
       timer?.unref();
       let answer: RelayAnswer;
       // The client leaving is said to the helper explicitly: a borrowed request does not end with its relay.
-      const onAbort = () => void this.master!.cancel(item.id).catch(() => {});
-      signal.addEventListener('abort', onAbort, { once: true });
+      // A real AbortSignal only now, for the relay: a request that is never lent makes none (issue #14).
+      const signal = client.signal;
+      const unlisten = client.onAbort(() => void this.master!.cancel(item.id).catch(() => {}));
       try {
         answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, signal);
       } finally {
         clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+        unlisten();
         queue.lentDone(item);
       }
       if (answer.kind === 'answered') {
         this.owner.onQueueEvent(localId, 'borrowed_completed');
         return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper, helperQueueMs: answer.queueMs };
       }
-      if (signal.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
+      if (client.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
       if (answer.kind === 'unknown') {
         // Never run twice, never lost: the helper confirms it will never run it (then it runs here), or its answer is
         // fetched from the helper directly; only when neither can be had does the client get a clear error.
@@ -216,15 +218,15 @@ export class LendingNode implements LendingGate {
           throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}; ${fate.why}); it was not run again`);
         }
         this.owner.returned(localId, item, 'withdrawn');
-        dispatch = await queue.requeue(item, signal);
+        dispatch = await queue.requeue(item, client);
         continue;
       }
       this.owner.returned(localId, item, answer.kind === 'refused' ? answer.reason : returnedReason(answer.reason));
-      dispatch = await queue.requeue(item, signal);
+      dispatch = await queue.requeue(item, client);
     }
   }
 
-  async admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, signal: AbortSignal): Promise<BorrowedTicket> {
+  async admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, client: ClientGone): Promise<BorrowedTicket> {
     const queue = this.queues.get(localId)!;
     const item = { ...this.item(req, true), owner: `${owner.nodeId}/${owner.model}` };
     const refusal = this.helper.checkArrival(localId, owner, item.id);
@@ -232,7 +234,7 @@ export class LendingNode implements LendingGate {
     this.helper.admitted(item, localId, owner);
     let d;
     try {
-      d = await queue.enqueue(item, signal);
+      d = await queue.enqueue(item, client);
     } catch (err) {
       this.helper.borrowedDone(item, localId, owner);
       throw err;

@@ -4,6 +4,7 @@
  * the oldest first arrival goes first — a request that comes back from a helper keeps its first arrival (QUEUE-5).
  * Only waiting requests can be lent (QUEUE-2); the ones at the engine never move.
  */
+import type { ClientGone } from '../backends/call-end';
 
 export type ItemState = 'queued' | 'held' | 'lent' | 'active';
 
@@ -65,22 +66,29 @@ export class ModelQueue {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Waits for this request's turn: the engine, a helper (lend), or — for borrowed work — a hand-back. */
-  enqueue(item: QueueItem, signal?: AbortSignal): Promise<Dispatch> {
+  /**
+   * Waits for this request's turn: the engine, a helper (lend), or — for borrowed work — a hand-back. `client` gone
+   * while it waits: rejected (AbortError) and taken out. A `ClientGone`, not an AbortSignal: no AbortController per
+   * request, and its listener goes with the wait (issue #14).
+   */
+  enqueue(item: QueueItem, client?: ClientGone): Promise<Dispatch> {
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { item, resolve };
-      this.insert(waiter);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          if (this.remove(item)) {
-            reject(Object.assign(new Error('client closed the request'), { name: 'AbortError' }));
-            this.notify('withdrawn');
-            this.pump();
-          }
+      let unlisten: (() => void) | undefined;
+      const waiter: Waiter = {
+        item,
+        resolve: (d) => {
+          unlisten?.();
+          resolve(d);
         },
-        { once: true },
-      );
+      };
+      this.insert(waiter);
+      unlisten = client?.onAbort(() => {
+        if (this.remove(item)) {
+          reject(Object.assign(new Error('client closed the request'), { name: 'AbortError' }));
+          this.notify('withdrawn');
+          this.pump();
+        }
+      });
       // The owner is topped up first (QUEUE-2); only what still waits may then be lent. LEASE-2 reports a new held
       // request: one the router keeps; a request that went straight to the engine was 'started' (issue #14: one
       // decision per request fewer when nothing waits).
@@ -185,12 +193,12 @@ export class ModelQueue {
   }
 
   /** A request came back from a helper (409 offload_returned, relay refused): it waits again with its first arrival. */
-  requeue(item: QueueItem, signal?: AbortSignal): Promise<Dispatch> {
+  requeue(item: QueueItem, client?: ClientGone): Promise<Dispatch> {
     this.lent.delete(item);
     item.state = 'queued';
     item.lentTo = undefined;
     item.returned = true;
-    return this.enqueue(item, signal);
+    return this.enqueue(item, client);
   }
 
   /** Releases every request held for a faster helper back to the queue (HOLD-2/3); returns how many. */

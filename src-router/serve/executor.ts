@@ -161,7 +161,7 @@ export class RequestExecutor {
     const req = { id: input.requestId ?? randomUUID(), endpoint: input.endpoint, stream: input.stream, bodyBytes: input.promptBytes ?? 0, json: input.json, onWaiting: input.onQueued };
     if (input.borrowedFrom) {
       if (!lending.enrolled(target.localId)) throw new RouterError(409, 'offload_returned', `borrowed request handed back: '${target.localId}' is not linked on this node`, 'invalid_request_error', null, { reason: 'no_link' });
-      const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.client.signal);
+      const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.client);
       payload.acquireSignal = ticket.takeBack;
       payload.onClaimed = ticket.claimed;
       return { kind: 'engine', waitedMs: ticket.waitedMs, done: ticket.done };
@@ -171,7 +171,7 @@ export class RequestExecutor {
     payload.onClaimed = arrival.claimed;
     payload.ownDone = arrival.done;
     if (!lending.enrolled(target.localId)) return undefined;
-    const ticket = await lending.admitOwn(target.localId, req, input.client.signal);
+    const ticket = await lending.admitOwn(target.localId, req, input.client);
     return ticket;
   }
 

@@ -2,7 +2,7 @@ import { HUNG_REASON, type EngineLease, type LeaseEnd, type Supervisor } from '.
 import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type TranscriptionUpload } from './engine-call';
 import { rawWithModel } from './id-rewrite';
-import { CallEnd, type ClientGone } from '../backends/call-end';
+import { CallEnd, goneOf, type ClientGone } from '../backends/call-end';
 import { postJson, type HttpAnswer } from '../backends/http-call';
 import { RouterError } from './errors';
 import { parseSize, wavSeconds, type WorkMeasure } from './work-measure';
@@ -59,7 +59,8 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   if (!route) throw new RouterError(400, 'invalid_request', `The model '${target.clusterId}' (${target.backend}) has no ${p.endpoint} endpoint`, 'invalid_request_error', 'model');
   // The client, the deadline (counted from here, the wait for the lane included) and a cancel end the call.
   const end = new CallEnd(p.client, timeoutMs);
-  const lease = await supervisor.acquire(target.localId, p.acquireSignal ? AbortSignal.any([p.client.signal, p.acquireSignal]) : p.client.signal).catch((err: unknown) => {
+  // The client's going away ends the wait; a borrowed request's take-back too (its own AbortSignal, then joined).
+  const lease = await supervisor.acquire(target.localId, p.acquireSignal ? goneOf(AbortSignal.any([p.client.signal, p.acquireSignal])) : p.client).catch((err: unknown) => {
     end.clear();
     if (p.acquireSignal?.aborted && !p.client.aborted) {
       // Taken back while waiting for the runtime: because its own work arrived (HELPER-1/2) or the master withdrew it (HOLD-4, HELPER-5).

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { goneOf, type ClientGone } from '../../src-router/backends/call-end';
 import { ModelQueue, type Dispatch, type QueueItem } from '../../src-router/queue';
 
 let n = 0;
@@ -97,11 +98,38 @@ describe('router queue of an enrolled model (QUEUE-1..5)', () => {
     expect(waiting.d).toEqual({ kind: 'returned', reason: 'own_work_arrived' });
   });
 
+  it('listens for the client only while it waits: the listener goes once the request has its turn (issue #14)', async () => {
+    const q = new ModelQueue('a', 1);
+    const first = item();
+    track(q, first);
+    const gone = goneOf(new AbortController().signal);
+    let listeners = 0;
+    const counted: ClientGone = {
+      get aborted() {
+        return gone.aborted;
+      },
+      signal: gone.signal,
+      onAbort(fn) {
+        listeners++;
+        const off = gone.onAbort(fn);
+        return () => {
+          listeners--;
+          off();
+        };
+      },
+    };
+    const second = q.enqueue(item(), counted);
+    expect(listeners).toBe(1);
+    q.finished(first);
+    expect((await second).kind).toBe('engine');
+    expect(listeners).toBe(0);
+  });
+
   it('a client that leaves while waiting is withdrawn', async () => {
     const q = new ModelQueue('a', 1);
     track(q, item());
     const ctl = new AbortController();
-    const p = q.enqueue(item(), ctl.signal);
+    const p = q.enqueue(item(), goneOf(ctl.signal));
     ctl.abort();
     await expect(p).rejects.toThrow(/client closed/);
     expect(q.waitingCount).toBe(0);

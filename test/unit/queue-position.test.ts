@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queueComment } from '../../src-router/http/queue-notice';
+import { goneOf } from '../../src-router/backends/call-end';
 import { ModelQueue, type QueueItem } from '../../src-router/queue';
 
 // Issue #15: a stream waiting in a router queue is told its position in SSE comments, at most one a second, none
@@ -38,7 +39,7 @@ describe('ModelQueue.position', () => {
     void q.enqueue(item('running', 0));
     const ctl = new AbortController();
     const gone = item('gone', 1);
-    q.enqueue(gone, ctl.signal).catch(() => {});
+    q.enqueue(gone, goneOf(ctl.signal)).catch(() => {});
     const next = item('next', 2);
     void q.enqueue(next);
     ctl.abort();
