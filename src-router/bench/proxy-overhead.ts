@@ -1,11 +1,12 @@
 /**
  * proxy-overhead (issue #14): what the router adds to a request, beside nginx `proxy_pass` to the same upstream. One
  * sim engine (zero token and load time) is called directly, through nginx, and through a real router node — a static
- * route to that same engine, and a sim model the node supervises itself (same engine flags) — sequentially, 16 at a
- * time and streamed, after a warm-up; rounds alternate the targets so drift on a noisy machine hits all alike. The
- * router's CPU per request comes from its process's CPU time (`/proc/<pid>/stat`). Two more rows compare an enrolled
- * model (in a link, through the router queue) with a plain one on the same node, and a long stream measures the
- * router's CPU per relayed SSE chunk with the model ID rewritten.
+ * route to that same engine, and a sim model the node supervises itself (same engine flags; its local ID is not its
+ * public one, so every answer is rewritten) — sequentially, 16 at a time and streamed, after a warm-up; rounds
+ * alternate the targets so drift on a noisy machine hits all alike. The router's CPU per request comes from its
+ * process's CPU time (`/proc/<pid>/stat`). Two more rows compare an enrolled model (in a link, through the router
+ * queue) with a plain one on the same node, and a long stream measures the router's CPU per relayed SSE chunk with
+ * the model ID rewritten.
  */
 import type { Agent } from 'node:http';
 import { readProcStat } from '../proc-stat';
@@ -86,7 +87,9 @@ export const proxyOverhead: Benchmark = {
     try {
       const direct = await scope.startSim([...SIM_FLAGS, '--alias', 'bench-direct']);
       const nginx = await startNginx(scope, direct.url);
-      const node = await scope.startNode({ 'bench-sim': simModel('bench-sim') }, { routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] } } } });
+      // The sim model's config file (its local ID, which its engine answers with) is not its public name: every answer
+      // and every chunk has its model ID rewritten, as a suffixed or lent model's are.
+      const node = await scope.startNode({ 'bench-sim-local': simModel('bench-sim') }, { routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] } } } });
       o.log(`proxy-overhead: engine ${direct.url}, nginx ${nginx.url}, router ${node.url}`);
       const targets: Target[] = [
         { label: 'direct (sim engine)', url: direct.url, model: 'bench-direct' },
