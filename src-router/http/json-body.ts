@@ -18,7 +18,8 @@ export function keepRawJson(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    request.rawJson = text;
+    // A byte-order mark is dropped, as the parser drops it: engines in Go or Python refuse one.
+    request.rawJson = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     parse(request, text, done);
   });
 }

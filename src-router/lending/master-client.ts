@@ -13,7 +13,8 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
     // Every queue event of an enrolled model says so to the master: the request path's client, not fetch (issue #14).
     // The owner's state goes with it: the master need not poll this node back for it (issue #14, LEASE-3).
     async event(owner: ModelRef, trigger: Trigger, state?: () => NodeState): Promise<LeaseGrant | null> {
-      const { res, json } = await post('/router/v1/node/offload/event', state ? { owner, trigger, state: state() } : { owner, trigger }, opts.eventTimeoutMs);
+      const sent = stateOrNone(state);
+      const { res, json } = await post('/router/v1/node/offload/event', sent ? { owner, trigger, state: sent } : { owner, trigger }, opts.eventTimeoutMs);
       if (!res.ok) throw new Error(`master answered ${res.status}: ${String(typeof json === 'string' ? json : JSON.stringify(json)).slice(0, 200)}`);
       const answer = peerRead(eventAnswerSchema).safeParse(json);
       if (!answer.success) throw new Error(`master answered something that is not a lease: ${answer.error.issues[0]?.path.join('.') || '(root)'}: ${answer.error.issues[0]?.message}`);
@@ -42,6 +43,15 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
       }
     },
   };
+}
+
+/** The owner's state to send with an event; none when it cannot be read now (the master then polls for it). */
+function stateOrNone(state?: () => NodeState): NodeState | undefined {
+  try {
+    return state?.();
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -73,6 +73,7 @@ export class ModelQueue {
    */
   enqueue(item: QueueItem, client?: ClientGone): Promise<Dispatch> {
     return new Promise((resolve, reject) => {
+      if (client?.aborted) return reject(Object.assign(new Error('client closed the request'), { name: 'AbortError' }));
       let unlisten: (() => void) | undefined;
       const waiter: Waiter = {
         item,

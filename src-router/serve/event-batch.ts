@@ -22,8 +22,15 @@ export class RawEvent {
     this.parsed = value;
   }
 
+  /** The parsed event; text that is not JSON is the text itself, as `parseData` gives it. */
   get value(): unknown {
-    if (this.parsed === UNPARSED) this.parsed = JSON.parse(this.text);
+    if (this.parsed === UNPARSED) {
+      try {
+        this.parsed = JSON.parse(this.text);
+      } catch {
+        this.parsed = this.text;
+      }
+    }
     return this.parsed;
   }
 }

@@ -29,7 +29,12 @@ export function modelKey(text: string): ModelKey | null {
   }
   if (to < 0) return null;
   const raw = text.slice(from, to);
-  return { at, from, to, name: raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw };
+  if (!raw.includes('\\')) return { at, from, to, name: raw };
+  try {
+    return { at, from, to, name: JSON.parse(`"${raw}"`) as string };
+  } catch {
+    return null; // not JSON: the parsing path says what it is
+  }
 }
 
 /** `text` with the name at its model key replaced by `name`. */

@@ -14,7 +14,8 @@ import { depthAt, modelKey, withModelName } from './id-rewrite';
  * only ever stands for a key followed by a string.
  */
 export function plainDelta(data: string, target: Target): RawEvent | null {
-  if (data.charCodeAt(0) !== 123 /* { */) return null;
+  // An object (trailing bytes after it would not be JSON: the parser says what it is) whose choices carry the token.
+  if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || !data.includes('"choices":[')) return null;
   if (!hasToken(data) || data.includes('"usage"') || data.includes('"timings"') || data.includes('"error"')) return null;
   if (!data.includes('"model"')) return new RawEvent(data);
   // One compact model key, renamed only where it is a first-level key, as `rewrite` does.

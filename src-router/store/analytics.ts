@@ -178,14 +178,19 @@ export class AnalyticsStore {
       const r = insertRequests(requests);
       return { ok: r.ok + loads.ok, failed: r.failed + loads.failed, firstError: r.firstError ?? loads.firstError };
     });
-    this.writer = new BatchedWriter({ write, prune: (retentionMs, now) => pruneAnalytics(db, retentionMs, now) }, { ...options, retentionMs: options.retentionMs ?? 0 });
+    // Pruning drops the same rows from the ones kept in memory.
+    const prune = (retentionMs: number, now: number) => {
+      if (retentionMs > 0) this.recent.prune(now - retentionMs);
+      return pruneAnalytics(db, retentionMs, now);
+    };
+    this.writer = new BatchedWriter({ write, prune }, { ...options, retentionMs: options.retentionMs ?? 0 });
   }
 
   /** Queues one finished request; never blocks or throws. */
   recordRequest(row: RequestRow): void {
     const params = requestParams(row);
     this.writer.add({ table: 'request', params });
-    if (row.nodeId === this.nodeId && this.recent.keeps(row.localId)) this.recent.add(toRequestRow(columnsOf(params)));
+    if (row.nodeId === (this.nodeId ?? '') && this.recent.keeps(row.localId)) this.recent.add(toRequestRow(columnsOf(params)));
   }
 
   /** Queues one load attempt; never blocks or throws. */

@@ -38,6 +38,13 @@ describe('request bodies forwarded as the client sent them (issue #14)', () => {
     expect(received.at(-1)).toBe(body);
   });
 
+  it('drops a byte-order mark, as the JSON parser does: engines in Go or Python refuse one', async () => {
+    const body = '{"model":"up","messages":[{"role":"user","content":"hi"}]}';
+    const res = await post(`\ufeff${body}`);
+    expect(res.status).toBe(200);
+    expect(received.at(-1)).toBe(body);
+  });
+
   it('serialises the body again where the model cannot be renamed in place: the upstream still gets the client\'s request', async () => {
     const request = { model: 'up', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'pick', parameters: { type: 'object', properties: { model: { type: 'string' } } } } }] };
     const res = await post(JSON.stringify(request, null, 1).replace('"model": "up"', '"model" :  "up"'));

@@ -189,6 +189,10 @@ describe('batched analytics writer (issue #9)', () => {
     }
     for (const [since, limit] of [[0, 2000], [3000, 2000], [3290, 5], [9999, 2000]] as const) expect(a.requestsForLocal('m', since, limit)).toEqual(stored(since, limit));
     expect(a.requestsForLocal('m', 0)).toHaveLength(2000);
+    // Pruning deletes the same rows from the store and from memory.
+    a.prune(1000, 3200);
+    expect(a.requestsForLocal('m', 0)).toEqual(stored(0, 2000));
+    expect(a.requestsForLocal('m', 0)[0].finishedAt).toBe(2200);
     reader.close();
     a.close();
   });

@@ -78,7 +78,13 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
       '{"model":"tiny-a","choices":[{"delta":{},"finish_reason":"stop"}]}',
       'not json',
       '[DONE]',
+      // Not JSON after all, or not a chat or completion chunk: the parsing path says what it is.
+      '{"choices":[{"delta":{"content":"x"}}],"model":"lo\\q"}',
+      '{"choices":[{"delta":{"content":"x"}}]}garbage',
+      '{"content":"hi","model":"tiny-a"}',
     ]) expect(plainDelta(data, t), data).toBeNull();
+    // An event relayed as its text but asked for its value by a translator: text that is not JSON is that text.
+    expect(new RawEvent('{"broken"').value).toBe('{"broken"');
   });
 
   it('agrees with the parsing relay on 1,000 generated chunks (quotes, escapes, keys inside content, completions)', () => {

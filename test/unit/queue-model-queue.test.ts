@@ -125,6 +125,17 @@ describe('router queue of an enrolled model (QUEUE-1..5)', () => {
     expect(listeners).toBe(0);
   });
 
+  it('a request whose client is already gone is refused at once: never queued, never reported', async () => {
+    const events: string[] = [];
+    const q = new ModelQueue('a', 1, (e) => events.push(e));
+    track(q, item());
+    const ctl = new AbortController();
+    ctl.abort();
+    await expect(q.enqueue(item(), goneOf(ctl.signal))).rejects.toThrow(/client closed/);
+    expect(q.waitingCount).toBe(0);
+    expect(events).toEqual(['started']);
+  });
+
   it('a client that leaves while waiting is withdrawn', async () => {
     const q = new ModelQueue('a', 1);
     track(q, item());
