@@ -4,11 +4,12 @@ import { depthAt, modelKey, withModelName } from './id-rewrite';
 
 /**
  * The common SSE payload of a relayed stream, a plain content delta, relayed without parsing it (issue #14: parsing
- * each chunk was the largest cost of the relay). A delta is plain when its compact JSON shows a non-empty `content`
- * or `text` string (one generated token), names no `usage`, `timings` or `error` (what the request's bookkeeping
- * reads), and its one `"model"` key, if any, is a first-level key whose name can be rewritten in place as `rewrite`
- * would (`id-rewrite`'s rules: the exact local or helper ID, or a path ending in it).
- * Anything else — the role and finish chunks, spaced JSON, a nested or second `"model"` — is parsed as before: null.
+ * each chunk was the largest cost of the relay). A delta is plain when it is an object with `choices` whose compact
+ * JSON shows a non-empty `content` or `text` string (one generated token), names no `usage`, `timings` or `error`
+ * (what the request's bookkeeping reads), and its one `"model"` key, if any, is a first-level key whose name can be
+ * rewritten in place as `rewrite` would (`id-rewrite`'s rules: the exact local or helper ID, or a path ending in it).
+ * Anything else — the role and finish chunks, spaced JSON, a nested or second `"model"`, a name that is not JSON,
+ * bytes after the object — is parsed as before: null.
  *
  * Keys are found as text, which is exact for JSON: inside a string value every `"` is escaped, so `"content":"`
  * only ever stands for a key followed by a string.
