@@ -90,11 +90,9 @@ export class ModelQueue {
           this.pump();
         }
       });
-      // The owner is topped up first (QUEUE-2); only what still waits may then be lent. LEASE-2 reports a new held
-      // request: one the router keeps; a request that went straight to the engine was 'started' (issue #14: one
-      // decision per request fewer when nothing waits).
+      // The owner is topped up first (QUEUE-2); only what still waits may then be lent.
       this.pump();
-      if (item.state !== 'active') this.notify('enqueued');
+      this.notify('enqueued');
     });
   }
 
