@@ -19,6 +19,32 @@ export interface ClientGone {
 
 const noop = () => {};
 
+/**
+ * Callbacks run once when something ends (a call, a client): `add` runs one at once when it already has, and
+ * returns its unsubscribe. Shared by `CallEnd` and the reply's `ClientGone`.
+ */
+export class OnceHooks {
+  private fired = false;
+  private readonly fns: (() => void)[] = [];
+
+  add(fn: () => void): () => void {
+    if (this.fired) {
+      fn();
+      return noop;
+    }
+    this.fns.push(fn);
+    return () => {
+      const i = this.fns.indexOf(fn);
+      if (i >= 0) this.fns.splice(i, 1);
+    };
+  }
+
+  fire(): void {
+    this.fired = true;
+    for (const fn of this.fns.splice(0)) fn();
+  }
+}
+
 /** A ClientGone that follows an AbortSignal (a borrowed request's explicit cancel, a relay's caller). */
 export function goneOf(signal: AbortSignal): ClientGone {
   return {
@@ -39,7 +65,7 @@ export function goneOf(signal: AbortSignal): ClientGone {
 
 export class CallEnd {
   private why: EndReason | null = null;
-  private readonly hooks: (() => void)[] = [];
+  private readonly hooks = new OnceHooks();
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
   private signalCtl: AbortController | undefined;
@@ -73,13 +99,9 @@ export class CallEnd {
   onEnd(fn: () => void): () => void {
     if (this.why) {
       fn();
-      return () => {};
+      return noop;
     }
-    this.hooks.push(fn);
-    return () => {
-      const i = this.hooks.indexOf(fn);
-      if (i >= 0) this.hooks.splice(i, 1);
-    };
+    return this.hooks.add(fn);
   }
 
   /** The call is over: the deadline and the client's listener go; a later end changes nothing. */
@@ -109,6 +131,6 @@ export class CallEnd {
     if (this.why) return;
     this.why = why;
     this.clear();
-    for (const fn of this.hooks.splice(0)) fn();
+    this.hooks.fire();
   }
 }

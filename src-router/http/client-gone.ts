@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import type { ClientGone } from '../backends/call-end';
+import { OnceHooks, type ClientGone } from '../backends/call-end';
 
 /**
  * The client of this reply going away before the response is finished (cancels the engine request). One listener on
@@ -12,14 +12,14 @@ export function clientGone(reply: FastifyReply): ClientGone {
 
 class ReplyGone implements ClientGone {
   private gone = false;
-  private readonly hooks: (() => void)[] = [];
+  private readonly hooks = new OnceHooks();
   private ctl: AbortController | undefined;
 
   constructor(res: ServerResponse) {
     res.once('close', () => {
       if (res.writableFinished) return;
       this.gone = true;
-      for (const fn of this.hooks.splice(0)) fn();
+      this.hooks.fire();
     });
   }
 
@@ -28,15 +28,7 @@ class ReplyGone implements ClientGone {
   }
 
   onAbort(fn: () => void): () => void {
-    if (this.gone) {
-      fn();
-      return () => {};
-    }
-    this.hooks.push(fn);
-    return () => {
-      const i = this.hooks.indexOf(fn);
-      if (i >= 0) this.hooks.splice(i, 1);
-    };
+    return this.hooks.add(fn);
   }
 
   get signal(): AbortSignal {

@@ -78,10 +78,12 @@ export function withModel<T extends Record<string, unknown>>(body: T, model: str
 export function rewriteResponseModel(value: unknown, localId: string, publicId: string): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const obj = value as Record<string, unknown>;
-  if (obj.model === localId || (typeof obj.model === 'string' && obj.model.length > 0 && localId !== publicId && obj.model.endsWith(`/${localId}`))) {
-    return { ...obj, model: publicId };
-  }
-  return obj;
+  return typeof obj.model === 'string' && namesLocal(obj.model, localId, publicId) ? { ...obj, model: publicId } : obj;
+}
+
+/** Whether an answer's model name stands for the local ID (exactly, or a path ending in it), to be shown as the public one. */
+export function namesLocal(name: string, localId: string, publicId: string): boolean {
+  return name === localId || (name.length > 0 && localId !== publicId && name.endsWith(`/${localId}`));
 }
 
 /**

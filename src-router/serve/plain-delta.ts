@@ -1,6 +1,6 @@
 import type { Target } from '../registry';
 import { RawEvent } from './event-batch';
-import { depthAt, modelKey, withModelName } from './id-rewrite';
+import { depthAt, modelKey, namesLocal, withModelName } from './id-rewrite';
 
 /**
  * The common SSE payload of a relayed stream, a plain content delta, relayed without parsing it (issue #14: parsing
@@ -29,8 +29,7 @@ export function plainDelta(data: string, target: Target): RawEvent | null {
 
 /** Whether `rewrite` gives this model name the client's ID (`rewriteResponseModel` over the target's names). */
 function renamed(name: string, target: Target): boolean {
-  if (name === target.clusterId) return false;
-  return target.names.some((n) => name === n || (name.length > 0 && n !== target.clusterId && name.endsWith(`/${n}`)));
+  return name !== target.clusterId && target.names.some((n) => namesLocal(name, n, target.clusterId));
 }
 
 /** A non-empty `content` or `text` string key: the chunk carries a generated token. */
