@@ -271,19 +271,27 @@ describe('cold start (PROBE-2/3, PRICE-2/3): fresh nodes, min_samples 3', () => 
     const since = Date.now();
     const t = trackItems(c, 'owner', 'a');
     const queued = () => t.views.at(-1)?.held.filter((i) => i.state === 'queued').length ?? 0;
+    const planRows = async () => (await c.decisions({ kind: 'plan' })).filter((r) => r.ownerModel === 'a' && r.at >= since);
+    const granted = async () => (await planRows()).some((r) => r.outcome === 'granted');
     const answers: Promise<{ status: number }>[] = [];
-    // Three bursts of four; each next one once the owner has at most one request left waiting.
-    for (let b = 0; b < 3; b++) {
-      if (b > 0) await eventually(() => t.views.length > 0 && queued() <= 1, { what: 'owner backlog down to one', timeoutMs: 20_000 });
+    // Bursts of four, each next one once the owner has at most one request left waiting, until a lease is granted:
+    // the owner keeps held work while its fit forms, however slow the machine (a fixed number of bursts could run dry
+    // just as the third job finished). The bound on owner jobs below is what the test asserts; the burst cap is a
+    // backstop that stays well beyond it.
+    for (let b = 0; b < 6; b++) {
+      if (b > 0) {
+        const next = await eventually(async () => ((await granted()) ? 'granted' : t.views.length > 0 && queued() <= 1 ? 'burst' : undefined), { what: 'owner backlog down to one, or a granted lease', timeoutMs: 20_000 });
+        if (next === 'granted') break;
+      }
       for (let i = 0; i < 4; i++) answers.push(c.chat('owner', 'model-a'));
       await eventually(() => t.views.at(-1) && [...t.items.values()].length >= 4 * (b + 1), { what: `burst ${b + 1} queued` });
     }
     const results = await Promise.all(answers);
     await t.stop();
-    expect(results.map((a) => a.status)).toEqual(Array(12).fill(200));
+    expect(results.map((a) => a.status)).toEqual(Array(answers.length).fill(200));
 
     const plans = await eventually(async () => {
-      const rows = (await c.decisions({ kind: 'plan' })).filter((r) => r.ownerModel === 'a' && r.at >= since);
+      const rows = await planRows();
       return rows.some((r) => r.outcome === 'granted') ? rows : undefined;
     }, { what: 'a granted plan row' });
     const firstGranted = plans.find((r) => r.outcome === 'granted')!;
@@ -292,7 +300,7 @@ describe('cold start (PROBE-2/3, PRICE-2/3): fresh nodes, min_samples 3', () => 
     expect(before.some((r) => r.outcome === 'probe' && r.reason === 'owner_unpriced')).toBe(true);
     // Jobs the owner's engine took before the first priced lease: its fit needs min_samples of them, and the lease
     // follows within twice that.
-    await rowsOnce(c, 'owner', 12, 'finished_at >= ?', since);
+    await rowsOnce(c, 'owner', answers.length, 'finished_at >= ?', since);
     const own = rowsOf(c, 'owner', "node_id = 'owner' AND local_id = 'a' AND finished_at >= ?", since);
     const dispatchedBefore = own.filter((r) => r.finished_at - r.duration_ms + r.queue_wait_ms <= firstGranted.at).length;
     expect(dispatchedBefore).toBeGreaterThanOrEqual(MIN_SAMPLES);
