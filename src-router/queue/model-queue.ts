@@ -90,9 +90,11 @@ export class ModelQueue {
           this.pump();
         }
       });
-      // The owner is topped up first (QUEUE-2); only what still waits may then be lent.
+      // The owner is topped up first (QUEUE-2); only what still waits may then be lent. LEASE-2 reports a new held
+      // request: one the router keeps; a request that went straight to the engine was 'started' (issue #14: one
+      // decision per request fewer when nothing waits).
       this.pump();
-      this.notify('enqueued');
+      if (item.state !== 'active') this.notify('enqueued');
     });
   }
 

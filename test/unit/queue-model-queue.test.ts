@@ -25,6 +25,16 @@ describe('router queue of an enrolled model (QUEUE-1..5)', () => {
     expect(q.activeCount).toBe(2);
   });
 
+  it('reports a new held request (LEASE-2); one that goes straight to the engine is reported started, not enqueued (issue #14)', () => {
+    const events: string[] = [];
+    const q = new ModelQueue('a', 2, (e) => events.push(e));
+    track(q, item());
+    track(q, item());
+    expect(events).toEqual(['started', 'started']);
+    track(q, item());
+    expect(events).toEqual(['started', 'started', 'enqueued']);
+  });
+
   it('own work goes ahead of borrowed work; by first arrival within each (QUEUE-4, QUEUE-5)', async () => {
     const q = new ModelQueue('a', 1);
     const first = item();
@@ -119,12 +129,11 @@ describe('router queue of an enrolled model (QUEUE-1..5)', () => {
     const events: string[] = [];
     const q = new ModelQueue('a', 1, (e) => events.push(e));
     track(q, item());
-    events.length = 0;
     const ctl = new AbortController();
     ctl.abort();
     await expect(q.enqueue(item(), goneOf(ctl.signal))).rejects.toThrow(/client closed/);
     expect(q.waitingCount).toBe(0);
-    expect(events).toEqual([]);
+    expect(events).toEqual(['started']);
   });
 
   it('a client that leaves while waiting is withdrawn', async () => {
