@@ -44,6 +44,108 @@ function failure(url: string, err: Error & { code?: string }, end: CallEnd): Err
   return Object.assign(new Error(`request to ${url} failed: ${err.code ?? err.message}`), { cause: err });
 }
 
+/** Chunks a reader has not taken yet before the socket is paused (and resumed once it has taken them). */
+const QUEUED_CHUNKS = 16;
+
+/**
+ * An answer's body as an async iterator fed by the response's `data` events (issue #14). What one read of the socket
+ * brought is handed over as one piece: the parser emits a `data` event per HTTP chunk (an engine writes one per SSE
+ * event), and a relay that took them one by one paid an async step and a client write for each. The stream's own
+ * iterator and a generator around it took two async steps per chunk; this takes one per read. A reader that falls
+ * behind pauses the socket (backpressure); one that stops early (`return`, a `break`) destroys the response. A body
+ * that ends before it is complete, or with an error, rejects with `fail`'s error once what arrived before was taken.
+ */
+class BodyChunks implements AsyncIterableIterator<Uint8Array> {
+  private queue: Buffer[] = [];
+  private waiter: { resolve: (r: IteratorResult<Uint8Array>) => void; reject: (err: Error) => void } | null = null;
+  /** A hand-over to the waiting reader is due once the current read's events have all fired. */
+  private due = false;
+  private ended = false;
+  private error: Error | null = null;
+
+  constructor(private readonly res: IncomingMessage, fail: (err: Error & { code?: string }) => Error) {
+    res.on('data', (chunk: Buffer) => {
+      this.queue.push(chunk);
+      if (this.waiter) {
+        // Every event of one read fires before the microtask: they go over together.
+        if (!this.due) {
+          this.due = true;
+          queueMicrotask(this.handOver);
+        }
+      } else if (this.queue.length >= QUEUED_CHUNKS) res.pause();
+    });
+    res.once('end', () => this.finish(null));
+    res.once('error', (err) => this.finish(fail(err)));
+    // Destroyed before its end (a signal, a reset) without an error event: fail rather than wait forever.
+    res.once('close', () => {
+      if (!res.complete) this.finish(fail(Object.assign(new Error('the answer broke off'), { code: 'ECONNRESET' })));
+    });
+  }
+
+  private readonly handOver = (): void => {
+    this.due = false;
+    const w = this.waiter;
+    if (!w || !this.queue.length) return;
+    this.waiter = null;
+    w.resolve({ value: this.take(), done: false });
+  };
+
+  /** Everything queued, as one piece. */
+  private take(): Buffer {
+    const q = this.queue;
+    this.queue = [];
+    if (this.res.isPaused() && !this.ended) this.res.resume();
+    return q.length === 1 ? q[0] : Buffer.concat(q);
+  }
+
+  private finish(error: Error | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.error = error;
+    const w = this.waiter;
+    if (!w) return;
+    this.waiter = null;
+    // What arrived before the end is the reader's first.
+    if (this.queue.length) w.resolve({ value: this.take(), done: false });
+    else if (this.takeError(w)) return;
+    else w.resolve({ value: undefined, done: true });
+  }
+
+  /** Rejects with the body's error once (a reader that asks again is done). */
+  private takeError(w: { reject: (err: Error) => void }): boolean {
+    const err = this.error;
+    if (!err) return false;
+    this.error = null;
+    w.reject(err);
+    return true;
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.queue.length) return Promise.resolve({ value: this.take(), done: false });
+    if (this.ended) {
+      const err = this.error;
+      this.error = null;
+      return err ? Promise.reject(err) : Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  /** The reader stopped early: the rest of the body is not wanted. */
+  return(): Promise<IteratorResult<Uint8Array>> {
+    this.queue = [];
+    this.ended = true;
+    this.error = null;
+    if (!this.res.complete) this.res.destroy();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
 function answerOf(res: IncomingMessage, url: string, end: CallEnd): HttpAnswer {
   const status = res.statusCode ?? 0;
   let used = false;
@@ -65,15 +167,7 @@ function answerOf(res: IncomingMessage, url: string, end: CallEnd): HttpAnswer {
       });
     });
   };
-  const body: AsyncIterable<Uint8Array> = {
-    [Symbol.asyncIterator]: async function* () {
-      try {
-        for await (const c of take()) yield c as Uint8Array;
-      } catch (err) {
-        throw failure(url, err as Error, end);
-      }
-    },
-  };
+  const body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => new BodyChunks(take(), (err) => failure(url, err, end)) };
   return {
     status,
     ok: status >= 200 && status < 300,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteResponseModel, sseEvents } from '../../src-router/serve';
-import { depthAt, modelKey, rawWithModel, sseDataBatches } from '../../src-router/serve/id-rewrite';
+import { depthAt, modelKey, rawWithModel, sseDataBatches, SseDataSplitter } from '../../src-router/serve/id-rewrite';
 import { RawEvent, relayed } from '../../src-router/serve/event-batch';
 
 async function collect(chunks: string[]) {
@@ -36,6 +36,16 @@ describe('ID rewriting (ID-3)', () => {
     const batches: string[][] = [];
     for await (const b of sseDataBatches(gen())) batches.push(b);
     expect(batches).toEqual([['{"n":1}', '{"n":2}'], ['{"n":3}'], ['[DONE]']]);
+  });
+
+  it('splits synchronously, chunk by chunk: a character split across chunks stays whole; the last line without a newline comes at the end', () => {
+    const split = new SseDataSplitter();
+    const bytes = new TextEncoder().encode('data: {"t":"é"}\ndata: {"t":"ok"}');
+    const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of é
+    expect(split.push(bytes.slice(0, cut))).toEqual([]);
+    expect(split.push(bytes.slice(cut))).toEqual(['{"t":"é"}']);
+    expect(split.end()).toEqual(['{"t":"ok"}']);
+    expect(split.end()).toEqual([]);
   });
 
   it('relays an event as the text it arrived in, its one top-level model key rewritten in place (issue #14)', () => {

@@ -1,0 +1,113 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallEnd } from '../../src-router/backends/call-end';
+import { getUrl } from '../../src-router/backends/http-call';
+import { eventually } from '../support/node-harness';
+
+// Issue #14: an answer's body as the request path reads it (`HttpAnswer.body`), on a real loopback server. What one
+// read of the socket brought comes as one piece (an engine writes an HTTP chunk per SSE event); a body that breaks
+// off fails after what came before it; a reader that stops early closes the answer; a reader that falls behind
+// pauses the socket instead of buffering the whole answer.
+
+let server: Server;
+let base = '';
+const handlers = new Map<string, (res: ServerResponse, socket: Socket) => void>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => handlers.get(req.url ?? '')?.(res, req.socket));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const event = (i: number) => `data: {"i":${i}}\n\n`;
+const text = (pieces: Uint8Array[]) => pieces.map((p) => Buffer.from(p).toString()).join('');
+
+describe('an answer body read by the request path', () => {
+  it('hands over the HTTP chunks of one write together, in order, then ends', async () => {
+    // Twenty HTTP chunks corked into one write: they reach the client in one read.
+    handlers.set('/corked', (res, socket) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      socket.cork();
+      for (let i = 0; i < 20; i++) res.write(event(i));
+      res.end();
+      socket.uncork();
+    });
+    const answer = await getUrl(`${base}/corked`, new CallEnd(undefined, 5_000));
+    const pieces: Uint8Array[] = [];
+    for await (const p of answer.body!) pieces.push(p);
+    expect(text(pieces)).toBe(Array.from({ length: 20 }, (_, i) => event(i)).join(''));
+    // One write of about 600 bytes on loopback is one read: one piece, not one per event.
+    expect(pieces).toHaveLength(1);
+  });
+
+  it('a body that breaks off fails, after what arrived before it', async () => {
+    handlers.set('/broken', (res, socket) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(event(1), () => setTimeout(() => socket.destroy(), 50));
+    });
+    const answer = await getUrl(`${base}/broken`, new CallEnd(undefined, 5_000));
+    const pieces: Uint8Array[] = [];
+    const read = (async () => {
+      for await (const p of answer.body!) pieces.push(p);
+    })();
+    await expect(read).rejects.toThrow(/request to .*\/broken failed/);
+    expect(text(pieces)).toBe(event(1));
+  });
+
+  it('a reader that stops early closes the answer: the server sees its response closed', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((r) => (closed = r));
+    handlers.set('/endless', (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.once('close', () => closed());
+      let i = 0;
+      const timer = setInterval(() => res.write(event(i++)), 5);
+      res.once('close', () => clearInterval(timer));
+    });
+    const answer = await getUrl(`${base}/endless`, new CallEnd(undefined, 5_000));
+    let seen = '';
+    for await (const p of answer.body!) {
+      seen += Buffer.from(p).toString();
+      if (seen.includes(event(2))) break;
+    }
+    await serverSawClose;
+  });
+
+  it('a reader that falls behind pauses the socket: the server is held back, and the whole body still arrives', async () => {
+    // Far more than the kernel's socket buffers hold (a few MB on loopback).
+    const total = 32 * 1024 * 1024;
+    let sent = 0;
+    handlers.set('/large', (res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const piece = Buffer.alloc(64 * 1024, 120);
+      const pump = () => {
+        while (sent < total) {
+          sent += piece.length;
+          if (!res.write(piece)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      pump();
+    });
+    const answer = await getUrl(`${base}/large`, new CallEnd(undefined, 60_000));
+    const it = answer.body![Symbol.asyncIterator]();
+    const first = await it.next();
+    let received = first.value!.length;
+    // The reader takes nothing more: the server stops short of the end (a reader that buffered everything would let
+    // it send all of it), then, read on, the rest arrives.
+    let last = -1;
+    await eventually(async () => {
+      const stalled = sent === last && sent < total;
+      last = sent;
+      return stalled;
+    }, { what: 'the server held back by the reader', everyMs: 300, timeoutMs: 20_000 });
+    expect(sent).toBeLessThan(total);
+    for (let r = await it.next(); !r.done; r = await it.next()) received += r.value.length;
+    expect(received).toBe(total);
+  });
+});
