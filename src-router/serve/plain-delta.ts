@@ -41,3 +41,69 @@ function nonEmptyString(data: string, key: string): boolean {
   const i = data.indexOf(key);
   return i >= 0 && data.charCodeAt(i + key.length) !== 34 /* " */;
 }
+
+/** A plain delta's text around its token's string: what the next deltas of a stream usually share. */
+interface Shape {
+  prefix: string;
+  suffix: string;
+  /** The same parts as relayed (the model renamed). */
+  outPrefix: string;
+  outSuffix: string;
+}
+
+/**
+ * The plain deltas of one stream (issue #14). The deltas of a stream differ only in their token, so once one delta
+ * was read, the next one with the same text before and after its token's string — the string itself a JSON string's
+ * body: no unescaped quote, not ending in an escape — is the same event with another token: it is relayed as the
+ * first one was, its token put in, without reading it again. A delta of another shape is read in full (`plainDelta`)
+ * and its shape kept for the next.
+ */
+export class PlainDeltas {
+  private shape: Shape | null = null;
+
+  constructor(private readonly target: Target) {}
+
+  relay(data: string): RawEvent | null {
+    const s = this.shape;
+    if (s && data.length > s.prefix.length + s.suffix.length && data.startsWith(s.prefix) && data.endsWith(s.suffix)) {
+      const token = data.slice(s.prefix.length, data.length - s.suffix.length);
+      if (isStringBody(token)) return new RawEvent(s.outPrefix + token + s.outSuffix);
+    }
+    const out = plainDelta(data, this.target);
+    this.shape = out ? shapeOf(data, out.text) : null;
+    return out;
+  }
+}
+
+function shapeOf(data: string, out: string): Shape | null {
+  const a = tokenSpan(data);
+  const b = tokenSpan(out);
+  if (!a || !b || data.slice(a.from, a.to) !== out.slice(b.from, b.to)) return null;
+  return { prefix: data.slice(0, a.from), suffix: data.slice(a.to), outPrefix: out.slice(0, b.from), outSuffix: out.slice(b.to) };
+}
+
+/** Where the token's string is (its body, quotes excluded): the first non-empty `content`, else `text`, as `hasToken` reads. */
+function tokenSpan(text: string): { from: number; to: number } | null {
+  for (const key of ['"content":"', '"text":"']) {
+    const at = text.indexOf(key);
+    if (at < 0 || text.charCodeAt(at + key.length) === 34 /* " */) continue;
+    const from = at + key.length;
+    let to = text.indexOf('"', from);
+    while (to >= 0 && escaped(text, to)) to = text.indexOf('"', to + 1);
+    return to < 0 ? null : { from, to };
+  }
+  return null;
+}
+
+/** Text that can stand between two quotes of a JSON string: every quote in it escaped, no escape left open at its end. */
+function isStringBody(s: string): boolean {
+  for (let q = s.indexOf('"'); q >= 0; q = s.indexOf('"', q + 1)) if (!escaped(s, q)) return false;
+  return !escaped(s, s.length);
+}
+
+/** Whether the character at `at` follows an odd run of backslashes. */
+function escaped(s: string, at: number): boolean {
+  let n = 0;
+  while (at - 1 - n >= 0 && s.charCodeAt(at - 1 - n) === 92 /* \ */) n++;
+  return n % 2 === 1;
+}

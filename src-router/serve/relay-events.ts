@@ -5,7 +5,7 @@ import { RouterError } from './errors';
 import type { HttpAnswer } from '../backends/http-call';
 import { EventBatch, relayed } from './event-batch';
 import { parseData, rewriteResponseModel, SseDataSplitter } from './id-rewrite';
-import { plainDelta } from './plain-delta';
+import { PlainDeltas } from './plain-delta';
 import type { Upstream } from './upstream';
 import { engineReportedMs, usagePromptTokens, type WorkMeasure } from './work-measure';
 
@@ -29,11 +29,12 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
   let status = 499;
   // The events one chunk completed, relayed as one batch (one write to the client); `[DONE]` ends the relay.
   let done = false;
+  const plainDeltas = new PlainDeltas(target);
   const relayBatch = (batch: string[]): EventBatch | null => {
     const out: unknown[] = [];
     for (const data of batch) {
       // Most chunks are one token of content: relayed as they came, unparsed (issue #14).
-      const plain = plainDelta(data, target);
+      const plain = plainDeltas.relay(data);
       if (plain) {
         tokens++;
         out.push(plain);

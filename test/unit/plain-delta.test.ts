@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Target } from '../../src-router/registry';
 import { RawEvent, relayed } from '../../src-router/serve/event-batch';
 import { parseData } from '../../src-router/serve/id-rewrite';
-import { plainDelta } from '../../src-router/serve/plain-delta';
+import { PlainDeltas, plainDelta } from '../../src-router/serve/plain-delta';
 import { rewrite } from '../../src-router/serve/relay-events';
 import { seededRandom } from '../../src-router/seeded-random';
 import { referenceText } from '../support/llama-server-reference';
@@ -106,4 +106,49 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
     }
     expect(plain).toBeGreaterThan(500);
   });
+
+  it('the deltas of a stream of one shape are relayed from the first one read: the same as reading each, for every token', () => {
+    const rnd = seededRandom(7);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
+    const pieces = ['hi', ' "content":"x', '\\', '"', '{', '}', '"usage":1', '"model":"tiny-a"', 'é', '\n', '', '\\"text\\":\\"'];
+    for (const t of TARGETS) {
+      const deltas = new PlainDeltas(t);
+      let fast = 0;
+      const check = (data: string) => {
+        const got = deltas.relay(data);
+        const slow = plainDelta(data, t);
+        // Read in full or not, the same event comes out where one does; where the full read leaves a delta to the
+        // parser, a kept shape may still relay it (its token only looks like a key): the parser's event is the same.
+        if (slow) expect(JSON.parse(got!.text), data).toEqual(JSON.parse(slow.text));
+        else if (got) expect(JSON.parse(got.text), data).toEqual(JSON.parse(parsed(data, t).written));
+        if (got) fast++;
+      };
+      for (const d of reference()) check(d);
+      for (let i = 0; i < 500; i++) {
+        const content = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => pick(pieces)).join('');
+        const model = i % 50 < 25 ? 'tiny-a' : 'x';
+        const body = i % 100 < 70
+          ? { id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { content }, finish_reason: null }] }
+          : { id: 'c1', object: 'text_completion', model, choices: [{ index: 0, text: content }] };
+        check(JSON.stringify(body));
+      }
+      expect(fast).toBeGreaterThan(300);
+    }
+  });
+
+  it('a token that could not stand inside the kept string is read in full', () => {
+    const t = TARGETS[0];
+    const deltas = new PlainDeltas(t);
+    const chunk = (raw: string) => `{"model":"tiny-a","choices":[{"delta":{"content":"${raw}"}}],"object":"chunk"}`;
+    expect(JSON.parse(deltas.relay(chunk('a'))!.text)).toMatchObject({ model: 'tiny', choices: [{ delta: { content: 'a' } }] });
+    // Same text around it, but the "token" closes the string and adds a key: not plain (a usage key).
+    expect(deltas.relay(chunk('x"}}],"usage":{"completion_tokens":9},"y":[{"z":{"w":"'))).toBeNull();
+    // An escape left open at the end would swallow the closing quote: the kept shape does not serve it; the full read
+    // decides, as for any chunk.
+    const open = chunk('x\\\\\\');
+    expect(deltas.relay(open)?.text).toBe(plainDelta(open, t)?.text);
+    // And after those, the shape still serves.
+    expect(JSON.parse(deltas.relay(chunk('b\\"c'))!.text)).toMatchObject({ model: 'tiny', choices: [{ delta: { content: 'b"c' } }] });
+  });
 });
+
