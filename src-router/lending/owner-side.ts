@@ -17,6 +17,14 @@ export type ScheduleFn = (fn: () => void, ms: number) => () => void;
 
 const runNow = (fn: () => void) => fn();
 
+/**
+ * How long the report of a finished job waits for company while nothing waits at the owner (issue #14). Such a job
+ * cannot bring this owner a lease (there is nothing to lend), and a decision per finished job cost the cluster about a
+ * millisecond of CPU per request: short requests one after another now share a report. Any event while something
+ * waits is reported at once, and takes the waiting report with it.
+ */
+export const QUIET_REPORT_MS = 50;
+
 export const realSchedule: ScheduleFn = (fn, ms) => {
   const t = setTimeout(fn, ms);
   t.unref();
@@ -42,6 +50,14 @@ export interface OwnerSideDeps {
   deferReport?(fn: () => void): void;
 }
 
+/** One model's reports: one in flight, the trigger behind it, and the wait of a quiet finished job's report. */
+interface Reporting {
+  inFlight: boolean;
+  pending: Trigger | null;
+  /** Cancels the wait of a report of finished jobs while nothing waits (`QUIET_REPORT_MS`). */
+  quiet: (() => void) | null;
+}
+
 /**
  * The owner's side of lending (LEASE-2..6): reports queue events of its linked models to the master, keeps the
  * lease it is answered with on its own clock, lends held requests up to the lease's slots, never recalls one.
@@ -49,7 +65,7 @@ export interface OwnerSideDeps {
  */
 export class OwnerSide {
   private readonly leases = new Map<string, LiveLeaseOnOwner>();
-  private readonly reporting = new Map<string, { inFlight: boolean; pending: Trigger | null }>();
+  private readonly reporting = new Map<string, Reporting>();
   private readonly holdTimers = new Map<string, () => void>();
   private readonly schedule: ScheduleFn;
 
@@ -66,22 +82,42 @@ export class OwnerSide {
   onQueueEvent(localId: string, trigger: Trigger): void {
     if (!this.deps.isOwner(localId)) return;
     this.dispatch(localId);
-    const r = this.reporting.get(localId) ?? { inFlight: false, pending: null };
+    const r = this.reporting.get(localId) ?? { inFlight: false, pending: null, quiet: null };
     this.reporting.set(localId, r);
-    if (r.inFlight) {
-      r.pending = trigger;
-      return;
-    }
+    r.pending = trigger;
+    if (r.inFlight) return;
+    if (this.waitQuietly(localId, r)) return;
     // Sent once the request that caused it is on its way (the answer written, the engine called): the report is a
     // call to the master, and on the request's own turn it would delay that request (issue #14). Events of the same
     // turn coalesce into the last one.
     r.inFlight = true;
-    r.pending = trigger;
-    (this.deps.deferReport ?? runNow)(() => {
-      const next = r.pending!;
-      r.pending = null;
-      void this.report(localId, next);
-    });
+    (this.deps.deferReport ?? runNow)(() => this.sendPending(localId, r));
+  }
+
+  /**
+   * A finished job while nothing waits here is reported with what follows within QUIET_REPORT_MS (LEASE-2's
+   * coalescing), as it cannot bring this owner a lease: true while its report waits. Anything else ends the wait.
+   */
+  private waitQuietly(localId: string, r: Reporting): boolean {
+    if (r.pending === 'completed' && !this.deps.queueOf(localId)?.waitingCount) {
+      r.quiet ??= this.schedule(() => {
+        r.quiet = null;
+        if (r.inFlight) return;
+        r.inFlight = true;
+        this.sendPending(localId, r);
+      }, QUIET_REPORT_MS);
+      return true;
+    }
+    r.quiet?.();
+    r.quiet = null;
+    return false;
+  }
+
+  private sendPending(localId: string, r: Reporting): void {
+    const next = r.pending;
+    r.pending = null;
+    if (next) void this.report(localId, next);
+    else r.inFlight = false;
   }
 
   private async report(localId: string, trigger: Trigger): Promise<void> {
@@ -94,9 +130,11 @@ export class OwnerSide {
       this.deps.log.warn({ model: localId }, `lending event not delivered to the master: ${(err as Error).message}`);
     } finally {
       r.inFlight = false;
-      const next = r.pending;
-      r.pending = null;
-      if (next) void this.report(localId, next);
+      // What came meanwhile goes now, unless it is a quiet finished job (it waits with what follows).
+      if (r.pending && !this.waitQuietly(localId, r)) {
+        r.inFlight = true;
+        this.sendPending(localId, r);
+      }
     }
   }
 

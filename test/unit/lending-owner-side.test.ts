@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OwnerSide } from '../../src-router/lending/owner-side';
+import { OwnerSide, QUIET_REPORT_MS, type ScheduleFn } from '../../src-router/lending/owner-side';
 import type { MasterPort } from '../../src-router/lending/ports';
 import type { LeaseGrant } from '../../src-router/lending/types';
 import { ModelQueue, type Dispatch, type QueueItem } from '../../src-router/queue';
@@ -139,9 +139,30 @@ describe('reports to the master (LEASE-2)', () => {
       relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {},
     };
     const queue = new ModelQueue('a', 2);
-    const owner = new OwnerSide({ nodeId: 'o', master, decisions: { add: () => {} }, log, now: () => 0, queueOf: () => queue, isOwner: () => true, holdEnabled: false, deferReport: (fn) => deferred.push(fn) });
+    // Timers on a clock the test moves (the quiet report's wait).
+    let clock = 0;
+    const timers: { at: number; fn: () => void }[] = [];
+    const schedule: ScheduleFn = (fn, ms) => {
+      const t = { at: clock + ms, fn };
+      timers.push(t);
+      return () => {
+        const i = timers.indexOf(t);
+        if (i >= 0) timers.splice(i, 1);
+      };
+    };
+    const advance = (ms: number) => {
+      clock += ms;
+      for (const t of timers.filter((x) => x.at <= clock)) {
+        timers.splice(timers.indexOf(t), 1);
+        t.fn();
+      }
+    };
+    const owner = new OwnerSide({
+      nodeId: 'o', master, decisions: { add: () => {} }, log, now: () => clock, queueOf: () => queue, isOwner: () => true, holdEnabled: false,
+      deferReport: (fn) => deferred.push(fn), schedule,
+    });
     const runDeferred = () => deferred.splice(0).forEach((fn) => fn());
-    return { owner, sent, answers, deferred, runDeferred };
+    return { owner, sent, answers, deferred, runDeferred, queue, advance, timers };
   }
 
   it('sends nothing on the turn of the event; the events of one turn go as one report, the last trigger', () => {
@@ -168,5 +189,60 @@ describe('reports to the master (LEASE-2)', () => {
     r.answers[1](null);
     await tick();
     expect(r.sent).toHaveLength(2);
+  });
+
+  it(`a finished job while nothing waits is reported after ${QUIET_REPORT_MS} ms, together with the ones that follow (issue #14)`, () => {
+    const r = reporting();
+    r.owner.onQueueEvent('a', 'completed');
+    r.advance(QUIET_REPORT_MS / 2);
+    r.owner.onQueueEvent('a', 'completed');
+    r.runDeferred();
+    expect(r.sent).toEqual([]);
+    r.advance(QUIET_REPORT_MS / 2);
+    r.runDeferred();
+    expect(r.sent).toEqual(['completed']);
+    expect(r.timers).toHaveLength(0);
+  });
+
+  it('an event while something waits is reported at once and takes the waiting report with it', async () => {
+    const r = reporting();
+    r.owner.onQueueEvent('a', 'completed');
+    expect(r.timers).toHaveLength(1);
+    // Work waits now: a new held request, then a finished job with work waiting, go on the next turn, not after the wait.
+    for (let i = 0; i < 3; i++) void r.queue.enqueue(item());
+    expect(r.queue.waitingCount).toBe(1);
+    r.owner.onQueueEvent('a', 'enqueued');
+    expect(r.timers).toHaveLength(0);
+    r.runDeferred();
+    expect(r.sent).toEqual(['enqueued']);
+    r.answers[0](null);
+    await tick();
+    r.owner.onQueueEvent('a', 'completed');
+    r.runDeferred();
+    expect(r.sent).toEqual(['enqueued', 'completed']);
+    r.advance(QUIET_REPORT_MS);
+    r.answers[1](null);
+    await tick();
+    expect(r.sent).toHaveLength(2);
+  });
+
+  it('finished jobs while a report is in flight, with nothing waiting, wait quietly after it too', async () => {
+    const r = reporting();
+    const items = [item(), item(), item()];
+    for (const it of items) void r.queue.enqueue(it);
+    r.owner.onQueueEvent('a', 'enqueued');
+    r.runDeferred();
+    expect(r.sent).toEqual(['enqueued']);
+    // While the report is out, a job finishes (the waiting request starts) and another one: nothing waits now.
+    r.queue.finished(items[0]);
+    expect(r.queue.waitingCount).toBe(0);
+    r.owner.onQueueEvent('a', 'completed');
+    r.owner.onQueueEvent('a', 'completed');
+    r.answers[0](null);
+    await tick();
+    r.runDeferred();
+    expect(r.sent).toEqual(['enqueued']);
+    r.advance(QUIET_REPORT_MS);
+    expect(r.sent).toEqual(['enqueued', 'completed']);
   });
 });
