@@ -105,19 +105,8 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
     const w = this.waiter;
     if (!w) return;
     this.waiter = null;
-    // What arrived before the end is the reader's first.
-    if (this.queue.length) w.resolve({ value: this.take(), done: false });
-    else if (this.takeError(w)) return;
-    else w.resolve({ value: undefined, done: true });
-  }
-
-  /** Rejects with the body's error once (a reader that asks again is done). */
-  private takeError(w: { reject: (err: Error) => void }): boolean {
-    const err = this.error;
-    if (!err) return false;
-    this.error = null;
-    w.reject(err);
-    return true;
+    // What arrived before the end is the reader's first; then the end, or the error once.
+    this.next().then(w.resolve, w.reject);
   }
 
   next(): Promise<IteratorResult<Uint8Array>> {
@@ -154,20 +143,13 @@ function answerOf(res: IncomingMessage, url: string, end: CallEnd): HttpAnswer {
     used = true;
     return res;
   };
-  const collect = (): Promise<string> => {
-    const r = take();
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-      r.once('error', (err) => reject(failure(url, err, end)));
-      // Destroyed before its end (a signal, a reset) without an error event: fail rather than wait forever.
-      r.once('close', () => {
-        if (!r.complete) reject(failure(url, Object.assign(new Error('the answer broke off'), { code: 'ECONNRESET' }), end));
-      });
-    });
-  };
   const body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => new BodyChunks(take(), (err) => failure(url, err, end)) };
+  // The whole body: mostly one piece (what one read brought), the same end, error and break-off as a stream's.
+  const collect = async (): Promise<string> => {
+    const pieces: Buffer[] = [];
+    for await (const piece of body) pieces.push(piece as Buffer);
+    return (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces)).toString('utf8');
+  };
   return {
     status,
     ok: status >= 200 && status < 300,

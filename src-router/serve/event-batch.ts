@@ -1,3 +1,5 @@
+import { modelKey, withModelName } from './id-rewrite';
+
 /**
  * Events of a relayed stream that arrived together (one chunk from the engine or node): the client gets them in one
  * write, and the relay spends one turn on them instead of one per event (issue #14).
@@ -5,8 +7,6 @@
 export class EventBatch {
   constructor(readonly events: readonly unknown[]) {}
 }
-
-import { modelKey, withModelName } from './id-rewrite';
 
 const UNPARSED = Symbol('unparsed');
 

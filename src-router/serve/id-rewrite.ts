@@ -19,14 +19,7 @@ export function modelKey(text: string): ModelKey | null {
   const at = text.indexOf('"model"');
   if (at < 0 || text.indexOf('"model"', at + 7) >= 0 || !text.startsWith('":"', at + 6)) return null;
   const from = at + 9;
-  let to = text.indexOf('"', from);
-  // The closing quote is the first one not escaped (an odd run of backslashes before it escapes it).
-  while (to >= 0) {
-    let slashes = 0;
-    while (text.charCodeAt(to - 1 - slashes) === 92 && to - 1 - slashes >= from) slashes++;
-    if (slashes % 2 === 0) break;
-    to = text.indexOf('"', to + 1);
-  }
+  const to = closingQuote(text, from);
   if (to < 0) return null;
   const raw = text.slice(from, to);
   if (!raw.includes('\\')) return { at, from, to, name: raw };
@@ -35,6 +28,20 @@ export function modelKey(text: string): ModelKey | null {
   } catch {
     return null; // not JSON: the parsing path says what it is
   }
+}
+
+/** Where the JSON string whose body starts at `from` ends: its first quote not escaped; -1 when there is none. */
+export function closingQuote(text: string, from: number): number {
+  let to = text.indexOf('"', from);
+  while (to >= 0 && escapedAt(text, to)) to = text.indexOf('"', to + 1);
+  return to;
+}
+
+/** Whether the character at `at` follows an odd run of backslashes (it is escaped). */
+export function escapedAt(text: string, at: number): boolean {
+  let n = 0;
+  while (at - 1 - n >= 0 && text.charCodeAt(at - 1 - n) === 92 /* \ */) n++;
+  return n % 2 === 1;
 }
 
 /** `text` with the name at its model key replaced by `name`. */

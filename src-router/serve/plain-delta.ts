@@ -1,6 +1,6 @@
 import type { Target } from '../registry';
 import { RawEvent } from './event-batch';
-import { depthAt, modelKey, namesLocal, withModelName } from './id-rewrite';
+import { closingQuote, depthAt, escapedAt, modelKey, namesLocal, withModelName } from './id-rewrite';
 
 /**
  * The common SSE payload of a relayed stream, a plain content delta, relayed without parsing it (issue #14: parsing
@@ -88,8 +88,7 @@ function tokenSpan(text: string): { from: number; to: number } | null {
     const at = text.indexOf(key);
     if (at < 0 || text.charCodeAt(at + key.length) === 34 /* " */) continue;
     const from = at + key.length;
-    let to = text.indexOf('"', from);
-    while (to >= 0 && escaped(text, to)) to = text.indexOf('"', to + 1);
+    const to = closingQuote(text, from);
     return to < 0 ? null : { from, to };
   }
   return null;
@@ -97,13 +96,6 @@ function tokenSpan(text: string): { from: number; to: number } | null {
 
 /** Text that can stand between two quotes of a JSON string: every quote in it escaped, no escape left open at its end. */
 function isStringBody(s: string): boolean {
-  for (let q = s.indexOf('"'); q >= 0; q = s.indexOf('"', q + 1)) if (!escaped(s, q)) return false;
-  return !escaped(s, s.length);
-}
-
-/** Whether the character at `at` follows an odd run of backslashes. */
-function escaped(s: string, at: number): boolean {
-  let n = 0;
-  while (at - 1 - n >= 0 && s.charCodeAt(at - 1 - n) === 92 /* \ */) n++;
-  return n % 2 === 1;
+  for (let q = s.indexOf('"'); q >= 0; q = s.indexOf('"', q + 1)) if (!escapedAt(s, q)) return false;
+  return !escapedAt(s, s.length);
 }
