@@ -6,6 +6,7 @@
  * keep `fetch`: they are rare and large.
  */
 import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { finished } from 'node:stream';
 import type { CallEnd } from './call-end';
 
 /** What callers read of an answer: the parts of a WHATWG `Response` the request path uses. */
@@ -65,6 +66,8 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
 
   constructor(private readonly res: IncomingMessage, fail: (err: Error & { code?: string }) => Error) {
     res.on('data', (chunk: Buffer) => {
+      // Given up: the rest flows away, so a complete answer still ends and frees its connection.
+      if (this.ended) return;
       this.queue.push(chunk);
       if (this.waiter) {
         // Every event of one read fires before the microtask: they go over together.
@@ -74,12 +77,9 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
         }
       } else if (this.queue.length >= QUEUED_CHUNKS) res.pause();
     });
-    res.once('end', () => this.finish(null));
-    res.once('error', (err) => this.finish(fail(err)));
-    // Destroyed before its end (a signal, a reset) without an error event: fail rather than wait forever.
-    res.once('close', () => {
-      if (!res.complete) this.finish(fail(Object.assign(new Error('the answer broke off'), { code: 'ECONNRESET' })));
-    });
+    // Its end, error or break-off (destroyed before its end: a signal, a reset), also one that came before this
+    // reader did (the call ended between the answer's head and the first read).
+    finished(res, (err) => this.finish(err ? fail(err) : null));
   }
 
   private readonly handOver = (): void => {
@@ -127,6 +127,7 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
     this.ended = true;
     this.error = null;
     if (!this.res.complete) this.res.destroy();
+    else this.res.resume();
     return Promise.resolve({ value: undefined, done: true });
   }
 

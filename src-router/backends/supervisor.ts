@@ -135,7 +135,6 @@ export class Supervisor {
     return proc;
   }
 
-  /** Waits for a ready engine serving `localId` (starting or switching the lane if needed). */
   /** Waits for the lane of `localId` with it loaded; `client` gone meanwhile: rejected (499). */
   acquire(localId: string, client?: ClientGone): Promise<EngineLease> {
     if (this.closed) return Promise.reject(new EngineError('node is shutting down', 503, 'shutting_down'));

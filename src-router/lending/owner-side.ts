@@ -91,7 +91,7 @@ export class OwnerSide {
     // call to the master, and on the request's own turn it would delay that request (issue #14). Events of the same
     // turn coalesce into the last one.
     r.inFlight = true;
-    (this.deps.deferReport ?? runNow)(() => this.sendPending(localId, r));
+    (this.deps.deferReport ?? runNow)(() => this.send(localId, r));
   }
 
   /**
@@ -100,11 +100,10 @@ export class OwnerSide {
    */
   private waitQuietly(localId: string, r: Reporting): boolean {
     if (r.pending === 'completed' && !this.deps.queueOf(localId)?.waitingCount) {
+      // Nothing is in flight while it waits: every path that sends ends the wait first.
       r.quiet ??= this.schedule(() => {
         r.quiet = null;
-        if (r.inFlight) return;
-        r.inFlight = true;
-        this.sendPending(localId, r);
+        this.send(localId, r);
       }, QUIET_REPORT_MS);
       return true;
     }
@@ -113,16 +112,15 @@ export class OwnerSide {
     return false;
   }
 
-  private sendPending(localId: string, r: Reporting): void {
-    const next = r.pending;
+  /** Reports the pending trigger now: one report in flight per model. */
+  private send(localId: string, r: Reporting): void {
+    const trigger = r.pending!;
     r.pending = null;
-    if (next) void this.report(localId, next);
-    else r.inFlight = false;
+    r.inFlight = true;
+    void this.report(localId, r, trigger);
   }
 
-  private async report(localId: string, trigger: Trigger): Promise<void> {
-    const r = this.reporting.get(localId)!;
-    r.inFlight = true;
+  private async report(localId: string, r: Reporting, trigger: Trigger): Promise<void> {
     try {
       const grant = await this.deps.master.event({ nodeId: this.deps.nodeId, model: localId }, trigger);
       this.apply(localId, grant);
@@ -131,10 +129,7 @@ export class OwnerSide {
     } finally {
       r.inFlight = false;
       // What came meanwhile goes now, unless it is a quiet finished job (it waits with what follows).
-      if (r.pending && !this.waitQuietly(localId, r)) {
-        r.inFlight = true;
-        this.sendPending(localId, r);
-      }
+      if (r.pending && !this.waitQuietly(localId, r)) this.send(localId, r);
     }
   }
 

@@ -1,4 +1,4 @@
-import { modelKey, withModelName } from './id-rewrite';
+import { topModelKey, withModelName } from './id-rewrite';
 
 /**
  * Events of a relayed stream that arrived together (one chunk from the engine or node): the client gets them in one
@@ -53,8 +53,8 @@ export function relayed(text: string, value: unknown, rewritten: unknown): unkno
   const before = (value as { model?: unknown }).model;
   const after = (rewritten as { model?: unknown }).model;
   if (typeof before !== 'string' || typeof after !== 'string') return rewritten;
-  // The text's one model key is the top-level one the parse found (a nested one would be a second `"model"`).
-  const key = modelKey(text);
-  if (!key || key.name !== before) return rewritten;
+  // The text's one model key, when it is the top-level one the parse found.
+  const key = topModelKey(text, before);
+  if (!key) return rewritten;
   return new RawEvent(withModelName(text, key, after), rewritten);
 }

@@ -17,7 +17,8 @@ export interface ModelKey {
  */
 export function modelKey(text: string): ModelKey | null {
   const at = text.indexOf('"model"');
-  if (at < 0 || text.indexOf('"model"', at + 7) >= 0 || !text.startsWith('":"', at + 6)) return null;
+  // An escaped quote before it makes it the end of another string (a key like `x\"model`), not a key of its own.
+  if (at < 0 || text.indexOf('"model"', at + 7) >= 0 || !text.startsWith('":"', at + 6) || escapedAt(text, at)) return null;
   const from = at + 9;
   const to = closingQuote(text, from);
   if (to < 0) return null;
@@ -71,14 +72,21 @@ export function depthAt(text: string, at: number): number {
  * client gave; undefined when the body must be serialised again.
  */
 export function rawWithModel(raw: string, json: { model?: unknown }, model: string): string | undefined {
-  const key = modelKey(raw);
-  if (!key || key.name !== json.model || depthAt(raw, key.at) !== 1) return undefined;
+  const key = topModelKey(raw, json.model);
+  if (!key) return undefined;
   return key.name === model ? raw : withModelName(raw, key, model);
 }
 
-/** Sets `model` to the given ID on an object body (a copy). */
-export function withModel<T extends Record<string, unknown>>(body: T, model: string): T {
-  return { ...body, model };
+/**
+ * The one model key of a JSON text whose parse has `name` as its top-level `model`: that key, when the text's one
+ * compact `"model"` key is it. The top-level key is there, so a lone literal `"model"` is it unless the top-level one
+ * is spelt with `\u` escapes (then the lone literal may be nested): only then is its depth walked, not the whole
+ * body of every request.
+ */
+export function topModelKey(text: string, name: unknown): ModelKey | null {
+  const key = modelKey(text);
+  if (!key || key.name !== name) return null;
+  return text.includes('\\u') && depthAt(text, key.at) !== 1 ? null : key;
 }
 
 /** Rewrites the `model` field of a response object (and of each item in `data` lists) from local to public. */

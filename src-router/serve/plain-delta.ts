@@ -18,6 +18,8 @@ export function plainDelta(data: string, target: Target): RawEvent | null {
   // An object (trailing bytes after it would not be JSON: the parser says what it is) whose choices carry the token.
   if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || !data.includes('"choices":[')) return null;
   if (!hasToken(data) || data.includes('"usage"') || data.includes('"timings"') || data.includes('"error"')) return null;
+  // A `\u` escape could spell a key these checks look for (`"us\u0061ge"`): the parser reads it.
+  if (data.includes('\\u')) return null;
   if (!data.includes('"model"')) return new RawEvent(data);
   // One compact model key, renamed only where it is a first-level key, as `rewrite` does.
   const key = modelKey(data);

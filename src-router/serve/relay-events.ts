@@ -29,6 +29,8 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
   let status = 499;
   // The events one chunk completed, relayed as one batch (one write to the client); `[DONE]` ends the relay.
   let done = false;
+  // An in-band error ends the relay after the events before it in the same read went out.
+  let failed: RouterError | null = null;
   const plainDeltas = new PlainDeltas(target);
   const relayBatch = (batch: string[]): EventBatch | null => {
     const out: unknown[] = [];
@@ -47,7 +49,10 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
         break;
       }
       const e = event as { choices?: { delta?: { content?: string }; text?: string }[]; usage?: { completion_tokens?: number }; error?: { message?: string; code?: string } };
-      if (e.error && !e.choices) throw new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
+      if (e.error && !e.choices) {
+        failed = new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
+        break;
+      }
       if (e.choices?.some((c) => c.delta?.content || c.text)) tokens++;
       if (typeof e.usage?.completion_tokens === 'number') usage = e.usage.completion_tokens;
       promptTokens = usagePromptTokens(e) ?? promptTokens;
@@ -62,11 +67,13 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
     for await (const chunk of body) {
       const out = relayBatch(split.push(chunk));
       if (out) yield out;
+      if (failed) throw failed;
       if (done) break;
     }
     if (!done) {
       const out = relayBatch(split.end());
       if (out) yield out;
+      if (failed) throw failed;
     }
     if (facts.queueMsAtEnd) facts.queueMs = queueMsOf(res.trailers?.()[QUEUE_MS_HEADER]);
     outcome = 'ok';

@@ -56,6 +56,22 @@ describe('an answer body read by the request path', () => {
     expect(text(pieces)).toBe(event(1));
   });
 
+  it('a body whose call ended before it was first read fails at once instead of waiting forever', async () => {
+    handlers.set('/slow', (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(event(1));
+    });
+    const end = new CallEnd(undefined, 5_000);
+    const answer = await getUrl(`${base}/slow`, end);
+    // The client left between the answer's head and the relay's first read: the response is destroyed and closed.
+    end.cancel();
+    await new Promise((r) => setImmediate(r));
+    const read = (async () => {
+      for await (const _ of answer.body!) void _;
+    })();
+    await expect(read).rejects.toThrow(/aborted/);
+  });
+
   it('a reader that stops early closes the answer: the server sees its response closed', async () => {
     let closed!: () => void;
     const serverSawClose = new Promise<void>((r) => (closed = r));

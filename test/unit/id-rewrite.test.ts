@@ -80,6 +80,8 @@ describe('ID rewriting (ID-3)', () => {
     expect(modelKey('{"model":"x","object":"model"}')).toBeNull();
     expect(modelKey('{"model": "x"}')).toBeNull();
     expect(modelKey('{"m":"x"}')).toBeNull();
+    // An escaped quote before it: the end of another key (`x\"model`), not a model key.
+    expect(modelKey('{"x\\"model":"v","y":1}')).toBeNull();
     expect(depthAt('{"a":{"b":[1,"]}"],"c":1},"model"', 26)).toBe(1);
   });
 
@@ -91,7 +93,11 @@ describe('ID rewriting (ID-3)', () => {
     expect(renamed).toBe(raw.replace('"model":"pub"', '"model":"loc\\"al"'));
     expect(JSON.parse(renamed)).toEqual({ ...json, model: 'loc"al' });
     // A nested or second model key, a spaced one, or a name that is not the parsed one: serialised again.
-    for (const other of ['{"tools":[{"model":"pub"}],"model":"pub"}', '{"x":{"model":"pub"}}', '{"model" : "pub"}']) expect(rawWithModel(other, { model: 'pub' }, 'loc')).toBeUndefined();
+    // (Each body parses to a top-level model "pub": a lone nested literal key means the top-level one is spelt with escapes.)
+    for (const other of ['{"tools":[{"model":"pub"}],"model":"pub"}', '{"x":{"model":"pub"},"mod\\u0065l":"pub"}', '{"model" : "pub"}']) {
+      expect((JSON.parse(other) as { model: string }).model).toBe('pub');
+      expect(rawWithModel(other, { model: 'pub' }, 'loc')).toBeUndefined();
+    }
     expect(rawWithModel('{"model":"pub"}', { model: 'other' }, 'loc')).toBeUndefined();
   });
 });

@@ -82,6 +82,9 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
       '{"choices":[{"delta":{"content":"x"}}],"model":"lo\\q"}',
       '{"choices":[{"delta":{"content":"x"}}]}garbage',
       '{"content":"hi","model":"tiny-a"}',
+      // A key spelt with escapes (usage, model): the checks read text, the parser reads keys.
+      '{"choices":[{"delta":{"content":"x"}}],"us\\u0061ge":{"completion_tokens":3}}',
+      '{"choices":[{"delta":{"content":"x"}}],"mod\\u0065l":"tiny-a"}',
     ]) expect(plainDelta(data, t), data).toBeNull();
     // An event relayed as its text but asked for its value by a translator: text that is not JSON is that text.
     expect(new RawEvent('{"broken"').value).toBe('{"broken"');
