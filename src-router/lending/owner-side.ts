@@ -122,8 +122,9 @@ export class OwnerSide {
 
   private async report(localId: string, r: Reporting, trigger: Trigger): Promise<void> {
     try {
+      const sentAt = this.deps.now();
       const grant = await this.deps.master.event({ nodeId: this.deps.nodeId, model: localId }, trigger);
-      this.apply(localId, grant);
+      this.apply(localId, grant, this.deps.now() - sentAt);
     } catch (err) {
       this.deps.log.warn({ model: localId }, `lending event not delivered to the master: ${(err as Error).message}`);
     } finally {
@@ -133,8 +134,12 @@ export class OwnerSide {
     }
   }
 
-  /** A lease (or none) from the master, answered to an event or pushed on a tick; false when refused. */
-  apply(localId: string, grant: LeaseGrant | null): boolean {
+  /**
+   * A lease (or none) from the master, answered to an event or pushed on a tick; false when refused. `decisionMs`: an
+   * event's answer, how long it took from sending the event (this node's clock), kept on the row a new lease writes:
+   * what a replay of the record takes as the cluster's decision latency.
+   */
+  apply(localId: string, grant: LeaseGrant | null, decisionMs?: number): boolean {
     if (grant && !this.deps.isOwner(localId)) {
       this.deps.decisions.add(leaseRefusedRow({ ...this.leaseArgs(localId, grant), reason: 'not_an_owner' }));
       return false;
@@ -151,7 +156,7 @@ export class OwnerSide {
     if (!old || changed(old.grant, grant)) {
       this.deps.decisions.add(leaseUpdatedRow({
         ...this.leaseArgs(localId, grant), helper: grant.helper, linkId: grant.linkId, slots: grant.slots, probe: grant.probe, ttlMs: grant.ttlMs,
-        ownerJobMs: grant.ownerJobMs, helperJobMs: grant.helperJobMs, details: { measured: grant.measured },
+        ownerJobMs: grant.ownerJobMs, helperJobMs: grant.helperJobMs, details: { measured: grant.measured, ...(decisionMs === undefined ? {} : { decisionMs }) },
       }));
     }
     // HOLD-2: a request held for the helper goes to the owner when the lease it was held under is gone: it names

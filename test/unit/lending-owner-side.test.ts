@@ -158,12 +158,26 @@ describe('reports to the master (LEASE-2)', () => {
       }
     };
     const owner = new OwnerSide({
-      nodeId: 'o', master, decisions: { add: () => {} }, log, now: () => clock, queueOf: () => queue, isOwner: () => true, holdEnabled: false,
+      nodeId: 'o', master, decisions: { add: (row) => rows.push(row) }, log, now: () => clock, queueOf: () => queue, isOwner: () => true, holdEnabled: false,
       deferReport: (fn) => deferred.push(fn), schedule,
     });
+    const rows: DecisionInput[] = [];
     const runDeferred = () => deferred.splice(0).forEach((fn) => fn());
-    return { owner, sent, answers, deferred, runDeferred, queue, advance, timers };
+    return { owner, sent, answers, deferred, runDeferred, queue, advance, timers, rows };
   }
+
+  it('a lease answered to an event keeps how long the answer took on its row (the decision latency a replay takes)', async () => {
+    const r = reporting();
+    r.owner.onQueueEvent('a', 'enqueued');
+    r.runDeferred();
+    r.advance(37);
+    r.answers[0](grant());
+    await tick();
+    expect(r.rows.filter((x) => x.event === 'lease_updated').map((x) => x.details)).toEqual([{ probe: false, ttlMs: 60_000, measured: true, decisionMs: 37 }]);
+    // A lease pushed on the master's tick answers no event: no latency.
+    r.owner.apply('a', grant({ slots: 3 }));
+    expect(r.rows.filter((x) => x.event === 'lease_updated').at(-1)!.details).toEqual({ probe: false, ttlMs: 60_000, measured: true });
+  });
 
   it('sends nothing on the turn of the event; the events of one turn go as one report, the last trigger', () => {
     const r = reporting();

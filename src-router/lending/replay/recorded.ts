@@ -7,6 +7,7 @@ import type { ReplayOutcomeWire } from '../../contract/replay';
 import { requestWork, serviceSampleMs } from '../../costs';
 import type { DecisionRow, ReplaySource, RequestRow } from '../../store';
 import type { LinkSpec } from '../types';
+import { measuredTimings } from './measured-timings';
 import { burstsOf, lendingCounts, outcomeOf, type TimedRequest } from './summary';
 import type { IdleSample, ReplayInput, ReplayModel, ReplayRequest, ReplaySettings } from './types';
 
@@ -50,14 +51,14 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   }
   const usedLocal = new Set<RequestRow>();
   const usedLent = new Set<DecisionRow>();
-  const lentArrivals: { node: string; row: RequestRow; ownerModel: string }[] = [];
+  const lentArrivals: { node: string; row: RequestRow; ownerModel: string; lent: DecisionRow }[] = [];
   for (const [node, s] of byNode) {
     for (const r of s.requests) {
       if (r.nodeId === node || r.outcome !== 'ok') continue;
       const lent = lentRows.get(node)!.find((d) => !usedLent.has(d) && d.helperNode === r.nodeId && d.helperModel === r.localId && d.at >= arrival(r) - 5 && d.at <= r.finishedAt);
       if (!lent || !lent.ownerModel) continue; // forwarded to another node: its own store has it
       usedLent.add(lent);
-      lentArrivals.push({ node, row: r, ownerModel: lent.ownerModel });
+      lentArrivals.push({ node, row: r, ownerModel: lent.ownerModel, lent });
     }
   }
   // 2. Match each lent request with the helper's job: same helper model, finished inside it, nearest its end.
@@ -137,9 +138,13 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   const historyLoads = [...byNode].flatMap(([node, s]) => s.loads.filter((l) => l.nodeId === node && l.finishedAt < o.from));
   const decisions = [...byNode.values()].flatMap((s) => s.decisions);
   const bursts = burstsOf(timedIn);
+  // The decision latency and relay the record had, where it tells (else the settings' loopback values).
+  const trips = lentArrivals.flatMap((a) => (matched.has(a.row) ? [{ ownerRow: a.row, lent: a.lent, helperJob: matched.get(a.row)! }] : []));
+  const timings = measuredTimings(decisions, trips);
+  const settings = { ...o.settings, decisionLatencyMs: timings.decisionLatencyMs ?? o.settings.decisionLatencyMs, relayMs: timings.relayMs ?? o.settings.relayMs };
   return {
     input: {
-      from: o.from, to: o.to, requests: inRange, history, historyLoads, models: [...models.values()], lanesAtStart, links: o.links, settings: o.settings,
+      from: o.from, to: o.to, requests: inRange, history, historyLoads, models: [...models.values()], lanesAtStart, links: o.links, settings,
       idleSamples: idleSamplesOf(decisions),
     },
     recorded: outcomeOf(timedIn, bursts, lendingCounts(decisions), loadsInRange),

@@ -25,7 +25,7 @@ export function replay(sources: readonly ReplaySource[], o: ReplayOptions): Repl
   const rec = recordedCluster(sources, { from: o.from, to: o.to, links, settings: o.settings });
   const sim = simulate(rec.input, o.maxEvents);
   return {
-    from: o.from, to: o.to, nodes: rec.nodes, links: links.length, settings: settingsView(o.settings),
+    from: o.from, to: o.to, nodes: rec.nodes, links: links.length, settings: settingsView(rec.input.settings),
     recorded: rec.recorded,
     replayed: outcomeOf(sim.requests, rec.bursts, lendingCounts(sim.decisions), sim.loads),
     events: sim.events, capped: sim.capped, unpriced: sim.unpriced,

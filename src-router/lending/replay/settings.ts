@@ -5,8 +5,8 @@ import { parseDuration, type NodeConfig } from '../../config';
 import type { ReplaySettings } from './types';
 
 /**
- * Loopback timings the replay assumes (measured on recorded bursts: an owner's event to the master's plan row and its
- * answer ~15 ms under a burst; a relay hop a few ms).
+ * Loopback timings the replay assumes where its record does not tell (an owner's event to its lease ~15 ms under a
+ * burst; a relay hop a few ms). A record with leases answered to events and lent requests brings its own.
  */
 export const DECISION_LATENCY_MS = 15;
 export const RELAY_MS = 5;
@@ -57,7 +57,11 @@ export function withSettingChanges(base: ReplaySettings, changes: Record<string,
   return out;
 }
 
-/** The settings as the result shows them (cluster keys, ms for durations). */
+/**
+ * The settings as the result shows them (cluster keys, ms for durations), and the decision latency and relay hop the
+ * replay ran with (measured from the record where it tells, `measured-timings.ts`).
+ */
 export function settingsView(s: ReplaySettings): Record<string, number | boolean> {
-  return Object.fromEntries(Object.entries(FIELD).map(([k, f]) => [k, s[f.field] as number | boolean]));
+  const ms = (x: number) => Math.round(x * 10) / 10;
+  return { ...Object.fromEntries(Object.entries(FIELD).map(([k, f]) => [k, s[f.field] as number | boolean])), decision_latency_ms: ms(s.decisionLatencyMs), relay_ms: ms(s.relayMs) };
 }
