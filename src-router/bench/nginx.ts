@@ -1,7 +1,8 @@
 /**
  * nginx as the proxy to beat (issue #14): Debian's package, found on PATH or in the sbin folders; installed with
  * apt-get when missing on a Debian machine as root, otherwise the bench fails with the command to run. One worker,
- * keep-alive to the upstream, no buffering, on a loopback port; its folder a temp dir of the scope.
+ * keep-alive to the upstream, no buffering, on a loopback port; its folder a temp dir of the scope. It also serves as
+ * the reference upstream that answers at once (a fixed JSON body), as issue #14 measures the request path with wrk.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -14,20 +15,31 @@ import type { BenchScope } from './scope';
 export const NGINX_INSTALL_HINT = 'apt-get install -y nginx';
 
 export function nginxBinary(): string {
-  const found = findOnPath('nginx');
+  return debianTool('nginx', 'nginx', 'proxy-overhead compares the router with it');
+}
+
+/** A tool from Debian's package `pkg`: on PATH, else installed with apt-get (Debian, root), else an error naming the command. */
+export function debianTool(name: string, pkg: string, why: string): string {
+  const found = findOnPath(name);
   if (found) return found;
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && existsSync('/etc/debian_version')) {
-    const r = spawnSync('apt-get', ['install', '-y', 'nginx'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    const after = r.status === 0 ? findOnPath('nginx') : null;
+    const r = spawnSync('apt-get', ['install', '-y', pkg], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const after = r.status === 0 ? findOnPath(name) : null;
     if (after) return after;
   }
-  throw new Error(`nginx is not installed (proxy-overhead compares the router with it). Run: ${NGINX_INSTALL_HINT}`);
+  throw new Error(`${name} is not installed (${why}). Run: apt-get install -y ${pkg}`);
 }
 
-/** The nginx config: `proxy_pass` to `upstream` over kept-alive connections, nothing logged, nothing buffered. */
-export function nginxConfig(dir: string, port: number, upstream: string): string {
-  const u = new URL(upstream);
+/** What nginx does: `proxy_pass` to an upstream URL, or answer every request with a fixed JSON body. */
+export type NginxRole = string | { answer: string };
+
+/**
+ * The nginx config: `proxy_pass` to `upstream` over kept-alive connections, nothing logged, nothing buffered; or
+ * `return 200` with the given JSON (no `'`, `\\` or `$`: nginx would read them).
+ */
+export function nginxConfig(dir: string, port: number, role: NginxRole): string {
+  if (typeof role !== 'string' && /['\\$]/.test(role.answer)) throw new Error('a reference answer for nginx cannot hold \', \\ or $');
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${join(dir, t)};`).join('\n');
   return `worker_processes 1;
 daemon off;
@@ -36,8 +48,14 @@ error_log ${join(dir, 'error.log')} warn;
 events { worker_connections 4096; }
 http {
   access_log off;
+  keepalive_requests 1000000;
 ${temp}
-  upstream engine { server ${u.hostname}:${u.port}; keepalive 128; }
+${typeof role === 'string' ? proxied(port, new URL(role)) : answering(port, role.answer)}
+}
+`;
+}
+
+const proxied = (port: number, u: URL) => `  upstream engine { server ${u.hostname}:${u.port}; keepalive 128; }
   server {
     listen 127.0.0.1:${port};
     location / {
@@ -46,10 +64,15 @@ ${temp}
       proxy_set_header Connection "";
       proxy_buffering off;
     }
-  }
-}
-`;
-}
+  }`;
+
+const answering = (port: number, answer: string) => `  server {
+    listen 127.0.0.1:${port};
+    location / {
+      default_type application/json;
+      return 200 '${answer}';
+    }
+  }`;
 
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -61,8 +84,8 @@ const answers = (port: number) =>
     s.once('error', () => resolve(false));
   });
 
-/** Starts nginx in front of `upstream`; resolves with its URL once it accepts connections. Stopped with the scope. */
-export async function startNginx(scope: BenchScope, upstream: string): Promise<{ url: string; pid: number }> {
+/** Starts nginx in front of `upstream` (or answering itself); resolves with its URL once it accepts connections. Stopped with the scope. */
+export async function startNginx(scope: BenchScope, upstream: NginxRole): Promise<{ url: string; pid: number }> {
   const bin = nginxBinary();
   const dir = scope.tempDir('routerdesk-bench-nginx-');
   for (const t of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, t), { recursive: true });

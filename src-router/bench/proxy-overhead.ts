@@ -6,13 +6,14 @@
  * alternate the targets so drift on a noisy machine hits all alike. The router's CPU per request comes from its
  * process's CPU time (`/proc/<pid>/stat`). Two more rows compare an enrolled model (in a link, through the router
  * queue) with a plain one on the same node, and a long stream measures the router's CPU per relayed SSE chunk with
- * the model ID rewritten.
+ * the model ID rewritten. Last, the request path as issue #14 measures it: wrk to a reference upstream (`proxy-wrk.ts`).
  */
 import type { Agent } from 'node:http';
 import { readProcStat } from '../proc-stat';
 import { chat, keepAliveAgent, type CallResult } from './http-client';
 import { Trio } from './lending-trio';
 import { startNginx } from './nginx';
+import { measureWithWrk, REFERENCE_ANSWER, REFERENCE_MODEL } from './proxy-wrk';
 import { BenchScope, until } from './scope';
 import { formatNumber, formatRatio, percentile, ratio, type Cell } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
@@ -89,7 +90,12 @@ export const proxyOverhead: Benchmark = {
       const nginx = await startNginx(scope, direct.url);
       // The sim model's config file (its local ID, which its engine answers with) is not its public name: every answer
       // and every chunk has its model ID rewritten, as a suffixed or lent model's are.
-      const node = await scope.startNode({ 'bench-sim-local': simModel('bench-sim') }, { routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] } } } });
+      // Issue #14's own measure: a reference upstream that answers at once, nginx in front of it (wrk, proxy-wrk.ts).
+      const reference = await startNginx(scope, { answer: REFERENCE_ANSWER });
+      const referenceProxy = await startNginx(scope, reference.url);
+      const node = await scope.startNode({ 'bench-sim-local': simModel('bench-sim') }, {
+        routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] }, [REFERENCE_MODEL]: { endpoints: [reference.url] } } },
+      });
       o.log(`proxy-overhead: engine ${direct.url}, nginx ${nginx.url}, router ${node.url}`);
       const targets: Target[] = [
         { label: 'direct (sim engine)', url: direct.url, model: 'bench-direct' },
@@ -123,6 +129,12 @@ export const proxyOverhead: Benchmark = {
         if (!long.has(t.label)) long.set(t.label, empty());
         await runChunk(t, 'streamed', longStreams / 2, agent, long.get(t.label)!, LONG_STREAM_TOKENS);
       }
+
+      const wrk = await measureWithWrk(scope, o, [
+        { label: 'direct (reference upstream)', url: reference.url },
+        { label: 'nginx proxy_pass', url: referenceProxy.url },
+        { label: 'router → static route', url: node.url, pid: node.proc.pid },
+      ]);
 
       // Enrolled vs plain on one node: the router queue's cost (one request at a time: nothing waits, nothing is lent;
       // an LLM link needs models that serve one request at a time).
@@ -199,8 +211,9 @@ export const proxyOverhead: Benchmark = {
             columns: ['path', 'requests', 'p50 ms', 'p95 ms', '+p50 ms vs plain', 'router CPU µs/req'],
             rows: queueRows,
           },
+          wrk.table,
         ],
-        summary,
+        summary: [...summary, ...wrk.summary],
       };
     } finally {
       agent.destroy();

@@ -1,0 +1,102 @@
+/**
+ * proxy-overhead's wrk part (issue #14, measured as the issue measures): wrk, one thread, against a reference upstream
+ * that answers at once (nginx returning a fixed chat completion), nginx `proxy_pass` to it, and the router's static
+ * route to it; one connection at a time (p50: what each path adds) and 16 at once (req/s), rounds alternating the
+ * paths. The router's CPU per request comes from its process's CPU time.
+ */
+import { readProcStat } from '../proc-stat';
+import type { BenchScope } from './scope';
+import { formatNumber, formatRatio, median, ratio, type Cell, type Table } from './table';
+import type { BenchOptions, SummaryLine } from './types';
+import { runWrk, wrkBinary, wrkScript } from './wrk';
+
+/** What the reference upstream answers to every request: a chat completion naming the static route's public ID. */
+export const REFERENCE_MODEL = 'bench-ref';
+export const REFERENCE_ANSWER = JSON.stringify({
+  id: 'chatcmpl-ref', object: 'chat.completion', created: 1_700_000_000, model: REFERENCE_MODEL,
+  choices: [{ index: 0, message: { role: 'assistant', content: 'hello there' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+});
+
+export interface WrkPath {
+  label: string;
+  url: string;
+  /** The router process whose CPU is counted. */
+  pid?: number;
+}
+
+const CONNECTIONS = [1, 16] as const;
+const TICKS_PER_S = 100;
+
+interface Acc {
+  p50s: number[];
+  requests: number;
+  seconds: number;
+  ticks: number;
+}
+
+const ticksOf = (pid: number | undefined) => {
+  const s = pid === undefined ? null : readProcStat(pid);
+  return s ? s.utime + s.stime : 0;
+};
+
+/** `paths`: the reference upstream first, nginx second, then router paths. */
+export async function measureWithWrk(scope: BenchScope, o: BenchOptions, paths: WrkPath[]): Promise<{ table: Table; summary: SummaryLine[] }> {
+  const bin = wrkBinary();
+  const script = wrkScript(scope, { model: REFERENCE_MODEL, messages: [{ role: 'user', content: 'hello' }], max_tokens: 8 });
+  const rounds = o.quick ? 2 : 4;
+  const seconds = o.quick ? 2 : 5;
+  const acc = new Map<string, Acc>();
+  const key = (p: WrkPath, c: number) => `${p.label}|${c}`;
+  // Warm-up: connections open, the router's paths compiled.
+  for (const p of paths) await runWrk(bin, script, `${p.url}/v1/chat/completions`, { connections: 16, seconds: 1 });
+  for (const c of CONNECTIONS) {
+    for (let r = 0; r < rounds; r++) {
+      for (const p of paths.map((_, i) => paths[(i + r) % paths.length])) {
+        const a = acc.get(key(p, c)) ?? { p50s: [], requests: 0, seconds: 0, ticks: 0 };
+        acc.set(key(p, c), a);
+        const t0 = ticksOf(p.pid);
+        const run = await runWrk(bin, script, `${p.url}/v1/chat/completions`, { connections: c, seconds });
+        a.ticks += ticksOf(p.pid) - t0;
+        a.requests += run.requests;
+        a.seconds += run.requests / run.rps;
+        if (run.p50Ms !== null) a.p50s.push(run.p50Ms);
+      }
+    }
+    o.log(`proxy-overhead: wrk ×${c} done`);
+  }
+  const rows: Cell[][] = [];
+  const summary: SummaryLine[] = [];
+  const view = (p: WrkPath, c: number) => {
+    const a = acc.get(key(p, c))!;
+    return { p50: median(a.p50s), rps: a.requests / a.seconds, cpu: p.pid === undefined ? null : (a.ticks / TICKS_PER_S / a.requests) * 1e6 };
+  };
+  for (const c of CONNECTIONS) {
+    const direct = view(paths[0], c);
+    const nginx = view(paths[1], c);
+    for (const p of paths) {
+      const x = view(p, c);
+      const added = p === paths[0] ? null : (x.p50 ?? 0) - (direct.p50 ?? 0);
+      rows.push([
+        p.label, c, formatNumber(x.p50, 3), added === null ? 'baseline' : formatNumber(added, 3), formatNumber(x.rps, 0),
+        p === paths[1] ? 'nginx' : formatRatio(ratio(x.rps, nginx.rps)), x.cpu === null ? '—' : formatNumber(x.cpu, 0),
+      ]);
+      if (p.pid === undefined) continue;
+      if (c === 1) summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, added p50 one at a time (wrk)`, value: `${formatNumber(added, 3)} ms`, ratio: ratio(x.p50, direct.p50), against: 'direct p50 (wrk)' });
+      else summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, req/s ×${c} (wrk)`, value: formatNumber(x.rps, 0), ratio: ratio(x.rps, nginx.rps), against: 'nginx req/s (wrk)' });
+    }
+  }
+  return {
+    table: {
+      title: `proxy-overhead as issue #14 measures: wrk (one thread) to a reference upstream that answers at once, ${rounds} alternating rounds of ${seconds} s`,
+      columns: ['path', 'connections', 'p50 ms', '+p50 ms vs direct', 'req/s', 'req/s ÷ nginx', 'router CPU µs/req'],
+      rows,
+      notes: [
+        'the reference upstream is nginx returning a fixed chat completion; p50 is the median of the rounds\' wrk p50s;',
+        'with a C client and a C upstream, one connection at a time shows what the path itself adds: the Node client and sim engine',
+        'of the table above add their own wake-ups on this machine to every hop.',
+      ],
+    },
+    summary,
+  };
+}
