@@ -4,31 +4,16 @@
  * keep-alive to the upstream, no buffering, on a loopback port; its folder a temp dir of the scope. It also serves as
  * the reference upstream that answers at once (a fixed JSON body), as issue #14 measures the request path with wrk.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from '../backends/free-port';
-import { findOnPath } from './redis';
+import { debianTool } from './debian-tool';
 import type { BenchScope } from './scope';
-
-export const NGINX_INSTALL_HINT = 'apt-get install -y nginx';
 
 export function nginxBinary(): string {
   return debianTool('nginx', 'nginx', 'proxy-overhead compares the router with it');
-}
-
-/** A tool from Debian's package `pkg`: on PATH, else installed with apt-get (Debian, root), else an error naming the command. */
-export function debianTool(name: string, pkg: string, why: string): string {
-  const found = findOnPath(name);
-  if (found) return found;
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (root && existsSync('/etc/debian_version')) {
-    const r = spawnSync('apt-get', ['install', '-y', pkg], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    const after = r.status === 0 ? findOnPath(name) : null;
-    if (after) return after;
-  }
-  throw new Error(`${name} is not installed (${why}). Run: apt-get install -y ${pkg}`);
 }
 
 /** What nginx does: `proxy_pass` to an upstream URL, or answer every request with a fixed JSON body. */

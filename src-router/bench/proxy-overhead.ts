@@ -9,8 +9,8 @@
  * the model ID rewritten. Last, the request path as issue #14 measures it: wrk to a reference upstream (`proxy-wrk.ts`).
  */
 import type { Agent } from 'node:http';
-import { readProcStat } from '../proc-stat';
 import { chat, keepAliveAgent, type CallResult } from './http-client';
+import { cpuTicks, TICKS_PER_S } from './process-cpu';
 import { Trio } from './lending-trio';
 import { startNginx } from './nginx';
 import { measureWithWrk, REFERENCE_ANSWER, REFERENCE_MODEL } from './proxy-wrk';
@@ -19,8 +19,6 @@ import { formatNumber, formatRatio, percentile, ratio, type Cell } from './table
 import type { Benchmark, BenchOptions, BenchResult } from './types';
 
 const CONCURRENCY = 16;
-/** Linux clock ticks per second (CLK_TCK): /proc's CPU times are in these. */
-const TICKS_PER_S = 100;
 const LONG_STREAM_TOKENS = 2_000;
 
 interface Target {
@@ -42,10 +40,6 @@ interface Sample {
 }
 
 const empty = (): Sample => ({ latencies: [], firstBytes: [], requests: 0, elapsedMs: 0, cpuTicks: 0 });
-const cpuTicks = (pid: number | undefined) => {
-  const s = pid === undefined ? null : readProcStat(pid);
-  return s ? s.utime + s.stime : 0;
-};
 
 async function runChunk(t: Target, mode: Mode, count: number, agent: Agent, into: Sample, maxTokens = 1): Promise<void> {
   const record = (r: CallResult) => {
@@ -130,11 +124,11 @@ export const proxyOverhead: Benchmark = {
         await runChunk(t, 'streamed', longStreams / 2, agent, long.get(t.label)!, LONG_STREAM_TOKENS);
       }
 
-      const wrk = await measureWithWrk(scope, o, [
-        { label: 'direct (reference upstream)', url: reference.url },
-        { label: 'nginx proxy_pass', url: referenceProxy.url },
-        { label: 'router → static route', url: node.url, pid: node.proc.pid },
-      ]);
+      const wrk = await measureWithWrk(scope, o, {
+        direct: { label: 'direct (reference upstream)', url: reference.url },
+        nginx: { label: 'nginx proxy_pass', url: referenceProxy.url },
+        routers: [{ label: 'router → static route', url: node.url, pid: node.proc.pid }],
+      });
 
       // Enrolled vs plain on one node: the router queue's cost (one request at a time: nothing waits, nothing is lent;
       // an LLM link needs models that serve one request at a time).

@@ -4,7 +4,7 @@
  * route to it; one connection at a time (p50: what each path adds) and 16 at once (req/s), rounds alternating the
  * paths. The router's CPU per request comes from its process's CPU time.
  */
-import { readProcStat } from '../proc-stat';
+import { cpuTicks, TICKS_PER_S } from './process-cpu';
 import type { BenchScope } from './scope';
 import { formatNumber, formatRatio, median, ratio, type Cell, type Table } from './table';
 import type { BenchOptions, SummaryLine } from './types';
@@ -26,7 +26,6 @@ export interface WrkPath {
 }
 
 const CONNECTIONS = [1, 16] as const;
-const TICKS_PER_S = 100;
 
 interface Acc {
   p50s: number[];
@@ -35,13 +34,9 @@ interface Acc {
   ticks: number;
 }
 
-const ticksOf = (pid: number | undefined) => {
-  const s = pid === undefined ? null : readProcStat(pid);
-  return s ? s.utime + s.stime : 0;
-};
-
-/** `paths`: the reference upstream first, nginx second, then router paths. */
-export async function measureWithWrk(scope: BenchScope, o: BenchOptions, paths: WrkPath[]): Promise<{ table: Table; summary: SummaryLine[] }> {
+/** The reference upstream called directly, nginx in front of it, and the router's paths to it. */
+export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: { direct: WrkPath; nginx: WrkPath; routers: WrkPath[] }): Promise<{ table: Table; summary: SummaryLine[] }> {
+  const paths = [at.direct, at.nginx, ...at.routers];
   const bin = wrkBinary();
   const script = wrkScript(scope, { model: REFERENCE_MODEL, messages: [{ role: 'user', content: 'hello' }], max_tokens: 8 });
   const rounds = o.quick ? 2 : 4;
@@ -55,9 +50,9 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, paths: 
       for (const p of paths.map((_, i) => paths[(i + r) % paths.length])) {
         const a = acc.get(key(p, c)) ?? { p50s: [], requests: 0, seconds: 0, ticks: 0 };
         acc.set(key(p, c), a);
-        const t0 = ticksOf(p.pid);
+        const t0 = cpuTicks(p.pid);
         const run = await runWrk(bin, script, `${p.url}/v1/chat/completions`, { connections: c, seconds });
-        a.ticks += ticksOf(p.pid) - t0;
+        a.ticks += cpuTicks(p.pid) - t0;
         a.requests += run.requests;
         a.seconds += run.requests / run.rps;
         if (run.p50Ms !== null) a.p50s.push(run.p50Ms);
@@ -72,14 +67,14 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, paths: 
     return { p50: median(a.p50s), rps: a.requests / a.seconds, cpu: p.pid === undefined ? null : (a.ticks / TICKS_PER_S / a.requests) * 1e6 };
   };
   for (const c of CONNECTIONS) {
-    const direct = view(paths[0], c);
-    const nginx = view(paths[1], c);
+    const direct = view(at.direct, c);
+    const nginx = view(at.nginx, c);
     for (const p of paths) {
       const x = view(p, c);
-      const added = p === paths[0] ? null : (x.p50 ?? 0) - (direct.p50 ?? 0);
+      const added = x.p50 === null || direct.p50 === null ? null : x.p50 - direct.p50;
       rows.push([
-        p.label, c, formatNumber(x.p50, 3), added === null ? 'baseline' : formatNumber(added, 3), formatNumber(x.rps, 0),
-        p === paths[1] ? 'nginx' : formatRatio(ratio(x.rps, nginx.rps)), x.cpu === null ? '—' : formatNumber(x.cpu, 0),
+        p.label, c, formatNumber(x.p50, 3), p === at.direct ? 'baseline' : formatNumber(added, 3), formatNumber(x.rps, 0),
+        p === at.nginx ? 'nginx' : formatRatio(ratio(x.rps, nginx.rps)), x.cpu === null ? '—' : formatNumber(x.cpu, 0),
       ]);
       if (p.pid === undefined) continue;
       if (c === 1) summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, added p50 one at a time (wrk)`, value: `${formatNumber(added, 3)} ms`, ratio: ratio(x.p50, direct.p50), against: 'direct p50 (wrk)' });

@@ -1,35 +1,16 @@
 /**
  * A throwaway `redis-server` for the fault suite, found the way the tests find it (test/support/redis-server.ts and
- * system-deps.ts: on PATH or in the sbin folders apt uses); when it is missing the bench fails with the command to
- * install it. No persistence, loopback only, its folder a temp dir of the scope; stopped with the scope.
+ * system-deps.ts: on PATH or in the sbin folders apt uses, `debian-tool.ts`); installed when missing (Debian, root),
+ * else the bench fails with the command to install it. No persistence, loopback only, its folder a temp dir of the scope; stopped with the scope.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { connect } from 'node:net';
-import { delimiter, join } from 'node:path';
 import { freePort } from '../backends/free-port';
+import { debianTool } from './debian-tool';
 import type { FaultScope } from './faults-cluster';
 
-export const REDIS_INSTALL_HINT = 'apt-get install -y redis-server';
-
-/** First executable `name` on PATH (plus the sbin folders apt uses), or null. */
-export function findOnPath(name: string, path = process.env.PATH ?? ''): string | null {
-  for (const dir of [...path.split(delimiter).filter(Boolean), '/usr/sbin', '/usr/bin', '/sbin', '/bin']) {
-    const file = join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      /* not here */
-    }
-  }
-  return null;
-}
-
 export function redisServerBinary(): string {
-  const bin = findOnPath('redis-server');
-  if (!bin) throw new Error(`redis-server is not installed (the redis-restart scenario runs a real one). Run: ${REDIS_INSTALL_HINT}`);
-  return bin;
+  return debianTool('redis-server', 'redis-server', 'the redis-restart scenario runs a real one');
 }
 
 /** True when something on 127.0.0.1:port answers PING with +PONG. */

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { debianTool } from './nginx';
+import { debianTool } from './debian-tool';
 import type { BenchScope } from './scope';
 
 export interface WrkRun {
@@ -41,7 +41,7 @@ export function runWrk(bin: string, script: string, url: string, o: { connection
     p.once('error', reject);
     p.once('close', (code) => {
       const run = parseWrk(out);
-      if (code !== 0 || !run) return reject(new Error(`wrk ${args.join(' ')} failed (${code}):\n${out}`));
+      if (code !== 0 || !run || run.requests === 0) return reject(new Error(`wrk ${args.join(' ')} failed (${code}):\n${out}`));
       if (/Socket errors|Non-2xx/.test(out)) return reject(new Error(`wrk saw errors on ${url}:\n${out}`));
       resolve(run);
     });

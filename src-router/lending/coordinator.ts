@@ -45,6 +45,8 @@ export interface CoordinatorDeps {
 export class Coordinator {
   private inFlight: Promise<PlanResult> | null = null;
   private queued: Promise<PlanResult> | null = null;
+  /** Owners whose events share the queued decision: their answers carry it. */
+  private queuedAskers: ModelRef[] = [];
   private readonly live: LiveLeases = new Map();
   private tickTimer?: NodeJS.Timeout;
   private wakeTimer?: NodeJS.Timeout;
@@ -161,14 +163,20 @@ export class Coordinator {
     return result.leases.find((l) => refKey(l.owner) === refKey(owner)) ?? null;
   }
 
-  /** Coalesces: at most one decision in flight and one queued behind it; later events share the queued one. */
+  /**
+   * Coalesces: at most one decision in flight and one queued behind it; later events share the queued one, and each
+   * owner whose event shares it hears it through its answer, not also by a push.
+   */
   decide(trigger: Trigger, asker?: ModelRef, reported?: NodeState): Promise<PlanResult> {
-    if (!this.inFlight) return this.track(this.run(trigger, asker, reported));
+    if (!this.inFlight) return this.track(this.run(trigger, asker ? [asker] : [], reported));
+    if (asker) this.queuedAskers.push(asker);
     this.queued ??= this.inFlight
       .catch(() => undefined)
       .then(() => {
         this.queued = null;
-        return this.track(this.run(trigger, asker));
+        const askers = this.queuedAskers;
+        this.queuedAskers = [];
+        return this.track(this.run(trigger, askers));
       });
     return this.queued;
   }
@@ -184,7 +192,7 @@ export class Coordinator {
     return p;
   }
 
-  private async run(trigger: Trigger, asker?: ModelRef, reported?: NodeState): Promise<PlanResult> {
+  private async run(trigger: Trigger, askers: ModelRef[], reported?: NodeState): Promise<PlanResult> {
     this.decisionsMade++;
     const links = this.deps.links();
     const nodes = await this.snapshot(links, reported);
@@ -198,7 +206,7 @@ export class Coordinator {
       lease.helperUrl = lease.helper.nodeId === this.deps.nodeId ? null : this.deps.remotes().find((r) => r.nodeId === lease.helper.nodeId)?.url ?? null;
     }
     keepLiveLeases(this.live, result, now);
-    this.push(result, asker);
+    this.push(result, askers);
     this.scheduleWake(result.wakeAt);
     return result;
   }
@@ -222,14 +230,15 @@ export class Coordinator {
   }
 
   /**
-   * Every owner with held work hears the decision, the asker through its answer, the others by a push: a lease
+   * Every owner with held work hears the decision, the askers through their answers, the others by a push: a lease
    * renews its TTL, and "no lease" is re-sent too, since a lost one would leave an owner lending on a lease the
    * master no longer honours.
    */
-  private push(result: PlanResult, asker?: ModelRef) {
+  private push(result: PlanResult, askers: ModelRef[]) {
     const answers: [ModelRef, LeaseGrant | null][] = [...result.leases.map((l): [ModelRef, LeaseGrant] => [l.owner, l]), ...result.noLease.map((o): [ModelRef, null] => [o, null])];
+    const answered = new Set(askers.map(refKey));
     for (const [owner, grant] of answers) {
-      if (asker && refKey(asker) === refKey(owner)) continue;
+      if (answered.has(refKey(owner))) continue;
       this.deps.pushLease(owner, grant);
     }
   }

@@ -56,6 +56,8 @@ interface Reporting {
   pending: Trigger | null;
   /** Cancels the wait of a report of finished jobs while nothing waits (`QUIET_REPORT_MS`). */
   quiet: (() => void) | null;
+  /** When the pending report became due: its earliest event (null while it waits quietly, by design). */
+  since: number | null;
 }
 
 /**
@@ -82,9 +84,10 @@ export class OwnerSide {
   onQueueEvent(localId: string, trigger: Trigger): void {
     if (!this.deps.isOwner(localId)) return;
     this.dispatch(localId);
-    const r = this.reporting.get(localId) ?? { inFlight: false, pending: null, quiet: null };
+    const r = this.reporting.get(localId) ?? { inFlight: false, pending: null, quiet: null, since: null };
     this.reporting.set(localId, r);
     r.pending = trigger;
+    r.since ??= this.deps.now();
     if (r.inFlight) return;
     if (this.waitQuietly(localId, r)) return;
     // Sent once the request that caused it is on its way (the answer written, the engine called): the report is a
@@ -105,6 +108,7 @@ export class OwnerSide {
         r.quiet = null;
         this.send(localId, r);
       }, QUIET_REPORT_MS);
+      r.since = null;
       return true;
     }
     r.quiet?.();
@@ -115,16 +119,18 @@ export class OwnerSide {
   /** Reports the pending trigger now: one report in flight per model. */
   private send(localId: string, r: Reporting): void {
     const trigger = r.pending!;
+    const since = r.since ?? this.deps.now();
     r.pending = null;
+    r.since = null;
     r.inFlight = true;
-    void this.report(localId, r, trigger);
+    void this.report(localId, r, trigger, since);
   }
 
-  private async report(localId: string, r: Reporting, trigger: Trigger): Promise<void> {
+  /** `since`: when the report became due (its earliest event); the answer's lease row keeps the time since then. */
+  private async report(localId: string, r: Reporting, trigger: Trigger, since: number): Promise<void> {
     try {
-      const sentAt = this.deps.now();
       const grant = await this.deps.master.event({ nodeId: this.deps.nodeId, model: localId }, trigger);
-      this.apply(localId, grant, this.deps.now() - sentAt);
+      this.apply(localId, grant, this.deps.now() - since);
     } catch (err) {
       this.deps.log.warn({ model: localId }, `lending event not delivered to the master: ${(err as Error).message}`);
     } finally {
@@ -136,8 +142,8 @@ export class OwnerSide {
 
   /**
    * A lease (or none) from the master, answered to an event or pushed on a tick; false when refused. `decisionMs`: an
-   * event's answer, how long it took from sending the event (this node's clock), kept on the row a new lease writes:
-   * what a replay of the record takes as the cluster's decision latency.
+   * event's answer, how long it took from the event (its earliest coalesced one; this node's clock) to the lease, kept
+   * on the row a new or changed lease writes: what a replay of the record takes as the cluster's decision latency.
    */
   apply(localId: string, grant: LeaseGrant | null, decisionMs?: number): boolean {
     if (grant && !this.deps.isOwner(localId)) {

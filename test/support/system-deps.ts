@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import { aptInstall, canApt, findOnPath } from '../../src-router/bench/debian-tool';
 
 /**
  * System binaries the integration and e2e tests need. A missing one is installed when we can (Debian, root),
@@ -8,7 +7,6 @@ import { delimiter, join } from 'node:path';
  */
 
 export const INSTALL_HINT = 'apt-get install -y chromium redis-server';
-const APT_TIMEOUT_MS = 10 * 60_000;
 
 function isExecutable(file: string): boolean {
   try {
@@ -17,30 +15,6 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** First executable `name` on PATH (plus the sbin folders apt uses), or null. */
-export function findOnPath(name: string, path = process.env.PATH ?? ''): string | null {
-  const dirs = [...path.split(delimiter).filter(Boolean), '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-  for (const dir of dirs) {
-    const file = join(dir, name);
-    if (isExecutable(file)) return file;
-  }
-  return null;
-}
-
-const canApt = () => existsSync('/etc/debian_version') && process.getuid?.() === 0;
-
-function aptInstall(pkg: string): void {
-  const run = (args: string[]) =>
-    execFileSync('apt-get', args, {
-      stdio: 'inherit',
-      timeout: APT_TIMEOUT_MS,
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
-  console.error(`[system-deps] ${pkg} is missing: apt-get update && apt-get install -y ${pkg}`);
-  run(['update']);
-  run(['install', '-y', pkg]);
 }
 
 function ensure(what: string, pkg: string, find: () => string | null): string {

@@ -64,6 +64,33 @@ describe('coordinator', () => {
     expect(rows.filter((r) => r.kind === 'plan').map((r) => r.held)).toEqual([3, 6]);
   });
 
+  it('owners whose events share a queued decision hear it through their answers, not also by a push', async () => {
+    const links: LinkSpec[] = [link, { ...link, id: 'l2', owner: { nodeId: 'o', model: 'c' }, helper: { nodeId: 'h', model: 'd' } }];
+    const pushed: string[] = [];
+    let release: (() => void) | undefined;
+    const { c } = coordinator({
+      links: () => links,
+      pollRemote: async (url) => {
+        if (url === 'http://o' && !release) await new Promise<void>((r) => (release = r));
+        return url === 'http://o' ? node('o', [model('a', 6), model('c', 6)]) : node('h', [model('b', 0), model('d', 0)]);
+      },
+      pushLease: (owner) => void pushed.push(`${owner.nodeId}/${owner.model}`),
+    });
+    const tick = c.decide('tick');
+    const answers = [c.event({ nodeId: 'o', model: 'a' }, 'enqueued'), c.event({ nodeId: 'o', model: 'c' }, 'enqueued')];
+    await new Promise((r) => setImmediate(r));
+    release!();
+    await tick;
+    const pushedByTick = [...pushed];
+    const leases = await Promise.all(answers);
+    expect(c.decisionsMade).toBe(2);
+    // One helper lane: a is lent to b, c hears "no lease" (both owners have held work).
+    expect(leases.map((l) => l?.helper.model ?? null)).toEqual(['b', null]);
+    // The tick's decision pushed to both owners; the queued one, which both events share, to neither.
+    expect(pushedByTick.sort()).toEqual(['o/a', 'o/c']);
+    expect(pushed.sort()).toEqual(['o/a', 'o/c']);
+  });
+
   it('polls an owner whose event carries another node\'s state', async () => {
     const polled: string[] = [];
     const { c } = coordinator({ pollRemote: async (url) => (polled.push(url), url === 'http://o' ? node('o', [model('a', 6)]) : node('h', [model('b', 0)])) });

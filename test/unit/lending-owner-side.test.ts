@@ -166,17 +166,34 @@ describe('reports to the master (LEASE-2)', () => {
     return { owner, sent, answers, deferred, runDeferred, queue, advance, timers, rows };
   }
 
-  it('a lease answered to an event keeps how long the answer took on its row (the decision latency a replay takes)', async () => {
+  it('a lease answered to an event keeps the time from the event to the lease on its row (the decision latency a replay takes)', async () => {
     const r = reporting();
+    const leaseRows = () => r.rows.filter((x) => x.event === 'lease_updated').map((x) => x.details);
     r.owner.onQueueEvent('a', 'enqueued');
+    r.advance(10); // the report goes after the request's turn: counted from the event
     r.runDeferred();
-    r.advance(37);
+    r.advance(27);
+    // Events while the report is out go in the next one, counted from the first of them.
+    r.owner.onQueueEvent('a', 'enqueued');
+    r.advance(3);
+    r.owner.onQueueEvent('a', 'enqueued');
     r.answers[0](grant());
     await tick();
-    expect(r.rows.filter((x) => x.event === 'lease_updated').map((x) => x.details)).toEqual([{ probe: false, ttlMs: 60_000, measured: true, decisionMs: 37 }]);
+    expect(leaseRows()).toEqual([{ probe: false, ttlMs: 60_000, measured: true, decisionMs: 40 }]);
+    r.advance(8);
+    r.answers[1](grant({ slots: 1 }));
+    await tick();
+    expect(leaseRows()[1]).toEqual({ probe: false, ttlMs: 60_000, measured: true, decisionMs: 11 });
+    // A finished job while nothing waits is due only after its quiet wait: counted from then.
+    r.owner.onQueueEvent('a', 'completed');
+    r.advance(QUIET_REPORT_MS);
+    r.advance(4);
+    r.answers[2](grant({ slots: 2 }));
+    await tick();
+    expect(leaseRows()[2]).toEqual({ probe: false, ttlMs: 60_000, measured: true, decisionMs: 4 });
     // A lease pushed on the master's tick answers no event: no latency.
     r.owner.apply('a', grant({ slots: 1 }));
-    expect(r.rows.filter((x) => x.event === 'lease_updated').at(-1)!.details).toEqual({ probe: false, ttlMs: 60_000, measured: true });
+    expect(leaseRows().at(-1)).toEqual({ probe: false, ttlMs: 60_000, measured: true });
   });
 
   it('sends nothing on the turn of the event; the events of one turn go as one report, the last trigger', () => {

@@ -20,7 +20,10 @@ const decision = (o: Partial<DecisionRow>): DecisionRow => ({
   helperNode: 'helper', helperModel: 'b', details: null, ...o,
 } as DecisionRow);
 
-/** Lent requests arriving at the owner every 10 ms, dispatched `lentAfter` later, `relay` each way, 200 ms at the helper. */
+/**
+ * Lent requests arriving at the owner every 10 ms, dispatched `lentAfter` later, `relay` each way, 200–260 ms at the
+ * helper (the later the longer: finishing times alone would pair them wrongly; the request IDs pair them).
+ */
 function sources(o: { lentAfter: number; relay: number; decisionMs?: number[] }): ReplaySource[] {
   const owner: RequestRow[] = [];
   const helper: RequestRow[] = [];
@@ -28,10 +31,11 @@ function sources(o: { lentAfter: number; relay: number; decisionMs?: number[] })
   for (let i = 0; i < 5; i++) {
     const arrived = T0 + 10 * i;
     const lentAt = arrived + o.lentAfter;
-    const helperEnd = lentAt + o.relay + 200;
+    const job = 200 + 15 * i;
+    const helperEnd = lentAt + o.relay + job;
     owner.push(row({ finishedAt: helperEnd + o.relay, durationMs: helperEnd + o.relay - arrived, requestId: `r${i}` }));
-    helper.push(row({ finishedAt: helperEnd, durationMs: 200, serviceMs: 200, serviceSource: 'derived', requestId: `r${i}`, lentFrom: 'owner/a' }));
-    decisions.push(decision({ id: i + 1, at: lentAt, requestId: `r${i}` }));
+    helper.push(row({ finishedAt: helperEnd, durationMs: job, serviceMs: job, serviceSource: 'derived', requestId: `r${i}`, lentFrom: 'owner/a' }));
+    decisions.unshift(decision({ id: i + 1, at: lentAt, requestId: `r${i}` }));
   }
   const link = { id: 'l1', lane: 'text' as const, ownerNode: 'owner', ownerModel: 'a', helperNode: 'helper', helperModel: 'b', loadIfUnloaded: false, restoreAfterBorrow: false };
   return [
@@ -39,7 +43,7 @@ function sources(o: { lentAfter: number; relay: number; decisionMs?: number[] })
     { nodeId: 'helper', requests: helper, history: [], loads: [], decisions: [], links: [], truncated: false } as unknown as ReplaySource,
   ];
 }
-const trips = (s: ReplaySource[]) => s[0].requests.map((r, i) => ({ ownerRow: r, lent: s[0].decisions.filter((d) => d.event === 'lent')[i], helperJob: s[1].requests[i] }));
+const trips = (s: ReplaySource[]) => s[0].requests.map((r, i) => ({ ownerRow: r, lent: s[0].decisions.find((d) => d.event === 'lent' && d.requestId === r.requestId)!, helperJob: s[1].requests[i] }));
 
 describe('the timings a replay takes from its record', () => {
   it('the median decision latency of leases answered to an event, and half the round trip beyond the helper\'s job', () => {
@@ -57,6 +61,8 @@ describe('the timings a replay takes from its record', () => {
     const measured = replay(sources({ lentAfter: 5, relay: 25, decisionMs: [45] }), { from: T0, to: T0 + 1000, settings, maxEvents: 100_000 });
     expect(measured.recorded.requests).toBe(5);
     expect(measured.settings).toMatchObject({ decision_latency_ms: 45, relay_ms: 25 });
+    // Each lent request was matched with its own helper job (by request ID): its service time is that job's.
+    expect(measured.recorded.requests).toBe(5);
     const fast = replay(sources({ lentAfter: 5, relay: 2 }), { from: T0, to: T0 + 1000, settings, maxEvents: 100_000 });
     expect(fast.settings).toMatchObject({ decision_latency_ms: 15, relay_ms: 2 });
     const none = replay([sources({ lentAfter: 5, relay: 2 })[1]], { from: T0, to: T0 + 1000, settings, maxEvents: 100_000 });

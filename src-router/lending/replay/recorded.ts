@@ -19,6 +19,8 @@ export interface RecordedCluster {
 }
 
 const arrival = (r: RequestRow) => r.finishedAt - r.durationMs;
+/** Whether two rows name the same request: unknown (undefined) when either has no ID (rows from before IDs). */
+const sameRequest = (a: string | null | undefined, b: string | null | undefined): boolean | undefined => (a && b ? a === b : undefined);
 const laneOfRow = (r: RequestRow): 'image' | 'text' => (r.endpoint === 'image' ? 'image' : 'text');
 
 export function linksOfSources(sources: readonly ReplaySource[]): LinkSpec[] {
@@ -55,19 +57,21 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   for (const [node, s] of byNode) {
     for (const r of s.requests) {
       if (r.nodeId === node || r.outcome !== 'ok') continue;
-      const lent = lentRows.get(node)!.find((d) => !usedLent.has(d) && d.helperNode === r.nodeId && d.helperModel === r.localId && d.at >= arrival(r) - 5 && d.at <= r.finishedAt);
+      // Its own `lent` row: the same request ID; rows without one (older stores), the same helper within its time.
+      const lent = lentRows.get(node)!.find((d) => !usedLent.has(d) && d.helperNode === r.nodeId && d.helperModel === r.localId && (sameRequest(d.requestId, r.requestId) ?? (d.at >= arrival(r) - 5 && d.at <= r.finishedAt)));
       if (!lent || !lent.ownerModel) continue; // forwarded to another node: its own store has it
       usedLent.add(lent);
       lentArrivals.push({ node, row: r, ownerModel: lent.ownerModel, lent });
     }
   }
-  // 2. Match each lent request with the helper's job: same helper model, finished inside it, nearest its end.
+  // 2. Match each lent request with the helper's job: the same request ID (a borrowed job keeps its owner's); rows
+  // without one (older stores), the same helper model, finished inside it, nearest its end.
   const matched = new Map<RequestRow, RequestRow>();
   for (const a of lentArrivals.sort((x, y) => x.row.finishedAt - y.row.finishedAt)) {
     const pool = borrowedPool.get(`${a.row.nodeId}/${a.row.localId}`) ?? [];
-    let best: RequestRow | undefined;
-    for (const h of pool) {
-      if (usedLocal.has(h) || h.finishedAt > a.row.finishedAt + 5 || h.finishedAt < arrival(a.row)) continue;
+    let best = pool.find((h) => !usedLocal.has(h) && sameRequest(h.requestId, a.row.requestId) === true);
+    if (!best) for (const h of pool) {
+      if (usedLocal.has(h) || sameRequest(h.requestId, a.row.requestId) === false || h.finishedAt > a.row.finishedAt + 5 || h.finishedAt < arrival(a.row)) continue;
       if (!best || h.finishedAt > best.finishedAt) best = h;
     }
     if (best) {
