@@ -68,4 +68,13 @@ describe('the timings a replay takes from its record', () => {
     const none = replay([sources({ lentAfter: 5, relay: 2 })[1]], { from: T0, to: T0 + 1000, settings, maxEvents: 100_000 });
     expect(none.settings).toMatchObject({ decision_latency_ms: 15, relay_ms: 5 });
   });
+
+  it('a job replayed where it ran holds its lane as long beyond the engine\'s report as it did, not its model\'s mean', () => {
+    // Two jobs the engine timed at 100 ms each: the first held the lane 300 ms (a busy moment), the second 100 ms.
+    const own = [0, 1000].map((at, i) => row({ nodeId: 'owner', localId: 'a', model: 'a', finishedAt: T0 + at + (i ? 100 : 300), durationMs: i ? 100 : 300, serviceMs: 100, derivedServiceMs: i ? 100 : 300, serviceSource: 'engine', requestId: `own${i}` }));
+    const r = replay([{ nodeId: 'owner', requests: own, history: [], loads: [], decisions: [], links: [], truncated: false } as unknown as ReplaySource], { from: T0, to: T0 + 2000, settings, maxEvents: 10_000 });
+    expect([r.recorded.completionP50Ms, r.recorded.completionP95Ms]).toEqual([100, 300]);
+    // With the mean (100 ms beyond the report) both would take 200 ms.
+    expect([r.replayed.completionP50Ms, r.replayed.completionP95Ms]).toEqual([100, 300]);
+  });
 });

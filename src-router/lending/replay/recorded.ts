@@ -19,6 +19,11 @@ export interface RecordedCluster {
 }
 
 const arrival = (r: RequestRow) => r.finishedAt - r.durationMs;
+/** How long a job held its lane beyond the engine's own report (its derived time less the engine's), where it has both. */
+function jobOverheadOf(r: RequestRow): number | null {
+  if (r.serviceSource !== 'engine' || typeof r.serviceMs !== 'number' || typeof r.derivedServiceMs !== 'number') return null;
+  return Math.max(0, r.derivedServiceMs - r.serviceMs);
+}
 /** Whether two rows name the same request: unknown (undefined) when either has no ID (rows from before IDs). */
 const sameRequest = (a: string | null | undefined, b: string | null | undefined): boolean | undefined => (a && b ? a === b : undefined);
 const laneOfRow = (r: RequestRow): 'image' | 'text' => (r.endpoint === 'image' ? 'image' : 'text');
@@ -79,25 +84,29 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
       matched.set(a.row, best);
     }
   }
-  const push = (node: string, model: string, r: RequestRow, ranOn: string, serviceMs: number | null) => {
+  /** `job`: the row of the job that ran it (the helper's for a lent request), whose service time it takes. */
+  const push = (node: string, model: string, r: RequestRow, ranOn: string, job: RequestRow | undefined) => {
+    const serviceMs = job ? serviceSampleMs(job) : null;
     const id = `${node}#${seq++}`;
     const lane = laneOfRow(r);
     const waitMs = Math.max(0, r.durationMs - (serviceMs ?? r.durationMs - r.queueWaitMs));
+    const overheadMs = job ? jobOverheadOf(job) : null;
     requests.push({
       id, node, model, endpoint: r.endpoint, arrivedAt: arrival(r), work: requestWork(r, lane) ?? 0, stream: r.streamed, bodyBytes: r.promptBytes ?? 0,
       promptTokens: r.promptTokens ?? null, serviceMs: serviceMs === null ? {} : { [ranOn]: serviceMs }, recorded: { finishedAt: r.finishedAt, waitMs, ranOn },
+      ...(overheadMs === null ? {} : { overheadMs }),
     });
     timed.push({ id, arrivedAt: arrival(r), finishedAt: r.finishedAt, waitMs });
   };
   for (const a of lentArrivals) {
     const h = matched.get(a.row);
-    push(a.node, a.ownerModel, a.row, `${a.row.nodeId}/${a.row.localId}`, h ? serviceSampleMs(h) : null);
+    push(a.node, a.ownerModel, a.row, `${a.row.nodeId}/${a.row.localId}`, h);
   }
   // 3. Every other request a node served itself is its own arrival.
   for (const [node, s] of byNode) {
     for (const r of s.requests) {
       if (r.nodeId !== node || usedLocal.has(r) || r.outcome !== 'ok' || arrival(r) < o.from || arrival(r) > o.to) continue;
-      push(node, r.localId, r, `${node}/${r.localId}`, serviceSampleMs(r));
+      push(node, r.localId, r, `${node}/${r.localId}`, r);
     }
   }
   const inRange = requests.filter((r) => r.arrivedAt >= o.from && r.arrivedAt <= o.to);
@@ -132,9 +141,8 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   for (const [node, s] of byNode) {
     const gaps = new Map<string, number[]>();
     for (const r of [...s.history, ...s.requests]) {
-      if (r.nodeId !== node || r.serviceSource !== 'engine' || typeof r.serviceMs !== 'number' || typeof r.derivedServiceMs !== 'number') continue;
-      const k = r.localId;
-      gaps.set(k, [...(gaps.get(k) ?? []), Math.max(0, r.derivedServiceMs - r.serviceMs)]);
+      const gap = r.nodeId === node ? jobOverheadOf(r) : null;
+      if (gap !== null) gaps.set(r.localId, [...(gaps.get(r.localId) ?? []), gap]);
     }
     for (const [m, xs] of gaps) model(node, m).jobOverheadMs = xs.reduce((a, b) => a + b, 0) / xs.length;
   }

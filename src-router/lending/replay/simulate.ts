@@ -383,7 +383,8 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     const run = () => {
       const key = `${node.id}/${job.model}`;
       const ms = serviceOf(job.req, key);
-      clock.after(() => step(() => finish(node, lane, job, ms)), ms + (modelOf(node.id, job.model).jobOverheadMs ?? 0));
+      const overhead = key === job.req.recorded.ranOn && job.req.overheadMs !== undefined ? job.req.overheadMs : modelOf(node.id, job.model).jobOverheadMs ?? 0;
+      clock.after(() => step(() => finish(node, lane, job, ms)), ms + overhead);
     };
     if (lane.loaded === job.model) return run();
     const ms = costs.loadMs(`${node.id}/${job.model}`);

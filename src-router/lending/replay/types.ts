@@ -20,6 +20,12 @@ export interface ReplayRequest {
   promptTokens: number | null;
   /** Measured service time where it ran, by `node/model`. */
   serviceMs: Record<string, number>;
+  /**
+   * Where it ran, how long its job held the lane beyond the engine's report (derived − engine-reported): a replay that
+   * runs it there again takes this job's own, not its model's mean (`jobOverheadMs`): a record made while the
+   * machine was busy is replayed with the delays it had.
+   */
+  overheadMs?: number;
   recorded: {
     finishedAt: number;
     /** Arrival to the start of its service (completion − service time). */
