@@ -73,6 +73,10 @@ describe('replay result → rows', () => {
     const notes = replayNotes(result({ capped: true, unpriced: 2, missing: ['gpu-b'], recorded: outcome({ requests: 0 }) }));
     expect(notes).toHaveLength(4);
     expect(notes.join(' ')).toMatch(/gpu-b/);
+    // The decision latency and relay hop the replay ran with (measured from the record where it could).
+    expect(replayNotes(result({ settings: { offload_probe_idle: 300, decision_latency_ms: 26, relay_ms: 10.5 } }))).toEqual([
+      'replayed with the master\'s decisions taking 26 ms and a relay hop 10.5 ms, measured from the record (loopback values where it had none)',
+    ]);
   });
 });
 

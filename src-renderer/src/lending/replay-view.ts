@@ -119,6 +119,11 @@ export function replayNotes(r: ReplayResultWire): string[] {
   if (r.capped) notes.push('the event cap stopped the replay early: the replayed numbers cover part of the range');
   if (r.unpriced > 0) notes.push(`${r.unpriced} request(s) had no measured service time anywhere (replayed at 0 ms)`);
   if (r.missing?.length) notes.push(`rows of ${r.missing.join(', ')} could not be read: replayed without them`);
+  const decision = r.settings.decision_latency_ms;
+  const relay = r.settings.relay_ms;
+  if (typeof decision === 'number' && typeof relay === 'number') {
+    notes.push(`replayed with the master's decisions taking ${decision} ms and a relay hop ${relay} ms, measured from the record (loopback values where it had none)`);
+  }
   return notes;
 }
 
