@@ -36,7 +36,7 @@ const ANSWER_KEEP_MS = 2 * 60_000;
 /** Bounded by count: an image answer can be megabytes. */
 const ANSWER_MAX = 64;
 
-/** How long a withdrawn request id is remembered (a forward still on its way is refused when it arrives). */
+/** How long a withdrawn or cancelled request id is remembered (a forward still on its way is refused when it arrives). */
 const WITHDRAWN_KEEP_MS = 10 * 60_000;
 const WITHDRAWN_MAX = 10_000;
 
@@ -52,6 +52,8 @@ export class HelperSide {
   private readonly withdrawnIds = new Map<string, number>();
   /** Request ids that claimed the runtime here, with when: still `started` after they finished (never run twice). */
   private readonly startedIds = new Map<string, number>();
+  /** Request ids the master cancelled before they arrived here (still in their relay), with when. */
+  private readonly cancelledIds = new Map<string, number>();
 
   /** Answers of borrowed requests, kept a while by request id: an owner whose relay broke can still fetch its answer. */
   private readonly answers = new Map<string, { at: number; answer: { status: number; body: unknown } | null }>();
@@ -190,9 +192,23 @@ export class HelperSide {
     return out;
   }
 
+  /**
+   * The owner's client left before its borrowed request arrived here (a relay slower than the cancel): remembered as
+   * withdrawn ids are, so the request is stopped when it arrives (`takeCancelled`).
+   */
+  cancelledBeforeArrival(requestId: string): void {
+    this.forgetOldWithdrawals();
+    this.cancelledIds.set(requestId, this.deps.now());
+  }
+
+  /** Whether a borrowed request arriving now was cancelled before it came (then forgotten: it is stopped once). */
+  takeCancelled(requestId: string): boolean {
+    return this.cancelledIds.delete(requestId);
+  }
+
   private forgetOldWithdrawals() {
     const cutoff = this.deps.now() - WITHDRAWN_KEEP_MS;
-    for (const ids of [this.withdrawnIds, this.startedIds]) {
+    for (const ids of [this.withdrawnIds, this.startedIds, this.cancelledIds]) {
       for (const [id, at] of ids) {
         if (at >= cutoff && ids.size <= WITHDRAWN_MAX) break;
         ids.delete(id);

@@ -36,8 +36,6 @@ export interface LendingNodeDeps {
 }
 
 const laneOf = (caps: readonly string[]): LendingLane => (caps.includes('image') || caps.includes('video') ? 'image' : 'text');
-/** Cancels remembered for borrowed requests that had not arrived yet (a relay slower than its cancel). */
-const CANCELLED_EARLY = 1_000;
 
 /**
  * Lending on one node: the router queues of its enrolled models, its owner side and helper side, and the
@@ -292,15 +290,12 @@ export class LendingNode implements LendingGate {
   /** Borrowed requests' own cancel switches, by request id (bounded: they end with their request). */
   private readonly cancels = new Map<string, AbortController>();
 
-  /** Cancels that came before their request (still in its relay, on a busy cluster), by request id: the oldest go first. */
-  private readonly cancelledEarly = new Set<string>();
-
   /**
    * The signal a borrowed request runs under: not its relay connection, but an explicit cancel (cancelBorrowed); one
    * cancelled before it arrived runs under an aborted signal, so no engine starts it.
    */
   borrowedSignal(requestId: string): AbortSignal {
-    if (this.cancelledEarly.delete(requestId)) return AbortSignal.abort(new Error('cancelled'));
+    if (this.helper.takeCancelled(requestId)) return AbortSignal.abort(new Error('cancelled'));
     const ctl = this.cancels.get(requestId) ?? new AbortController();
     this.cancels.set(requestId, ctl);
     return ctl.signal;
@@ -308,7 +303,7 @@ export class LendingNode implements LendingGate {
 
   /**
    * The owner's client left: the master cancels the borrowed requests it relayed here. One not here yet is remembered
-   * (up to CANCELLED_EARLY ids) and refused when it arrives; all count as cancelled.
+   * as withdrawn ids are (HelperSide) and stopped when it arrives; all count as cancelled.
    */
   cancelBorrowed(requestIds: string[]): number {
     for (const id of requestIds) {
@@ -318,8 +313,7 @@ export class LendingNode implements LendingGate {
         this.cancels.delete(id);
         continue;
       }
-      this.cancelledEarly.add(id);
-      if (this.cancelledEarly.size > CANCELLED_EARLY) this.cancelledEarly.delete(this.cancelledEarly.values().next().value!);
+      this.helper.cancelledBeforeArrival(id);
     }
     return requestIds.length;
   }

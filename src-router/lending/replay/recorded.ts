@@ -49,11 +49,19 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
 
   // 1. Lent requests, from the owners' stores: the owner's row (under the helper's name) and its `lent` row.
   const lentRows = new Map<string, DecisionRow[]>();
+  // By request ID (rows that have one): a lent row by `node|id`, a helper's job by `node/model|id`.
+  const lentById = new Map<string, DecisionRow>();
+  const jobById = new Map<string, RequestRow>();
   for (const [node, s] of byNode) {
-    lentRows.set(node, s.decisions.filter((d) => d.kind === 'dispatch' && d.event === 'lent' && d.nodeId === node).sort((a, b) => a.at - b.at));
+    const lent = s.decisions.filter((d) => d.kind === 'dispatch' && d.event === 'lent' && d.nodeId === node).sort((a, b) => a.at - b.at);
+    lentRows.set(node, lent);
+    for (const d of lent) if (d.requestId) lentById.set(`${node}|${d.requestId}`, d);
     for (const r of s.requests) if (r.nodeId === node && r.serviceSource !== null && r.serviceSource !== undefined) {
       const k = `${r.nodeId}/${r.localId}`;
-      borrowedPool.set(k, [...(borrowedPool.get(k) ?? []), r]);
+      const pool = borrowedPool.get(k) ?? [];
+      pool.push(r);
+      borrowedPool.set(k, pool);
+      if (r.requestId) jobById.set(`${k}|${r.requestId}`, r);
     }
   }
   const usedLocal = new Set<RequestRow>();
@@ -63,7 +71,9 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
     for (const r of s.requests) {
       if (r.nodeId === node || r.outcome !== 'ok') continue;
       // Its own `lent` row: the same request ID; rows without one (older stores), the same helper within its time.
-      const lent = lentRows.get(node)!.find((d) => !usedLent.has(d) && d.helperNode === r.nodeId && d.helperModel === r.localId && (sameRequest(d.requestId, r.requestId) ?? (d.at >= arrival(r) - 5 && d.at <= r.finishedAt)));
+      const forHelper = (d: DecisionRow | undefined) => d !== undefined && !usedLent.has(d) && d.helperNode === r.nodeId && d.helperModel === r.localId;
+      const byId = r.requestId ? lentById.get(`${node}|${r.requestId}`) : undefined;
+      const lent = forHelper(byId) ? byId : lentRows.get(node)!.find((d) => forHelper(d) && (sameRequest(d.requestId, r.requestId) ?? (d.at >= arrival(r) - 5 && d.at <= r.finishedAt)));
       if (!lent || !lent.ownerModel) continue; // forwarded to another node: its own store has it
       usedLent.add(lent);
       lentArrivals.push({ node, row: r, ownerModel: lent.ownerModel, lent });
@@ -73,9 +83,10 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   // without one (older stores), the same helper model, finished inside it, nearest its end.
   const matched = new Map<RequestRow, RequestRow>();
   for (const a of lentArrivals.sort((x, y) => x.row.finishedAt - y.row.finishedAt)) {
-    const pool = borrowedPool.get(`${a.row.nodeId}/${a.row.localId}`) ?? [];
-    let best = pool.find((h) => !usedLocal.has(h) && sameRequest(h.requestId, a.row.requestId) === true);
-    if (!best) for (const h of pool) {
+    const key = `${a.row.nodeId}/${a.row.localId}`;
+    const byId = a.row.requestId ? jobById.get(`${key}|${a.row.requestId}`) : undefined;
+    let best = byId && !usedLocal.has(byId) ? byId : undefined;
+    if (!best) for (const h of borrowedPool.get(key) ?? []) {
       if (usedLocal.has(h) || sameRequest(h.requestId, a.row.requestId) === false || h.finishedAt > a.row.finishedAt + 5 || h.finishedAt < arrival(a.row)) continue;
       if (!best || h.finishedAt > best.finishedAt) best = h;
     }
@@ -142,7 +153,10 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
     const gaps = new Map<string, number[]>();
     for (const r of [...s.history, ...s.requests]) {
       const gap = r.nodeId === node ? jobOverheadOf(r) : null;
-      if (gap !== null) gaps.set(r.localId, [...(gaps.get(r.localId) ?? []), gap]);
+      if (gap === null) continue;
+      const xs = gaps.get(r.localId) ?? [];
+      xs.push(gap);
+      gaps.set(r.localId, xs);
     }
     for (const [m, xs] of gaps) model(node, m).jobOverheadMs = xs.reduce((a, b) => a + b, 0) / xs.length;
   }
