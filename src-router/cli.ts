@@ -16,6 +16,8 @@ commands:
   schema [--out DIR]         write the JSON Schemas of the config files (default resources/schema)
   replay --store DIR […] [--from T] [--to T] [--set cluster.KEY=VALUE …] [--links FILE] [--json FILE]
                              replay recorded arrivals through the lending rules in simulated time
+  bare-proxy --upstream URL [--port N]
+                             the bench's Node reference: a bare fastify route forwarding chat completions with undici
 `;
 
 async function main(argv: string[]): Promise<void> {
@@ -39,6 +41,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./cli/replay-command')).replayCommand(rest);
     case 'bench':
       return (await import('./bench/runner')).benchCommand(rest);
+    case 'bare-proxy':
+      return (await import('./bench/bare-proxy')).bareProxyMain(rest);
     case undefined:
     case '-h':
     case '--help':

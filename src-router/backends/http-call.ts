@@ -1,12 +1,11 @@
 /**
  * The request path's one HTTP client for JSON calls to engines, other nodes and static-route endpoints (issue #14):
- * `node:http` over a keep-alive agent, one write per request, the answer's body as the socket's own stream. WHATWG
- * `fetch` costs about 1.5 ms of waiting and a web-stream pipeline per call on loopback; this is what a proxy needs.
- * What ends a call is one `CallEnd` (client, deadline, cancel), not AbortSignals. Uploads (multipart transcriptions)
- * keep `fetch`: they are rare and large.
+ * undici's dispatcher with a handler of callbacks — no `ClientRequest`, no `IncomingMessage` stream, no web streams —
+ * over keep-alive connections, one write per request, the answer's body handed over as it arrives. What ends a call is
+ * one `CallEnd` (client, deadline, cancel), not AbortSignals. Uploads (multipart transcriptions) keep `fetch`: they are
+ * rare and large.
  */
-import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { finished } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
 import type { CallEnd } from './call-end';
 
 /** What callers read of an answer: the parts of a WHATWG `Response` the request path uses. */
@@ -19,20 +18,24 @@ export interface HttpAnswer {
   body: AsyncIterable<Uint8Array> | null;
   text(): Promise<string>;
   json(): Promise<unknown>;
-  /** Trailers the answer ended with (read once its body ended); absent on answers that are not `node:http`'s. */
+  /** Trailers the answer ended with (read once its body ended). */
   trailers?(): Record<string, string | undefined>;
 }
 
-/** Sockets kept open to each upstream: enough for every lane and forward at once (idle ones close with the upstream's keep-alive). */
-const agent = new Agent({ keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' });
+/**
+ * Connections kept open to each upstream: enough for every lane and forward at once. Idle ones close after 4 s, before
+ * the upstream's own keep-alive ends them (5 s in llama-server, uvicorn and Node), so a request is rarely written to a
+ * connection the upstream is closing. No header or body timeout: the call's end is the one deadline.
+ */
+const dispatcher = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: 0, bodyTimeout: 0 });
 
 /** Parsed upstream URLs: a node calls the same few endpoints over and over. */
-const targets = new Map<string, { host: string; port: string | number; path: string; href: string }>();
+const targets = new Map<string, { origin: string; path: string; href: string }>();
 function targetOf(url: string) {
   let t = targets.get(url);
   if (!t) {
     const u = new URL(url);
-    t = { host: u.hostname, port: u.port || 80, path: `${u.pathname}${u.search}`, href: u.href };
+    t = { origin: u.origin, path: `${u.pathname}${u.search}`, href: u.href };
     if (targets.size > 1_000) targets.clear();
     targets.set(url, t);
   }
@@ -45,47 +48,59 @@ function failure(url: string, err: Error & { code?: string }, end: CallEnd): Err
   return Object.assign(new Error(`request to ${url} failed: ${err.code ?? err.message}`), { cause: err });
 }
 
-/** Chunks a reader has not taken yet before the socket is paused (and resumed once it has taken them). */
+/** Chunks a reader has not taken yet before the connection is paused (and resumed once it has taken them). */
 const QUEUED_CHUNKS = 16;
 
+type Waiter = { resolve: (r: IteratorResult<Uint8Array>) => void; reject: (err: Error) => void };
+
 /**
- * An answer's body as an async iterator fed by the response's `data` events (issue #14). What one read of the socket
- * brought is handed over as one piece: the parser emits a `data` event per HTTP chunk (an engine writes one per SSE
- * event), and a relay that took them one by one paid an async step and a client write for each. The stream's own
- * iterator and a generator around it took two async steps per chunk; this takes one per read. A reader that falls
- * behind pauses the socket (backpressure); one that stops early (`return`, a `break`) destroys the response. A body
- * that ends before it is complete, or with an error, rejects with `fail`'s error once what arrived before was taken.
+ * An answer's body as an async iterator fed by the handler's data callbacks (issue #14). What one read of the socket
+ * brought is handed over as one piece: the parser calls back per HTTP chunk (an engine writes one per SSE event), and
+ * a relay that took them one by one paid an async step and a client write for each. A reader that falls behind pauses
+ * the connection (backpressure); one that stops early (`return`, a `break`) aborts the answer. A body that ends before
+ * it is complete, or with an error, rejects with its error once what arrived before was taken. `collect()` reads the
+ * whole body in one promise (a non-streamed answer).
  */
 class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   private queue: Buffer[] = [];
-  private waiter: { resolve: (r: IteratorResult<Uint8Array>) => void; reject: (err: Error) => void } | null = null;
-  /** A hand-over to the waiting reader is due once the current read's events have all fired. */
+  private waiter: Waiter | null = null;
+  /** Collecting the whole body: no hand-overs, no pausing; settled at its end. */
+  private whole: { resolve: (text: string) => void; reject: (err: Error) => void } | null = null;
+  /** The current read's callbacks are still running: its chunks are looked at once they all have. */
   private due = false;
   private ended = false;
   private error: Error | null = null;
+  private taken = false;
 
-  constructor(private readonly res: IncomingMessage, fail: (err: Error & { code?: string }) => Error) {
-    res.on('data', (chunk: Buffer) => {
-      // Given up: the rest flows away, so a complete answer still ends and frees its connection.
-      if (this.ended) return;
-      this.queue.push(chunk);
-      if (this.waiter) {
-        // Every event of one read fires before the microtask: they go over together.
-        if (!this.due) {
-          this.due = true;
-          queueMicrotask(this.handOver);
-        }
-      } else if (this.queue.length >= QUEUED_CHUNKS) res.pause();
-    });
-    // Its end, error or break-off (destroyed before its end: a signal, a reset), also one that came before this
-    // reader did (the call ended between the answer's head and the first read).
-    finished(res, (err) => this.finish(err ? fail(err) : null));
+  constructor(private readonly controller: Dispatcher.DispatchController) {}
+
+  /** The reader: the body is read once. */
+  claim(): this {
+    if (this.taken) throw new TypeError('body already read');
+    this.taken = true;
+    return this;
   }
 
-  private readonly handOver = (): void => {
+  push(chunk: Buffer): void {
+    // Given up: the rest flows away.
+    if (this.ended) return;
+    this.queue.push(chunk);
+    // Every callback of one read runs before the microtask: what it brought goes over together.
+    if (!this.whole && !this.due) {
+      this.due = true;
+      queueMicrotask(this.readDone);
+    }
+  }
+
+  /** A read's chunks are all queued: the waiting reader takes them, or, with none waiting, many pause the connection. */
+  private readonly readDone = (): void => {
     this.due = false;
     const w = this.waiter;
-    if (!w || !this.queue.length) return;
+    if (!w) {
+      if (this.queue.length >= QUEUED_CHUNKS && !this.ended) this.controller.pause();
+      return;
+    }
+    if (!this.queue.length) return;
     this.waiter = null;
     w.resolve({ value: this.take(), done: false });
   };
@@ -94,19 +109,36 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   private take(): Buffer {
     const q = this.queue;
     this.queue = [];
-    if (this.res.isPaused() && !this.ended) this.res.resume();
+    if (this.controller.paused && !this.ended) this.controller.resume();
     return q.length === 1 ? q[0] : Buffer.concat(q);
   }
 
-  private finish(error: Error | null): void {
+  /** Its end (error null) or its failure. */
+  finish(error: Error | null): void {
     if (this.ended) return;
     this.ended = true;
     this.error = error;
+    const whole = this.whole;
+    if (whole) {
+      this.whole = null;
+      if (error) whole.reject(error);
+      else whole.resolve(this.take().toString('utf8'));
+      return;
+    }
     const w = this.waiter;
     if (!w) return;
     this.waiter = null;
     // What arrived before the end is the reader's first; then the end, or the error once.
     this.next().then(w.resolve, w.reject);
+  }
+
+  /** The whole body as text, in one promise. */
+  collect(): Promise<string> {
+    if (this.ended) return this.next().then((r) => (r.done ? '' : Buffer.from(r.value).toString('utf8')));
+    return new Promise((resolve, reject) => {
+      this.whole = { resolve, reject };
+      if (this.controller.paused) this.controller.resume();
+    });
   }
 
   next(): Promise<IteratorResult<Uint8Array>> {
@@ -124,10 +156,11 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   /** The reader stopped early: the rest of the body is not wanted. */
   return(): Promise<IteratorResult<Uint8Array>> {
     this.queue = [];
-    this.ended = true;
+    if (!this.ended) {
+      this.ended = true;
+      this.controller.abort(Object.assign(new Error('the answer was not read to its end'), { name: 'AbortError' }));
+    }
     this.error = null;
-    if (!this.res.complete) this.res.destroy();
-    else this.res.resume();
     return Promise.resolve({ value: undefined, done: true });
   }
 
@@ -136,56 +169,93 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   }
 }
 
-function answerOf(res: IncomingMessage, url: string, end: CallEnd): HttpAnswer {
-  const status = res.statusCode ?? 0;
-  let used = false;
-  const take = () => {
-    if (used) throw new TypeError('body already read');
-    used = true;
-    return res;
-  };
-  const body: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => new BodyChunks(take(), (err) => failure(url, err, end)) };
-  // The whole body: mostly one piece (what one read brought), the same end, error and break-off as a stream's.
-  const collect = async (): Promise<string> => {
-    const pieces: Buffer[] = [];
-    for await (const piece of body) pieces.push(piece as Buffer);
-    return (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces)).toString('utf8');
-  };
-  return {
-    status,
-    ok: status >= 200 && status < 300,
-    statusText: res.statusMessage ?? '',
-    headers: { get: (name) => {
-      const v = res.headers[name.toLowerCase()];
-      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-    } },
-    body,
-    text: collect,
-    json: async () => JSON.parse(await collect()) as unknown,
-    trailers: () => res.trailers,
-  };
+type Outcome = { answer?: HttpAnswer; retry?: boolean; error?: Error };
+
+/**
+ * A kept-alive connection the upstream closed as this request was written: undici's socket error, on a connection that
+ * had read earlier answers (bytes read, none of them this answer's head). The upstream saw nothing of the request.
+ */
+function staleConnection(err: Error & { code?: string; socket?: { bytesRead?: number } }): boolean {
+  return err.code === 'UND_ERR_SOCKET' && (err.socket?.bytesRead ?? 0) > 0;
 }
 
-function once(method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload: Buffer | null, end: CallEnd): Promise<{ answer?: HttpAnswer; retry?: boolean; error?: Error }> {
+/** One call's handler: the answer resolves at its head, its body follows through `BodyChunks`. */
+class Call implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private body: BodyChunks | null = null;
+  private trailers: Record<string, string | undefined> = {};
+  private settled = false;
+  private readonly stop: () => void;
+
+  constructor(private readonly href: string, private readonly end: CallEnd, private readonly settle: (o: Outcome) => void) {
+    // Until the answer arrives the call's end fails it at once (even while it waits for a connection); after, its body.
+    this.stop = end.onEnd(() => {
+      if (this.controller) this.controller.abort(end.error());
+      else this.resolve({ error: end.error() });
+    });
+  }
+
+  private resolve(o: Outcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.settle(o);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.end.ended) controller.abort(this.end.error());
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
+    if (statusCode < 200) return; // informational: the answer's head is still to come
+    const body = (this.body = new BodyChunks(controller));
+    const take = () => body.claim();
+    this.resolve({
+      answer: {
+        status: statusCode,
+        ok: statusCode >= 200 && statusCode < 300,
+        statusText: statusMessage ?? '',
+        headers: { get: (name) => {
+          const v = headers[name.toLowerCase()];
+          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+        } },
+        body: { [Symbol.asyncIterator]: take },
+        text: () => take().collect(),
+        json: async () => JSON.parse(await take().collect()) as unknown,
+        trailers: () => this.trailers,
+      },
+    });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body?.push(chunk);
+  }
+
+  onResponseEnd(_controller: Dispatcher.DispatchController, trailers: Record<string, string | string[] | undefined>): void {
+    this.stop();
+    for (const [k, v] of Object.entries(trailers)) this.trailers[k] = Array.isArray(v) ? v.join(', ') : v;
+    this.body?.finish(null);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error & { code?: string }): void {
+    this.stop();
+    if (this.body) return this.body.finish(failure(this.href, err, this.end));
+    // A kept-alive connection the upstream closed just before this request was written: it saw nothing; once more.
+    const stale = !this.end.ended && staleConnection(err);
+    this.resolve(stale ? { retry: true } : { error: failure(this.href, err, this.end) });
+  }
+}
+
+function once(method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload: Buffer | null, end: CallEnd): Promise<Outcome> {
   const t = targetOf(url);
   return new Promise((resolve) => {
-    const req: ClientRequest = httpRequest({ host: t.host, port: t.port, path: t.path, method, agent, headers: payload ? { ...headers, 'content-length': String(payload.length) } : headers });
-    let res: IncomingMessage | undefined;
-    // Until the answer arrives the call's end destroys the request; after, its body (a client that left, a deadline).
-    const stop = end.onEnd(() => (res ?? req).destroy(end.error()));
-    req.once('response', (r) => {
-      res = r;
-      r.once('close', stop);
-      resolve({ answer: answerOf(r, t.href, end) });
-    });
-    req.once('error', (err: Error & { code?: string }) => {
-      if (res) return; // the body's own error is the reader's
-      stop();
-      // A kept-alive socket the upstream closed just before this request was written: it saw nothing; once more.
-      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !end.ended;
-      resolve(stale ? { retry: true } : { error: failure(t.href, err, end) });
-    });
-    if (!end.ended) req.end(payload ?? undefined);
+    const handler = new Call(t.href, end, resolve);
+    if (end.ended) return;
+    try {
+      dispatcher.dispatch({ origin: t.origin, path: t.path, method, headers, body: payload }, handler);
+    } catch (err) {
+      handler.onResponseError(undefined, err as Error); // a header undici refuses: the call fails, as a refused connection does
+    }
   });
 }
 

@@ -87,6 +87,8 @@ export const proxyOverhead: Benchmark = {
       // Issue #14's own measure: a reference upstream that answers at once, nginx in front of it (wrk, proxy-wrk.ts).
       const reference = await startNginx(scope, { answer: REFERENCE_ANSWER });
       const referenceProxy = await startNginx(scope, reference.url);
+      // What Node itself reaches as a proxy here (issue #14's yardstick): a bare fastify route with undici.
+      const bare = await scope.startCli(['bare-proxy', '--upstream', reference.url]);
       const node = await scope.startNode({ 'bench-sim-local': simModel('bench-sim') }, {
         routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] }, [REFERENCE_MODEL]: { endpoints: [reference.url] } } },
       });
@@ -127,6 +129,7 @@ export const proxyOverhead: Benchmark = {
       const wrk = await measureWithWrk(scope, o, {
         direct: { label: 'direct (reference upstream)', url: reference.url },
         nginx: { label: 'nginx proxy_pass', url: referenceProxy.url },
+        bare: { label: 'bare fastify + undici', url: bare.url, pid: bare.proc.pid },
         routers: [{ label: 'router → static route', url: node.url, pid: node.proc.pid }],
       });
 

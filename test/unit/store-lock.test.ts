@@ -99,8 +99,9 @@ describe('store lock (issue #9)', () => {
   });
 
   it.runIf(process.platform === 'linux')('takes over a lock whose process has exited but is not yet reaped (a zombie)', async () => {
-    // `sleep 0` exits at once; its parent, exec'd into `sleep 30`, never reaps it: a zombie for as long as we need.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child outlives the shell's own part (`sleep 0` could exit and be reaped by `sh` before the `exec` on a busy
+    // machine); its parent, exec'd into `sleep 30`, never reaps it: a zombie for as long as we need.
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     children.push(parent);
     const zombie = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d) => r(String(d).trim()))));
     await eventually(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z'), { what: 'a zombie' });

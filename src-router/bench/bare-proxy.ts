@@ -1,0 +1,49 @@
+/**
+ * The bench's Node reference for issue #14: what Node itself reaches on this machine as a proxy. A bare fastify route
+ * that parses the JSON body and forwards it with an undici `Pool`, answering the upstream's bytes — the issue's own
+ * yardstick ("leaves room for routing, metrics and ID rewriting, not for waste"). proxy-overhead's wrk table measures
+ * it beside nginx and the router in the same run, so the router's cost over what Node costs anyway is a ratio too.
+ * `routerdesk bare-proxy --upstream URL [--host H] [--port N]`; prints `bare-proxy listening on URL`.
+ */
+import Fastify from 'fastify';
+import { Pool } from 'undici';
+
+export const BARE_PROXY_USAGE = 'usage: routerdesk bare-proxy --upstream URL [--host 127.0.0.1] [--port 0]';
+
+export function parseBareProxyArgs(argv: string[]): { upstream: URL; host: string; port: number } {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (!['--upstream', '--host', '--port'].includes(flag) || value === undefined) throw new Error(`bare-proxy: bad argument '${flag}'\n${BARE_PROXY_USAGE}`);
+    flags.set(flag, value);
+  }
+  const raw = flags.get('--upstream');
+  if (!raw || !URL.canParse(raw)) throw new Error(`bare-proxy: --upstream must be an http URL\n${BARE_PROXY_USAGE}`);
+  const port = Number(flags.get('--port') ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`bare-proxy: --port must be 0..65535\n${BARE_PROXY_USAGE}`);
+  return { upstream: new URL(raw), host: flags.get('--host') ?? '127.0.0.1', port };
+}
+
+export async function bareProxyMain(argv: string[]): Promise<void> {
+  let args: ReturnType<typeof parseBareProxyArgs>;
+  try {
+    args = parseBareProxyArgs(argv);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const { upstream, host, port } = args;
+  const pool = new Pool(upstream.origin, { connections: 128 });
+  const app = Fastify();
+  app.post('/v1/chat/completions', async (request, reply) => {
+    const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
+    const body = await res.body.text();
+    return reply.status(res.statusCode).type(String(res.headers['content-type'] ?? 'application/json')).send(body);
+  });
+  const url = await app.listen({ host, port });
+  const stop = () => void app.close().then(() => pool.close()).finally(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.stdout.write(`bare-proxy listening on ${url} (to ${upstream.origin})\n`);
+}

@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseBareProxyArgs } from '../../src-router/bench/bare-proxy';
+import { CLI } from '../support/node-harness';
+
+// Issue #14: the bench's Node reference (`routerdesk bare-proxy`), measured beside nginx and the router: a fastify
+// route that parses the body and forwards it with undici. It must forward for real, or its column means nothing.
+
+let upstream: Server | undefined;
+let proxy: ChildProcess | undefined;
+afterAll(async () => {
+  proxy?.kill('SIGKILL');
+  await new Promise<void>((r) => (upstream ? upstream.close(() => r()) : r()));
+});
+
+describe('bare-proxy', () => {
+  it('refuses bad arguments with the usage', () => {
+    expect(() => parseBareProxyArgs([])).toThrow(/--upstream must be an http URL[\s\S]*usage: routerdesk bare-proxy/);
+    expect(() => parseBareProxyArgs(['--upstream', 'http://127.0.0.1:1', '--port', '70000'])).toThrow(/--port must be 0..65535/);
+    expect(() => parseBareProxyArgs(['--upstream'])).toThrow(/bad argument '--upstream'/);
+    expect(parseBareProxyArgs(['--upstream', 'http://127.0.0.1:9/x', '--port', '5'])).toMatchObject({ host: '127.0.0.1', port: 5 });
+  });
+
+  it('forwards a chat completion body, parsed and sent again, and answers the upstream\'s bytes', async () => {
+    const seen: unknown[] = [];
+    upstream = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push({ path: req.url, body: JSON.parse(body) });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"x","model":"m"}');
+      });
+    });
+    await new Promise<void>((r) => upstream!.listen(0, '127.0.0.1', r));
+    const up = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    proxy = spawn(process.execPath, [CLI, 'bare-proxy', '--upstream', up], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = await new Promise<string>((resolve) => {
+      let out = '';
+      proxy!.stdout!.on('data', (d) => {
+        out += d;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+    });
+    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{ "model": "m", "messages": [] }' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('{"id":"x","model":"m"}');
+    expect(seen).toEqual([{ path: '/v1/chat/completions', body: { model: 'm', messages: [] } }]);
+  });
+});
