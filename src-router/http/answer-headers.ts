@@ -8,10 +8,11 @@ export type AnswerTrailers = () => Record<string, string>;
 
 /**
  * The headers of an executor's answer (issue #15, GUARD-2): `x-routerdesk-node`, `x-routerdesk-queue-ms`, when lent
- * `x-routerdesk-lent-to`, and a guardian's `x-routerdesk-served-by`. Set on the raw response too: streams are written
- * past fastify. The queue time goes as a trailer instead when the head went out before it was known: a stream whose
- * head went out with its queue comments (`queue-notice`), or a forwarded stream whose slave sends it as a trailer
- * (`facts.queueMsAtEnd`, known once the stream ended). Returns those trailers, for the stream's end.
+ * `x-routerdesk-lent-to`, and a guardian's `x-routerdesk-served-by`; a stream's on the raw response (streams are
+ * written past fastify), any other answer's on the reply. The queue time goes as a trailer instead when the head went
+ * out before it was known: a stream whose head went out with its queue comments (`queue-notice`), or a forwarded
+ * stream whose slave sends it as a trailer (`facts.queueMsAtEnd`, known once the stream ended). Returns those
+ * trailers, for the stream's end.
  */
 export function answerHeaders(reply: FastifyReply, out: ServeOutput): AnswerTrailers {
   const headers: Record<string, string> = {};
@@ -25,9 +26,11 @@ export function answerHeaders(reply: FastifyReply, out: ServeOutput): AnswerTrai
   const trailers: AnswerTrailers = () => (facts?.queueMs != null ? { [QUEUE_MS_HEADER]: String(Math.round(facts.queueMs)) } : ({} as Record<string, string>));
   if (reply.raw.headersSent) return trailers;
   if (facts?.queueMsAtEnd && out.kind === 'sse') headers.trailer = QUEUE_MS_HEADER;
-  for (const [name, value] of Object.entries(headers)) {
-    reply.header(name, value);
-    reply.raw.setHeader(name, value);
+  // A stream is written past fastify: its head is the raw response's; any other answer goes out through fastify's.
+  const raw = out.kind === 'sse';
+  for (const name in headers) {
+    if (raw) reply.raw.setHeader(name, headers[name]);
+    else reply.header(name, headers[name]);
   }
   return facts?.queueMsAtEnd && out.kind === 'sse' ? trailers : () => ({});
 }

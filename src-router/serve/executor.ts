@@ -209,11 +209,18 @@ export class RequestExecutor {
       target.release?.();
       ended?.();
       guardianEnded?.();
-      const { engineMs, ...measured } = { ...work, ...upstream?.work, ...extra };
+      // What was measured, the later source winning where it says (the row is one shape: no spreads, issue #14).
+      const up = upstream?.work;
+      const w = <K extends keyof WorkMeasure>(k: K): WorkMeasure[K] => (k in extra ? extra[k] : up !== undefined && k in up ? up[k] : work[k]);
+      const service = serviceTime(target, upstream, w('engineMs'), derived);
+      const now = this.now();
       this.deps.onFinished({
-        finishedAt: this.now(), nodeId: servedBy.nodeId, model: target.clusterId, localId: servedBy.localId, backend: target.backend,
-        endpoint: input.endpoint, streamed: input.stream, ...measured, queueWaitMs: (upstream?.waitedMs ?? this.now() - started) + queueWaitMs,
-        durationMs: this.now() - started, ...serviceTime(target, upstream, engineMs, derived), outcome, status, error,
+        finishedAt: now, nodeId: servedBy.nodeId, model: target.clusterId, localId: servedBy.localId, backend: target.backend,
+        endpoint: input.endpoint, streamed: input.stream,
+        promptBytes: w('promptBytes'), promptTokens: w('promptTokens'), tokensGenerated: w('tokensGenerated'),
+        imagePixels: w('imagePixels'), imageSteps: w('imageSteps'), imageCount: w('imageCount'), audioSeconds: w('audioSeconds'),
+        queueWaitMs: (upstream?.waitedMs ?? now - started) + queueWaitMs, durationMs: now - started,
+        serviceMs: service.serviceMs, serviceSource: service.serviceSource, derivedServiceMs: service.derivedServiceMs, outcome, status, error,
         guardianFor: input.guardian ? `${input.guardian.for.nodeId}/${input.guardian.for.model}` : null, guardianReason: input.guardian?.reason ?? null,
         requestId, lentFrom: input.borrowedFrom ? `${input.borrowedFrom.nodeId}/${input.borrowedFrom.model}` : null,
       });

@@ -1,8 +1,9 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Supervisor } from '../backends';
 import type { ModelRegistry } from '../registry';
 import type { LoadEvent } from '../backends';
 import type { RequestRow } from '../store';
+import { BoundCounter, BoundHistogram } from './bound-metrics';
 
 const ENGINE_STATES = ['stopped', 'starting', 'ready', 'stopping', 'failed'] as const;
 
@@ -17,9 +18,9 @@ export class RouterMetrics {
 
   constructor(supervisor: () => Supervisor | undefined, models: () => ModelRegistry | undefined) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'routerdesk_requests_total', help: 'Finished client requests', labelNames: ['model', 'endpoint', 'outcome'], registers });
-    this.duration = new Histogram({ name: 'routerdesk_request_duration_seconds', help: 'Client request duration', labelNames: ['model', 'endpoint'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
-    this.queueWait = new Histogram({ name: 'routerdesk_queue_wait_seconds', help: 'Time a request waited for its engine (queue and load)', labelNames: ['model'], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60], registers });
+    this.requests = new BoundCounter('routerdesk_requests_total', 'Finished client requests', this.registry);
+    this.duration = new BoundHistogram('routerdesk_request_duration_seconds', 'Client request duration', [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], this.registry);
+    this.queueWait = new BoundHistogram('routerdesk_queue_wait_seconds', 'Time a request waited for its engine (queue and load)', [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60], this.registry);
     this.loads = new Counter({ name: 'routerdesk_engine_loads_total', help: 'Engine loads', labelNames: ['model', 'success'], registers });
     this.fallbacks = new Counter({
       name: 'routerdesk_routing_fallbacks_total', help: 'Picks where the strategy in force lacked scraped metrics and took a random ready pod (ROUTE-2)',
@@ -48,7 +49,7 @@ export class RouterMetrics {
     });
   }
 
-  /** Each label set's children, bound once: prom-client hashes the labels on every call otherwise (issue #14). */
+  /** Each label set's children, bound once (issue #14). */
   private readonly bound = new Map<string, { requests: { inc(): void }; duration: { observe(v: number): void }; queueWait: { observe(v: number): void } }>();
 
   request(row: RequestRow) {
@@ -56,7 +57,11 @@ export class RouterMetrics {
     let b = this.bound.get(key);
     if (!b) {
       if (this.bound.size > 10_000) this.bound.clear();
-      b = { requests: this.requests.labels(row.model, row.endpoint, row.outcome), duration: this.duration.labels(row.model, row.endpoint), queueWait: this.queueWait.labels(row.model) };
+      b = {
+        requests: this.requests.bind({ model: row.model, endpoint: row.endpoint, outcome: row.outcome }),
+        duration: this.duration.bind({ model: row.model, endpoint: row.endpoint }),
+        queueWait: this.queueWait.bind({ model: row.model }),
+      };
       this.bound.set(key, b);
     }
     b.requests.inc();

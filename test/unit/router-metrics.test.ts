@@ -20,5 +20,21 @@ describe('router metrics', () => {
     expect(text).toContain('routerdesk_request_duration_seconds_count{model="m",endpoint="chat"} 3');
     expect(text).toContain('routerdesk_request_duration_seconds_bucket{le="0.5",model="m",endpoint="chat"} 2');
     expect(text).toContain('routerdesk_queue_wait_seconds_count{model="m"} 3');
+    // The whole histogram, in Prometheus's text format: cumulative buckets, +Inf, sum, count, HELP and TYPE.
+    expect(text).toContain('# TYPE routerdesk_request_duration_seconds histogram');
+    expect(text).toContain('# TYPE routerdesk_requests_total counter');
+    expect(text).toContain('routerdesk_request_duration_seconds_bucket{le="0.05",model="m",endpoint="chat"} 0');
+    expect(text).toContain('routerdesk_request_duration_seconds_bucket{le="5",model="m",endpoint="chat"} 3');
+    expect(text).toContain('routerdesk_request_duration_seconds_bucket{le="+Inf",model="m",endpoint="chat"} 3');
+    const sum = /routerdesk_request_duration_seconds_sum\{model="m",endpoint="chat"\} (\S+)\n/.exec(text)?.[1];
+    expect(Number(sum)).toBeCloseTo(3.6, 9);
+  });
+
+  it('escapes label values and starts again after a reset', async () => {
+    const m = new RouterMetrics(() => undefined, () => undefined);
+    m.request(row({ model: 'a "quoted" \\ name' }));
+    expect(await m.registry.metrics()).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1');
+    m.registry.resetMetrics();
+    expect(await m.registry.metrics()).not.toContain('routerdesk_requests_total{');
   });
 });
