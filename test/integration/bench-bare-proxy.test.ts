@@ -36,13 +36,15 @@ describe('bare-proxy', () => {
     await new Promise<void>((r) => upstream!.listen(0, '127.0.0.1', r));
     const up = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     proxy = spawn(process.execPath, [CLI, 'bare-proxy', '--upstream', up], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const url = await new Promise<string>((resolve) => {
+    const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       proxy!.stdout!.on('data', (d) => {
         out += d;
         const m = /listening on (http:\/\/\S+)/.exec(out);
         if (m) resolve(m[1]);
       });
+      proxy!.once('error', reject);
+      proxy!.once('exit', (code) => reject(new Error(`bare-proxy exited (${code}) before listening: ${out}`)));
     });
     const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{ "model": "m", "messages": [] }' });
     expect(res.status).toBe(200);
