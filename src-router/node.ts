@@ -172,10 +172,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const executor = new RequestExecutor({
     nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
     requestTimeoutMs: config.cluster.request_timeout,
-    onStart: (target, borrowed, input) => {
+    onStart: (target, borrowed, input, requestId) => {
       const endOwn = target.kind === 'local' && !borrowed ? activity.begin() : undefined;
       const endPod = routing?.begin(target);
-      const endActive = activeRequests.begin(target, input);
+      const endActive = activeRequests.begin(target, input, requestId);
       return () => {
         endOwn?.();
         endPod?.();

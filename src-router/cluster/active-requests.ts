@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ActiveRequestWire } from '../contract';
 import type { Target } from '../registry';
 
@@ -42,16 +41,20 @@ export interface ActiveRequestsDeps {
 }
 
 export class ActiveRequests {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<number, Entry>();
+  private seq = 0;
 
   constructor(private readonly deps: ActiveRequestsDeps) {}
 
-  /** Marks one request started (local or static targets; others are not this node's); the returned function ends it. */
-  begin(target: Target, input: { stream: boolean; requestId?: string; borrowedFrom?: { nodeId: string; model: string } }): () => void {
+  /**
+   * Marks one request started (local or static targets; others are not this node's), listed under its request ID (the
+   * one its analytics and decision rows name); the returned function ends it.
+   */
+  begin(target: Target, input: { stream: boolean; borrowedFrom?: { nodeId: string; model: string } }, requestId: string): () => void {
     if (target.kind === 'remote') return () => {};
-    const key = randomUUID();
+    const key = this.seq++;
     this.entries.set(key, {
-      id: input.requestId ?? key,
+      id: requestId,
       model: target.localId,
       clusterId: target.clusterId,
       lane: target.kind === 'static' ? 'static' : this.deps.laneOf(target.localId),

@@ -70,8 +70,8 @@ export interface ExecutorDeps {
   clusterToken: string;
   requestTimeoutMs: number;
   onFinished(row: RequestRow): void;
-  /** Called when a request starts; the returned function when it ends (in-flight counts, idle tracking). */
-  onStart?(target: Target, borrowed: boolean, input: ServeInput): () => void;
+  /** Called when a request starts, with its ID; the returned function when it ends (in-flight counts, idle tracking). */
+  onStart?(target: Target, borrowed: boolean, input: ServeInput, requestId: string): () => void;
   /** The router queue and lending of enrolled models (QUEUE-*, LEASE-*, HELPER-*). */
   lending?: LendingGate;
   /** A real turn at a static-route endpoint: did it answer (ROUTE-9)? */
@@ -192,7 +192,7 @@ export class RequestExecutor {
     } catch {
       /* an unreadable upload is measured as nothing; the engine judges it */
     }
-    const ended = this.deps.onStart?.(target, input.borrowedFrom !== undefined, input);
+    const ended = this.deps.onStart?.(target, input.borrowedFrom !== undefined, input, requestId);
     let upstream: Upstream | undefined;
     let finished = false;
     let onDone: (() => void) | undefined;
@@ -282,7 +282,9 @@ export class RequestExecutor {
           : res.body!;
         return { kind: 'sse', status: 200, events: relayEvents(res, body, upstream, target, finish, facts), modelId: target.clusterId, close, facts };
       }
-      return { ...(await readBody(res, upstream, input, target, finish)), facts };
+      const out = await readBody(res, upstream, input, target, finish);
+      out.facts = facts;
+      return out;
     } catch (err) {
       const e = input.client.aborted ? new RouterError(499, 'client_closed', 'client closed the request') : asRouterError(err);
       finish(input.client.aborted ? 'cancelled' : e.code === 'offload_returned' ? 'returned' : 'error', e.status, e.message);
