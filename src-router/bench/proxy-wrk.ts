@@ -42,8 +42,9 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: { d
   const paths = [at.direct, at.nginx, at.bare, ...at.routers];
   const bin = wrkBinary();
   const script = wrkScript(scope, { model: REFERENCE_MODEL, messages: [{ role: 'user', content: 'hello' }], max_tokens: 8 });
-  const rounds = o.quick ? 2 : 4;
-  const seconds = o.quick ? 2 : 5;
+  // Short alternating rounds: this machine's phases move every path by up to 2× within seconds.
+  const rounds = o.quick ? 4 : 8;
+  const seconds = o.quick ? 1 : 2;
   const acc = new Map<string, Acc>();
   const key = (p: WrkPath, c: number) => `${p.label}|${c}`;
   // Warm-up: connections open, the router's paths compiled.
