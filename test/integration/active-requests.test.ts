@@ -1,33 +1,28 @@
 import Database from 'better-sqlite3';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lendingViewSchema } from '../../src-router/contract/decisions';
-import { eventually, startNode, type TestNode } from '../support/node-harness';
+import { eventually, type TestNode } from '../support/node-harness';
+import { nodeWithStaticUpstream } from '../support/static-upstream';
 
 // UI-2: a node lists every request it runs for a model of its own while it runs (the console's lending view, what the
 // Nodes page shows), a static route's included, under the request's own ID: the one its analytics row names.
 describe('a node\'s active requests (UI-2)', () => {
-  let upstream: Server;
   let node: TestNode;
+  let close: (() => Promise<void>) | undefined;
   const held: ServerResponse[] = [];
 
   beforeAll(async () => {
     // An upstream that answers a chat completion only when the test lets it: the request stays active meanwhile (the
     // node's metrics scraper gets a 404).
-    upstream = createServer((req, res) => {
+    ({ node, close } = await nodeWithStaticUpstream((req, res) => {
       req.resume();
       if (req.method !== 'POST') return void res.writeHead(404).end();
       req.on('end', () => held.push(res));
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const port = (upstream.address() as { port: number }).port;
-    node = await startNode({ models: {}, config: { routing: { static_routes: { up: { endpoints: [`http://127.0.0.1:${port}`] } } } } });
+    }));
   });
-  afterAll(async () => {
-    await node?.stop();
-    upstream?.close();
-  });
+  afterAll(() => close?.());
 
   /** This node's active requests as the console reads them. */
   const active = async () => {

@@ -1,16 +1,16 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNode, type TestNode } from '../support/node-harness';
+import type { TestNode } from '../support/node-harness';
+import { nodeWithStaticUpstream } from '../support/static-upstream';
 
 // Issue #14: a proxy passes a request body on as it came; the node renames the model in the client's bytes instead
 // of serialising the parsed body again. A real node, a real loopback upstream that records the bytes it received.
 describe('request bodies forwarded as the client sent them (issue #14)', () => {
-  let upstream: Server;
   let node: TestNode;
+  let close: (() => Promise<void>) | undefined;
   const received: string[] = [];
 
   beforeAll(async () => {
-    upstream = createServer((req, res) => {
+    ({ node, close } = await nodeWithStaticUpstream((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -18,15 +18,9 @@ describe('request bodies forwarded as the client sent them (issue #14)', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }));
       });
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const port = (upstream.address() as { port: number }).port;
-    node = await startNode({ models: {}, config: { routing: { static_routes: { up: { endpoints: [`http://127.0.0.1:${port}`] } } } } });
+    }));
   });
-  afterAll(async () => {
-    await node?.stop();
-    upstream?.close();
-  });
+  afterAll(() => close?.());
 
   const post = (body: string) => fetch(`${node.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
 
