@@ -6,22 +6,23 @@
  * `routerdesk bare-proxy --upstream URL [--host H] [--port N]`; prints `bare-proxy listening on URL`.
  */
 import Fastify from 'fastify';
+import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { stopOnSignals } from '../cli/node-command';
 
 export const BARE_PROXY_USAGE = 'usage: routerdesk bare-proxy --upstream URL [--host 127.0.0.1] [--port 0]';
 
 export function parseBareProxyArgs(argv: string[]): { upstream: URL; host: string; port: number } {
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i += 2) {
-    const [flag, value] = [argv[i], argv[i + 1]];
-    if (!['--upstream', '--host', '--port'].includes(flag) || value === undefined) throw new Error(`bare-proxy: bad argument '${flag}'\n${BARE_PROXY_USAGE}`);
-    flags.set(flag, value);
+  let values: { upstream?: string; host?: string; port?: string };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { upstream: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } }, strict: true }));
+  } catch (err) {
+    throw new Error(`bare-proxy: bad argument: ${(err as Error).message}\n${BARE_PROXY_USAGE}`);
   }
-  const raw = flags.get('--upstream');
-  if (!raw || !URL.canParse(raw)) throw new Error(`bare-proxy: --upstream must be an http URL\n${BARE_PROXY_USAGE}`);
-  const port = Number(flags.get('--port') ?? 0);
+  if (!values.upstream || !URL.canParse(values.upstream)) throw new Error(`bare-proxy: --upstream must be an http URL\n${BARE_PROXY_USAGE}`);
+  const port = Number(values.port ?? 0);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`bare-proxy: --port must be 0..65535\n${BARE_PROXY_USAGE}`);
-  return { upstream: new URL(raw), host: flags.get('--host') ?? '127.0.0.1', port };
+  return { upstream: new URL(values.upstream), host: values.host ?? '127.0.0.1', port };
 }
 
 export async function bareProxyMain(argv: string[]): Promise<void> {
@@ -42,8 +43,6 @@ export async function bareProxyMain(argv: string[]): Promise<void> {
     return reply.status(res.statusCode).type(String(res.headers['content-type'] ?? 'application/json')).send(body);
   });
   const url = await app.listen({ host, port });
-  const stop = () => void app.close().then(() => pool.close()).finally(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  stopOnSignals({ close: () => app.close().then(() => pool.close()), current: { app } });
   process.stdout.write(`bare-proxy listening on ${url} (to ${upstream.origin})\n`);
 }

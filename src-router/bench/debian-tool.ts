@@ -9,16 +9,21 @@ import { delimiter, join } from 'node:path';
 
 const APT_TIMEOUT_MS = 10 * 60_000;
 
+/** Whether `file` exists and may be run. */
+export function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** First executable `name` on PATH (plus the sbin folders apt uses), or null. */
 export function findOnPath(name: string, path = process.env.PATH ?? ''): string | null {
   for (const dir of [...path.split(delimiter).filter(Boolean), '/usr/sbin', '/usr/bin', '/sbin', '/bin']) {
     const file = join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      /* not here */
-    }
+    if (isExecutable(file)) return file;
   }
   return null;
 }
@@ -33,18 +38,25 @@ export function aptInstall(pkg: string): void {
   run(['install', '-y', pkg]);
 }
 
-/** `name` from Debian's package `pkg`: found, else installed (Debian, root), else an error naming the command and `why`. */
-export function debianTool(name: string, pkg: string, why: string): string {
-  const found = findOnPath(name);
+/**
+ * What `find` finds; else Debian's package `pkg` is installed (Debian, root) and it is looked for again; else an error
+ * naming `what` and the command to run (`hint`).
+ */
+export function ensureDebianTool(what: string, pkg: string, find: () => string | null, hint = `apt-get update && apt-get install -y ${pkg}`): string {
+  const found = find();
   if (found) return found;
-  const hint = `Run: apt-get update && apt-get install -y ${pkg}`;
-  if (!canApt()) throw new Error(`${name} is not installed (${why}). ${hint}`);
+  if (!canApt()) throw new Error(`${what} is not installed and cannot be installed from here (needs Debian and root). Run: ${hint}`);
   try {
     aptInstall(pkg);
   } catch (err) {
-    throw new Error(`installing ${pkg} failed (${(err as Error).message}). ${hint}`);
+    throw new Error(`installing ${pkg} failed (${(err as Error).message}). Run: ${hint}`);
   }
-  const after = findOnPath(name);
-  if (!after) throw new Error(`${name} is still missing after installing ${pkg}. ${hint}`);
+  const after = find();
+  if (!after) throw new Error(`${what} is still missing after installing ${pkg}. Run: ${hint}`);
   return after;
+}
+
+/** `name` from Debian's package `pkg`, on PATH: found, else installed, else an error naming the command and `why`. */
+export function debianTool(name: string, pkg: string, why: string): string {
+  return ensureDebianTool(`${name} (${why})`, pkg, () => findOnPath(name));
 }

@@ -19,7 +19,8 @@ describe('bare-proxy', () => {
   it('refuses bad arguments with the usage', () => {
     expect(() => parseBareProxyArgs([])).toThrow(/--upstream must be an http URL[\s\S]*usage: routerdesk bare-proxy/);
     expect(() => parseBareProxyArgs(['--upstream', 'http://127.0.0.1:1', '--port', '70000'])).toThrow(/--port must be 0..65535/);
-    expect(() => parseBareProxyArgs(['--upstream'])).toThrow(/bad argument '--upstream'/);
+    expect(() => parseBareProxyArgs(['--upstream'])).toThrow(/bad argument: .*'--upstream/);
+    expect(() => parseBareProxyArgs(['--upstream', 'http://127.0.0.1:1', '--nope', 'x'])).toThrow(/bad argument: .*'--nope'/);
     expect(parseBareProxyArgs(['--upstream', 'http://127.0.0.1:9/x', '--port', '5'])).toMatchObject({ host: '127.0.0.1', port: 5 });
   });
 
