@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<void> {
     case 'bench':
       return (await import('./bench/runner')).benchCommand(rest);
     case 'bare-proxy':
-      return (await import('./bench/bare-proxy')).bareProxyMain(rest);
+      return (await import('./cli/bare-proxy-command')).bareProxyCommand(rest);
     case undefined:
     case '-h':
     case '--help':

@@ -3,12 +3,11 @@
  * that parses the JSON body and forwards it with an undici `Pool`, answering the upstream's bytes — the issue's own
  * yardstick ("leaves room for routing, metrics and ID rewriting, not for waste"). proxy-overhead's wrk table measures
  * it beside nginx and the router in the same run, so the router's cost over what Node costs anyway is a ratio too.
- * `routerdesk bare-proxy --upstream URL [--host H] [--port N]`; prints `bare-proxy listening on URL`.
+ * `routerdesk bare-proxy --upstream URL [--host H] [--port N]` (`cli/bare-proxy-command.ts`).
  */
 import Fastify from 'fastify';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { stopOnSignals } from '../cli/node-command';
 
 export const BARE_PROXY_USAGE = 'usage: routerdesk bare-proxy --upstream URL [--host 127.0.0.1] [--port 0]';
 
@@ -25,16 +24,8 @@ export function parseBareProxyArgs(argv: string[]): { upstream: URL; host: strin
   return { upstream: new URL(values.upstream), host: values.host ?? '127.0.0.1', port };
 }
 
-export async function bareProxyMain(argv: string[]): Promise<void> {
-  let args: ReturnType<typeof parseBareProxyArgs>;
-  try {
-    args = parseBareProxyArgs(argv);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const { upstream, host, port } = args;
+/** Starts the proxy; `close` stops it and its connections to the upstream. */
+export async function startBareProxy({ upstream, host, port }: ReturnType<typeof parseBareProxyArgs>) {
   const pool = new Pool(upstream.origin, { connections: 128 });
   const app = Fastify();
   app.post('/v1/chat/completions', async (request, reply) => {
@@ -43,6 +34,5 @@ export async function bareProxyMain(argv: string[]): Promise<void> {
     return reply.status(res.statusCode).type(String(res.headers['content-type'] ?? 'application/json')).send(body);
   });
   const url = await app.listen({ host, port });
-  stopOnSignals({ close: () => app.close().then(() => pool.close()), current: { app } });
-  process.stdout.write(`bare-proxy listening on ${url} (to ${upstream.origin})\n`);
+  return { url, current: { app }, close: () => app.close().then(() => pool.close()) };
 }
