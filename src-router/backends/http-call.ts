@@ -20,6 +20,12 @@ export interface HttpAnswer {
   json(): Promise<unknown>;
   /** Trailers the answer ended with (read once its body ended). */
   trailers?(): Record<string, string | undefined>;
+  /**
+   * The reader has all it wants (a stream's `[DONE]`) though the body has not ended: the rest is read and dropped, so
+   * the connection stays open for the next call (stopping the read would close it). A body that does not end within
+   * `DRAIN_MS` is cut off. Call it before leaving the body's loop.
+   */
+  drainRest?(): void;
 }
 
 /**
@@ -57,6 +63,9 @@ function failure(url: string, err: Error & { code?: string }, end: CallEnd): Err
 /** Chunks a reader has not taken yet before the connection is paused (and resumed once it has taken them). */
 const QUEUED_CHUNKS = 16;
 
+/** How long a body whose reader has all it wants may take to end before its connection is closed (`drainRest`). */
+export const DRAIN_MS = 1_000;
+
 type Waiter = { resolve: (r: IteratorResult<Uint8Array>) => void; reject: (err: Error) => void };
 
 /**
@@ -77,6 +86,8 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   private ended = false;
   private error: Error | null = null;
   private taken = false;
+  /** Draining (`drainRest`): the rest is dropped as it comes; cut off when this fires first. */
+  private drainTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly controller: Dispatcher.DispatchController) {}
 
@@ -88,8 +99,8 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   }
 
   push(chunk: Buffer): void {
-    // Given up: the rest flows away.
-    if (this.ended) return;
+    // Given up or draining: the rest flows away.
+    if (this.ended || this.drainTimer) return;
     this.queue.push(chunk);
     // Every callback of one read runs before the microtask: what it brought goes over together.
     if (!this.whole && !this.due) {
@@ -121,6 +132,12 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
 
   /** Its end (error null) or its failure. */
   finish(error: Error | null): void {
+    if (this.drainTimer) {
+      clearTimeout(this.drainTimer);
+      this.drainTimer = null;
+      this.ended = true;
+      return;
+    }
     if (this.ended) return;
     this.ended = true;
     this.error = error;
@@ -168,15 +185,31 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
     });
   }
 
-  /** The reader stopped early: the rest of the body is not wanted. */
+  /** The reader has all it wants: the rest is dropped until the body ends, or cut off after `DRAIN_MS`. */
+  drain(): void {
+    if (this.ended || this.drainTimer) return;
+    this.queue = [];
+    this.drainTimer = setTimeout(() => {
+      this.drainTimer = null;
+      this.abort();
+    }, DRAIN_MS);
+    this.drainTimer.unref();
+    if (this.controller.paused) this.controller.resume();
+  }
+
+  /** The reader stopped early: the rest of the body is not wanted (a draining body ends on its own). */
   return(): Promise<IteratorResult<Uint8Array>> {
     this.queue = [];
+    if (!this.drainTimer) this.abort();
+    this.error = null;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  private abort(): void {
     if (!this.ended) {
       this.ended = true;
       this.controller.abort(Object.assign(new Error('the answer was not read to its end'), { name: 'AbortError' }));
     }
-    this.error = null;
-    return Promise.resolve({ value: undefined, done: true });
   }
 
   [Symbol.asyncIterator](): this {
@@ -250,6 +283,7 @@ class Call implements Dispatcher.DispatchHandler {
         text: async () => take().collect(),
         json: async () => JSON.parse(await take().collect()) as unknown,
         trailers: () => this.trailers,
+        drainRest: () => body.drain(),
       },
     });
   }

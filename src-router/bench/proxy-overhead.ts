@@ -64,6 +64,14 @@ async function runChunk(t: Target, mode: Mode, count: number, agent: Agent, into
   into.requests += count;
 }
 
+/** `count` requests, `concurrency` at a time, streamed and not in turn: what every measured mode runs, warmed up. */
+async function warm(t: Target, count: number, agent: Agent, concurrency = CONCURRENCY): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < count) await chat(t.url, t.model, agent, 1, next++ % 2 === 1);
+  }));
+}
+
 /** Router CPU per request in µs (null for rows that are not the router). */
 const cpuPerRequestUs = (t: Target, s: Sample) => (t.pid === undefined || !s.requests ? null : (s.cpuTicks / TICKS_PER_S / s.requests) * 1e6);
 
@@ -76,7 +84,7 @@ export const proxyOverhead: Benchmark = {
   async run(o: BenchOptions): Promise<BenchResult> {
     const counts: Record<Mode, number> = o.quick ? { sequential: 300, concurrent: 1600, streamed: 200 } : { sequential: 1600, concurrent: 8000, streamed: 800 };
     const rounds = o.quick ? 2 : 4;
-    const warmup = o.quick ? 50 : 150;
+    const warmup = o.quick ? 3_000 : 8_000;
     const scope = new BenchScope();
     const agent = keepAliveAgent(CONCURRENCY * 2);
     try {
@@ -101,7 +109,9 @@ export const proxyOverhead: Benchmark = {
       ];
       // The supervised model loads lazily: the first request starts its engine.
       await until(async () => (await chat(node.url, 'bench-sim', agent, 1)).status === 200, 'the router\'s sim model to answer', 30_000, 100);
-      for (const t of targets) for (let i = 0; i < warmup; i++) await chat(t.url, t.model, agent, 1, i % 2 === 1);
+      // Warm-up, not measured: V8 keeps optimising (and deoptimising) the request path for thousands of requests; a
+      // node measured after a few dozen spent half its CPU compiling (1.7 ms per request one at a time, ~0.3 ms warm).
+      for (const t of targets) await warm(t, warmup, agent);
 
       const modes: Mode[] = ['sequential', 'concurrent', 'streamed'];
       const results = new Map<string, Sample>();
@@ -144,7 +154,7 @@ export const proxyOverhead: Benchmark = {
         { label: 'owner node → plain model', url: trio.owner.url, model: 'bench-plain', pid: trio.owner.proc.pid },
         { label: 'owner node → enrolled model', url: trio.owner.url, model: 'bench-enrolled', pid: trio.owner.proc.pid },
       ];
-      for (const t of queueTargets) for (let i = 0; i < warmup; i++) await chat(t.url, t.model, agent, 1);
+      for (const t of queueTargets) await warm(t, warmup, agent, 1);
       const queued = new Map<string, Sample>();
       // Short alternating rounds: the difference sought is a fraction of a millisecond, and this machine's phases move
       // every path by more than that within seconds (two long rounds gave −0.07 to +0.79 ms for the same code).

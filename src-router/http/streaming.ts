@@ -17,14 +17,29 @@ export async function writeStream(
   trailers: () => Record<string, string> = () => ({}),
 ): Promise<void> {
   const res = reply.raw;
-  // A stream that waited in a router queue has sent its head already, with its queue comments (`queue-notice`).
-  if (!res.headersSent) openStream(reply, format);
+  const it = items[Symbol.asyncIterator]();
+  let next: Promise<IteratorResult<unknown>> | undefined;
+  let done = false;
   try {
-    for await (const item of items) {
+    // A stream that waited in a router queue has sent its head already, with its queue comments (`queue-notice`).
+    if (!res.headersSent) {
+      openStream(reply, format, {}, false);
+      // The head goes out with the first events when they are there at once (the engine's head and first events came
+      // in one read): one write to the client instead of two (issue #14). Else now: the client sees the stream begin.
+      next = it.next();
+      if (!(await readyNow(next))) res.flushHeaders();
+    }
+    for (;;) {
+      const r = await (next ?? it.next());
+      next = undefined;
+      if (r.done) {
+        done = true;
+        break;
+      }
       if (res.destroyed) break;
       // A slow reader slows the relay instead of the router buffering the whole stream; one that takes nothing for
       // server.write_timeout is cut off, so it cannot hold its engine (and every request behind it) forever.
-      if (!res.write(frame(format, item)) && !(await drained(res, writeTimeoutMs))) {
+      if (!res.write(frame(format, r.value)) && !(await drained(res, writeTimeoutMs))) {
         if (!res.destroyed) request.log.warn({ code: 'client_stalled', url: redactUrl(request.url) }, `client took nothing of the stream for ${Math.round(writeTimeoutMs / 1000)} s: cut off`);
         // The request ends now, before the relay unwinds (its unwinding waits on the engine's stream): its engine call
         // is aborted and the lane released. onEnd is idempotent; the finally below calls it again.
@@ -41,6 +56,8 @@ export async function writeStream(
       if (!res.destroyed) res.write(format === 'ndjson' ? frame(format, errorPayload('/api/', e)) : `data: ${JSON.stringify(errorPayload('/v1/', e))}\n\n`);
     }
   } finally {
+    // Left before the items ended (the client went or stalled): they stop, as a for-await's break stops them.
+    if (!done) await it.return?.(undefined).catch(() => undefined);
     onEnd();
     const t = trailers();
     if (Object.keys(t).length && !res.destroyed) res.addTrailers(t);
@@ -48,10 +65,25 @@ export async function writeStream(
   }
 }
 
+/** Whether a promise settles within this turn of the event loop (before any new I/O is looked at). */
+function readyNow(p: Promise<unknown>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const later = setImmediate(() => resolve(false));
+    const now = () => {
+      clearImmediate(later);
+      resolve(true);
+    };
+    p.then(now, now);
+  });
+}
+
 export type StreamFormat = 'sse' | 'sse-events' | 'ndjson';
 
-/** Takes the response over from fastify and sends a stream's head (headers set on the raw response before are kept). */
-export function openStream(reply: FastifyReply, format: StreamFormat, headers: Record<string, string> = {}): void {
+/**
+ * Takes the response over from fastify and sets a stream's head (headers set on the raw response before are kept);
+ * `flush`: sent now, else with the first write.
+ */
+export function openStream(reply: FastifyReply, format: StreamFormat, headers: Record<string, string> = {}, flush = true): void {
   reply.hijack();
   reply.raw.writeHead(200, {
     'content-type': format !== 'ndjson' ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson',
@@ -60,7 +92,7 @@ export function openStream(reply: FastifyReply, format: StreamFormat, headers: R
     'x-accel-buffering': 'no',
     ...headers,
   });
-  reply.raw.flushHeaders();
+  if (flush) reply.raw.flushHeaders();
 }
 
 /** The items of an answer that is not a stream, for a stream whose head already went out: an error is sent in-band. */

@@ -68,7 +68,12 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
       const out = relayBatch(split.push(chunk));
       if (out) yield out;
       if (failed) throw failed;
-      if (done) break;
+      if (done) {
+        // The engine ends its answer right after `[DONE]`, often in a write of its own: that end is awaited off the
+        // relay, not cut off, so its connection stays open for the next request (issue #14).
+        res.drainRest?.();
+        break;
+      }
     }
     if (!done) {
       const out = relayBatch(split.end());

@@ -2,13 +2,14 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallEnd } from '../../src-router/backends/call-end';
-import { getUrl } from '../../src-router/backends/http-call';
+import { DRAIN_MS, getUrl } from '../../src-router/backends/http-call';
 import { eventually } from '../support/node-harness';
 
 // Issue #14: an answer's body as the request path reads it (`HttpAnswer.body`), on a real loopback server. What one
 // read of the socket brought comes as one piece (an engine writes an HTTP chunk per SSE event); a body that breaks
-// off fails after what came before it; a reader that stops early closes the answer; a reader that falls behind
-// pauses the socket instead of buffering the whole answer.
+// off fails after what came before it; a reader that stops early closes the answer, one that has all it wants
+// (`drainRest`, a stream's [DONE]) lets it end and keeps the connection; a reader that falls behind pauses the socket
+// instead of buffering the whole answer.
 
 let server: Server;
 let base = '';
@@ -105,6 +106,68 @@ describe('an answer body read by the request path', () => {
       if (seen.includes(event(2))) break;
     }
     await serverSawClose;
+  });
+
+  it('a reader that has all it wants lets the body end on its own: the connection stays open and serves the next call', async () => {
+    // A server of its own: the only connection to its origin is the stream's.
+    const ports: number[] = [];
+    let finished!: (ok: boolean) => void;
+    const serverEnd = new Promise<boolean>((r) => (finished = r));
+    const own = createServer((req, res) => {
+      ports.push(req.socket.remotePort!);
+      if (req.url === '/port') return res.end('ok');
+      // An engine ends its stream in a write of its own after [DONE] (llama-server does): the end comes in a later read.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.once('close', () => finished(res.writableFinished));
+      res.write(`${event(1)}data: [DONE]\n\n`, () => setTimeout(() => res.end(), 50));
+    });
+    await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
+    const ownBase = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+    try {
+      const answer = await getUrl(`${ownBase}/late-end`, new CallEnd(undefined, 5_000));
+      let seen = '';
+      for await (const p of answer.body!) {
+        seen += Buffer.from(p).toString();
+        if (seen.includes('[DONE]')) {
+          answer.drainRest!();
+          break;
+        }
+      }
+      // The server finished its answer (a reader that stopped would have closed it first)...
+      expect(await serverEnd).toBe(true);
+      // ...and the connection serves the next call (a cut-off one would have gone with the answer).
+      await eventually(async () => {
+        await (await getUrl(`${ownBase}/port`, new CallEnd(undefined, 5_000))).text();
+        return ports.at(-1) === ports[0];
+      }, { what: 'a call on the stream\'s connection' });
+    } finally {
+      own.closeAllConnections();
+      await new Promise<void>((r) => own.close(() => r()));
+    }
+  });
+
+  it('a body that does not end after its reader had all it wanted is cut off after DRAIN_MS', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((r) => (closed = r));
+    let endedAt = 0;
+    handlers.set('/never-ends', (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.once('close', () => {
+        endedAt = performance.now();
+        closed();
+      });
+      res.write('data: [DONE]\n\n');
+    });
+    const answer = await getUrl(`${base}/never-ends`, new CallEnd(undefined, 30_000));
+    const it = answer.body![Symbol.asyncIterator]();
+    await it.next();
+    const drainedAt = performance.now();
+    answer.drainRest!();
+    await it.return!();
+    await serverSawClose;
+    // Not at once (the body was given its time to end), and not at the call's own 30 s deadline.
+    expect(endedAt - drainedAt).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+    expect(endedAt - drainedAt).toBeLessThan(20_000);
   });
 
   it('a reader that falls behind pauses the socket: the server is held back, and the whole body still arrives', async () => {

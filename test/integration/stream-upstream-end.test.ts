@@ -1,0 +1,50 @@
+import OpenAI from 'openai';
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, type TestNode } from '../support/node-harness';
+import { nodeWithStaticUpstream } from '../support/static-upstream';
+
+// Issue #14: an engine ends a stream in a write of its own after `data: [DONE]` (llama-server's chunked writer does),
+// so that end often comes in a later read than [DONE]. The node relays [DONE] to its client at once and lets the
+// engine's answer end on its own: cutting it off closed the engine's connection, and every stream then cost a new
+// one. A real node, a real loopback upstream that records which connection each request came on, the openai client.
+describe('a relayed stream lets the engine end its answer (issue #14)', () => {
+  let node: TestNode;
+  let close: (() => Promise<void>) | undefined;
+  /** The connection (client port) of each chat request the upstream saw. */
+  const ports: number[] = [];
+  const streamEnds: boolean[] = [];
+
+  const chunk = (content: string | null, finish: string | null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }] })}\n\n`;
+
+  beforeAll(async () => {
+    ({ node, close } = await nodeWithStaticUpstream((req, res: ServerResponse) => {
+      req.resume();
+      req.on('end', () => {
+        if (!req.url?.endsWith('/chat/completions')) return res.end();
+        ports.push(req.socket.remotePort!);
+        if (!req.headers['content-type']?.includes('json') || ports.length > 1) return res.end(JSON.stringify({ id: 'c2', object: 'chat.completion', created: 1, model: 'up', choices: [] }));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.once('close', () => streamEnds.push(res.writableFinished));
+        res.write(`${chunk('hi', null)}${chunk(null, 'stop')}data: [DONE]\n\n`, () => setTimeout(() => res.end(), 100));
+      });
+    }));
+  });
+  afterAll(() => close?.());
+
+  it('the client gets its whole stream, the engine finishes its answer, and its connection serves the next request', async () => {
+    const client = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'x', maxRetries: 0, timeout: 10_000 });
+    const stream = await client.chat.completions.create({ model: 'up', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+    expect(text).toBe('hi');
+    // The engine's answer ended as the engine ended it: finished, not closed under it.
+    await eventually(() => streamEnds.length === 1, { what: 'the upstream answer to end' });
+    expect(streamEnds).toEqual([true]);
+    // The node's next request to the engine comes on the stream's connection (a cut-off one went with the answer).
+    await eventually(async () => {
+      await client.chat.completions.create({ model: 'up', messages: [{ role: 'user', content: 'again' }] });
+      return ports.at(-1) === ports[0];
+    }, { what: 'a request on the stream\'s connection' });
+  });
+});
