@@ -16,12 +16,15 @@ export function nginxBinary(): string {
   return debianTool('nginx', 'nginx', 'proxy-overhead compares the router with it');
 }
 
-/** What nginx does: `proxy_pass` to an upstream URL, or answer every request with a fixed JSON body. */
-export type NginxRole = string | { answer: string };
+/**
+ * What nginx does: `proxy_pass` to an upstream URL, or answer every request with a fixed body (JSON, or `type`: a
+ * whole SSE stream as one body).
+ */
+export type NginxRole = string | { answer: string; type?: 'application/json' | 'text/event-stream' };
 
 /**
  * The nginx config: `proxy_pass` to `upstream` over kept-alive connections, nothing logged, nothing buffered; or
- * `return 200` with the given JSON (no `'`, `\\` or `$`: nginx would read them).
+ * `return 200` with the given body (no `'`, `\\` or `$`: nginx would read them).
  */
 export function nginxConfig(dir: string, port: number, role: NginxRole): string {
   if (typeof role !== 'string' && /['\\$]/.test(role.answer)) throw new Error('a reference answer for nginx cannot hold \', \\ or $');
@@ -35,7 +38,7 @@ http {
   access_log off;
   keepalive_requests 1000000;
 ${temp}
-${typeof role === 'string' ? proxied(port, new URL(role)) : answering(port, role.answer)}
+${typeof role === 'string' ? proxied(port, new URL(role)) : answering(port, role.answer, role.type ?? 'application/json')}
 }
 `;
 }
@@ -51,10 +54,11 @@ const proxied = (port: number, u: URL) => `  upstream engine { server ${u.hostna
     }
   }`;
 
-const answering = (port: number, answer: string) => `  server {
+// The answer's newlines (an SSE body's) stay as they are inside nginx's quoted string.
+const answering = (port: number, answer: string, type: string) => `  server {
     listen 127.0.0.1:${port};
     location / {
-      default_type application/json;
+      default_type ${type};
       return 200 '${answer}';
     }
   }`;

@@ -13,7 +13,7 @@ import { chat, keepAliveAgent, type CallResult } from './http-client';
 import { cpuTicks, TICKS_PER_S } from './process-cpu';
 import { Trio } from './lending-trio';
 import { startNginx } from './nginx';
-import { measureWithWrk, REFERENCE_ANSWER, REFERENCE_MODEL } from './proxy-wrk';
+import { measureWithWrk, REFERENCE_ANSWER, REFERENCE_MODEL, REFERENCE_STREAM, REFERENCE_STREAM_MODEL } from './proxy-wrk';
 import { BenchScope, until } from './scope';
 import { formatNumber, formatRatio, percentile, ratio, type Cell } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
@@ -95,10 +95,12 @@ export const proxyOverhead: Benchmark = {
       // Issue #14's own measure: a reference upstream that answers at once, nginx in front of it (wrk, proxy-wrk.ts).
       const reference = await startNginx(scope, { answer: REFERENCE_ANSWER });
       const referenceProxy = await startNginx(scope, reference.url);
+      const referenceStream = await startNginx(scope, { answer: REFERENCE_STREAM, type: 'text/event-stream' });
+      const referenceStreamProxy = await startNginx(scope, referenceStream.url);
       // What Node itself reaches as a proxy here (issue #14's yardstick): a bare fastify route with undici.
       const bare = await scope.startCli(['bare-proxy', '--upstream', reference.url]);
       const node = await scope.startNode({ 'bench-sim-local': simModel('bench-sim') }, {
-        routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] }, [REFERENCE_MODEL]: { endpoints: [reference.url] } } },
+        routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] }, [REFERENCE_MODEL]: { endpoints: [reference.url] }, [REFERENCE_STREAM_MODEL]: { endpoints: [referenceStream.url] } } },
       });
       o.log(`proxy-overhead: engine ${direct.url}, nginx ${nginx.url}, router ${node.url}`);
       const targets: Target[] = [
@@ -144,6 +146,11 @@ export const proxyOverhead: Benchmark = {
         nginx: { label: 'nginx proxy_pass', url: referenceProxy.url },
         bare: { label: 'bare fastify + undici', url: bare.url, pid: bare.proc.pid },
         routers: [{ label: 'router → static route', url: node.url, pid: node.proc.pid }],
+        streamed: {
+          direct: { label: 'direct (reference upstream)', url: referenceStream.url },
+          nginx: { label: 'nginx proxy_pass', url: referenceStreamProxy.url },
+          routers: [{ label: 'router → static route', url: node.url, pid: node.proc.pid }],
+        },
       });
 
       // Enrolled vs plain on one node: the router queue's cost (one request at a time: nothing waits, nothing is lent;

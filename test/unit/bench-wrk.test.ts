@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseWrk } from '../../src-router/bench/wrk';
 import { nginxConfig } from '../../src-router/bench/nginx';
-import { REFERENCE_ANSWER } from '../../src-router/bench/proxy-wrk';
+import { REFERENCE_ANSWER, REFERENCE_STREAM } from '../../src-router/bench/proxy-wrk';
 
 // issue #14: the bench reads wrk's report (as Debian's wrk 4 prints it) and runs nginx as the reference upstream.
 const report = `Running 2s test @ http://127.0.0.1:18181/v1/chat/completions
@@ -39,5 +39,12 @@ describe('the bench\'s wrk and nginx parts', () => {
     expect(conf).not.toContain('proxy_pass');
     expect(nginxConfig('/tmp/x', 8080, 'http://127.0.0.1:9000')).toContain('server 127.0.0.1:9000; keepalive 128;');
     expect(() => nginxConfig('/tmp/x', 8080, { answer: '{"a":"$host"}' })).toThrow(/cannot hold/);
+  });
+
+  it('the streamed reference answers a whole SSE stream as one event-stream body, its newlines kept', () => {
+    const conf = nginxConfig('/tmp/x', 8080, { answer: REFERENCE_STREAM, type: 'text/event-stream' });
+    expect(conf).toContain('default_type text/event-stream;');
+    expect(conf).toContain(`return 200 '${REFERENCE_STREAM}';`);
+    expect(REFERENCE_STREAM.split('\n\n').filter(Boolean).map((e) => e.slice('data: '.length))).toEqual([expect.stringContaining('"content":"hello"'), expect.stringContaining('"finish_reason":"stop"'), '[DONE]']);
   });
 });
