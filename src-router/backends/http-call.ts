@@ -174,6 +174,7 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   }
 
   next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.drainTimer) return Promise.resolve({ value: undefined, done: true });
     if (this.queue.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.ended) {
       const err = this.error;
@@ -189,6 +190,10 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   drain(): void {
     if (this.ended || this.drainTimer) return;
     this.queue = [];
+    // A read still waiting ends here: nothing more is handed over.
+    const w = this.waiter;
+    this.waiter = null;
+    w?.resolve({ value: undefined, done: true });
     this.drainTimer = setTimeout(() => {
       this.drainTimer = null;
       this.abort();

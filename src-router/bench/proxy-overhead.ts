@@ -64,11 +64,14 @@ async function runChunk(t: Target, mode: Mode, count: number, agent: Agent, into
   into.requests += count;
 }
 
-/** `count` requests, `concurrency` at a time, streamed and not in turn: what every measured mode runs, warmed up. */
-async function warm(t: Target, count: number, agent: Agent, concurrency = CONCURRENCY): Promise<void> {
+/** `count` requests, `concurrency` at a time (`streamed`: every other one streamed), not measured: the path warmed up. */
+async function warm(t: Target, count: number, agent: Agent, o: { concurrency: number; streamed: boolean }): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await chat(t.url, t.model, agent, 1, next++ % 2 === 1);
+  await Promise.all(Array.from({ length: o.concurrency }, async () => {
+    while (next < count) {
+      const i = next++;
+      await chat(t.url, t.model, agent, 1, o.streamed && i % 2 === 1);
+    }
   }));
 }
 
@@ -113,7 +116,7 @@ export const proxyOverhead: Benchmark = {
       await until(async () => (await chat(node.url, 'bench-sim', agent, 1)).status === 200, 'the router\'s sim model to answer', 30_000, 100);
       // Warm-up, not measured: V8 keeps optimising (and deoptimising) the request path for thousands of requests; a
       // node measured after a few dozen spent half its CPU compiling (1.7 ms per request one at a time, ~0.3 ms warm).
-      for (const t of targets) await warm(t, warmup, agent);
+      for (const t of targets) await warm(t, warmup, agent, { concurrency: CONCURRENCY, streamed: true });
 
       const modes: Mode[] = ['sequential', 'concurrent', 'streamed'];
       const results = new Map<string, Sample>();
@@ -161,7 +164,7 @@ export const proxyOverhead: Benchmark = {
         { label: 'owner node → plain model', url: trio.owner.url, model: 'bench-plain', pid: trio.owner.proc.pid },
         { label: 'owner node → enrolled model', url: trio.owner.url, model: 'bench-enrolled', pid: trio.owner.proc.pid },
       ];
-      for (const t of queueTargets) await warm(t, warmup, agent, 1);
+      for (const t of queueTargets) await warm(t, warmup, agent, { concurrency: 1, streamed: false });
       const queued = new Map<string, Sample>();
       // Short alternating rounds: the difference sought is a fraction of a millisecond, and this machine's phases move
       // every path by more than that within seconds (two long rounds gave −0.07 to +0.79 ms for the same code).

@@ -3,7 +3,8 @@
  * that answers at once (nginx returning a fixed chat completion), nginx `proxy_pass` to it, and the router's static
  * route to it; one connection at a time (p50: what each path adds) and 16 at once (req/s), rounds alternating the
  * paths. Streamed, a second reference answers a whole short SSE stream at once: one at a time, its p50 is what each
- * path adds to a stream's first byte. The router's CPU per request comes from its process's CPU time.
+ * path adds to the whole stream, an upper bound of what it adds to the first byte (which comes in the same write).
+ * The router's CPU per request comes from its process's CPU time.
  */
 import { cpuTicks, TICKS_PER_S } from './process-cpu';
 import type { BenchScope } from './scope';
@@ -116,7 +117,7 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: {
         continue;
       }
       if (m.connections === 1) {
-        const what = m.script === streamed ? 'added p50 of a short stream (its first byte), one at a time' : 'added p50 one at a time';
+        const what = m.script === streamed ? 'added p50 of a whole short stream (bounds its first byte), one at a time' : 'added p50 one at a time';
         summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, ${what} (wrk)`, value: `${formatNumber(added, 3)} ms`, ratio: ratio(x.p50, direct.p50), against: 'direct p50 (wrk)' });
       } else {
         summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, req/s ×${m.connections} (wrk)`, value: formatNumber(x.rps, 0), ratio: ratio(x.rps, nginx.rps), against: 'nginx req/s (wrk)' });
@@ -132,7 +133,7 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: {
       notes: [
         'the reference upstream is nginx returning a fixed chat completion; p50 is the median of the rounds\' wrk p50s;',
         '"streamed": a second reference answers `stream: true` with a whole short SSE stream (a token, the finish, [DONE]) in',
-        'one body; the router relays it as a stream (chunked, IDs checked), so its p50 is what the path adds to a first byte;',
+        'one body; the router relays it as a stream (chunked, in one write), so its p50 bounds what the path adds to a first byte;',
         '"bare fastify + undici" is a fastify route that parses the body and forwards it with an undici Pool (no routing, no',
         'metrics, no rewriting): what Node itself reaches as a proxy here; CPU is the proxy process\'s own (router or bare);',
         'with a C client and a C upstream, one connection at a time shows what the path itself adds: the Node client and sim engine',

@@ -57,7 +57,7 @@ export async function writeStream(
     }
   } finally {
     // Left before the items ended (the client went or stalled): they stop, as a for-await's break stops them.
-    if (!done) await it.return?.(undefined).catch(() => undefined);
+    if (!done) await it.return?.(undefined).catch((err: unknown) => request.log.warn({ code: 'stream_cleanup', url: redactUrl(request.url) }, `stream cleanup failed: ${(err as Error).message}`));
     onEnd();
     const t = trailers();
     if (Object.keys(t).length && !res.destroyed) res.addTrailers(t);

@@ -170,6 +170,24 @@ describe('an answer body read by the request path', () => {
     expect(endedAt - drainedAt).toBeLessThan(20_000);
   });
 
+  it('a read still waiting when the reader has all it wants ends, and so does every later one', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((r) => (closed = r));
+    handlers.set('/quiet', (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.once('close', () => closed());
+      res.write(event(1));
+    });
+    const answer = await getUrl(`${base}/quiet`, new CallEnd(undefined, 30_000));
+    const it = answer.body![Symbol.asyncIterator]();
+    expect(Buffer.from((await it.next()).value!).toString()).toBe(event(1));
+    const waiting = it.next();
+    answer.drainRest!();
+    expect(await waiting).toEqual({ value: undefined, done: true });
+    expect(await it.next()).toEqual({ value: undefined, done: true });
+    await serverSawClose; // cut off after DRAIN_MS: the server sends nothing more
+  });
+
   it('a reader that falls behind pauses the socket: the server is held back, and the whole body still arrives', async () => {
     // Far more than the kernel's socket buffers hold (a few MB on loopback).
     const total = 32 * 1024 * 1024;
