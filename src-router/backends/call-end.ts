@@ -69,6 +69,8 @@ export class CallEnd {
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
   private signalCtl: AbortController | undefined;
+  /** Cleared: the call is over, nothing ends it any more. */
+  private over = false;
 
   /** `client`: the client going away (absent: nothing but the deadline and `cancel` ends it); `timeoutMs`: the deadline. */
   constructor(client: ClientGone | undefined, readonly timeoutMs: number) {
@@ -104,11 +106,13 @@ export class CallEnd {
     return this.hooks.add(fn);
   }
 
-  /** The call is over: the deadline and the client's listener go; a later end changes nothing. */
+  /**
+   * The call is over: the deadline and the client's listener go, and a later end — a cancel too — changes nothing (a
+   * stream's end at its client after its relay ended leaves the engine's answer to end, issue #14).
+   */
   clear(): void {
-    clearTimeout(this.timer);
-    this.unlisten?.();
-    this.unlisten = undefined;
+    this.over = true;
+    this.stopListening();
   }
 
   /** The error a read or write of the call fails with once it ended: AbortError, or TimeoutError for the deadline. */
@@ -127,10 +131,16 @@ export class CallEnd {
     return this.signalCtl.signal;
   }
 
+  private stopListening(): void {
+    clearTimeout(this.timer);
+    this.unlisten?.();
+    this.unlisten = undefined;
+  }
+
   private end(why: EndReason): void {
-    if (this.why) return;
+    if (this.why || this.over) return;
     this.why = why;
-    this.clear();
+    this.stopListening();
     this.hooks.fire();
   }
 }

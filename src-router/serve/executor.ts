@@ -269,10 +269,9 @@ export class RequestExecutor {
         return { kind: 'json', status: res.status, body, modelId: target.clusterId, facts };
       }
       if (input.stream && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        // The client's end of the stream: a relay that ended is left alone (its engine may still be ending its answer,
-        // `drainRest`); one still running is cancelled at the engine.
+        // The client's end of the stream: one still running is cancelled at the engine (after the relay ended the call
+        // is over — `CallEnd.clear` — and the engine's answer ends on its own, `drainRest`).
         const close = () => {
-          if (finished) return;
           upstream?.cancel();
           finish('cancelled', 499, 'client closed the request');
         };

@@ -56,6 +56,17 @@ describe('CallEnd', () => {
     expect(hook).not.toHaveBeenCalled();
   });
 
+  it('once cleared, a cancel changes nothing either: its hooks (the call\'s abort) do not run', () => {
+    const end = new CallEnd(undefined, 1_000);
+    const hook = vi.fn();
+    end.onEnd(hook);
+    end.clear();
+    end.cancel();
+    expect(end.ended).toBe(false);
+    expect(end.reason).toBeNull();
+    expect(hook).not.toHaveBeenCalled();
+  });
+
   it('a client that already left ends it at once; a hook added after the end runs at once', () => {
     const client = new AbortController();
     client.abort();
