@@ -1,8 +1,9 @@
 /**
  * The bench's Node reference for issue #14: what Node itself reaches on this machine as a proxy. A bare fastify route
- * that parses the JSON body and forwards it with an undici `Pool`, answering the upstream's bytes — the issue's own
- * yardstick ("leaves room for routing, metrics and ID rewriting, not for waste"). proxy-overhead's wrk table measures
- * it beside nginx and the router in the same run, so the router's cost over what Node costs anyway is a ratio too.
+ * that parses the JSON body and forwards it with an undici `Pool`, answering the upstream's bytes (a stream piped as it
+ * arrives) — the issue's own yardstick ("leaves room for routing, metrics and ID rewriting, not for waste").
+ * proxy-overhead measures it beside nginx and the router in the same run (wrk's table; a long stream's CPU per chunk),
+ * so the router's cost over what Node costs anyway is a ratio too.
  * `routerdesk bare-proxy --upstream URL [--host H] [--port N]` (`cli/bare-proxy-command.ts`).
  */
 import Fastify from 'fastify';
@@ -30,8 +31,12 @@ export async function startBareProxy({ upstream, host, port }: ReturnType<typeof
   const app = Fastify();
   app.post('/v1/chat/completions', async (request, reply) => {
     const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
+    const type = String(res.headers['content-type'] ?? 'application/json');
+    // A stream is piped as it arrives (each read of the upstream one write to the client): what a Node relay costs per
+    // chunk here, beside the router's per-chunk CPU in the bench's long-stream table.
+    if (type.includes('text/event-stream')) return reply.status(res.statusCode).type(type).send(res.body);
     const body = await res.body.text();
-    return reply.status(res.statusCode).type(String(res.headers['content-type'] ?? 'application/json')).send(body);
+    return reply.status(res.statusCode).type(type).send(body);
   });
   const url = await app.listen({ host, port });
   return { url, current: { app }, close: () => app.close().then(() => pool.close()) };

@@ -5,7 +5,7 @@
  * the reference upstream that answers at once (a fixed JSON body), as issue #14 measures the request path with wrk.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from '../backends/free-port';
@@ -22,12 +22,18 @@ export function nginxBinary(): string {
  */
 export type NginxRole = string | { answer: string; type?: 'application/json' | 'text/event-stream' };
 
+/** The longest answer nginx's `return` takes in its config (a longer one is served from a file, `ANSWER_FILE`). */
+export const RETURN_LIMIT = 4_000;
+/** The file in nginx's folder that holds a longer answer. */
+export const ANSWER_FILE = 'answer';
+
 /**
  * The nginx config: `proxy_pass` to `upstream` over kept-alive connections, nothing logged, nothing buffered; or
- * `return 200` with the given body (no `'`, `\\` or `$`: nginx would read them).
+ * `return 200` with the given body (no `'`, `\\` or `$`: nginx would read them); a body longer than `RETURN_LIMIT`
+ * (an embedding's answer) is the file `ANSWER_FILE` in `dir`, answered to a POST as well.
  */
 export function nginxConfig(dir: string, port: number, role: NginxRole): string {
-  if (typeof role !== 'string' && /['\\$]/.test(role.answer)) throw new Error('a reference answer for nginx cannot hold \', \\ or $');
+  if (typeof role !== 'string' && role.answer.length <= RETURN_LIMIT && /['\\$]/.test(role.answer)) throw new Error('a reference answer for nginx cannot hold \', \\ or $');
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${join(dir, t)};`).join('\n');
   return `worker_processes 1;
 daemon off;
@@ -38,7 +44,7 @@ http {
   access_log off;
   keepalive_requests 1000000;
 ${temp}
-${typeof role === 'string' ? proxied(port, new URL(role)) : answering(port, role.answer, role.type ?? 'application/json')}
+${typeof role === 'string' ? proxied(port, new URL(role)) : role.answer.length > RETURN_LIMIT ? fromFile(port, dir, role.type ?? 'application/json') : answering(port, role.answer, role.type ?? 'application/json')}
 }
 `;
 }
@@ -63,6 +69,17 @@ const answering = (port: number, answer: string, type: string) => `  server {
     }
   }`;
 
+// nginx's static files refuse a POST (405): the error page, an internal GET of the same file, answers 200.
+const fromFile = (port: number, dir: string, type: string) => `  server {
+    listen 127.0.0.1:${port};
+    location / {
+      root ${dir};
+      default_type ${type};
+      rewrite ^ /${ANSWER_FILE} break;
+      error_page 405 =200 $uri;
+    }
+  }`;
+
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
     const s = connect({ host: '127.0.0.1', port });
@@ -81,6 +98,11 @@ export async function startNginx(scope: BenchScope, upstream: NginxRole): Promis
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   writeFileSync(conf, nginxConfig(dir, port, upstream));
+  if (typeof upstream !== 'string' && upstream.answer.length > RETURN_LIMIT) {
+    // nginx's worker runs as another user (nobody) when started as root: it must be able to read the file.
+    writeFileSync(join(dir, ANSWER_FILE), upstream.answer, { mode: 0o644 });
+    chmodSync(dir, 0o755);
+  }
   let output = '';
   const proc = spawn(bin, ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
   scope.adopt(proc);

@@ -6,14 +6,14 @@
  * alternate the targets so drift on a noisy machine hits all alike. The router's CPU per request comes from its
  * process's CPU time (`/proc/<pid>/stat`). Two more rows compare an enrolled model (in a link, through the router
  * queue) with a plain one on the same node, and a long stream measures the router's CPU per relayed SSE chunk with
- * the model ID rewritten. Last, the request path as issue #14 measures it: wrk to a reference upstream (`proxy-wrk.ts`).
+ * the model ID rewritten, beside a bare Node proxy piping the same stream. Last, the request path as issue #14 measures it: wrk to a reference upstream (`proxy-wrk.ts`).
  */
 import type { Agent } from 'node:http';
 import { chat, keepAliveAgent, type CallResult } from './http-client';
 import { cpuTicks, TICKS_PER_S } from './process-cpu';
 import { Trio } from './lending-trio';
 import { startNginx } from './nginx';
-import { measureWithWrk, REFERENCE_ANSWER, REFERENCE_MODEL, REFERENCE_STREAM, REFERENCE_STREAM_MODEL } from './proxy-wrk';
+import { measureWithWrk, REFERENCE_ANSWER, REFERENCE_EMBEDDING, REFERENCE_EMBEDDING_MODEL, REFERENCE_MODEL, REFERENCE_STREAM, REFERENCE_STREAM_MODEL } from './proxy-wrk';
 import { BenchScope, until } from './scope';
 import { formatNumber, formatRatio, percentile, ratio, type Cell } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
@@ -25,7 +25,7 @@ interface Target {
   label: string;
   url: string;
   model: string;
-  /** The router process whose CPU is counted (absent: not a router row). */
+  /** The proxy process whose CPU is counted, the router's or the bare Node proxy's (absent: nothing counted). */
   pid?: number;
 }
 
@@ -75,7 +75,7 @@ async function warm(t: Target, count: number, agent: Agent, o: { concurrency: nu
   }));
 }
 
-/** Router CPU per request in µs (null for rows that are not the router). */
+/** The proxy's CPU per request in µs (null for rows that count none). */
 const cpuPerRequestUs = (t: Target, s: Sample) => (t.pid === undefined || !s.requests ? null : (s.cpuTicks / TICKS_PER_S / s.requests) * 1e6);
 
 const SIM_FLAGS = ['--shape', 'llama-server', '--token-time', '0', '--load-time', '0', '--parallel', String(CONCURRENCY)];
@@ -100,10 +100,14 @@ export const proxyOverhead: Benchmark = {
       const referenceProxy = await startNginx(scope, reference.url);
       const referenceStream = await startNginx(scope, { answer: REFERENCE_STREAM, type: 'text/event-stream' });
       const referenceStreamProxy = await startNginx(scope, referenceStream.url);
+      const referenceEmbedding = await startNginx(scope, { answer: REFERENCE_EMBEDDING });
+      const referenceEmbeddingProxy = await startNginx(scope, referenceEmbedding.url);
       // What Node itself reaches as a proxy here (issue #14's yardstick): a bare fastify route with undici.
       const bare = await scope.startCli(['bare-proxy', '--upstream', reference.url]);
+      // And in front of the sim engine: what piping a stream costs Node per chunk here, beside the router's relay.
+      const bareSim = await scope.startCli(['bare-proxy', '--upstream', direct.url]);
       const node = await scope.startNode({ 'bench-sim-local': simModel('bench-sim') }, {
-        routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] }, [REFERENCE_MODEL]: { endpoints: [reference.url] }, [REFERENCE_STREAM_MODEL]: { endpoints: [referenceStream.url] } } },
+        routing: { static_routes: { 'bench-direct': { endpoints: [direct.url] }, [REFERENCE_MODEL]: { endpoints: [reference.url] }, [REFERENCE_STREAM_MODEL]: { endpoints: [referenceStream.url] }, [REFERENCE_EMBEDDING_MODEL]: { endpoints: [referenceEmbedding.url] } } },
       });
       o.log(`proxy-overhead: engine ${direct.url}, nginx ${nginx.url}, router ${node.url}`);
       const targets: Target[] = [
@@ -116,7 +120,8 @@ export const proxyOverhead: Benchmark = {
       await until(async () => (await chat(node.url, 'bench-sim', agent, 1)).status === 200, 'the router\'s sim model to answer', 30_000, 100);
       // Warm-up, not measured: V8 keeps optimising (and deoptimising) the request path for thousands of requests; a
       // node measured after a few dozen spent half its CPU compiling (1.7 ms per request one at a time, ~0.3 ms warm).
-      for (const t of targets) await warm(t, warmup, agent, { concurrency: CONCURRENCY, streamed: true });
+      const barePipe: Target = { label: 'bare fastify + undici (piped)', url: bareSim.url, model: 'bench-direct', pid: bareSim.proc.pid };
+      for (const t of [...targets, barePipe]) await warm(t, warmup, agent, { concurrency: CONCURRENCY, streamed: true });
 
       const modes: Mode[] = ['sequential', 'concurrent', 'streamed'];
       const results = new Map<string, Sample>();
@@ -134,7 +139,7 @@ export const proxyOverhead: Benchmark = {
 
       // A long stream: the router's CPU per relayed chunk (each one's model ID rewritten), and chunks per second.
       const longStreams = o.quick ? 6 : 20;
-      const streamTargets = [targets[0], targets[3]];
+      const streamTargets = [targets[0], barePipe, targets[3]];
       const long = new Map<string, Sample>();
       // Warm-up, not measured: the first long streams compile the relay's per-chunk path on V8's background threads,
       // whose CPU the node's process time counts (~2× the steady per-chunk cost here).
@@ -152,6 +157,11 @@ export const proxyOverhead: Benchmark = {
         streamed: {
           direct: { label: 'direct (reference upstream)', url: referenceStream.url },
           nginx: { label: 'nginx proxy_pass', url: referenceStreamProxy.url },
+          routers: [{ label: 'router → static route', url: node.url, pid: node.proc.pid }],
+        },
+        embedding: {
+          direct: { label: 'direct (reference upstream)', url: referenceEmbedding.url },
+          nginx: { label: 'nginx proxy_pass', url: referenceEmbeddingProxy.url },
           routers: [{ label: 'router → static route', url: node.url, pid: node.proc.pid }],
         },
       });
@@ -197,12 +207,17 @@ export const proxyOverhead: Benchmark = {
       }
       const streamRows: Cell[][] = [];
       const longBase = long.get(streamTargets[0].label)!;
+      const perChunkUs = (t: Target) => (t.pid === undefined ? null : (long.get(t.label)!.cpuTicks / TICKS_PER_S / (long.get(t.label)!.requests * LONG_STREAM_TOKENS)) * 1e6);
+      const barePerChunk = perChunkUs(barePipe);
       for (const t of streamTargets) {
         const s = long.get(t.label)!;
         const chunks = s.requests * LONG_STREAM_TOKENS;
-        const perChunk = t.pid === undefined ? null : (s.cpuTicks / TICKS_PER_S / chunks) * 1e6;
-        streamRows.push([t.label, s.requests, chunks, formatNumber(chunks / (s.elapsedMs / 1000), 0), formatRatio(ratio(chunks / s.elapsedMs, (longBase.requests * LONG_STREAM_TOKENS) / longBase.elapsedMs)), perChunk === null ? '—' : formatNumber(perChunk, 2)]);
-        if (perChunk !== null) summary.push({ benchmark: 'proxy-overhead', measure: 'router CPU per relayed SSE chunk (ID rewritten)', value: `${formatNumber(perChunk, 2)} µs`, ratio: null, against: '—' });
+        const perChunk = perChunkUs(t);
+        const overBare = t === barePipe ? 'bare' : perChunk === null ? '—' : formatRatio(ratio(perChunk, barePerChunk));
+        streamRows.push([t.label, s.requests, chunks, formatNumber(chunks / (s.elapsedMs / 1000), 0), formatRatio(ratio(chunks / s.elapsedMs, (longBase.requests * LONG_STREAM_TOKENS) / longBase.elapsedMs)), perChunk === null ? '—' : formatNumber(perChunk, 2), overBare]);
+        if (perChunk === null) continue;
+        if (t === barePipe) summary.push({ benchmark: 'proxy-overhead', measure: 'bare fastify + undici (Node\'s own floor), CPU per piped SSE chunk', value: `${formatNumber(perChunk, 2)} µs`, ratio: null, against: '—' });
+        else summary.push({ benchmark: 'proxy-overhead', measure: 'router CPU per relayed SSE chunk (ID rewritten)', value: `${formatNumber(perChunk, 2)} µs`, ratio: ratio(perChunk, barePerChunk), against: 'bare Node\'s CPU per piped chunk' });
       }
       const queueRows: Cell[][] = [];
       const plain = stat(queued.get(queueTargets[0].label)!);
@@ -225,9 +240,13 @@ export const proxyOverhead: Benchmark = {
             ],
           },
           {
-            title: `proxy-overhead: one stream of ${LONG_STREAM_TOKENS} chunks at a time, direct vs through the router (each chunk's model ID rewritten)`,
-            columns: ['path', 'streams', 'chunks', 'chunks/s', 'chunks/s ÷ direct', 'router CPU µs/chunk'],
+            title: `proxy-overhead: one stream of ${LONG_STREAM_TOKENS} chunks at a time, direct, piped by a bare Node proxy, and through the router (each chunk's model ID rewritten)`,
+            columns: ['path', 'streams', 'chunks', 'chunks/s', 'chunks/s ÷ direct', 'CPU µs/chunk', 'CPU ÷ bare Node'],
             rows: streamRows,
+            notes: [
+              'CPU is the proxy process\'s own (router or bare); the bare proxy pipes the engine\'s stream as it arrives (no parsing,',
+              'no rewriting): what relaying a chunk costs Node itself on this machine.',
+            ],
           },
           {
             title: 'proxy-overhead: an enrolled model (in a link: through the router queue) vs a plain one on the same node, one request at a time',

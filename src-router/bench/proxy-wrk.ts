@@ -28,6 +28,18 @@ const sseChunk = (delta: Record<string, string>, finish: string | null, usage?: 
 })}\n\n`;
 export const REFERENCE_STREAM = `${sseChunk({ role: 'assistant', content: 'hello' }, null)}${sseChunk({}, 'stop', { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 })}data: [DONE]\n\n`;
 
+/**
+ * The embedding reference (issue #14: "embedding and short-completion traffic arrives by the thousand"): an answer of
+ * 1,536 numbers, as an embedding model of that width gives, after which its model and usage come (~19 KB).
+ */
+export const REFERENCE_EMBEDDING_MODEL = 'bench-ref-embedding';
+export const REFERENCE_EMBEDDING = JSON.stringify({
+  object: 'list',
+  data: [{ object: 'embedding', index: 0, embedding: Array.from({ length: 1_536 }, (_, i) => Number(Math.sin(i + 1).toFixed(9))) }],
+  model: REFERENCE_EMBEDDING_MODEL,
+  usage: { prompt_tokens: 2, total_tokens: 2 },
+});
+
 export interface WrkPath {
   label: string;
   url: string;
@@ -40,6 +52,8 @@ interface Mode {
   label: string;
   connections: number;
   script: string;
+  /** The API path every request goes to. */
+  path: string;
   paths: WrkPath[];
   direct: WrkPath;
   nginx: WrkPath;
@@ -61,15 +75,21 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: {
   direct: WrkPath; nginx: WrkPath; bare: WrkPath; routers: WrkPath[];
   /** The streamed reference called directly, through nginx and through the routers (one connection at a time). */
   streamed: { direct: WrkPath; nginx: WrkPath; routers: WrkPath[] };
+  /** The embedding reference called directly, through nginx and through the routers (16 at once). */
+  embedding: { direct: WrkPath; nginx: WrkPath; routers: WrkPath[] };
 }): Promise<{ table: Table; summary: SummaryLine[] }> {
   const bin = wrkBinary();
   const plain = wrkScript(scope, { model: REFERENCE_MODEL, messages: [{ role: 'user', content: 'hello' }], max_tokens: 8 });
   const streamed = wrkScript(scope, { model: REFERENCE_STREAM_MODEL, messages: [{ role: 'user', content: 'hello' }], max_tokens: 8, stream: true });
   const paths = [at.direct, at.nginx, at.bare, ...at.routers];
+  const embedding = wrkScript(scope, { model: REFERENCE_EMBEDDING_MODEL, input: 'hello' });
   const streamPaths = [at.streamed.direct, at.streamed.nginx, ...at.streamed.routers];
+  const embeddingPaths = [at.embedding.direct, at.embedding.nginx, ...at.embedding.routers];
+  const chat = '/v1/chat/completions';
   const modes: Mode[] = [
-    ...[1, 16].map((c) => ({ label: String(c), connections: c, script: plain, paths, direct: at.direct, nginx: at.nginx, bare: at.bare })),
-    { label: '1, streamed', connections: 1, script: streamed, paths: streamPaths, direct: at.streamed.direct, nginx: at.streamed.nginx },
+    ...[1, 16].map((c) => ({ label: String(c), connections: c, script: plain, path: chat, paths, direct: at.direct, nginx: at.nginx, bare: at.bare })),
+    { label: '1, streamed', connections: 1, script: streamed, path: chat, paths: streamPaths, direct: at.streamed.direct, nginx: at.streamed.nginx },
+    { label: '16, embedding', connections: 16, script: embedding, path: '/v1/embeddings', paths: embeddingPaths, direct: at.embedding.direct, nginx: at.embedding.nginx },
   ];
   // Short alternating rounds: this machine's phases move every path by up to 2× within seconds.
   const rounds = o.quick ? 4 : 8;
@@ -77,14 +97,14 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: {
   const acc = new Map<string, Acc>();
   const key = (p: WrkPath, m: Mode) => `${p.label}|${m.label}`;
   // Warm-up: connections open, the router's paths compiled.
-  for (const m of modes.slice(1)) for (const p of m.paths) await runWrk(bin, m.script, `${p.url}/v1/chat/completions`, { connections: 16, seconds: 1 });
+  for (const m of modes.slice(1)) for (const p of m.paths) await runWrk(bin, m.script, `${p.url}${m.path}`, { connections: 16, seconds: 1 });
   for (const m of modes) {
     for (let r = 0; r < rounds; r++) {
       for (const p of m.paths.map((_, i) => m.paths[(i + r) % m.paths.length])) {
         const a = acc.get(key(p, m)) ?? { p50s: [], requests: 0, seconds: 0, ticks: 0 };
         acc.set(key(p, m), a);
         const t0 = cpuTicks(p.pid);
-        const run = await runWrk(bin, m.script, `${p.url}/v1/chat/completions`, { connections: m.connections, seconds });
+        const run = await runWrk(bin, m.script, `${p.url}${m.path}`, { connections: m.connections, seconds });
         a.ticks += cpuTicks(p.pid) - t0;
         a.requests += run.requests;
         a.seconds += run.requests / run.rps;
@@ -119,6 +139,9 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: {
       if (m.connections === 1) {
         const what = m.script === streamed ? 'added p50 of a whole short stream (bounds its first byte), one at a time' : 'added p50 one at a time';
         summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, ${what} (wrk)`, value: `${formatNumber(added, 3)} ms`, ratio: ratio(x.p50, direct.p50), against: 'direct p50 (wrk)' });
+      } else if (m.script === embedding) {
+        summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, an embedding's answer (1,536 numbers), req/s ×${m.connections} (wrk)`, value: formatNumber(x.rps, 0), ratio: ratio(x.rps, nginx.rps), against: 'nginx req/s (wrk)' });
+        summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, an embedding's answer, router CPU per request (wrk)`, value: `${formatNumber(x.cpu, 0)} µs`, ratio: null, against: '—' });
       } else {
         summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, req/s ×${m.connections} (wrk)`, value: formatNumber(x.rps, 0), ratio: ratio(x.rps, nginx.rps), against: 'nginx req/s (wrk)' });
         if (bare) summary.push({ benchmark: 'proxy-overhead', measure: `${p.label}, req/s ×${m.connections} over the bare Node proxy (wrk)`, value: formatNumber(x.rps, 0), ratio: ratio(x.rps, bare.rps), against: 'bare fastify + undici req/s (wrk)' });
@@ -134,6 +157,7 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: {
         'the reference upstream is nginx returning a fixed chat completion; p50 is the median of the rounds\' wrk p50s;',
         '"streamed": a second reference answers `stream: true` with a whole short SSE stream (a token, the finish, [DONE]) in',
         'one body; the router relays it as a stream (chunked, in one write), so its p50 bounds what the path adds to a first byte;',
+        '"embedding": a third reference answers an embedding of 1,536 numbers (~19 KB), its model and usage after them;',
         '"bare fastify + undici" is a fastify route that parses the body and forwards it with an undici Pool (no routing, no',
         'metrics, no rewriting): what Node itself reaches as a proxy here; CPU is the proxy process\'s own (router or bare);',
         'with a C client and a C upstream, one connection at a time shows what the path itself adds: the Node client and sim engine',

@@ -21,6 +21,8 @@ import { randomUUID } from 'node:crypto';
 import { refuseUnhonoured } from './feature-gate';
 import { factsFromHeaders, QUEUE_COMMENTS_HEADER, type AnswerFacts } from '../contract/answer-facts';
 import { readQueueComments } from './forwarded-queue';
+import { unparsedAnswer } from './answer-scan';
+import { JsonAnswer, parseAnswer } from './json-answer';
 import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
 
 export interface ServeInput {
@@ -148,7 +150,9 @@ export class RequestExecutor {
     const requestId = input.requestId ?? randomUUID();
     this.deps.decisions?.add(guardianRoutedRow({ at: this.now(), model, guardian: resolved.guardian, requestId, reason, from: resolved.from, engineStatus: refused?.status }));
     const out = await this.runOn(at, { ...input, requestId, guardian: { for: model, reason } });
-    return { ...out, servedBy: `${resolved.guardian.nodeId}/${resolved.guardian.model}` };
+    // Set, not spread: a JSON answer's body is a getter of its class (`JsonAnswer`), which a spread would drop.
+    out.servedBy = `${resolved.guardian.nodeId}/${resolved.guardian.model}`;
+    return out;
   }
 
   /**
@@ -307,9 +311,12 @@ function serviceTime(target: Target, upstream: Upstream | undefined, engineMs: n
   return { serviceMs: null, serviceSource: 'unknown', derivedServiceMs: null };
 }
 
-/** Tokens of a lent request's answer, for the owner's analytics. */
+/** Whether a request's answer says what the analytics row records of it: the usage and timings of text generation. */
+const countsUsage = (input: ServeInput) => input.endpoint === 'chat' || input.endpoint === 'completion';
+
+/** Tokens of an answer (or of a lent request's, for the owner's analytics), and the engine's own time where it says. */
 function usageWork(input: ServeInput, body: unknown): WorkMeasure {
-  return input.endpoint === 'chat' || input.endpoint === 'completion' ? { tokensGenerated: usageTokens(body), promptTokens: usagePromptTokens(body), engineMs: engineReportedMs(body) } : {};
+  return countsUsage(input) ? { tokensGenerated: usageTokens(body), promptTokens: usagePromptTokens(body), engineMs: engineReportedMs(body) } : {};
 }
 
 function measure(input: ServeInput): WorkMeasure {
@@ -330,12 +337,13 @@ async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, 
     finish('ok', res.status, null);
     return { kind: 'text', status: res.status, body: text, contentType: contentType || 'text/plain', modelId: target.clusterId };
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new RouterError(502, 'engine_bad_response', `'${target.clusterId}' on node '${target.nodeId}' answered with invalid JSON`);
+  // Read without a parse where a scan finds what is needed: the answer's bytes go on, its body parsed only if asked.
+  const unparsed = unparsedAnswer(text, target.names, target.clusterId, countsUsage(input));
+  if (unparsed) {
+    finish('ok', res.status, null, usageWork(input, unparsed.measured));
+    return new JsonAnswer(res.status, unparsed.text, target);
   }
+  const body = parseAnswer(text, target);
   finish('ok', res.status, null, usageWork(input, body));
   const rewritten = rewrite(body, target);
   const raw = relayed(text, body, rewritten);

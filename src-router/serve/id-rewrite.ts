@@ -45,8 +45,8 @@ export function escapedAt(text: string, at: number): boolean {
   return n % 2 === 1;
 }
 
-/** `text` with the name at its model key replaced by `name`. */
-export function withModelName(text: string, key: ModelKey, name: string): string {
+/** `text` with the name at its model key (`from` to `to`, inside its quotes) replaced by `name`. */
+export function withModelName(text: string, key: Pick<ModelKey, 'from' | 'to'>, name: string): string {
   return `${text.slice(0, key.from)}${JSON.stringify(name).slice(1, -1)}${text.slice(key.to)}`;
 }
 

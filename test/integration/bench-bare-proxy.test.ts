@@ -6,7 +6,8 @@ import { parseBareProxyArgs } from '../../src-router/bench/bare-proxy';
 import { CLI } from '../support/node-harness';
 
 // Issue #14: the bench's Node reference (`routerdesk bare-proxy`), measured beside nginx and the router: a fastify
-// route that parses the body and forwards it with undici. It must forward for real, or its column means nothing.
+// route that parses the body and forwards it with undici, piping a stream as it arrives. It must forward for real, or
+// its columns mean nothing.
 
 let upstream: Server | undefined;
 let proxy: ChildProcess | undefined;
@@ -30,10 +31,16 @@ describe('bare-proxy', () => {
       let body = '';
       req.on('data', (d) => (body += d));
       req.on('end', () => {
-        seen.push({ path: req.url, body: JSON.parse(body) });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"x","model":"m"}');
+        const json = JSON.parse(body) as { stream?: boolean };
+        seen.push({ path: req.url, body: json });
+        if (!json.stream) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"x","model":"m"}');
+        // A stream: its second event only once the client has the first, so a proxy that waits for the end never ends.
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: {"n":1}\n\n');
+        void firstSeen.then(() => res.end('data: {"n":2}\n\ndata: [DONE]\n\n'));
       });
     });
+    let sawFirst!: () => void;
+    const firstSeen = new Promise<void>((r) => (sawFirst = r));
     await new Promise<void>((r) => upstream!.listen(0, '127.0.0.1', r));
     const up = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     proxy = spawn(process.execPath, [CLI, 'bare-proxy', '--upstream', up], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -51,5 +58,17 @@ describe('bare-proxy', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('{"id":"x","model":"m"}');
     expect(seen).toEqual([{ path: '/v1/chat/completions', body: { model: 'm', messages: [] } }]);
+
+    // The bench's per-chunk floor: a stream is piped as it arrives, not read whole first.
+    const streamed = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","messages":[],"stream":true}' });
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    const reader = streamed.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('{"n":1}')) text += decoder.decode((await reader.read()).value, { stream: true });
+    expect(text).not.toContain('{"n":2}');
+    sawFirst();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+    expect(text).toBe('data: {"n":1}\n\ndata: {"n":2}\n\ndata: [DONE]\n\n');
   });
 });
