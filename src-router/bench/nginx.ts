@@ -100,7 +100,10 @@ export async function startNginx(scope: BenchScope, upstream: NginxRole): Promis
   writeFileSync(conf, nginxConfig(dir, port, upstream));
   if (typeof upstream !== 'string' && upstream.answer.length > RETURN_LIMIT) {
     // nginx's worker runs as another user (nobody) when started as root: it must be able to read the file.
-    writeFileSync(join(dir, ANSWER_FILE), upstream.answer, { mode: 0o644 });
+    // Set after writing: a strict umask would take the mode given to the write.
+    const file = join(dir, ANSWER_FILE);
+    writeFileSync(file, upstream.answer);
+    chmodSync(file, 0o644);
     chmodSync(dir, 0o755);
   }
   let output = '';

@@ -126,7 +126,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
         checkNumCtx(body.options, body.model, models.localConfigs(body.model)[0]?.config.contextsize ?? null);
         const json = kind === 'chat' ? ollamaChatToOpenAI(body) : asChat ? ollamaGenerateAsChat(body) : ollamaGenerateToOpenAI(body);
         models.keepAlive(body.model, keepAlive);
-        const out = await deps.executor.run({ endpoint, model: body.model, json, stream: json.stream === true, client: clientGone(reply), promptBytes: rawBytes(request) }).catch((err: unknown) => {
+        const out = await deps.executor.run({ endpoint, model: body.model, json, readsBody: true, stream: json.stream === true, client: clientGone(reply), promptBytes: rawBytes(request) }).catch((err: unknown) => {
           throw asOllamaParam(err);
         });
         answerHeaders(reply, out);
@@ -141,7 +141,7 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const body = parseBody(ollamaEmbedSchema, request.body);
       const clock = clockFor(body.model);
       models.keepAlive(body.model, parseKeepAlive(body.keep_alive));
-      const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), stream: false, client: clientGone(reply), promptBytes: rawBytes(request) });
+      const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), readsBody: true, stream: false, client: clientGone(reply), promptBytes: rawBytes(request) });
       answerHeaders(reply, out);
       if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
       const result = openAIEmbeddingsToOllama(out.body as object, out.modelId, clock);

@@ -20,7 +20,7 @@ export async function responsesRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     const stream = body.stream === true;
     const notice = stream ? queueNotice(reply, 'sse-events', deps.nodeId) : undefined;
     const run = () =>
-      deps.executor.run({ endpoint: 'chat', model: body.model, json, stream, client: clientGone(reply), promptBytes: rawBytes(request), onQueued: notice?.waiting }).catch((err: unknown) => {
+      deps.executor.run({ endpoint: 'chat', model: body.model, json, readsBody: true, stream, client: clientGone(reply), promptBytes: rawBytes(request), onQueued: notice?.waiting }).catch((err: unknown) => {
         throw asResponsesError(err);
       });
     return runStreamed(request, reply, notice, 'sse-events', deps.writeTimeoutMs, run, async (out) => {

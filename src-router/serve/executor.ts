@@ -32,6 +32,11 @@ export interface ServeInput {
   json?: Record<string, unknown>;
   /** `json` as the client sent it (issue #14: passed on as those bytes). */
   rawJson?: string;
+  /**
+   * The caller reads the answer's parsed body (the Ollama and Responses translators): a JSON answer is parsed at once,
+   * a body that is not JSON a 502 before the request is recorded. Otherwise its bytes go on unparsed (`answer-scan`).
+   */
+  readsBody?: boolean;
   upload?: TranscriptionUpload;
   stream: boolean;
   /** The client going away; cancels the request at the engine. */
@@ -122,7 +127,7 @@ export class RequestExecutor {
       refuseUnhonoured(target, input.endpoint, input.json);
       try {
         const out = await this.runOn(target, input);
-        if (image && out.kind === 'json' && refusedImage(out.status, out.body)) return this.byGuardian(target, input, 'engine_refused', out);
+        if (image && out.kind === 'json' && refusedImage(out.status, () => out.body)) return this.byGuardian(target, input, 'engine_refused', out);
         return out;
       } catch (err) {
         // A node that could not be reached at all has seen nothing of the request: try another replica once more.
@@ -338,7 +343,8 @@ async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, 
     return { kind: 'text', status: res.status, body: text, contentType: contentType || 'text/plain', modelId: target.clusterId };
   }
   // Read without a parse where a scan finds what is needed: the answer's bytes go on, its body parsed only if asked.
-  const unparsed = unparsedAnswer(text, target.names, target.clusterId, countsUsage(input));
+  // A translator's answer, and a borrowed one (kept parsed for its owner), are read whole anyway: parsed at once.
+  const unparsed = input.readsBody || input.borrowedFrom ? undefined : unparsedAnswer(text, target.names, target.clusterId, countsUsage(input));
   if (unparsed) {
     finish('ok', res.status, null, usageWork(input, unparsed.measured));
     return new JsonAnswer(res.status, unparsed.text, target);

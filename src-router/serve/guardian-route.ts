@@ -15,10 +15,13 @@ export const carriesImage = (endpoint: Endpoint, json: Record<string, unknown> |
 /** A text-only model: its image requests go to the guardian before any engine sees them. Unknown (static routes): not. */
 export const needsGuardian = (target: Target) => target.kind !== 'static' && !!target.capabilities && isTextOnly(target.capabilities);
 
-/** An engine that refused an image: HTTP 400 or 500 whose message says "not supported" (a real llama-server's 500). */
-export function refusedImage(status: number, body: unknown): boolean {
+/**
+ * An engine that refused an image: HTTP 400 or 500 whose message says "not supported" (a real llama-server's 500). The
+ * body is read only for those: a 2xx answer's parsed body is made only when read (`JsonAnswer`).
+ */
+export function refusedImage(status: number, body: () => unknown): boolean {
   if (status !== 400 && status !== 500) return false;
-  const err = (body as { error?: { message?: unknown } | string } | null)?.error;
+  const err = (body() as { error?: { message?: unknown } | string } | null)?.error;
   const message = typeof err === 'string' ? err : err?.message;
   return typeof message === 'string' && /not supported/i.test(message);
 }

@@ -65,7 +65,11 @@ describe('bare-proxy', () => {
     const reader = streamed.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
-    while (!text.includes('{"n":1}')) text += decoder.decode((await reader.read()).value, { stream: true });
+    while (!text.includes('{"n":1}')) {
+      const r = await reader.read();
+      if (r.done) throw new Error(`the stream ended before its first event: ${text}`);
+      text += decoder.decode(r.value, { stream: true });
+    }
     expect(text).not.toContain('{"n":2}');
     sawFirst();
     for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });

@@ -5,7 +5,7 @@ import { ensureDebianTool, findOnPath, isExecutable } from '../../src-router/ben
  * otherwise the tests fail with the command to run. They are never skipped.
  */
 
-export const INSTALL_HINT = 'apt-get install -y chromium redis-server';
+export const INSTALL_HINT = 'apt-get install -y chromium redis-server nginx';
 
 /** Debian's Chromium, which Playwright drives (`executablePath`). */
 export function ensureChromium(): string {
