@@ -95,11 +95,14 @@ export function openStream(reply: FastifyReply, format: StreamFormat, headers: R
   if (flush) reply.raw.flushHeaders();
 }
 
-/** The items of an answer that is not a stream, for a stream whose head already went out: an error is sent in-band. */
-export async function* inBand(answer: { status: number; body: unknown } | { error: unknown }): AsyncGenerator<unknown> {
+/**
+ * The items of an answer that is not a stream, for a stream whose head already went out: an error is sent in-band. A
+ * JSON answer with its engine's bytes (`text`) goes as those bytes, parsed only for a format that translates it.
+ */
+export async function* inBand(answer: { status: number; body: unknown; text?: string } | { error: unknown }): AsyncGenerator<unknown> {
   if ('error' in answer) throw answer.error;
   if (answer.status < 400) {
-    yield answer.body;
+    yield answer.text !== undefined ? new RawEvent(answer.text) : answer.body;
     return;
   }
   const e = (answer.body as { error?: { message?: unknown; code?: unknown } } | null)?.error;

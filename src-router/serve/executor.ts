@@ -34,7 +34,7 @@ export interface ServeInput {
   rawJson?: string;
   /**
    * The caller reads the answer's parsed body (the Ollama and Responses translators): a JSON answer is parsed at once,
-   * a body that is not JSON a 502 before the request is recorded. Otherwise its bytes go on unparsed (`answer-scan`).
+   * a body that is not JSON a 502 that its analytics row records. Otherwise its bytes go on unparsed (`answer-scan`).
    */
   readsBody?: boolean;
   upload?: TranscriptionUpload;
