@@ -27,13 +27,16 @@ export const RETURN_LIMIT = 4_000;
 /** The file in nginx's folder that holds a longer answer. */
 export const ANSWER_FILE = 'answer';
 
+/** An answering role whose body is served from `ANSWER_FILE` (too long for `return`). */
+const fromFileRole = (role: NginxRole): boolean => typeof role !== 'string' && role.answer.length > RETURN_LIMIT;
+
 /**
  * The nginx config: `proxy_pass` to `upstream` over kept-alive connections, nothing logged, nothing buffered; or
  * `return 200` with the given body (no `'`, `\\` or `$`: nginx would read them); a body longer than `RETURN_LIMIT`
  * (an embedding's answer) is the file `ANSWER_FILE` in `dir`, answered to a POST as well.
  */
 export function nginxConfig(dir: string, port: number, role: NginxRole): string {
-  if (typeof role !== 'string' && role.answer.length <= RETURN_LIMIT && /['\\$]/.test(role.answer)) throw new Error('a reference answer for nginx cannot hold \', \\ or $');
+  if (typeof role !== 'string' && !fromFileRole(role) && /['\\$]/.test(role.answer)) throw new Error('a reference answer for nginx cannot hold \', \\ or $');
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${join(dir, t)};`).join('\n');
   return `worker_processes 1;
 daemon off;
@@ -44,7 +47,7 @@ http {
   access_log off;
   keepalive_requests 1000000;
 ${temp}
-${typeof role === 'string' ? proxied(port, new URL(role)) : role.answer.length > RETURN_LIMIT ? fromFile(port, dir, role.type ?? 'application/json') : answering(port, role.answer, role.type ?? 'application/json')}
+${typeof role === 'string' ? proxied(port, new URL(role)) : fromFileRole(role) ? fromFile(port, dir, role.type ?? 'application/json') : answering(port, role.answer, role.type ?? 'application/json')}
 }
 `;
 }
@@ -98,7 +101,7 @@ export async function startNginx(scope: BenchScope, upstream: NginxRole): Promis
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   writeFileSync(conf, nginxConfig(dir, port, upstream));
-  if (typeof upstream !== 'string' && upstream.answer.length > RETURN_LIMIT) {
+  if (typeof upstream !== 'string' && fromFileRole(upstream)) {
     // nginx's worker runs as another user (nobody) when started as root: it must be able to read the file.
     // Set after writing: a strict umask would take the mode given to the write.
     const file = join(dir, ANSWER_FILE);

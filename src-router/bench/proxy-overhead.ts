@@ -6,7 +6,8 @@
  * alternate the targets so drift on a noisy machine hits all alike. The router's CPU per request comes from its
  * process's CPU time (`/proc/<pid>/stat`). Two more rows compare an enrolled model (in a link, through the router
  * queue) with a plain one on the same node, and a long stream measures the router's CPU per relayed SSE chunk with
- * the model ID rewritten, beside a bare Node proxy piping the same stream. Last, the request path as issue #14 measures it: wrk to a reference upstream (`proxy-wrk.ts`).
+ * the model ID rewritten, beside a bare Node proxy piping the same stream. Last, the request path as issue #14
+ * measures it: wrk to a reference upstream (`proxy-wrk.ts`).
  */
 import type { Agent } from 'node:http';
 import { chat, keepAliveAgent, type CallResult } from './http-client';

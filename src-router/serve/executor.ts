@@ -127,7 +127,7 @@ export class RequestExecutor {
       refuseUnhonoured(target, input.endpoint, input.json);
       try {
         const out = await this.runOn(target, input);
-        if (image && out.kind === 'json' && refusedImage(out.status, () => out.body)) return this.byGuardian(target, input, 'engine_refused', out);
+        if (image && out.kind === 'json' && refusedImage(out)) return this.byGuardian(target, input, 'engine_refused', out);
         return out;
       } catch (err) {
         // A node that could not be reached at all has seen nothing of the request: try another replica once more.

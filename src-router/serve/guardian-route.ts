@@ -19,9 +19,9 @@ export const needsGuardian = (target: Target) => target.kind !== 'static' && !!t
  * An engine that refused an image: HTTP 400 or 500 whose message says "not supported" (a real llama-server's 500). The
  * body is read only for those: a 2xx answer's parsed body is made only when read (`JsonAnswer`).
  */
-export function refusedImage(status: number, body: () => unknown): boolean {
-  if (status !== 400 && status !== 500) return false;
-  const err = (body() as { error?: { message?: unknown } | string } | null)?.error;
+export function refusedImage(answer: { status: number; body: unknown }): boolean {
+  if (answer.status !== 400 && answer.status !== 500) return false;
+  const err = (answer.body as { error?: { message?: unknown } | string } | null)?.error;
   const message = typeof err === 'string' ? err : err?.message;
   return typeof message === 'string' && /not supported/i.test(message);
 }

@@ -111,13 +111,16 @@ describe('image detection and refusals (GUARD-2)', () => {
   });
 
   it('an engine refusal is a 400 or 500 saying "not supported" (a real llama-server 500 among them)', () => {
-    expect(refusedImage(500, () => ({ error: { code: 500, message: 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj', type: 'server_error' } }))).toBe(true);
-    expect(refusedImage(400, () => ({ error: { message: "engine for model 'x' answered 400: image input is not supported" } }))).toBe(true);
-    expect(refusedImage(400, () => ({ error: 'Image input Not Supported' }))).toBe(true);
-    expect(refusedImage(500, () => ({ error: { message: 'out of memory' } }))).toBe(false);
-    expect(refusedImage(503, () => ({ error: { message: 'not supported' } }))).toBe(false);
-    expect(refusedImage(200, () => {
-      throw new Error('a 2xx answer\'s body is not read');
+    expect(refusedImage({ status: 500, body: { error: { code: 500, message: 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj', type: 'server_error' } } })).toBe(true);
+    expect(refusedImage({ status: 400, body: { error: { message: "engine for model 'x' answered 400: image input is not supported" } } })).toBe(true);
+    expect(refusedImage({ status: 400, body: { error: 'Image input Not Supported' } })).toBe(true);
+    expect(refusedImage({ status: 500, body: { error: { message: 'out of memory' } } })).toBe(false);
+    expect(refusedImage({ status: 503, body: { error: { message: 'not supported' } } })).toBe(false);
+    expect(refusedImage({
+      status: 200,
+      get body(): unknown {
+        throw new Error('a 2xx answer\'s body is not read');
+      },
     })).toBe(false);
   });
 

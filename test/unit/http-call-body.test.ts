@@ -23,6 +23,17 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const event = (i: number) => `data: {"i":${i}}\n\n`;
+
+/** An SSE answer at `path`, its head written, then `open(res)`; resolves with the time the server saw it closed. */
+function sseAt(path: string, open: (res: ServerResponse) => void): Promise<number> {
+  return new Promise((resolve) => {
+    handlers.set(path, (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.once('close', () => resolve(performance.now()));
+      open(res);
+    });
+  });
+}
 const text = (pieces: Uint8Array[]) => pieces.map((p) => Buffer.from(p).toString()).join('');
 
 describe('an answer body read by the request path', () => {
@@ -90,11 +101,7 @@ describe('an answer body read by the request path', () => {
   });
 
   it('a reader that stops early closes the answer: the server sees its response closed', async () => {
-    let closed!: () => void;
-    const serverSawClose = new Promise<void>((r) => (closed = r));
-    handlers.set('/endless', (res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.once('close', () => closed());
+    const serverSawClose = sseAt('/endless', (res) => {
       let i = 0;
       const timer = setInterval(() => res.write(event(i++)), 5);
       res.once('close', () => clearInterval(timer));
@@ -147,37 +154,21 @@ describe('an answer body read by the request path', () => {
   });
 
   it('a body that does not end after its reader had all it wanted is cut off after DRAIN_MS', async () => {
-    let closed!: () => void;
-    const serverSawClose = new Promise<void>((r) => (closed = r));
-    let endedAt = 0;
-    handlers.set('/never-ends', (res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.once('close', () => {
-        endedAt = performance.now();
-        closed();
-      });
-      res.write('data: [DONE]\n\n');
-    });
+    const serverSawClose = sseAt('/never-ends', (res) => res.write('data: [DONE]\n\n'));
     const answer = await getUrl(`${base}/never-ends`, new CallEnd(undefined, 30_000));
     const it = answer.body![Symbol.asyncIterator]();
     await it.next();
     const drainedAt = performance.now();
     answer.drainRest!();
     await it.return!();
-    await serverSawClose;
+    const endedAt = await serverSawClose;
     // Not at once (the body was given its time to end), and not at the call's own 30 s deadline.
     expect(endedAt - drainedAt).toBeGreaterThanOrEqual(DRAIN_MS - 50);
     expect(endedAt - drainedAt).toBeLessThan(20_000);
   });
 
   it('a read still waiting when the reader has all it wants ends, and so does every later one', async () => {
-    let closed!: () => void;
-    const serverSawClose = new Promise<void>((r) => (closed = r));
-    handlers.set('/quiet', (res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.once('close', () => closed());
-      res.write(event(1));
-    });
+    const serverSawClose = sseAt('/quiet', (res) => res.write(event(1)));
     const answer = await getUrl(`${base}/quiet`, new CallEnd(undefined, 30_000));
     const it = answer.body![Symbol.asyncIterator]();
     expect(Buffer.from((await it.next()).value!).toString()).toBe(event(1));
