@@ -17,6 +17,8 @@ export interface CallOptions {
   stream?: boolean;
   /** Keep at most this many characters of the body (default 1 MB). */
   keep?: number;
+  /** The request line's target when it is not the URL's path in origin form (`http://host/v1/models`, `/x/../v1`). */
+  target?: string;
 }
 
 export type CallAnswer = RawAnswer & { headers: IncomingHttpHeaders; ms: number };
@@ -42,6 +44,7 @@ export function call(url: string, o: CallOptions): Promise<CallAnswer> {
     const req = request(url, {
       method: o.method ?? (data ? 'POST' : 'GET'),
       agent: o.agent,
+      ...(o.target === undefined ? {} : { path: o.target }),
       headers: { ...(data ? { 'content-type': 'application/json', 'content-length': String(data.length) } : {}), ...o.headers },
     }, (res) => {
       status = res.statusCode ?? null;

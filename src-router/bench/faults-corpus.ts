@@ -23,6 +23,8 @@ export interface BadInput {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** The request line's target, when it is another form of `path` (absolute-form, encoded, dot-segment). */
+  target?: string;
 }
 
 export interface InputResult {
@@ -53,8 +55,23 @@ const lease = (over: Record<string, unknown>) => json({
   lease: { linkId: 'x', owner: { nodeId: 'owner', model: 'a' }, helper: { nodeId: 'helper', model: 'b' }, slots: 1, ttlMs: 1000, probe: false, ownerJobMs: 100, helperJobMs: 60, helperSwitchMs: 0, measured: true, ...over },
 });
 
-/** The corpus; `snapshot` is a real slave snapshot (for registrations), `slaveUrl` a URL the master lists. */
-export function corpus(snapshot: Record<string, unknown>, slaveUrl: string): BadInput[] {
+/** Other forms of a request target's `path` that a guard must see through: each reaches the route or no route. */
+function targetForms(path: string, authority: string): [string, string][] {
+  const slash = path.lastIndexOf('/');
+  return [
+    ['absolute', `http://${authority}${path}`],
+    ['percent-encoded', `${path.slice(0, slash + 1)}%${path.charCodeAt(slash + 1).toString(16)}${path.slice(slash + 2)}`],
+    ['double-slash', `/${path}`],
+    ['dot-segment', `/x/..${path}`],
+    ['upper-case', path.toUpperCase()],
+  ];
+}
+
+/**
+ * The corpus; `snapshot` is a real slave snapshot (for registrations), `slaveUrl` a URL the master lists, `authority`
+ * the `host:port` of each node (for absolute-form request targets).
+ */
+export function corpus(snapshot: Record<string, unknown>, slaveUrl: string, authority: Record<BadInput['node'], string>): BadInput[] {
   const inputs: BadInput[] = [];
   const add = (name: string, node: BadInput['node'], path: string, o: Omit<BadInput, 'name' | 'node' | 'path'> = {}) => inputs.push({ name, node, path, ...o });
   const post = (body: string, headers: Record<string, string> = {}) => ({ method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
@@ -168,6 +185,18 @@ export function corpus(snapshot: Record<string, unknown>, slaveUrl: string): Bad
   add('origin-foreign', 'master', C, post(chat({}), { origin: 'http://evil.example.com' }));
   add('origin-null', 'master', C, post(chat({}), { origin: 'null' }));
   add('origin-foreign-console', 'master', '/router/v1/console/models', { headers: { origin: 'https://evil.example.com', ...consoleAuth } });
+  // request-target forms: every guard decides on the route the router matched, whatever the request line says
+  const guarded: [string, BadInput['node'], string, Omit<BadInput, 'name' | 'node' | 'path'>][] = [
+    ['console-no-token', 'master', '/router/v1/console/models', {}],
+    ['site-no-token', 'master', '/router/v1/site/text-routing-groups', {}],
+    ['node-api-no-token', 'slave', '/router/v1/node/snapshot', {}],
+    ['recipe-at-a-slave', 'slave', '/router/v1/site/recipes/r', { method: 'PUT', body: json({ name: 'r' }), headers: { 'content-type': 'application/json', ...consoleAuth } }],
+  ];
+  for (const [name, node, path, o] of guarded) {
+    for (const [form, target] of targetForms(path, authority[node])) add(`${name}-${form}-target`, node, path, { ...o, target });
+  }
+  add('host-foreign-in-absolute-target', 'master', '/v1/models', { target: 'http://evil.example.com/v1/models' });
+  add('host-foreign-in-absolute-console-target', 'master', '/router/v1/console/models', { target: 'http://rebind.attacker.test:80/router/v1/console/models', headers: consoleAuth });
   return inputs;
 }
 
@@ -191,12 +220,12 @@ export async function badInputs(o: BenchOptions): Promise<FaultRow> {
     const nodes = { master: t.master, slave: t.owner };
     const before = rssMb([t.master, t.owner, t.helper]);
     const snapshot = await getJson<Record<string, unknown>>(`${t.owner.url}/router/v1/node/snapshot`, cluster);
-    const inputs = corpus(snapshot, t.owner.url);
+    const inputs = corpus(snapshot, t.owner.url, { master: new URL(t.master.url).host, slave: new URL(t.owner.url).host });
     o.log(`bad-inputs: ${inputs.length} bad inputs to the master and a slave`);
     const results: InputResult[] = [];
     const outcomes: Outcome[] = [];
     for (const i of inputs) {
-      const a = await call(`${nodes[i.node].url}${i.path}`, { method: i.method, headers: i.headers, body: i.body, timeoutMs: 15_000, agent: false });
+      const a = await call(`${nodes[i.node].url}${i.path}`, { method: i.method, headers: i.headers, body: i.body, target: i.target, timeoutMs: 15_000, agent: false });
       results.push(judge(i.name, a.status, a.body));
       outcomes.push(classify(a));
     }

@@ -21,6 +21,7 @@ import { installSecurityHeaders } from './security-headers';
 import { installErrorHandling } from './errors';
 import { keepRawJson } from './json-body';
 import { redactUrl } from './redact';
+import { routePath } from './route-path';
 import { ollamaRoutes } from './ollama-routes';
 import { openaiRoutes } from './openai-routes';
 import { responsesRoutes } from './responses-routes';
@@ -68,7 +69,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   });
   // Issue #15: every answer of the client APIs names the node that ran it (an executor's answer sets its own).
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (CLIENT_API_PATH.test(request.url)) defaultAnswerHeaders(reply, deps.nodeId);
+    if (CLIENT_API_PATH.test(routePath(request))) defaultAnswerHeaders(reply, deps.nodeId);
     done(null, payload);
   });
   await app.register(async (scope) => {

@@ -4,6 +4,7 @@ import { assetFetchRequestSchema, nodeLoadRequestSchema, RouterError } from '../
 import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody, parsePeerBody } from './errors';
+import { routePath } from './route-path';
 
 const RECIPES = '/router/v1/site/recipes';
 
@@ -49,7 +50,7 @@ export async function assetRoutes(app: FastifyInstance, deps: HttpDeps): Promise
     scope.addHook('preHandler', async (request) => {
       if (request.method === 'GET' || request.method === 'HEAD') return;
       requireOperator(deps, request, 'fetch assets or change recipes');
-      if (request.url.startsWith(RECIPES) && deps.role === 'slave') {
+      if (routePath(request).startsWith(RECIPES) && deps.role === 'slave') {
         throw new RouterError(409, 'recipes_on_master', `recipes are kept by the master; node '${deps.nodeId}' is a slave`);
       }
     });

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
 import { bearer, sameSecret } from './auth';
+import { routePath, targetAuthority } from './route-path';
 
 /**
  * Who may talk to this node at all (issue #9), before any route runs:
@@ -12,8 +13,11 @@ import { bearer, sameSecret } from './auth';
  * - Origin: a browser request from another site (a cross-site form posting an upload, a script) gets 403 unless its
  *   Origin is the node's own (same host as the request) or listed in `server.cors_origins` (`*`: any); listed ones
  *   get CORS headers and their preflights are answered.
- * - Client API keys: with `server.api_keys` set, `/v1/*` and `/api/*` need `Authorization: Bearer <key>`, compared in
- *   constant time (401 otherwise). Node and console APIs have their own tokens.
+ *   An absolute-form request target (`GET http://name/v1/models`) names a host too: it must pass the same test.
+ * - Client API keys: with `server.api_keys` set, the routes under `/v1/` and `/api/` need `Authorization: Bearer
+ *   <key>`, compared in constant time (401 otherwise). The test is on the route the router matched, so no form of
+ *   the request line (absolute-form, percent-encoded) reaches a client route around it. Node and console APIs have
+ *   their own tokens.
  */
 export interface GuardOptions {
   allowedHosts: readonly string[];
@@ -81,6 +85,10 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions): void
     if (!hostAllowed(host, fixed, machine)) {
       return new RouterError(421, 'misdirected_request', `Host '${host}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
     }
+    const authority = request.url.charCodeAt(0) === 47 ? undefined : targetAuthority(request.url);
+    if (authority !== undefined && !hostAllowed(authority, fixed, machine)) {
+      return new RouterError(421, 'misdirected_request', `the request target's host '${authority}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
+    }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== 'null') {
       const allowed = originAllowed(origin, host, o);
@@ -99,7 +107,7 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions): void
     } else if (origin === 'null') {
       return new RouterError(403, 'origin_not_allowed', 'requests from an opaque origin (a sandboxed page, a file) are not allowed', 'permission_error');
     }
-    if (o.apiKeys.length && clientApi(request.url) && request.method !== 'OPTIONS') {
+    if (o.apiKeys.length && clientApi(routePath(request)) && request.method !== 'OPTIONS') {
       const key = bearer(request);
       if (!o.apiKeys.some((k) => sameSecret(key, k))) {
         return new RouterError(401, 'invalid_api_key', key ? 'Incorrect API key provided' : 'You didn\'t provide an API key: send it as Authorization: Bearer <key>', 'invalid_request_error');

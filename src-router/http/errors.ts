@@ -1,4 +1,5 @@
 import { redactUrl } from './redact';
+import { routePath, targetPath } from './route-path';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { peerRead } from '../contract/peer-read';
@@ -30,7 +31,7 @@ export function toRouterError(err: unknown): RouterError {
   return fromF ?? asRouterError(err);
 }
 
-/** The wire shape of an error for this URL: OpenAI's on `/v1/*` and the router's APIs, Ollama's on `/api/*`. */
+/** The wire shape of an error for this path: OpenAI's on `/v1/*` and the router's APIs, Ollama's on `/api/*`. */
 export function errorPayload(url: string, e: RouterError): unknown {
   if (url.startsWith('/api/')) return { error: e.message };
   return { error: { message: e.message, type: e.type, param: e.param, code: e.code, ...e.extra } };
@@ -45,12 +46,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
     return reply;
   }
   if (e.extra.retry_after) reply.header('retry-after', e.extra.retry_after);
-  return reply.status(e.status === 499 ? 400 : e.status).send(errorPayload(request.url, e));
+  return reply.status(e.status === 499 ? 400 : e.status).send(errorPayload(routePath(request), e));
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, new RouterError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new RouterError(404, 'not_found', `no route ${request.method} ${targetPath(request.url)}`)));
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
  * Secrets never reach a log line: query parameters that can carry one (the console token the UI link holds,
- * keys, passwords) are replaced before a URL is logged. Pure.
+ * keys, passwords) and the user information of an absolute-form target are replaced before a URL is logged. Pure.
  */
 const SECRET_KEYS = /token|key|secret|pass|auth/i;
 
-export function redactUrl(url: string): string {
+export function redactUrl(target: string): string {
+  // An absolute-form request target can carry credentials before its host: `http://user:pass@host/…`.
+  const url = target.charCodeAt(0) === 47 ? target : target.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1REDACTED@');
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = url.slice(q + 1).split('&').map((pair) => {

@@ -140,7 +140,7 @@ describe('requests seen at engines', () => {
 });
 
 describe('the bad-input corpus', () => {
-  const inputs = corpus({ nodeId: 'owner', publicUrl: 'http://127.0.0.1:2/' }, 'http://127.0.0.1:2/');
+  const inputs = corpus({ nodeId: 'owner', publicUrl: 'http://127.0.0.1:2/' }, 'http://127.0.0.1:2/', { master: '127.0.0.1:1', slave: '127.0.0.1:2' });
 
   it('has at least 40 distinct inputs covering every kind the issue lists', () => {
     expect(inputs.length).toBeGreaterThanOrEqual(40);
@@ -148,6 +148,18 @@ describe('the bad-input corpus', () => {
     for (const kind of ['json-', 'chat-', 'over-limit', 'token', 'register-unlisted', 'inventory-', 'query-repeated', 'multi-', 'lease-ttl', 'host-', 'origin-']) {
       expect(inputs.some((i) => i.name.includes(kind)), kind).toBe(true);
     }
+  });
+
+  it('issue #26 item 1: guarded paths also go as absolute-form, encoded, double-slash, dot-segment and upper-case targets', () => {
+    const forms = inputs.filter((i) => i.name.startsWith('console-no-token-') && i.target);
+    expect(forms.map((i) => i.target)).toEqual([
+      'http://127.0.0.1:1/router/v1/console/models',
+      '/router/v1/console/%6dodels',
+      '//router/v1/console/models',
+      '/x/../router/v1/console/models',
+      '/ROUTER/V1/CONSOLE/MODELS',
+    ]);
+    expect(inputs.find((i) => i.name === 'recipe-at-a-slave-absolute-target')).toMatchObject({ node: 'slave', method: 'PUT', target: 'http://127.0.0.1:2/router/v1/site/recipes/r' });
   });
 
   it('only a 4xx with a JSON error message is clear', () => {

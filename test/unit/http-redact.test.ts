@@ -9,4 +9,10 @@ describe('URLs as logged', () => {
     expect(redactUrl('/x?api%5Fkey=s&Password=p&q')).toBe('/x?api%5Fkey=REDACTED&Password=REDACTED&q');
     expect(redactUrl('/v1/models')).toBe('/v1/models');
   });
+
+  it('issue #26 item 1: an absolute-form target\'s user information is replaced too', () => {
+    expect(redactUrl('http://alice:s3cret@127.0.0.1:8080/v1/models?key=k')).toBe('http://REDACTED@127.0.0.1:8080/v1/models?key=REDACTED');
+    expect(redactUrl('http://127.0.0.1:8080/v1/models')).toBe('http://127.0.0.1:8080/v1/models');
+    expect(redactUrl('/a@b/c')).toBe('/a@b/c');
+  });
 });
