@@ -94,6 +94,13 @@ export function createLendingWiring(d: LendingWiringDeps) {
         if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
         return withdrawAt(url, token, requestIds);
       },
+      answerOf: async (helper, requestId, waitMs) => {
+        if (helper === nodeId) return lending.helper.answerOf(requestId, waitMs);
+        const url = remotes().find((r) => r.nodeId === helper)?.url;
+        if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
+        return answerAt(url, token, requestId, waitMs);
+      },
+      fateWaitMs: c.request_timeout,
       cancelAt: async (helper, requestIds) => {
         const url = remotes().find((r) => r.nodeId === helper)?.url;
         if (!url) return;

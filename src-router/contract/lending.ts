@@ -68,6 +68,8 @@ export const relayAnswerSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('answered'), status: z.number().int().min(100).max(599), body: z.unknown() }).strict(),
   z.object({ kind: z.literal('returned'), reason: z.string().max(200) }).strict(),
   z.object({ kind: z.literal('refused'), reason: z.enum(['no_live_lease', 'helper_unreachable', 'forward_failed']), message: z.string() }).strict(),
+  // The master could not tell whether the helper got it, nor ask the helper: the owner asks the helper itself.
+  z.object({ kind: z.literal('unknown'), message: z.string().max(2000) }).strict(),
 ]);
 
 /** An owner whose relay broke asks the helper for a borrowed request's answer (long-polled up to `wait` ms). */

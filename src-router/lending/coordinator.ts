@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { planRowToDecision, relayRefusedRow } from './decision-rows';
+import { lentFateRow, planRowToDecision, relayRefusedRow, type LentFateReason } from './decision-rows';
+import { connectRefused } from './master-client';
 import { plan } from './planner';
-import type { DecisionSink, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
+import type { BorrowedAnswer, DecisionSink, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
 import { refKey, type LeaseGrant, type LinkSpec, type LiveLease, type ModelRef, type NodeState, type PlanResult, type PlanSettings, type Trigger } from './types';
 
 export interface CoordinatorDeps {
@@ -30,6 +31,10 @@ export interface CoordinatorDeps {
    * never start there) or `started`. Rejects when the helper does not answer; an id it does not list stays with it.
    */
   withdraw(helperNodeId: string, requestIds: string[]): Promise<Record<string, WithdrawResult>>;
+  /** A borrowed request's answer at a remote helper, long-polled up to `waitMs`; rejects when it does not answer. */
+  answerOf(helperNodeId: string, requestId: string, waitMs: number): Promise<BorrowedAnswer>;
+  /** How long a forward whose fate is unknown waits for the helper's answer (cluster.request_timeout). */
+  fateWaitMs: number;
   /** The owner's client left: cancel the borrowed request at its (remote) helper, which does not end it with its relay. */
   cancelAt?(helperNodeId: string, requestIds: string[]): Promise<void>;
   decisions: DecisionSink;
@@ -292,10 +297,60 @@ export class Coordinator {
         : await (async () => {
             const url = this.deps.remotes().find((r) => r.nodeId === req.helper.nodeId)?.url;
             if (!url) return { kind: 'refused', reason: 'helper_unreachable', message: `helper node '${req.helper.nodeId}' is not a healthy member` } as RelayAnswer;
-            return this.deps.forwardRemote(url, req, signal);
+            const forwarded = await this.deps.forwardRemote(url, req, signal);
+            return forwarded.kind === 'unknown' ? this.resolveFate(req, forwarded.message, signal) : forwarded;
           })();
     if (answer.kind === 'refused') return refuse(answer.reason, answer.message);
     return answer;
+  }
+
+  /**
+   * A forward that broke off after it may have reached the helper is resolved at the helper before anyone runs it
+   * again: withdrawn there (it comes back to the owner, which runs it), or its answer fetched. A helper whose port
+   * refuses connections is gone, and its work with it. When the helper cannot be asked, the fate stays unknown and the
+   * owner asks the helper itself. Each resolution is a `lent_fate` row.
+   */
+  private async resolveFate(req: RelayRequest, message: string, signal: AbortSignal): Promise<RelayAnswer> {
+    const helper = req.helper.nodeId;
+    const row = (reason: LentFateReason, why?: string) =>
+      this.deps.decisions.add(lentFateRow({ at: this.now(), linkId: this.live.get(refKey(req.helper))?.grant.linkId ?? null, owner: req.owner, helper: req.helper, requestId: req.requestId, reason, details: { resolvedBy: 'master', cause: message, ...(why ? { why } : {}) } }));
+    const unresolved = (why: string): RelayAnswer => {
+      row('unresolved', why);
+      return { kind: 'unknown', message: `${message}; the master could not resolve it at the helper: ${why}` };
+    };
+    let state: WithdrawResult | undefined;
+    try {
+      state = (await this.deps.withdraw(helper, [req.requestId]))[req.requestId];
+    } catch (err) {
+      if (!connectRefused(err)) return unresolved((err as Error).message);
+      row('helper_gone');
+      return { kind: 'refused', reason: 'helper_unreachable', message: `${message}; the helper refuses connections` };
+    }
+    if (state === 'withdrawn') {
+      row('withdrawn');
+      return { kind: 'returned', reason: 'withdrawn' };
+    }
+    if (state !== 'started') return unresolved('the helper did not list the request');
+    const until = this.now() + this.deps.fateWaitMs;
+    while (!signal.aborted && this.now() < until) {
+      let a: BorrowedAnswer;
+      try {
+        a = await this.deps.answerOf(helper, req.requestId, Math.min(20_000, Math.max(0, until - this.now())));
+      } catch (err) {
+        return unresolved((err as Error).message);
+      }
+      if (a.state === 'answered') {
+        row('answered');
+        return { kind: 'answered', status: a.status, body: a.body };
+      }
+      if (a.state === 'failed') {
+        row('failed');
+        return { kind: 'refused', reason: 'forward_failed', message: `${message}; it failed at the helper` };
+      }
+      if (a.state === 'unknown') return unresolved('the helper no longer knows it');
+    }
+    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('relay ended');
+    return unresolved('no answer within the request time-out');
   }
 }
 

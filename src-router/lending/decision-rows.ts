@@ -14,6 +14,14 @@ export type BorrowedReturnedReason = 'busy_on_arrival' | 'own_work_arrived' | 'n
 export const RETURNED_REASONS = ['busy_on_arrival', 'own_work_arrived', 'no_link', 'load_forbidden', 'withdrawn', 'no_live_lease', 'helper_unreachable', 'forward_failed', 'cut_off', 'helper_stalled'] as const;
 /** GUARD-2: why a guardian answered an image request for a text-only model. */
 export type GuardianRoutedReason = 'detected' | 'engine_refused';
+/**
+ * How a lent request whose fate was unknown (its forward broke off after it may have reached the helper) was
+ * resolved at the helper before anyone ran it again: `withdrawn` (it never starts there: the owner runs it),
+ * `answered` (its answer was fetched from the helper), `failed` (it failed there: the owner runs it), `helper_gone`
+ * (the helper's port refuses connections: its work is gone with it), `unresolved` (the master could not ask the
+ * helper: the owner asks it itself), `lost` (neither could: the client gets a clear error, it is not run again).
+ */
+export type LentFateReason = 'withdrawn' | 'answered' | 'failed' | 'helper_gone' | 'unresolved' | 'lost';
 /** Why an owner dropped its lease. */
 export type LeaseClearedReason = 'no_lease' | 'ttl_expired';
 /** Why a lent request came back to its owner: the helper's 409 reason, the master's refusal, or a cut-off (HOLD-4/HELPER-5). */
@@ -101,6 +109,11 @@ export function heldForHelperRow(
 /** LOG-3 (master): a lent request the master could not pass on (LEASE-8). */
 export function relayRefusedRow(a: { at: number; linkId: string | null; owner: ModelRef; helper: ModelRef | null; requestId: string; reason: RelayRefusedReason; details?: DecisionDetails }): DecisionInput {
   return { ...BLANK, at: a.at, kind: 'dispatch', event: 'relay_refused', linkId: a.linkId, ...owner(a.owner), ...helper(a.helper), requestId: a.requestId, reason: a.reason, details: details(a.details) };
+}
+
+/** A lent request's unknown fate, resolved at its helper by the master or the owner, whichever resolved it. */
+export function lentFateRow(a: { at: number; linkId: string | null; owner: ModelRef; helper: ModelRef; requestId: string; reason: LentFateReason; details?: DecisionDetails }): DecisionInput {
+  return { ...BLANK, at: a.at, kind: 'dispatch', event: 'lent_fate', linkId: a.linkId, ...owner(a.owner), ...helper(a.helper), requestId: a.requestId, reason: a.reason, details: details(a.details) };
 }
 
 /** LOG-4 (helper): the node's own request waited behind borrowed jobs already in its backend. `model`: its own model. */

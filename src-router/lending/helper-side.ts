@@ -100,6 +100,11 @@ export class HelperSide {
     return this.borrowed.get(requestId)?.started ? { state: 'running' } : { state: 'unknown' };
   }
 
+  /** The request already arrived here (waiting, running, or ended with its answer kept): a second copy never runs. */
+  arrivedBefore(requestId: string): boolean {
+    return this.borrowed.has(requestId) || this.startedIds.has(requestId) || this.answers.has(requestId);
+  }
+
   hasStarted(requestId: string): boolean {
     return (this.borrowed.get(requestId)?.started ?? false) || this.startedIds.has(requestId);
   }

@@ -9,7 +9,7 @@ import { lentEtas, ModelQueue, queueEtas, type QueueItem } from '../queue';
 import type { ModelRegistry } from '../registry';
 import type { AnalyticsStore } from '../store';
 import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
-import { RETURNED_REASONS, type ReturnedReason } from './decision-rows';
+import { lentFateRow, RETURNED_REASONS, type ReturnedReason } from './decision-rows';
 import { connectRefused } from './master-client';
 import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
@@ -210,6 +210,10 @@ export class LendingNode implements LendingGate {
         // Never run twice, never lost: the helper confirms it will never run it (then it runs here), or its answer is
         // fetched from the helper directly; only when neither can be had does the client get a clear error.
         const fate = await this.lentFate(lease, item.id, signal);
+        this.deps.decisions.add(lentFateRow({
+          at: this.now(), linkId: lease.linkId, owner, helper: lease.helper, requestId: item.id, reason: fate.kind,
+          details: { resolvedBy: 'owner', cause: answer.message, ...(fate.kind === 'lost' ? { why: fate.why } : {}) },
+        }));
         if (fate.kind === 'answered') {
           this.owner.onQueueEvent(localId, 'borrowed_completed');
           return { kind: 'lent', waitedMs, status: fate.status, body: fate.body, helper: lease.helper };
@@ -229,6 +233,8 @@ export class LendingNode implements LendingGate {
   async admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, client: ClientGone): Promise<BorrowedTicket> {
     const queue = this.queues.get(localId)!;
     const item = { ...this.item(req, true), owner: `${owner.nodeId}/${owner.model}` };
+    // A relay delivered twice (a retried write) never runs twice: the forwarder resolves its fate as for a broken one.
+    if (this.helper.arrivedBefore(item.id)) throw duplicateRequest(item.id);
     const refusal = this.helper.checkArrival(localId, owner, item.id);
     if (refusal) throw offloadReturned(refusal);
     this.helper.admitted(item, localId, owner);
@@ -470,6 +476,9 @@ export class LendingNode implements LendingGate {
     this.helper.stop();
   }
 }
+
+export const duplicateRequest = (requestId: string) =>
+  new RouterError(409, 'duplicate_request', `borrowed request '${requestId}' already arrived here: it is not run again (ask for its answer)`, 'invalid_request_error', 'x-routerdesk-request-id');
 
 export const offloadReturned = (reason: string) => new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`, 'invalid_request_error', null, { reason });
 

@@ -77,7 +77,12 @@ export async function callPeer(url: string, token: string, body: unknown, timeou
   }
 }
 
-/** The master's forward of a lent request to a remote helper's worker API (the owner's model named in a header). */
+/**
+ * The master's forward of a lent request to a remote helper's worker API (the owner's model named in a header). Only
+ * a definite non-delivery (no connection could be made) is a refusal; a forward that broke off after it may have
+ * reached the helper — a reset, its time-out, an answer cut short — is `unknown`, resolved at the helper before anyone
+ * runs it again.
+ */
 export async function forwardToHelper(helperUrl: string, token: string, req: RelayRequest, signal: AbortSignal, timeoutMs: number): Promise<RelayAnswer> {
   const paths = { chat: '/v1/chat/completions', completion: '/v1/completions', embedding: '/v1/embeddings', image: '/v1/images/generations' } as const;
   let res: HttpAnswer;
@@ -89,10 +94,18 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   } catch (err) {
     end.clear();
     if (signal.aborted) throw err;
-    return { kind: 'refused', reason: 'helper_unreachable', message: (err as Error).message };
+    if (neverSent(err)) return { kind: 'refused', reason: 'helper_unreachable', message: (err as Error).message };
+    return { kind: 'unknown', message: `the forward to the helper broke off: ${causeOf(err)}` };
   }
-  const text = await res.text().catch(() => '');
-  end.clear();
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { kind: 'unknown', message: `the helper's answer broke off: ${causeOf(err)}` };
+  } finally {
+    end.clear();
+  }
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -101,6 +114,8 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   }
   const error = (body as { error?: { code?: string; message?: string; reason?: string } })?.error;
   if (res.status === 409 && error?.code === 'offload_returned') return { kind: 'returned', reason: error.reason ?? 'returned' };
+  // The helper has this request already (a relay delivered twice): resolved at the helper like a broken forward.
+  if (res.status === 409 && error?.code === 'duplicate_request') return { kind: 'unknown', message: 'the helper already had this request' };
   if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${res.status}: ${(body as { error?: { message?: string } })?.error?.message ?? text.slice(0, 200)}` };
   return withQueueMs({ kind: 'answered', status: res.status, body }, res.headers.get(QUEUE_MS_HEADER));
 }

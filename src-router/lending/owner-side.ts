@@ -203,7 +203,8 @@ export class OwnerSide {
     // Only a request the helper could take is held: lendable, and (LLM-2) within the helper's window.
     if (!queue || !grant || !lendableItem(item) || !this.fitsHelper(localId, item, grant)) return false;
     const now = this.deps.now();
-    const lent = queue.view().lent;
+    const helperKey = `${grant.helper.nodeId}/${grant.helper.model}`;
+    const lent = queue.view().lent.filter((i) => i.lentTo?.helper === helperKey);
     const verdict = shouldHoldSecondSlot({
       now, enabled: this.deps.holdEnabled, ownerCurrentStartedAt: firstStartedAt, lease: grant, lentOut: lent.length,
       helperLentFinishAt: grant.helperJobMs === null ? null : helperLentFinishAt(lent.map((i) => i.startedAt ?? now), grant.helperJobMs, grant.helperSwitchMs ?? 0),
@@ -267,11 +268,16 @@ export class OwnerSide {
     const grant = this.lease(localId);
     const queue = this.deps.queueOf(localId);
     if (!grant || !queue) return;
+    // Slots are the leased helper's: requests still out at a helper of an earlier lease do not take them.
+    const helper = `${grant.helper.nodeId}/${grant.helper.model}`;
+    let out = queue.lentAt(helper);
     for (const item of queue.lendable()) {
-      if (queue.lentCount >= grant.slots) break;
+      if (out >= grant.slots) break;
       if (!this.fitsHelper(localId, item, grant)) continue;
-      item.lentTo = { helper: `${grant.helper.nodeId}/${grant.helper.model}`, helperJobMs: grant.helperJobMs, helperSwitchMs: grant.helperSwitchMs };
-      if (queue.lend(item, grant)) this.deps.decisions.add(lentRow({ ...this.leaseArgs(localId, grant), helper: grant.helper, requestId: item.id }));
+      item.lentTo = { helper, helperJobMs: grant.helperJobMs, helperSwitchMs: grant.helperSwitchMs };
+      if (!queue.lend(item, grant)) continue;
+      out++;
+      this.deps.decisions.add(lentRow({ ...this.leaseArgs(localId, grant), helper: grant.helper, requestId: item.id }));
     }
   }
 

@@ -125,14 +125,15 @@ export class ModelQueue {
   /** Tops the engine back up to the depth from the waiting requests (QUEUE-2: the owner is always topped up). */
   pump(): void {
     while (this.active.size < this.depth) {
-      // A request held for a faster helper keeps the second slot's turn; it goes to the owner as soon as the owner
-      // would otherwise idle (HOLD-2).
-      if (this.active.size > 0 && this.waiting.some((w) => w.item.state === 'held')) break;
-      const next = this.waiting[0];
+      // A request held for a faster helper keeps the second slot's turn, and only that slot's (HOLD-2): the third and
+      // later ones fill as usual meanwhile. It goes to the owner as soon as the owner would otherwise idle.
+      const held = this.active.size > 0 && this.waiting.some((w) => w.item.state === 'held');
+      if (held && this.active.size + 1 >= this.depth) break;
+      const next = held ? this.waiting.find((w) => w.item.state !== 'held') : this.waiting[0];
       if (!next) break;
       // Only a request that could be lent is ever held for the helper (HOLD-1): a stream, a borrowed request or one
       // that came back from a helper goes to the engine.
-      if (this.active.size === 1 && lendableItem(next.item) && this.holdPolicy) {
+      if (!held && this.active.size === 1 && lendableItem(next.item) && this.holdPolicy) {
         const first = [...this.active][0];
         if (this.holdPolicy(next.item, first.startedAt ?? this.now())) {
           next.item.state = 'held';
@@ -237,6 +238,13 @@ export class ModelQueue {
 
   get lentCount(): number {
     return this.lent.size;
+  }
+
+  /** Lent requests out at one helper (`node/model`): a lease's slots count only those at its own helper. */
+  lentAt(helper: string): number {
+    let n = 0;
+    for (const i of this.lent) if (i.lentTo?.helper === helper) n++;
+    return n;
   }
 
   ownWaiting(): number {

@@ -6,7 +6,7 @@
 
 export type DecisionKind = 'plan' | 'dispatch' | 'helper';
 export type PlanOutcome = 'granted' | 'probe' | 'skipped';
-export type DispatchEvent = 'lease_updated' | 'lease_cleared' | 'lease_refused' | 'lent' | 'returned' | 'held_for_helper' | 'relay_refused' | 'guardian_routed';
+export type DispatchEvent = 'lease_updated' | 'lease_cleared' | 'lease_refused' | 'lent' | 'returned' | 'held_for_helper' | 'relay_refused' | 'lent_fate' | 'guardian_routed';
 export type HelperEvent = 'native_waited_behind_borrowed' | 'borrowed_returned';
 /** A plan row's event is its outcome; dispatch and helper rows name what happened. */
 export type DecisionEvent = PlanOutcome | DispatchEvent | HelperEvent;
@@ -43,7 +43,7 @@ export interface DecisionRow {
   helperIdleMs: number | null;
   /** Plan rows only. */
   outcome: PlanOutcome | null;
-  /** Skip/probe reason, relay_refused, lease_refused, lease_cleared, returned and borrowed_returned reasons. */
+  /** Skip/probe reason, relay_refused, lent_fate, lease_refused, lease_cleared, returned and borrowed_returned reasons. */
   reason: string | null;
   slots: number | null;
   requestsOut: number | null;

@@ -1,4 +1,6 @@
 import { freePort } from '../../src-router/backends';
+import type { NetHosts } from '../../src-router/bench/net-hosts';
+import type { SpawnOptions } from 'node:child_process';
 import type { ModelConfigInput, NodeConfigInput } from '../../src-router/config';
 import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from './node-harness';
 
@@ -67,32 +69,40 @@ export async function startLendingCluster(opts: {
   masterModels?: Record<string, ModelConfigInput>;
   slaves: Record<string, Record<string, ModelConfigInput>>;
   cluster?: Record<string, unknown>;
+  /** More `cluster:` settings of one node ('master' or a slave name), over `cluster`. */
+  clusterOf?: Record<string, Record<string, unknown>>;
   /** Extra environment per node ('master' or a slave name), e.g. ROUTERDESK_CLOCK_OFFSET_MS. */
   env?: Record<string, Record<string, string>>;
   /** The master's `console:` section (e.g. `operators`). */
   masterConsole?: NodeConfigInput['console'];
+  /** Each node on its own network host (named 'master' and as the slaves), port 8080 at its address. */
+  hosts?: NetHosts;
 }): Promise<LendingCluster> {
   const names = Object.keys(opts.slaves);
-  const ports: Record<string, number> = { master: await freePort() };
-  for (const n of names) ports[n] = await freePort();
-  const urls = Object.fromEntries(Object.entries(ports).map(([k, p]) => [k, `http://127.0.0.1:${p}`]));
+  const hosts = opts.hosts;
+  const ports: Record<string, number> = { master: hosts ? 8080 : await freePort() };
+  for (const n of names) ports[n] = hosts ? 8080 : await freePort();
+  const addressOf = (n: string) => (hosts ? hosts.address(n) : '127.0.0.1');
+  const urls = Object.fromEntries(Object.entries(ports).map(([k, p]) => [k, `http://${addressOf(k)}:${p}`]));
+  const launch = (n: string) => (hosts ? { launch: (args: string[], o: SpawnOptions) => hosts.spawn(n, process.execPath, args, o) } : {});
   const slaves: Record<string, TestNode> = {};
   await Promise.all(
     names.map(async (n) => {
       const config: NodeConfigInput = {
-        server: { port: ports[n] },
-        cluster: { role: 'slave', node_id: n, token: CLUSTER_TOKEN, master_url: urls.master, public_url: urls[n], ...fastLending(opts.cluster) } as NodeConfigInput['cluster'],
+        server: { port: ports[n], host: addressOf(n) },
+        cluster: { role: 'slave', node_id: n, token: CLUSTER_TOKEN, master_url: urls.master, public_url: urls[n], ...fastLending({ ...opts.cluster, ...opts.clusterOf?.[n] }) } as NodeConfigInput['cluster'],
       };
-      slaves[n] = await startNode({ models: opts.slaves[n], config, env: opts.env?.[n] });
+      slaves[n] = await startNode({ models: opts.slaves[n], config, env: opts.env?.[n], ...launch(n) });
     }),
   );
   const master = await startNode({
     models: opts.masterModels ?? {},
     env: opts.env?.master,
+    ...launch('master'),
     config: {
-      server: { port: ports.master },
+      server: { port: ports.master, host: addressOf('master') },
       ...(opts.masterConsole ? { console: opts.masterConsole } : {}),
-      cluster: { role: 'master', node_id: 'master', token: CLUSTER_TOKEN, slave_urls: names.map((n) => urls[n]), ...fastLending(opts.cluster) } as NodeConfigInput['cluster'],
+      cluster: { role: 'master', node_id: 'master', token: CLUSTER_TOKEN, slave_urls: names.map((n) => urls[n]), ...fastLending({ ...opts.cluster, ...opts.clusterOf?.master }) } as NodeConfigInput['cluster'],
     },
   });
   const cluster: LendingCluster = {

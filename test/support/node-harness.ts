@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +47,14 @@ export function runCli(args: string[], opts: { timeoutMs?: number } = {}): Promi
  * Starts a real router node process (`routerdesk node --config …`) in a temp folder with the given model configs.
  * Port 0 lets the node pick; the URL is read from its start-up line.
  */
-export async function startNode(opts: { models: Record<string, ModelConfigInput>; config?: NodeConfigInput; dir?: string; env?: Record<string, string> }): Promise<TestNode> {
+export async function startNode(opts: {
+  models: Record<string, ModelConfigInput>;
+  config?: NodeConfigInput;
+  dir?: string;
+  env?: Record<string, string>;
+  /** Starts `node <args>` some other way (inside a network host's namespace); default: a child of this process. */
+  launch?: (args: string[], options: SpawnOptions) => ChildProcess;
+}): Promise<TestNode> {
   const dir = opts.dir ?? tempDir();
   const modelsDir = join(dir, 'models');
   mkdirSync(modelsDir, { recursive: true });
@@ -61,10 +68,9 @@ export async function startNode(opts: { models: Record<string, ModelConfigInput>
   };
   const configFile = join(dir, 'node.yaml');
   writeFileSync(configFile, stringify(config));
-  const proc = spawn(process.execPath, [CLI, 'node', '--config', configFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
-  });
+  const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env } };
+  const args = [CLI, 'node', '--config', configFile];
+  const proc = opts.launch ? opts.launch(args, options) : spawn(process.execPath, args, options);
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

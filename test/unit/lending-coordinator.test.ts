@@ -26,6 +26,7 @@ function coordinator(over: Partial<CoordinatorDeps> = {}) {
     pushLease: () => {}, forwardRemote: async (): Promise<RelayAnswer> => ({ kind: 'answered', status: 200, body: {} }), serveLocal: async () => ({ kind: 'answered', status: 200, body: {} }),
     settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 5000 }, refreshIntervalMs: 60_000, stallTimeoutMs: 1000, askBorrowed: async () => 0,
     withdraw: async (_h, ids) => Object.fromEntries(ids.map((id) => [id, 'withdrawn' as const])),
+    answerOf: async () => ({ state: 'unknown' as const }), fateWaitMs: 10_000,
     decisions: { add: (r) => rows.push(r as unknown as Record<string, unknown>) }, log, ...over,
   });
   return { c, rows, polls: () => polls, release: () => release?.() };
@@ -111,6 +112,61 @@ describe('coordinator', () => {
     const req: RelayRequest = { requestId: 'r1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: {} };
     expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'refused', reason: 'no_live_lease' });
     expect(rows).toEqual([expect.objectContaining({ event: 'relay_refused', reason: 'no_live_lease', requestId: 'r1' })]);
+  });
+
+  describe('issue #25: a forward whose fate is unknown is resolved at the helper before anyone runs it again', () => {
+    const req: RelayRequest = { requestId: 'r1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: {} };
+    const broke = async (): Promise<RelayAnswer> => ({ kind: 'unknown', message: 'the forward to the helper broke off: ETIMEDOUT' });
+    async function leased(over: Partial<CoordinatorDeps>) {
+      const k = coordinator({ forwardRemote: broke, ...over });
+      const lease = k.c.event({ nodeId: 'o', model: 'a' }, 'enqueued');
+      k.release();
+      expect((await lease)?.helper.nodeId).toBe('h');
+      return k;
+    }
+    const fates = (rows: Record<string, unknown>[]) => rows.filter((r) => r.event === 'lent_fate').map((r) => r.reason);
+
+    it('not started there: withdrawn, and it comes back to the owner (never run twice)', async () => {
+      const { c, rows } = await leased({});
+      expect(await c.relay(req, new AbortController().signal)).toEqual({ kind: 'returned', reason: 'withdrawn' });
+      expect(fates(rows)).toEqual(['withdrawn']);
+      expect(rows.find((r) => r.event === 'lent_fate')).toMatchObject({ requestId: 'r1', helperNode: 'h', ownerNode: 'o', linkId: 'l1' });
+    });
+
+    it('started there: its answer is fetched from the helper, waiting while it runs', async () => {
+      const states = [{ state: 'running' as const }, { state: 'answered' as const, status: 200, body: { id: 'x' } }];
+      const { c, rows } = await leased({ withdraw: async () => ({ r1: 'started' }), answerOf: async () => states.shift()! });
+      expect(await c.relay(req, new AbortController().signal)).toEqual({ kind: 'answered', status: 200, body: { id: 'x' } });
+      expect(states).toEqual([]);
+      expect(fates(rows)).toEqual(['answered']);
+    });
+
+    it('failed there: refused forward_failed, so the owner runs it', async () => {
+      const { c, rows } = await leased({ withdraw: async () => ({ r1: 'started' }), answerOf: async () => ({ state: 'failed' }) });
+      expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'refused', reason: 'forward_failed' });
+      expect(fates(rows)).toEqual(['failed']);
+    });
+
+    it('the helper refuses connections: it is gone with its work, refused helper_unreachable', async () => {
+      const refused = Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+      const { c, rows } = await leased({ withdraw: async () => Promise.reject(refused) });
+      expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'refused', reason: 'helper_unreachable' });
+      expect(fates(rows)).toEqual(['helper_gone']);
+    });
+
+    it('the master cannot ask the helper: the fate stays unknown for the owner to resolve, never a refusal', async () => {
+      const { c, rows } = await leased({ withdraw: async () => Promise.reject(new Error('timed out')) });
+      expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'unknown' });
+      expect(fates(rows)).toEqual(['unresolved']);
+      expect(rows.some((r) => r.event === 'relay_refused')).toBe(false);
+    });
+
+    it('still running when the wait is over: unknown, not a refusal', async () => {
+      let clock = 0;
+      const { c, rows } = await leased({ now: () => clock, withdraw: async () => ({ r1: 'started' }), answerOf: async (_h, _id, waitMs) => ((clock += waitMs), { state: 'running' }) });
+      expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'unknown' });
+      expect(fates(rows)).toEqual(['unresolved']);
+    });
   });
 
   it('returns every request lent to a helper that stalled and no longer runs borrowed work (HELPER-5)', async () => {

@@ -49,6 +49,23 @@ describe('owner side (LEASE-4, LOG-3)', () => {
     expect([...s.seen.values()].filter((d) => d.kind === 'lend')).toHaveLength(2);
   });
 
+  it('issue #25: slots are per helper: requests still out at an earlier lease\'s helper do not take the new helper\'s slots', async () => {
+    const s = setup({ hold: false });
+    const items = Array.from({ length: 8 }, () => item());
+    items.forEach(s.add);
+    await tick();
+    s.owner.apply('a', grant());
+    await tick();
+    expect(s.rows.filter((r) => r.event === 'lent').map((r) => r.helperNode)).toEqual(['h', 'h']);
+    // The master moves the lease to another helper while both requests are still out at the first one.
+    s.owner.apply('a', grant({ helper: { nodeId: 'h2', model: 'b' } }));
+    await tick();
+    const lent = s.rows.filter((r) => r.event === 'lent');
+    expect(lent.map((r) => r.helperNode)).toEqual(['h', 'h', 'h2', 'h2']);
+    expect(s.queue.lentAt('h/b')).toBe(2);
+    expect(s.queue.lentAt('h2/b')).toBe(2);
+  });
+
   it('a lease refused for a model that is not an owner still says how many requests are out', () => {
     const s = setup();
     const helperOnly = new OwnerSide({ nodeId: 'o', master: { event: async () => null, relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {} }, decisions: { add: (r) => s.rows.push(r) }, log, now: () => 0, queueOf: () => s.queue, isOwner: () => false, holdEnabled: true });

@@ -89,6 +89,26 @@ describe('router queue of an enrolled model (QUEUE-1..5)', () => {
     expect(sb.d?.kind).toBe('engine');
   });
 
+  it('issue #25: with a deeper backend, the hold keeps only the second slot; the third and later slots fill (HOLD-2)', async () => {
+    const q = new ModelQueue('a', 4);
+    q.holdPolicy = () => true;
+    const [a, b, c, d, e] = Array.from({ length: 5 }, () => item());
+    const [sa, sb, sc, sd, se] = [a, b, c, d, e].map((i) => track(q, i));
+    await tick();
+    expect(sa.d?.kind).toBe('engine');
+    expect(b.state).toBe('held');
+    // Slots three and four go to the next requests; the held one keeps the second slot's turn.
+    expect([sb.d, sc.d?.kind, sd.d?.kind, se.d]).toEqual([undefined, 'engine', 'engine', undefined]);
+    expect(q.activeCount).toBe(3);
+    q.finished(c);
+    await tick();
+    expect(se.d?.kind).toBe('engine');
+    expect(sb.d).toBeUndefined();
+    for (const x of [a, d, e]) q.finished(x);
+    await tick();
+    expect(sb.d?.kind).toBe('engine'); // the owner would idle: the held request goes to it
+  });
+
   it('hands back borrowed requests that are still waiting (HELPER-1)', async () => {
     const q = new ModelQueue('a', 1);
     track(q, item({ borrowed: true }));

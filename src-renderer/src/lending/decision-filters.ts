@@ -36,7 +36,7 @@ export const OUTCOMES = ['granted', 'probe', 'skipped'] as const;
 /** LOG-2..4: the events each kind writes (a plan row's event is its outcome). */
 export const EVENTS_BY_KIND: Record<(typeof KINDS)[number], readonly string[]> = {
   plan: OUTCOMES,
-  dispatch: ['lease_updated', 'lease_cleared', 'lease_refused', 'lent', 'returned', 'held_for_helper', 'relay_refused', 'guardian_routed'],
+  dispatch: ['lease_updated', 'lease_cleared', 'lease_refused', 'lent', 'returned', 'held_for_helper', 'relay_refused', 'lent_fate', 'guardian_routed'],
   helper: ['native_waited_behind_borrowed', 'borrowed_returned'],
 };
 

@@ -27,6 +27,7 @@ const EVENT_TONE: Record<string, PillTone> = {
   returned: 'busy',
   held_for_helper: 'busy',
   relay_refused: 'bad',
+  lent_fate: 'busy',
   native_waited_behind_borrowed: 'busy',
   borrowed_returned: 'busy',
   guardian_routed: 'ok',

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NetHosts } from '../../src-router/bench/net-hosts';
+import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
+import { simText, startLendingCluster, watchHeld, type LendingCluster } from '../support/lending-cluster';
+
+// Issue #25 on a real network: master, owner and helper each on its own network host (a namespace with its own
+// address on one bridge). While the helper's engine runs a lent request, every packet between master and helper is
+// dropped, both ways and without a reset, for longer than the master's request time-out; owner ↔ helper and
+// owner ↔ master stay up. Every client gets one answer, and no prompt runs at two engines: the unknown fates are
+// resolved at the helper by the owner, which can still reach it.
+const N = 8;
+const JOB_TOKEN_MS = 400; // 8 tokens: a 3.2 s job at either engine
+
+describe('issue #25: custody when the link between master and helper drops without a reset', () => {
+  let hosts: NetHosts;
+  let c: LendingCluster;
+
+  beforeAll(async () => {
+    hosts = await NetHosts.create(['master', 'owner', 'helper']);
+    c = await startLendingCluster({
+      hosts,
+      slaves: { owner: { a: simText('model-a', '60ms') }, helper: { b: simText('model-b', '30ms') } },
+      clusterOf: { master: { request_timeout: '5s' } },
+    });
+    for (let i = 0; i < 3; i++) {
+      expect((await c.chat('owner', 'model-a')).status).toBe(200);
+      expect((await c.chat('helper', 'model-b')).status).toBe(200);
+    }
+    await c.link('text', ['owner', 'a'], ['helper', 'b']);
+  }, 90_000);
+  afterAll(async () => {
+    await c?.stop();
+    await hosts?.destroy();
+  });
+
+  /** What the sim engine of a node's text lane saw, read inside that node's host (the engine listens on its loopback). */
+  const engineSeen = async (node: 'owner' | 'helper') => {
+    const lanes = (await c.node<{ lanes: { lane: string; port: number | null }[] }>(c.urls[node], '/router/v1/console/lanes', { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).lanes;
+    const port = lanes.find((l) => l.lane === 'text')?.port;
+    if (!port) return [];
+    const text = await hosts.exec(node, process.execPath, ['-e', `fetch('http://127.0.0.1:${port}/sim/seen').then((r) => r.text()).then((t) => process.stdout.write(t))`]);
+    return (JSON.parse(text) as { entries: { head: string; started: boolean }[] }).entries;
+  };
+
+  it('every client is answered once and no prompt runs twice', async () => {
+    let cut = false;
+    let cutting: Promise<void> | undefined;
+    const w = watchHeld(c, 'helper', (v) => {
+      if (cut || !v.models.find((m) => m.model === 'b')?.active.some((i) => i.borrowed)) return;
+      cut = true;
+      cutting = hosts.cut('master', 'helper');
+    }, 20);
+    const answers = Promise.all(
+      Array.from({ length: N }, (_, i) => c.chat('owner', 'model-a', { extra: { sim_token_time: JOB_TOKEN_MS, messages: [{ role: 'user', content: `net-marker-${i}` }] } })),
+    );
+    await eventually(() => cut, { timeoutMs: 30_000, what: 'a lent request running at the helper' });
+    await w.stop();
+    await cutting;
+    // Down for longer than the master's request time-out (5 s) and a job, then up again.
+    await new Promise((r) => setTimeout(r, 9_000));
+    await hosts.mend('master', 'helper');
+    const done = await answers;
+    expect(done.map((a) => a.status)).toEqual(Array(N).fill(200));
+    const [owner, helper] = await Promise.all([engineSeen('owner'), engineSeen('helper')]);
+    for (let i = 0; i < N; i++) {
+      const ran = [...owner, ...helper].filter((e) => e.started && e.head.includes(`net-marker-${i}`));
+      expect(ran, `net-marker-${i}`).toHaveLength(1);
+    }
+    // The helper's lent work was resolved at the helper, never refused for the owner to run again.
+    const rows = await c.decisions({ kind: 'dispatch' });
+    expect(rows.filter((r) => r.event === 'relay_refused' && r.reason === 'helper_unreachable')).toEqual([]);
+    expect(rows.filter((r) => r.event === 'lent_fate' && r.reason === 'lost')).toEqual([]);
+    expect(rows.some((r) => r.event === 'lent_fate' && (r.reason === 'answered' || r.reason === 'withdrawn'))).toBe(true);
+  }, 120_000);
+});
