@@ -112,7 +112,8 @@ export class RequestExecutor {
       this.deps.lending?.borrowedAnswered?.(id, out.kind === 'json' ? { status: out.status, body: out.body } : null);
       return out;
     } catch (err) {
-      this.deps.lending?.borrowedAnswered?.(id, null);
+      // A second copy of a request refused as such is not that request's end: the first copy's answer stays.
+      if (!(err instanceof RouterError && err.code === 'duplicate_request')) this.deps.lending?.borrowedAnswered?.(id, null);
       throw err;
     }
   }

@@ -42,6 +42,9 @@ describe('issue #25: a lent request whose forward broke off is resolved at the h
     const second = await worker('dup-1');
     expect(second.status).toBe(409);
     expect(((await second.json()) as { error: { code: string } }).error.code).toBe('duplicate_request');
+    // The refused copy is not the request's end: the first copy still runs (or has just answered), never 'failed'.
+    const during = await c.node<{ state: string }>(c.urls.helper, '/router/v1/node/offload/answer?request=dup-1&wait=0');
+    expect(['running', 'answered']).toContain(during.state);
     expect((await first).status).toBe(200);
     const third = await worker('dup-1');
     expect(third.status).toBe(409);
