@@ -35,6 +35,7 @@ import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashC
 import { REPLAY_SOURCE_CAP, REPLAY_SOURCE_HISTORY_CAP } from './contract/replay';
 import { replaySettingsOf } from './lending/replay';
 import type { ReplayRange } from './cluster/replay-gather';
+import { ReplayRunner } from './cluster/replay-runner';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -197,6 +198,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const consoleToken = config.console.token || options.consoleToken || randomBytes(18).toString('base64url');
   const runtimeKey = runtimeKeyFor(config);
   let decisionsWriter: DecisionLogWriter | undefined;
+  // The console's replays run in a worker thread that reads the store itself: the queued rows are written first.
+  const replayRunner = new ReplayRunner({ beforeStart: () => (analytics.flush(), decisionsWriter?.flush()) });
   const lendingHttp = {
     lending: undefined as unknown as LendingWiring['lending'],
     links: undefined as unknown as LendingWiring['links'],
@@ -229,6 +232,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         return readReplaySource(db, { ...q, cap: REPLAY_SOURCE_CAP, historyCap: REPLAY_SOURCE_HISTORY_CAP });
       },
       settings: replaySettingsOf(config.cluster),
+      storeDir: config.cluster.store_dir,
+      runner: replayRunner,
     },
     staticRouteIds: Object.keys(config.routing.static_routes),
     staticRoutes: config.routing.static_routes,
@@ -316,6 +321,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         routing!.stop();
         lendingWiring?.stop();
         await publisher?.stop();
+        await replayRunner.stop();
         await app.close();
         await sup.close();
         await keyspace.close();

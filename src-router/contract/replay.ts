@@ -33,6 +33,11 @@ export const replayLinksSchema = z.array(replayLinkSchema).max(1000);
 /** The most a console replay may cover, and the most simulated events it may run. */
 export const REPLAY_MAX_RANGE_MS = 24 * 3_600_000;
 export const REPLAY_MAX_EVENTS = 2_000_000;
+/**
+ * The most wall-clock time a console replay may take on its node (reading every member's rows included): past it the
+ * replay is stopped and answered with a 422 naming the budget.
+ */
+export const REPLAY_TIME_BUDGET_MS = 60_000;
 
 const settingValue = z.union([z.number(), z.boolean(), z.string().max(40)]);
 

@@ -14,6 +14,7 @@ import type { DecisionPage, DecisionQuery } from '../store';
 import type { TimelineQuery } from '../cluster/timeline-gather';
 import type { TimelineNodeWire } from '../contract/timeline';
 import type { ReplayRange } from '../cluster/replay-gather';
+import type { ReplayRunner } from '../cluster/replay-runner';
 import type { ReplaySettings } from '../lending/replay';
 import type { ReplaySource } from '../store';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
@@ -67,8 +68,11 @@ export interface HttpDeps {
   decisions: { query(q: DecisionQuery): DecisionPage; flush(): void };
   /** This node's request and load analytics for a time range (the lease timeline). */
   timeline(q: TimelineQuery): TimelineNodeWire;
-  /** What-if replay (issue #15): this node's recorded rows for a range (bounded), and the settings it runs with. */
-  replay: { source(q: ReplayRange): ReplaySource; settings: ReplaySettings };
+  /**
+   * What-if replay: this node's recorded rows for a range (bounded), the settings it runs with, its store folder (a
+   * replay's worker reads it) and the runner of the console's replays (a worker thread, one at a time).
+   */
+  replay: { source(q: ReplayRange): ReplaySource; settings: ReplaySettings; storeDir: string; runner: ReplayRunner };
   /** File roots, asset index, bindings, recipes and recipe loading of this node (ASSET-1..4). */
   assets: AssetService;
   bodyLimit: number;

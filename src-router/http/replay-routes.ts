@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { RouterError } from '../contract';
 import { REPLAY_MAX_EVENTS, REPLAY_MAX_RANGE_MS, replayRequestSchema } from '../contract/replay';
-import { gatherReplay } from '../cluster/replay-gather';
+import { replayLinks, withSettingChanges } from '../lending/replay';
 import { requireToken } from './auth';
+import { clientGone } from './client-gone';
 import { queryTime } from './decision-routes';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -20,7 +21,8 @@ function checkedRange(from: number, to: number): { from: number; to: number } {
 
 /**
  * What-if replay over HTTP (issue #15): each node answers its own recorded rows for a range (node API, bounded by row
- * caps); the console replays the cluster's — this node's read directly, each healthy member's through the node API.
+ * caps); the console replays the cluster's — this node's read directly, each healthy member's through the node API —
+ * in a worker thread (`cluster/replay-runner.ts`): one at a time, time-bounded, stopped when the client leaves.
  */
 export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   app.register(async (scope) => {
@@ -36,12 +38,16 @@ export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promis
 
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
-    scope.post('/router/v1/console/replay', async (request) => {
+    scope.post('/router/v1/console/replay', async (request, reply) => {
       const body = parseBody(replayRequestSchema, request.body);
       const range = checkedRange(body.from, body.to);
-      return gatherReplay(
-        { clusterToken: deps.clusterToken, own: deps.replay.source, members: () => deps.membership?.statusCapable() ?? [], settings: deps.replay.settings, log: request.log },
-        { ...range, settings: body.settings, links: body.links, maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS },
+      // A bad setting or link is its 400 here, before a worker starts (the worker checks them again).
+      withSettingChanges(deps.replay.settings, body.settings);
+      if (body.links) replayLinks(body.links);
+      const members = (deps.membership?.statusCapable() ?? []).map((m) => ({ nodeId: m.nodeId, url: m.url }));
+      return deps.replay.runner.run(
+        { storeDir: deps.replay.storeDir, clusterToken: deps.clusterToken, members, settings: deps.replay.settings, input: { ...range, settings: body.settings, links: body.links, maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS } },
+        { signal: clientGone(reply).signal, log: request.log },
       );
     });
   });
