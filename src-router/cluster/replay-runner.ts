@@ -79,6 +79,7 @@ export class ReplayRunner {
       return Promise.reject(failed((err as Error).message));
     }
     this.current = worker;
+    ctx.log.info(`replay started in a worker thread (${job.input.to - job.input.from} ms of records, ${job.members.length} member(s) to read)`);
     const budgetMs = this.o.budgetMs ?? REPLAY_TIME_BUDGET_MS;
     return new Promise((resolve, reject) => {
       let outcome: { result: ReplayResultWire } | { error: RouterError } | undefined;

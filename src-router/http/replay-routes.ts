@@ -44,7 +44,7 @@ export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       // A bad setting or link is its 400 here, before a worker starts (the worker checks them again).
       withSettingChanges(deps.replay.settings, body.settings);
       if (body.links) replayLinks(body.links);
-      const members = (deps.membership?.statusCapable() ?? []).map((m) => ({ nodeId: m.nodeId, url: m.url }));
+      const members = deps.membership?.statusCapable() ?? [];
       return deps.replay.runner.run(
         { storeDir: deps.replay.storeDir, clusterToken: deps.clusterToken, members, settings: deps.replay.settings, input: { ...range, settings: body.settings, links: body.links, maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS } },
         { signal: clientGone(reply).signal, log: request.log },
