@@ -1,8 +1,9 @@
 /**
- * The replay worker's entry (built as `out/main/replay-worker.js`): one console replay in a worker thread, so the
- * node's event loop keeps serving while it runs. It reads this node's rows read-only, asks the members for theirs
- * (gatherReplay), posts the result or the error, and ends. The node terminates it when its budget passes or its
- * client leaves (`replay-runner.ts`).
+ * The replay worker's entry (built as `out/main/replay-worker.js`): one job in a worker thread, so the node's event
+ * loop keeps serving while it runs. A console replay reads this node's rows read-only, asks the members for theirs
+ * (gatherReplay) and replays them; a source job reads this node's rows for a member's request and serializes them.
+ * It posts the result or the error, and ends. The node terminates it when its budget passes or its client leaves
+ * (`replay-runner.ts`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
@@ -28,8 +29,8 @@ function own(q: ReplayRange) {
 }
 
 try {
-  const result = await gatherReplay({ clusterToken: job.clusterToken, own, members: () => job.members, settings: job.settings, log, timeoutMs: job.memberTimeoutMs }, job.input);
-  post({ kind: 'result', result });
+  if (job.kind === 'source') post({ kind: 'result', result: JSON.stringify(own(job.range)) });
+  else post({ kind: 'result', result: await gatherReplay({ clusterToken: job.clusterToken, own, members: () => job.members, settings: job.settings, log, timeoutMs: job.memberTimeoutMs }, job.input) });
 } catch (err) {
   const e = err instanceof RouterError ? err : new RouterError(500, 'replay_failed', `the replay failed: ${(err as Error).message}`);
   post({ kind: 'error', status: e.status, code: e.code, message: e.message, type: e.type, param: e.param });

@@ -164,6 +164,8 @@ export const replayStoredLinkSchema = z
 /** Rows of each kind a node answers for one range, at most (its `truncated` says when a cap cut it). */
 export const REPLAY_SOURCE_CAP = 100_000;
 export const REPLAY_SOURCE_HISTORY_CAP = 5_000;
+/** The most bytes of a member's rows a console replay reads (the caps above fit well inside). */
+export const REPLAY_SOURCE_MAX_BYTES = 256 * 1024 * 1024;
 
 export const replaySourceSchema = z
   .object({

@@ -13,10 +13,8 @@ import type { LendingHttp } from './lending-routes';
 import type { DecisionPage, DecisionQuery } from '../store';
 import type { TimelineQuery } from '../cluster/timeline-gather';
 import type { TimelineNodeWire } from '../contract/timeline';
-import type { ReplayRange } from '../cluster/replay-gather';
 import type { ReplayRunner } from '../cluster/replay-runner';
 import type { ReplaySettings } from '../lending/replay';
-import type { ReplaySource } from '../store';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RequestExecutor, RouterMetrics } from '../serve';
 
@@ -69,10 +67,10 @@ export interface HttpDeps {
   /** This node's request and load analytics for a time range (the lease timeline). */
   timeline(q: TimelineQuery): TimelineNodeWire;
   /**
-   * What-if replay: this node's recorded rows for a range (bounded), the settings it runs with, its store folder (a
-   * replay's worker reads it) and the runner of the console's replays (a worker thread, one at a time).
+   * What-if replay: the settings this node runs with, its store folder (the workers read it), the runner of the
+   * console's replays and the one of the rows members answer (worker threads, one job at a time each).
    */
-  replay: { source(q: ReplayRange): ReplaySource; settings: ReplaySettings; storeDir: string; runner: ReplayRunner };
+  replay: { settings: ReplaySettings; storeDir: string; runner: ReplayRunner; sources: ReplayRunner };
   /** File roots, asset index, bindings, recipes and recipe loading of this node (ASSET-1..4). */
   assets: AssetService;
   bodyLimit: number;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RouterError } from '../contract';
-import { REPLAY_MAX_EVENTS, REPLAY_MAX_RANGE_MS, replayRequestSchema } from '../contract/replay';
+import { REPLAY_MAX_EVENTS, REPLAY_MAX_RANGE_MS, replayRequestSchema, type ReplayResultWire } from '../contract/replay';
 import { replayLinks, withSettingChanges } from '../lending/replay';
 import { requireToken } from './auth';
 import { clientGone } from './client-gone';
@@ -21,18 +21,20 @@ function checkedRange(from: number, to: number): { from: number; to: number } {
 
 /**
  * What-if replay over HTTP (issue #15): each node answers its own recorded rows for a range (node API, bounded by row
- * caps); the console replays the cluster's — this node's read directly, each healthy member's through the node API —
- * in a worker thread (`cluster/replay-runner.ts`): one at a time, time-bounded, stopped when the client leaves.
+ * caps); the console replays the cluster's — this node's read directly, each healthy member's through the node API.
+ * Both run in worker threads (`cluster/replay-runner.ts`): one at a time, time-bounded, stopped when the client leaves.
  */
 export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
-    scope.get<{ Querystring: Query }>('/router/v1/node/replay-source', async (request) => {
+    scope.get<{ Querystring: Query }>('/router/v1/node/replay-source', async (request, reply) => {
       const from = queryTime(request.query.from, 'from');
       const to = queryTime(request.query.to, 'to');
       if (from === undefined) throw bad('from', 'required (unix ms or ISO 8601)');
       if (to === undefined) throw bad('to', 'required (unix ms or ISO 8601)');
-      return deps.replay.source(checkedRange(from, to));
+      // Up to the row caps of each kind: read and serialized in a worker thread, sent as it comes.
+      const json = await deps.replay.sources.run<string>({ kind: 'source', storeDir: deps.replay.storeDir, range: checkedRange(from, to) }, { signal: clientGone(reply).signal, log: request.log });
+      return reply.type('application/json; charset=utf-8').send(json);
     });
   });
 
@@ -45,8 +47,8 @@ export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       withSettingChanges(deps.replay.settings, body.settings);
       if (body.links) replayLinks(body.links);
       const members = deps.membership?.statusCapable() ?? [];
-      return deps.replay.runner.run(
-        { storeDir: deps.replay.storeDir, clusterToken: deps.clusterToken, members, settings: deps.replay.settings, input: { ...range, settings: body.settings, links: body.links, maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS } },
+      return deps.replay.runner.run<ReplayResultWire>(
+        { kind: 'replay', storeDir: deps.replay.storeDir, clusterToken: deps.clusterToken, members, settings: deps.replay.settings, input: { ...range, settings: body.settings, links: body.links, maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS } },
         { signal: clientGone(reply).signal, log: request.log },
       );
     });

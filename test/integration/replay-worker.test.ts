@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPLAY_SOURCE_CAP, REPLAY_SOURCE_HISTORY_CAP, replayResultSchema } from '../../src-router/contract/replay';
+import { REPLAY_SOURCE_CAP, REPLAY_SOURCE_HISTORY_CAP, replayResultSchema, replaySourceSchema } from '../../src-router/contract/replay';
 import { parseNodeConfig } from '../../src-router/config';
 import { replay, replayLinks, replaySettingsOf, withSettingChanges } from '../../src-router/lending/replay';
 import { openStoreReadOnly, readReplaySource } from '../../src-router/store';
@@ -11,11 +11,13 @@ import { eventually, startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } fro
  * The console's what-if replay runs in a worker thread of a real node: while the largest replay runs (a day's range,
  * a 10 ms refresh interval, the event cap; its records make it run past its time budget unless stopped), the node
  * answers /health and refuses a second replay (429); the client leaving stops it and the next replay is accepted. A
- * replay's answer is what the pure replay function gives for the same store rows and settings.
+ * replay's answer is what the pure replay function gives for the same store rows and settings, and the rows a member
+ * answers (read in a worker too) are the ones its store holds.
  */
 describe('console replay in a worker thread', () => {
   let node: TestNode;
   const from = Date.now() - 24 * 3_600_000;
+  const CLUSTER_TOKEN = 'replay-worker-cluster-token-0123456789';
   const started = () => node.output().split('replay started in a worker thread').length - 1;
 
   const post = (body: unknown, signal?: AbortSignal) =>
@@ -27,7 +29,7 @@ describe('console replay in a worker thread', () => {
     const dir = tempDir();
     // 300 requests that each hold the model for 23 h: a replay's every lending tick prices them (slow per event).
     seedReplayStore(join(dir, 'store'), 'test-node', { from, longRequests: 300 });
-    node = await startNode({ models: {}, dir, env: { ROUTERDESK_LOG_LEVEL: 'info' } });
+    node = await startNode({ models: {}, dir, config: { cluster: { role: 'master', token: CLUSTER_TOKEN } }, env: { ROUTERDESK_LOG_LEVEL: 'info' } });
   });
 
   afterAll(async () => {
@@ -36,7 +38,7 @@ describe('console replay in a worker thread', () => {
 
   it('answers what the pure replay function answers for the same rows', async () => {
     const store = join(node.dir, 'store');
-    for (const body of [largestReplayBody('test-node', from, 5_000), { ...largestReplayBody('test-node', from), links: [] }]) {
+    for (const body of [largestReplayBody('test-node', from, 2_000), { ...largestReplayBody('test-node', from), links: [] }]) {
       const res = await post(body);
       expect(res.status, await res.clone().text()).toBe(200);
       const got = replayResultSchema.parse(await res.json());
@@ -48,6 +50,19 @@ describe('console replay in a worker thread', () => {
       expect(got).toEqual(want);
       expect(got.recorded.requests).toBe(301);
     }
+  });
+
+  it("answers a member's request for its rows (read in a worker) with the rows the store holds", async () => {
+    const to = from + 24 * 3_600_000;
+    const res = await fetch(`${node.url}/router/v1/node/replay-source?from=${from}&to=${to}`, { headers: { authorization: `Bearer ${CLUSTER_TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const db = openStoreReadOnly(join(node.dir, 'store'));
+    const want = readReplaySource(db, { from, to, cap: REPLAY_SOURCE_CAP, historyCap: REPLAY_SOURCE_HISTORY_CAP });
+    db.close();
+    const got = replaySourceSchema.parse(await res.json());
+    expect(got).toEqual(JSON.parse(JSON.stringify(want)));
+    expect(got.requests).toHaveLength(301);
   });
 
   it('keeps serving while the largest replay runs, refuses a second one, and stops it when its client leaves', async () => {
