@@ -80,7 +80,7 @@ describe('console replay in a worker thread', () => {
     const second = await post(largestReplayBody('test-node', from, 1_000));
     expect(second.status).toBe(429);
     expect(((await second.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'replay_busy', message: expect.stringMatching(/already running/) });
-    // The large replay cannot have answered: its records take it past its 60 s budget.
+    // The large replay cannot have answered: its records take it past its time budget.
     expect(answered).toBe(false);
 
     client.abort();
