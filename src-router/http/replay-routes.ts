@@ -32,7 +32,7 @@ export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const to = queryTime(request.query.to, 'to');
       if (from === undefined) throw bad('from', 'required (unix ms or ISO 8601)');
       if (to === undefined) throw bad('to', 'required (unix ms or ISO 8601)');
-      // Up to the row caps of each kind: read and serialized in a worker thread, sent as it comes.
+      // Up to the row caps of each kind, read and serialized in a worker thread; the node sends the worker's JSON as it is.
       const json = await deps.replay.sources.run<string>({ kind: 'source', storeDir: deps.replay.storeDir, range: checkedRange(from, to) }, { signal: clientGone(reply).signal, log: request.log });
       return reply.type('application/json; charset=utf-8').send(json);
     });
