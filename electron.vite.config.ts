@@ -3,8 +3,8 @@ import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 
 // electron-vite has no source-folder option: every entry is named here.
-// The main build has two entries: the Electron main process and the router CLI,
-// which runs under plain Node (`node out/main/cli.js`).
+// The main build has three entries: the Electron main process, the router CLI, which runs under plain Node
+// (`node out/main/cli.js`), and the replay worker the node starts for what-if replays (`out/main/replay-worker.js`).
 export default defineConfig({
   main: {
     build: {
@@ -13,6 +13,7 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src-main/index.ts'),
           cli: resolve(__dirname, 'src-router/cli.ts'),
+          'replay-worker': resolve(__dirname, 'src-router/cluster/replay-worker.ts'),
         },
       },
     },

@@ -31,10 +31,9 @@ import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
 import { ownTimelineRows, type TimelineQuery } from './cluster/timeline-gather';
-import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, readReplaySource, type Db, type DecisionQuery } from './store';
-import { REPLAY_SOURCE_CAP, REPLAY_SOURCE_HISTORY_CAP } from './contract/replay';
+import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
 import { replaySettingsOf } from './lending/replay';
-import type { ReplayRange } from './cluster/replay-gather';
+import { ReplayRunner } from './cluster/replay-runner';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -197,6 +196,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const consoleToken = config.console.token || options.consoleToken || randomBytes(18).toString('base64url');
   const runtimeKey = runtimeKeyFor(config);
   let decisionsWriter: DecisionLogWriter | undefined;
+  // Replays and the rows members answer run in worker threads that read the store themselves: queued rows go first.
+  const flushRows = () => (analytics.flush(), decisionsWriter?.flush());
+  const replayRunner = new ReplayRunner({ beforeStart: flushRows });
+  const replaySources = new ReplayRunner({ beforeStart: flushRows, what: "a read of this node's replay rows" });
   const lendingHttp = {
     lending: undefined as unknown as LendingWiring['lending'],
     links: undefined as unknown as LendingWiring['links'],
@@ -222,14 +225,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
     decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
     timeline: (q: TimelineQuery) => ownTimelineRows(nodeId, analytics, q),
-    replay: {
-      source: (q: ReplayRange) => {
-        analytics.flush();
-        decisionsWriter?.flush();
-        return readReplaySource(db, { ...q, cap: REPLAY_SOURCE_CAP, historyCap: REPLAY_SOURCE_HISTORY_CAP });
-      },
-      settings: replaySettingsOf(config.cluster),
-    },
+    replay: { settings: replaySettingsOf(config.cluster), storeDir: config.cluster.store_dir, runner: replayRunner, sources: replaySources },
     staticRouteIds: Object.keys(config.routing.static_routes),
     staticRoutes: config.routing.static_routes,
     assets,
@@ -316,6 +312,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         routing!.stop();
         lendingWiring?.stop();
         await publisher?.stop();
+        await replayRunner.stop();
+        await replaySources.stop();
         await app.close();
         await sup.close();
         await keyspace.close();

@@ -27,6 +27,9 @@ export function cliRef(): CliRef {
   return { node: process.execPath, script, env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : undefined };
 }
 
+/** The built replay worker (its own entry of the main build, beside cli.js): what-if replays run in it, off the event loop. */
+export const replayWorkerFile = () => join(projectRoot(), 'out', 'main', 'replay-worker.js');
+
 export const uiDir = () => join(projectRoot(), 'out', 'renderer');
 
 /** The folder `routerdesk serve` uses when no `--dir` is given (its node config and store live there; `bench` keeps runs in that store). */

@@ -16,13 +16,14 @@ import { lendingMakespan } from './lending-makespan';
 import { lendingScenarios } from './lending-scenarios';
 import { plannerScale } from './planner-scale';
 import { proxyOverhead } from './proxy-overhead';
+import { replayLoad } from './replay-load';
 import { timelineLayoutBench } from './timeline-layout';
 import { benchMachine, defaultBenchStore, keepRun } from './keep-run';
 import { killAllNow, profileNodesInto } from './scope';
 import { DASH, formatDuration, formatRatio, renderTable, type Cell, type Table } from './table';
 import type { Benchmark, JsonRow, SummaryLine } from './types';
 
-export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog, lendingLog, timelineLayoutBench];
+export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog, lendingLog, timelineLayoutBench, replayLoad];
 
 export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]] [--json FILE] [--cpu-prof DIR]
 

@@ -33,6 +33,11 @@ export const replayLinksSchema = z.array(replayLinkSchema).max(1000);
 /** The most a console replay may cover, and the most simulated events it may run. */
 export const REPLAY_MAX_RANGE_MS = 24 * 3_600_000;
 export const REPLAY_MAX_EVENTS = 2_000_000;
+/**
+ * The most wall-clock time a console replay may take on its node (reading every member's rows included): past it the
+ * replay is stopped and answered with a 422 naming the budget, before the console's own 60 s wait ends.
+ */
+export const REPLAY_TIME_BUDGET_MS = 50_000;
 
 const settingValue = z.union([z.number(), z.boolean(), z.string().max(40)]);
 
@@ -159,6 +164,8 @@ export const replayStoredLinkSchema = z
 /** Rows of each kind a node answers for one range, at most (its `truncated` says when a cap cut it). */
 export const REPLAY_SOURCE_CAP = 100_000;
 export const REPLAY_SOURCE_HISTORY_CAP = 5_000;
+/** The most bytes of a member's rows a console replay reads (the caps above fit well inside). */
+export const REPLAY_SOURCE_MAX_BYTES = 256 * 1024 * 1024;
 
 export const replaySourceSchema = z
   .object({

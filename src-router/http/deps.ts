@@ -13,9 +13,8 @@ import type { LendingHttp } from './lending-routes';
 import type { DecisionPage, DecisionQuery } from '../store';
 import type { TimelineQuery } from '../cluster/timeline-gather';
 import type { TimelineNodeWire } from '../contract/timeline';
-import type { ReplayRange } from '../cluster/replay-gather';
+import type { ReplayRunner } from '../cluster/replay-runner';
 import type { ReplaySettings } from '../lending/replay';
-import type { ReplaySource } from '../store';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RequestExecutor, RouterMetrics } from '../serve';
 
@@ -67,8 +66,11 @@ export interface HttpDeps {
   decisions: { query(q: DecisionQuery): DecisionPage; flush(): void };
   /** This node's request and load analytics for a time range (the lease timeline). */
   timeline(q: TimelineQuery): TimelineNodeWire;
-  /** What-if replay (issue #15): this node's recorded rows for a range (bounded), and the settings it runs with. */
-  replay: { source(q: ReplayRange): ReplaySource; settings: ReplaySettings };
+  /**
+   * What-if replay: the settings this node runs with, its store folder (the workers read it), the runner of the
+   * console's replays and the one of the rows members answer (worker threads, one job at a time each).
+   */
+  replay: { settings: ReplaySettings; storeDir: string; runner: ReplayRunner; sources: ReplayRunner };
   /** File roots, asset index, bindings, recipes and recipe loading of this node (ASSET-1..4). */
   assets: AssetService;
   bodyLimit: number;

@@ -105,7 +105,7 @@ describe('table rendering', () => {
 
 describe('benchmark selection', () => {
   it('runs all by default, the named ones (flag repeated or comma-separated) in table order, refuses unknown names', () => {
-    expect(selectBenchmarks(undefined).map((b) => b.name)).toEqual(['proxy-overhead', 'lending-makespan', 'lending-scenarios', 'faults', 'planner-scale', 'decision-log', 'lending-log', 'timeline-layout']);
+    expect(selectBenchmarks(undefined).map((b) => b.name)).toEqual(['proxy-overhead', 'lending-makespan', 'lending-scenarios', 'faults', 'planner-scale', 'decision-log', 'lending-log', 'timeline-layout', 'replay-load']);
     expect(selectBenchmarks(['decision-log,planner-scale']).map((b) => b.name)).toEqual(['planner-scale', 'decision-log']);
     expect(selectBenchmarks(['planner-scale', 'proxy-overhead']).map((b) => b.name)).toEqual(['proxy-overhead', 'planner-scale']);
     expect(() => selectBenchmarks(['nope'])).toThrow(/unknown benchmark nope/);

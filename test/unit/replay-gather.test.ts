@@ -36,6 +36,32 @@ describe('gatherReplay', () => {
     }
   });
 
+  it("reads at most maxBytes of a member's answer: an endless body is cut off and the member named missing", async () => {
+    const warnings: string[] = [];
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"nodeId":"endless","requests":[');
+      const more = () => res.write('{"x":1},'.repeat(100), () => !res.destroyed && setImmediate(more));
+      more();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const r = await gatherReplay(
+        {
+          clusterToken: 't', log: { warn: (_o: unknown, m: string) => warnings.push(m) } as never, settings: replaySettingsOf(parseNodeConfig({}).cluster), maxBytes: 10_000,
+          own: () => empty('master'), members: () => [{ nodeId: 'endless', url: `http://127.0.0.1:${port}` }],
+        },
+        { from: 0, to: 1, settings: {}, maxEvents: 10 },
+      );
+      expect(r.missing).toEqual(['endless']);
+      expect(warnings.join('\n')).toMatch(/more than 10000 bytes/);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('a bad setting is refused before any rows are read', async () => {
     let read = false;
     await expect(
