@@ -19,7 +19,7 @@ import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, clientApiKeys, loadModelConfigDir, resolveWriteGates, type NodeConfig } from './config';
 import { RouterError } from './contract';
 import type { CliRef } from './engines';
-import { buildApp } from './http';
+import { buildApp, ConsoleCodes } from './http';
 import { createKeySpace, type KeySpace } from './kv';
 import { refreshLinkWeights } from './lending/links';
 import { createGuardianWiring, type GuardianWiring } from './node-guardians';
@@ -49,6 +49,8 @@ export interface NodeOptions {
   tokenSealer?: TokenSealer;
   /** The console token when the config sets none (a restarted node keeps the one it had); default: a random one. */
   consoleToken?: string;
+  /** One-time codes for the console token (a host keeps one store across restarts); default: a store of this node's. */
+  consoleCodes?: ConsoleCodes;
   /** The Settings screen (issue #13): the config file it edits and how the node restarts on it (`NodeHost`). */
   settings?: SettingsHost;
   /** Environment read for the write gates (ROUTE-8); default process.env. */
@@ -58,6 +60,8 @@ export interface NodeOptions {
 export interface RouterNode {
   url: string;
   consoleToken: string;
+  /** Issues the one-time codes a browser exchanges for the console token (`routerdesk serve`'s link). */
+  consoleCodes: ConsoleCodes;
   config: NodeConfig;
   app: FastifyInstance;
   registry: ModelRegistry;
@@ -195,6 +199,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   });
   let selfUrl = '';
   const consoleToken = config.console.token || options.consoleToken || randomBytes(18).toString('base64url');
+  const consoleCodes = options.consoleCodes ?? new ConsoleCodes();
   const runtimeKey = runtimeKeyFor(config);
   let decisionsWriter: DecisionLogWriter | undefined;
   const lendingHttp = {
@@ -205,7 +210,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     applyLinks: async (v: number, specs: Parameters<LendingWiring['applyPushed']>[1], epoch?: string) => lendingWiring!.applyPushed(v, specs, epoch, (await registrar?.master()) ?? null),
   };
   const deps = {
-    nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
+    nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, consoleCodes, catalog,
     clusterToken: role === 'standalone' ? '' : config.cluster.token,
     snapshot: snapshotNow, runtimeStatus: statusNow,
     bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout,
@@ -307,7 +312,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   }
 
   return {
-    url, consoleToken, config, app, registry, catalog, supervisor: sup, analytics, membership, keyspace, db,
+    url, consoleToken, consoleCodes, config, app, registry, catalog, supervisor: sup, analytics, membership, keyspace, db,
     close: () =>
       (closing ??= (async () => {
         closed = true;

@@ -50,7 +50,7 @@ describe('routerdesk serve', () => {
     expect(existsSync(join(dir, 'models', 'tiny-chat.yaml'))).toBe(true);
     expect(readFileSync(join(dir, 'node.yaml'), 'utf8')).toMatch(/role: standalone/);
     expect(existsSync(join(dir, 'store', 'router.db'))).toBe(true);
-    expect(link).toMatch(/\/\?token=[\w-]{20,}/);
+    expect(link).toMatch(/\/\?code=[\w-]{20,}$/);
   });
 
   it('serves the UI at the printed URL', async () => {

@@ -9,4 +9,10 @@ describe('URLs as logged', () => {
     expect(redactUrl('/x?api%5Fkey=s&Password=p&q')).toBe('/x?api%5Fkey=REDACTED&Password=REDACTED&q');
     expect(redactUrl('/v1/models')).toBe('/v1/models');
   });
+
+  it('item 7: the one-time code of serve\'s link is replaced too', () => {
+    expect(redactUrl('/?code=c0de&cluster=lab')).toBe('/?code=REDACTED&cluster=lab');
+    expect(redactUrl('/?Code=c0de')).toBe('/?Code=REDACTED');
+    expect(redactUrl('/?zipcode=1')).toBe('/?zipcode=1');
+  });
 });
