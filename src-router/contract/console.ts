@@ -58,3 +58,7 @@ export type ConsoleSessionRequest = z.infer<typeof consoleSessionRequestSchema>;
 
 export const consoleSessionSchema = z.object({ token: z.string() }).strict();
 export type ConsoleSession = z.infer<typeof consoleSessionSchema>;
+
+/** `POST /router/v1/console/codes` (with the console token): a new one-time code, for a link that carries no token. */
+export const consoleCodeSchema = z.object({ code: z.string(), expiresInMs: z.number() }).strict();
+export type ConsoleCode = z.infer<typeof consoleCodeSchema>;

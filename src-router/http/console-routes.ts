@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { consoleSessionRequestSchema, type ConsoleModelList, type ConsoleSession } from '../contract';
+import { consoleSessionRequestSchema, type ConsoleCode, type ConsoleModelList, type ConsoleSession } from '../contract';
 import type { HttpDeps } from './deps';
 import { requireToken } from './auth';
+import { CONSOLE_CODE_TTL_MS } from './console-codes';
 import { parseBody } from './errors';
 import { RouterError } from '../serve';
 import { sourcedCatalog } from '../cluster/catalog-sources';
@@ -41,6 +42,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         source: 'config_file' as const,
       })),
     }));
+
+    // A one-time code for a link a process that holds the token opens (`routerdesk demo`'s browser).
+    scope.post('/router/v1/console/codes', async (): Promise<ConsoleCode> => ({ code: deps.consoleCodes.issue(), expiresInMs: CONSOLE_CODE_TTL_MS }));
 
     scope.get('/router/v1/console/cluster/nodes', async () => {
       const self = deps.snapshot();

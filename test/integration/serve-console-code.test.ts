@@ -62,4 +62,14 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
     // A cross-site page posting a guessed code (CSRF) is refused before the route runs.
     expect((await exchange(served.url, { code: 'no-such-code-0123456789' }, { origin: 'http://evil.example' })).status).toBe(403);
   });
+
+  it('a holder of the token can ask for a code (POST /router/v1/console/codes); nobody else can', async () => {
+    expect(token).not.toBe('');
+    const codes = `${served.url}/router/v1/console/codes`;
+    expect((await fetch(codes, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(codes, { method: 'POST', headers: { authorization: 'Bearer not-the-token-0123456789' } })).status).toBe(401);
+    const minted = (await (await fetch(codes, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).json()) as { code: string; expiresInMs: number };
+    expect(minted.expiresInMs).toBe(60_000);
+    expect(await exchange(served.url, { code: minted.code })).toEqual({ status: 200, body: { token } });
+  });
 });

@@ -17,18 +17,24 @@ export interface ServedWithBrowser {
   stop(): Promise<void>;
 }
 
+/** A browser command (BROWSER, with a desktop: DISPLAY) that records the arguments it is started with, one a line. */
+export function fakeBrowser(dir: string): { env: Record<string, string>; argv(): string[] } {
+  const record = join(dir, 'browser-argv.txt');
+  const browser = join(dir, 'fake-browser.sh');
+  writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" >> '${record}'\n`);
+  chmodSync(browser, 0o755);
+  return { env: { DISPLAY: ':routerdesk-test', BROWSER: browser }, argv: () => (existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : []) };
+}
+
 /**
  * Runs `routerdesk serve` for real in a temp folder on a free port, with a desktop (DISPLAY) and BROWSER set to a
  * small script that records its arguments, one a line; resolves once the UI line is printed and the browser started.
  */
 export async function serveWithBrowser(): Promise<ServedWithBrowser> {
   const dir = mkdtempSync(join(tmpdir(), 'routerdesk-serve-browser-'));
-  const record = join(dir, 'browser-argv.txt');
-  const browser = join(dir, 'fake-browser.sh');
-  writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" >> '${record}'\n`);
-  chmodSync(browser, 0o755);
+  const browser = fakeBrowser(dir);
   const port = await freePort();
-  const env = { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', DISPLAY: ':routerdesk-test', BROWSER: browser };
+  const env = { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...browser.env };
   const proc: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--dir', join(dir, 'serve'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
@@ -46,7 +52,7 @@ export async function serveWithBrowser(): Promise<ServedWithBrowser> {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}:\n${out}`);
       const printed = /UI:\s+(http:\/\/\S+)/.exec(out)?.[1];
-      const argv = existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : [];
+      const argv = browser.argv();
       if (printed && argv.length) return { url: new URL(printed).origin, printed, browserArgv: argv, output: () => out, stop };
       if (Date.now() > deadline) throw new Error(`serve did not print its UI link and start the browser:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
