@@ -10,8 +10,8 @@ import { sourcedCatalog } from '../cluster/catalog-sources';
 /** The console API the UI calls (`/router/v1/console/*`), behind the console token. */
 export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   // The one console route without the token: a one-time code (the link `routerdesk serve` opens) for the token.
-  // A wrong, expired or spent code is a 401 like a wrong token.
-  app.post('/router/v1/console/session', async (request): Promise<ConsoleSession> => {
+  // A wrong, expired or spent code is a 401 like a wrong token; a body beyond a few KiB is refused unread (413).
+  app.post('/router/v1/console/session', { bodyLimit: 4096 }, async (request): Promise<ConsoleSession> => {
     const { code } = parseBody(consoleSessionRequestSchema, request.body);
     const outcome = deps.consoleCodes.redeem(code);
     if (outcome === 'used') throw new RouterError(401, 'console_code_used', 'this one-time console code was already exchanged: open a new link from `routerdesk serve` (or press Enter in its terminal)', 'authentication_error');

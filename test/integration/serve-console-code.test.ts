@@ -59,6 +59,8 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
     expect(await exchange(served.url, { code: 'x'.repeat(201) })).toMatchObject({ status: 400 });
     expect(await exchange(served.url, { code: 'abc', token: 'x' })).toMatchObject({ status: 400 });
     expect(await exchange(served.url, ['abc'])).toMatchObject({ status: 400 });
+    // The one console route open without a token reads no large body.
+    expect(await exchange(served.url, { code: 'abc', pad: 'x'.repeat(10_000) })).toMatchObject({ status: 413 });
     // A cross-site page posting a guessed code (CSRF) is refused before the route runs.
     expect((await exchange(served.url, { code: 'no-such-code-0123456789' }, { origin: 'http://evil.example' })).status).toBe(403);
   });
