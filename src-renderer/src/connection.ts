@@ -9,6 +9,8 @@ import { apiErrorBodySchema, consoleSessionSchema } from '../../src-router/contr
 export interface PreloadBridge {
   url?: string;
   token?: string;
+  /** How remote clusters' tokens are kept at rest (`tokenStorageSchema`), read by `bridgeTokenStorage`. */
+  tokenStorage?: unknown;
 }
 
 export type ConnectionSource = 'preload' | 'query' | 'code' | 'session' | 'none';
