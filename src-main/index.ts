@@ -6,6 +6,7 @@ import { resolveConfigPath } from './config-path';
 import { CONNECTION_CHANNEL } from './connection-channel';
 import { ensureDesktopConfig } from './first-run';
 import { keychainSealer } from './keychain-sealer';
+import { tokenStorageOf } from './token-storage';
 import { denyAllPermissions, guardAllWebContents } from './security';
 import { findPreload, mainWindowOptions } from './window-options';
 
@@ -31,11 +32,17 @@ async function start(): Promise<void> {
     onRestart: (node) => void win?.loadURL(`${node.url}/`),
   });
   const running = host;
+  // Settings and the cluster dialog say whether remote clusters' tokens are really encrypted (not on basic_text).
+  const tokenStorage = tokenStorageOf({
+    platform: process.platform, encryptionAvailable: safeStorage.isEncryptionAvailable(),
+    backend: process.platform === 'linux' ? safeStorage.getSelectedStorageBackend() : null,
+  });
+  if (!tokenStorage.sealed) console.warn(`routerdesk: ${tokenStorage.how}`);
   win = new BrowserWindow(mainWindowOptions({ preload: findPreload(join(here, '../preload')) }));
   const own = win;
   // Only this window's own preload is answered the console token.
   ipcMain.on(CONNECTION_CHANNEL, (event) => {
-    event.returnValue = event.sender === own.webContents ? { url: running.current.url, token: running.current.consoleToken } : {};
+    event.returnValue = event.sender === own.webContents ? { url: running.current.url, token: running.current.consoleToken, tokenStorage } : {};
   });
   own.once('ready-to-show', () => own.show());
   // The node serves this same renderer build (out/renderer) at `/`. Loading it from there keeps the page on the

@@ -1,8 +1,9 @@
 import { createServer } from 'node:net';
 import { loadNodeConfig, type NodeConfig } from './config';
+import { ConsoleCodes } from './http';
 import { createNode, type NodeOptions, type RouterNode } from './node';
 
-export interface NodeHostOptions extends Omit<NodeOptions, 'configFile' | 'settings' | 'consoleToken'> {
+export interface NodeHostOptions extends Omit<NodeOptions, 'configFile' | 'settings' | 'consoleToken' | 'consoleCodes'> {
   configFile: string;
   /** Adjusts a loaded config before the node starts (a command-line port, a busy port given up). */
   prepare?(config: NodeConfig): NodeConfig | Promise<NodeConfig>;
@@ -15,12 +16,13 @@ export interface NodeHostOptions extends Omit<NodeOptions, 'configFile' | 'setti
  * Runs the router node of one config file and restarts it in-process when the Settings screen wrote a new config
  * (issue #13). The console token stays the same across restarts (a generated one too), and a port of 0 keeps the
  * port the node had, so the console that asked for the restart finds the node again. A config that cannot start is
- * reported, and the node comes back on the config it ran before.
+ * reported, and the node comes back on the config it ran before. One-time console codes outlive a restart too.
  */
 export class NodeHost {
   private node!: RouterNode;
   private config!: NodeConfig;
   private consoleToken: string | undefined;
+  private readonly consoleCodes = new ConsoleCodes();
   private restarting: Promise<RouterNode> | null = null;
   private restartError: string | null = null;
   private closed = false;
@@ -85,6 +87,7 @@ export class NodeHost {
     this.node = await createNode(config, {
       ...nodeOptions,
       consoleToken: this.consoleToken,
+      consoleCodes: this.consoleCodes,
       settings: { file: this.opts.configFile, restart: () => void this.restart(), lastRestartError: () => this.restartError },
     });
     this.config = config;

@@ -19,7 +19,7 @@ import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, clientApiKeys, loadModelConfigDir, resolveWriteGates, type NodeConfig } from './config';
 import { RouterError } from './contract';
 import type { CliRef } from './engines';
-import { buildApp } from './http';
+import { buildApp, ConsoleCodes } from './http';
 import { createKeySpace, type KeySpace } from './kv';
 import { refreshLinkWeights } from './lending/links';
 import { createGuardianWiring, type GuardianWiring } from './node-guardians';
@@ -48,6 +48,8 @@ export interface NodeOptions {
   tokenSealer?: TokenSealer;
   /** The console token when the config sets none (a restarted node keeps the one it had); default: a random one. */
   consoleToken?: string;
+  /** One-time codes for the console token (a host keeps one store across restarts); default: a store of this node's. */
+  consoleCodes?: ConsoleCodes;
   /** The Settings screen (issue #13): the config file it edits and how the node restarts on it (`NodeHost`). */
   settings?: SettingsHost;
   /** Environment read for the write gates (ROUTE-8); default process.env. */
@@ -57,6 +59,8 @@ export interface NodeOptions {
 export interface RouterNode {
   url: string;
   consoleToken: string;
+  /** Issues the one-time codes a browser exchanges for the console token (`routerdesk serve`'s link). */
+  consoleCodes: ConsoleCodes;
   config: NodeConfig;
   app: FastifyInstance;
   registry: ModelRegistry;
@@ -194,6 +198,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   });
   let selfUrl = '';
   const consoleToken = config.console.token || options.consoleToken || randomBytes(18).toString('base64url');
+  const consoleCodes = options.consoleCodes ?? new ConsoleCodes();
   const runtimeKey = runtimeKeyFor(config);
   let decisionsWriter: DecisionLogWriter | undefined;
   // Replays and the rows members answer run in worker threads that read the store themselves: queued rows go first.
@@ -208,7 +213,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     applyLinks: async (v: number, specs: Parameters<LendingWiring['applyPushed']>[1], epoch?: string) => lendingWiring!.applyPushed(v, specs, epoch, (await registrar?.master()) ?? null),
   };
   const deps = {
-    nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, catalog,
+    nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, consoleCodes, catalog,
     clusterToken: role === 'standalone' ? '' : config.cluster.token,
     snapshot: snapshotNow, runtimeStatus: statusNow,
     bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout,
@@ -303,7 +308,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   }
 
   return {
-    url, consoleToken, config, app, registry, catalog, supervisor: sup, analytics, membership, keyspace, db,
+    url, consoleToken, consoleCodes, config, app, registry, catalog, supervisor: sup, analytics, membership, keyspace, db,
     close: () =>
       (closing ??= (async () => {
         closed = true;

@@ -1,4 +1,4 @@
-import { resolveConnection, SESSION_KEY, type PreloadBridge, type ResolvedConnection } from './connection';
+import { exchangeCode, resolveConnection, SESSION_KEY, type PreloadBridge, type ResolvedConnection } from './connection';
 
 declare global {
   interface Window {
@@ -7,8 +7,11 @@ declare global {
   }
 }
 
-/** Resolves from the real window, strips the token from history and keeps it for reloads of this tab only. */
-export function connectFromWindow(win: Window): ResolvedConnection {
+/**
+ * Resolves from the real window: strips a token or one-time code from history at once, exchanges the code for the
+ * token, and keeps the token for reloads of this tab only. A refused code leaves the tab's kept token, if any.
+ */
+export async function connectFromWindow(win: Window): Promise<ResolvedConnection> {
   let stored: string | null = null;
   try {
     stored = win.sessionStorage.getItem(SESSION_KEY);
@@ -17,7 +20,12 @@ export function connectFromWindow(win: Window): ResolvedConnection {
   }
   const resolved = resolveConnection({ bridge: win.routerdesk, href: win.location.href, storedToken: stored });
   if (resolved.cleanHref !== null) win.history.replaceState(win.history.state, '', resolved.cleanHref);
-  if (resolved.source === 'query') {
+  if (resolved.source === 'code' && resolved.code) {
+    const answer = await exchangeCode(resolved.url, resolved.code, (input, init) => win.fetch(input, init));
+    if ('error' in answer) console.warn(`routerdesk: ${answer.error}`);
+    else resolved.token = answer.token;
+  }
+  if ((resolved.source === 'query' || resolved.source === 'code') && resolved.token) {
     try {
       win.sessionStorage.setItem(SESSION_KEY, resolved.token);
     } catch {

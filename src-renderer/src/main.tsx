@@ -9,19 +9,6 @@ import { AppStoreContext } from './store/use-app-store';
 import { ClustersStoreContext, useClustersStore } from './store/use-clusters-store';
 import './styles.css';
 
-const connection = connectFromWindow(window);
-const clusters = createClustersStore(
-  {
-    url: connection.url,
-    token: connection.token,
-    fetch: (input, init) => fetch(input, init),
-    now: Date.now,
-    // The address keeps the selected cluster, so a reload stays there.
-    onSelect: (id) => window.history.replaceState(window.history.state, '', hrefWithCluster(window.location.href, id)),
-  },
-  clusterFromHref(window.location.href),
-);
-
 /** The selected cluster's store; a switch remounts every screen on a fresh store (no state of the previous one). */
 function ConsoleRoot() {
   const session = useClustersStore((s) => s.session);
@@ -35,10 +22,24 @@ function ConsoleRoot() {
   );
 }
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <ClustersStoreContext.Provider value={clusters}>
-      <ConsoleRoot />
-    </ClustersStoreContext.Provider>
-  </StrictMode>,
-);
+// The connection first (a one-time code in the address is exchanged for the token), then the stores and screens.
+void connectFromWindow(window).then((connection) => {
+  const clusters = createClustersStore(
+    {
+      url: connection.url,
+      token: connection.token,
+      fetch: (input, init) => fetch(input, init),
+      now: Date.now,
+      // The address keeps the selected cluster, so a reload stays there.
+      onSelect: (id) => window.history.replaceState(window.history.state, '', hrefWithCluster(window.location.href, id)),
+    },
+    clusterFromHref(window.location.href),
+  );
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <ClustersStoreContext.Provider value={clusters}>
+        <ConsoleRoot />
+      </ClustersStoreContext.Provider>
+    </StrictMode>,
+  );
+});

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../backends/free-port';
+import { consoleCodeSchema } from '../contract';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import { DEMO_LINKS, DEMO_NODES, DEMO_PRELOADS, preloadModel, startDemoNode, stopChildren, writeDemoNode, type DemoChild, type DemoNodeId, type DemoPorts } from './demo-cluster';
 import { DemoTraffic } from './demo-traffic';
@@ -79,7 +80,20 @@ export async function demoCommand(argv: string[]): Promise<void> {
       `  traffic: a burst every ${PERIOD_MS / 1000} s to gpu-a (chat-7b, sd-1.5) and the master (tiny-chat)\n` +
       `  Lending tab: live leases; Nodes: held and lent requests. Ctrl-C stops everything.\n`,
   );
-  if (!values['no-open'] && process.env.DISPLAY) openBrowser(link);
+  // The browser's command line (every local user sees it in `ps`) gets a one-time code, never the token.
+  if (!values['no-open'] && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY)) {
+    await consoleCode(urls.master, tokens.console).then(
+      (code) => openBrowser(`${urls.master}/?code=${code}`),
+      (err: Error) => process.stderr.write(`routerdesk demo: no browser opened: ${err.message}\n`),
+    );
+  }
+}
+
+/** A one-time code of the master's for the UI link. */
+async function consoleCode(master: string, token: string): Promise<string> {
+  const res = await fetch(`${master}/router/v1/console/codes`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) });
+  if (!res.ok) throw new Error(`the master answered HTTP ${res.status} for a one-time code`);
+  return consoleCodeSchema.parse(await res.json()).code;
 }
 
 /** An explicit port (0: a free one); else 8080, or a free port when 8080 is taken. */

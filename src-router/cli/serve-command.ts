@@ -67,14 +67,27 @@ export async function serveCommand(argv: string[]): Promise<void> {
   }
   stopOnSignals(host);
   const node = host.current;
-  const link = `${node.url}/?token=${encodeURIComponent(node.consoleToken)}`;
-  process.stdout.write(`\nRouterdesk is serving (${node.config.cluster.role}, config ${configFile})\n  UI:      ${link}\n  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n`);
-  if (!values['no-open'] && process.env.DISPLAY) openBrowser(link);
+  // Neither the browser's command line (every local user sees it in `ps`) nor this output carries the console token:
+  // each link holds a one-time code the page exchanges for it.
+  const printed = () => `${host.current.url}/?code=${host.current.consoleCodes.issue(PRINTED_CODE_TTL_MS)}`;
+  const more = process.stdin.isTTY ? '; press Enter for a new link' : '';
+  process.stdout.write(
+    `\nRouterdesk is serving (${node.config.cluster.role}, config ${configFile})\n  UI:      ${printed()}  (opens the console once, within ${PRINTED_CODE_TTL_MS / 60_000} minutes${more})\n` +
+      `  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n`,
+  );
+  if (process.stdin.isTTY) {
+    process.stdin.on('data', () => process.stdout.write(`  UI:      ${printed()}\n`));
+    process.stdin.unref();
+  }
+  if (!values['no-open'] && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY)) openBrowser(`${node.url}/?code=${node.consoleCodes.issue()}`);
 }
 
-/** Opens the UI in the desktop's browser (xdg-open), never failing the command. */
+/** How long the link printed for the operator stays good (the browser's own link: a minute). */
+const PRINTED_CODE_TTL_MS = 10 * 60_000;
+
+/** Opens the UI in the desktop's browser: the command in BROWSER (given the URL as its one argument), else xdg-open; never fails the command. */
 export function openBrowser(url: string) {
-  const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
+  const child = spawn(process.env.BROWSER || 'xdg-open', [url], { stdio: 'ignore', detached: true });
   child.on('error', () => {});
   child.unref();
 }

@@ -51,3 +51,14 @@ export const consoleModelListSchema = z
 export type ConsoleModelList = z.infer<typeof consoleModelListSchema>;
 
 export const consoleErrorSchema = z.object({ error: z.object({ message: z.string(), code: z.string() }).strict() }).strict();
+
+/** `POST /router/v1/console/session`: a one-time code (from the link `routerdesk serve` opens) for the console token. */
+export const consoleSessionRequestSchema = z.object({ code: z.string().min(1).max(200) }).strict();
+export type ConsoleSessionRequest = z.infer<typeof consoleSessionRequestSchema>;
+
+export const consoleSessionSchema = z.object({ token: z.string() }).strict();
+export type ConsoleSession = z.infer<typeof consoleSessionSchema>;
+
+/** `POST /router/v1/console/codes` (with the console token): a new one-time code, for a link that carries no token. */
+export const consoleCodeSchema = z.object({ code: z.string(), expiresInMs: z.number() }).strict();
+export type ConsoleCode = z.infer<typeof consoleCodeSchema>;

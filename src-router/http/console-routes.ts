@@ -1,12 +1,25 @@
 import type { FastifyInstance } from 'fastify';
-import type { ConsoleModelList } from '../contract';
+import { consoleSessionRequestSchema, type ConsoleCode, type ConsoleModelList, type ConsoleSession } from '../contract';
 import type { HttpDeps } from './deps';
 import { requireToken } from './auth';
+import { CONSOLE_CODE_TTL_MS } from './console-codes';
+import { parseBody } from './errors';
 import { RouterError } from '../serve';
 import { sourcedCatalog } from '../cluster/catalog-sources';
 
 /** The console API the UI calls (`/router/v1/console/*`), behind the console token. */
 export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  // The one console route without the token: a one-time code (the link `routerdesk serve` opens) for the token.
+  // A wrong, expired or spent code is a 401 like a wrong token; a body beyond a few KiB is refused unread (413).
+  app.post('/router/v1/console/session', { bodyLimit: 4096 }, async (request): Promise<ConsoleSession> => {
+    const { code } = parseBody(consoleSessionRequestSchema, request.body);
+    const outcome = deps.consoleCodes.redeem(code);
+    if (outcome === 'used') throw new RouterError(401, 'console_code_used', 'this one-time console code was already exchanged: open a new link from `routerdesk serve` (or press Enter in its terminal)', 'authentication_error');
+    if (outcome !== 'ok') throw new RouterError(401, 'invalid_console_code', 'unknown or expired one-time console code: open a new link from `routerdesk serve` (or press Enter in its terminal)', 'authentication_error');
+    request.log.info('console session opened with a one-time code');
+    return { token: deps.consoleToken };
+  });
+
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
 
@@ -29,6 +42,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         source: 'config_file' as const,
       })),
     }));
+
+    // A one-time code for a link a process that holds the token opens (`routerdesk demo`'s browser).
+    scope.post('/router/v1/console/codes', async (): Promise<ConsoleCode> => ({ code: deps.consoleCodes.issue(), expiresInMs: CONSOLE_CODE_TTL_MS }));
 
     scope.get('/router/v1/console/cluster/nodes', async () => {
       const self = deps.snapshot();

@@ -1,4 +1,5 @@
 import type { GuardOptions } from './client-guard';
+import type { ConsoleCodes } from './console-codes';
 import type { SettingsHost } from './settings-routes';
 import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
@@ -29,6 +30,8 @@ export interface HttpDeps {
   supervisor: Supervisor;
   metrics: RouterMetrics;
   consoleToken: string;
+  /** One-time codes a browser exchanges for the console token (`POST /router/v1/console/session`). */
+  consoleCodes: ConsoleCodes;
   /** Node-to-node calls carry it; empty or placeholder on a standalone node, so the node API admits nobody. */
   clusterToken: string;
   catalog: ClusterCatalog;

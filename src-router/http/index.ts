@@ -1,4 +1,5 @@
 export * from './app';
 export * from './deps';
 export * from './auth';
+export * from './console-codes';
 export * from './errors';

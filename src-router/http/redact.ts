@@ -1,8 +1,9 @@
 /**
- * Secrets never reach a log line: query parameters that can carry one (the console token the UI link holds,
- * keys, passwords) and the user information of an absolute-form target are replaced before a URL is logged. Pure.
+ * Secrets never reach a log line: query parameters that can carry one (the console token or one-time code a UI
+ * link holds, keys, passwords) and the user information of an absolute-form target are replaced before a URL is
+ * logged. Pure.
  */
-const SECRET_KEYS = /token|key|secret|pass|auth/i;
+const SECRET_KEYS = /token|key|secret|pass|auth|^code$/i;
 
 export function redactUrl(target: string): string {
   // An absolute-form request target can carry credentials before its host: `http://user:pass@host/…`.

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decisionPageSchema, lendingViewSchema } from '../../src-router/contract';
 import { CLI, eventually, pidAlive, tempDir } from '../support/node-harness';
+import { fakeBrowser } from '../support/serve-with-browser';
 
 // Issue #15: `routerdesk demo` starts a master and two slaves (separate processes) with linked models and bursty
 // traffic: within 30 s of printing its UI URL the master's Lending view has a live lease and the gathered decision
@@ -23,8 +24,9 @@ describe('routerdesk demo', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows a live lease and a lent request within 30 s; SIGINT leaves no process behind', async () => {
-    demo = spawn(process.execPath, [CLI, 'demo', '--no-open', '--dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn' } });
+  it('shows a live lease and a lent request within 30 s; the browser gets a one-time code, not the token (item 7); SIGINT leaves no process behind', async () => {
+    const browser = fakeBrowser(dir);
+    demo = spawn(process.execPath, [CLI, 'demo', '--dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...browser.env } });
     demo.stdout!.on('data', (d) => (out += d));
     demo.stderr!.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => demo!.once('exit', (code) => r(code)));
@@ -39,6 +41,13 @@ describe('routerdesk demo', () => {
       return res.json();
     };
     const shownAt = Date.now();
+    // Item 7: the browser's command line (seen by every local user in `ps`) holds a one-time code, never the token.
+    const opened = await eventually(() => browser.argv()[0], { timeoutMs: 10_000, what: 'the browser started' });
+    expect(opened).not.toContain(token);
+    const code = new URL(opened).searchParams.get('code')!;
+    expect(code).toMatch(/^[\w-]{20,}$/);
+    const session = await fetch(`${base}/router/v1/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    expect(await session.json()).toEqual({ token });
 
     const lease = await eventually(async () => lendingViewSchema.parse(await consoleGet('/router/v1/console/lending')).leases[0], { timeoutMs: 30_000, everyMs: 100, what: 'a live lease in the Lending view' });
     expect(lease.owner.nodeId).toBe('gpu-a');

@@ -50,7 +50,7 @@ describe('routerdesk serve', () => {
     expect(existsSync(join(dir, 'models', 'tiny-chat.yaml'))).toBe(true);
     expect(readFileSync(join(dir, 'node.yaml'), 'utf8')).toMatch(/role: standalone/);
     expect(existsSync(join(dir, 'store', 'router.db'))).toBe(true);
-    expect(link).toMatch(/\/\?token=[\w-]{20,}/);
+    expect(link).toMatch(/\/\?code=[\w-]{20,}$/);
   });
 
   it('serves the UI at the printed URL', async () => {
@@ -100,7 +100,9 @@ describe('routerdesk serve', () => {
   });
 
   it('stops its engines when it is stopped', async () => {
-    const token = new URL(link).searchParams.get('token')!;
+    // The printed link's one-time code, exchanged for the console token as the page does.
+    const session = await fetch(`${url}/router/v1/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: new URL(link).searchParams.get('code') }) });
+    const { token } = (await session.json()) as { token: string };
     const { lanes } = (await (await fetch(`${url}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${token}` } })).json()) as { lanes: { pid: number | null }[] };
     const pids = lanes.map((l) => l.pid).filter((p): p is number => p !== null);
     expect(pids.length).toBe(3); // text (llama-node), image and whisper (sim) lanes all ran

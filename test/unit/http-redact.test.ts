@@ -15,4 +15,10 @@ describe('URLs as logged', () => {
     expect(redactUrl('http://127.0.0.1:8080/v1/models')).toBe('http://127.0.0.1:8080/v1/models');
     expect(redactUrl('/a@b/c')).toBe('/a@b/c');
   });
+
+  it('item 7: the one-time code of serve\'s link is replaced too', () => {
+    expect(redactUrl('/?code=c0de&cluster=lab')).toBe('/?code=REDACTED&cluster=lab');
+    expect(redactUrl('/?Code=c0de')).toBe('/?Code=REDACTED');
+    expect(redactUrl('/?zipcode=1')).toBe('/?zipcode=1');
+  });
 });

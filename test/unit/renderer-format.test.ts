@@ -133,3 +133,15 @@ describe('resolveConnection', () => {
     expect(resolveConnection({ bridge: { url: '', token: '' }, href: 'http://h:1/?token=q' })).toMatchObject({ token: 'q', source: 'query' });
   });
 });
+
+describe('resolveConnection with a one-time code (item 7: no console token on the browser command line)', () => {
+  it('takes the code out of the address at once, keeping the rest; the tab’s kept token stands until the exchange', () => {
+    expect(resolveConnection({ href: 'http://127.0.0.1:8080/?code=c0de&cluster=lab#models', storedToken: 'kept' })).toEqual({
+      url: 'http://127.0.0.1:8080', token: 'kept', source: 'code', code: 'c0de', cleanHref: '/?cluster=lab#models',
+    });
+    expect(resolveConnection({ href: 'http://h:1/?code=c0de' })).toMatchObject({ token: '', source: 'code', code: 'c0de', cleanHref: '/' });
+  });
+  it('a token in the address wins, and neither stays there', () => {
+    expect(resolveConnection({ href: 'http://h:1/?code=c0de&token=t0k' })).toEqual({ url: 'http://h:1', token: 't0k', source: 'query', cleanHref: '/' });
+  });
+});

@@ -136,7 +136,7 @@ export interface ConsoleClientOptions {
 export const REJECTED_MESSAGE = 'console token rejected';
 /** How long the console waits for a what-if replay (the other calls: `timeoutMs`, 10 s). */
 export const REPLAY_TIMEOUT_MS = 60_000;
-export const NO_TOKEN_MESSAGE = 'no console token: open the URL the node printed (…/?token=…)';
+export const NO_TOKEN_MESSAGE = 'no console token: open a new link from the node (…/?code=…, each works once) or its …/?token=… link';
 
 const failure = (kind: ApiFailureKind, status: number | null, message: string): { ok: false; failure: ApiFailure } => ({
   ok: false,

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { ApiFailure } from '../../api/console-client';
 import { addClusterErrors, type ClusterField } from '../../clusters/switcher-view';
 import { useClustersStore } from '../../store/use-clusters-store';
+import { TokenStorageNotice } from '../token-storage-notice';
 
 const FIELDS: { field: ClusterField; label: string; type: string; placeholder: string }[] = [
   { field: 'name', label: 'Name', type: 'text', placeholder: 'gpu-lab' },
@@ -31,6 +32,7 @@ export function AddClusterDialog({ onClose }: { onClose(): void }) {
       <form className="dialog card" role="dialog" aria-modal="true" aria-labelledby="add-cluster-title" data-testid="add-cluster-dialog" onSubmit={(e) => void submit(e)}>
         <h2 id="add-cluster-title">Add a cluster</h2>
         <p className="muted small">The node tests the connection with the token before it keeps the profile.</p>
+        <TokenStorageNotice />
         {FIELDS.map(({ field, label, type, placeholder }) => (
           <label key={field} className="dialog-field">
             <span>{label}</span>

@@ -6,6 +6,7 @@ import { PageHead } from '../page-head';
 import { RestartNotice } from './restart-notice';
 import { SettingsEditor } from './settings-editor';
 import { SlavesCard } from './slaves-card';
+import { TokenStorageNotice } from '../token-storage-notice';
 
 /** How often a master's slaves are read while the Settings screen shows them (they show up as soon as polled). */
 const SLAVES_REFRESH_MS = 2_000;
@@ -62,6 +63,7 @@ export function SettingsPage() {
       )}
       {view && isMaster && <SlavesCard nodes={nodes} slaveUrls={slaveUrls} />}
       {view && <SettingsEditor key={settings.fetchedAt ?? 0} view={view} />}
+      <TokenStorageNotice />
     </section>
   );
 }
