@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +47,14 @@ export function runCli(args: string[], opts: { timeoutMs?: number } = {}): Promi
  * Starts a real router node process (`routerdesk node --config …`) in a temp folder with the given model configs.
  * Port 0 lets the node pick; the URL is read from its start-up line.
  */
-export async function startNode(opts: { models: Record<string, ModelConfigInput>; config?: NodeConfigInput; dir?: string; env?: Record<string, string> }): Promise<TestNode> {
+export async function startNode(opts: {
+  models: Record<string, ModelConfigInput>;
+  config?: NodeConfigInput;
+  dir?: string;
+  env?: Record<string, string>;
+  /** Runs the node as this user (the folder is handed to it): file permissions then apply to it, unlike to root. */
+  user?: { uid: number; gid: number };
+}): Promise<TestNode> {
   const dir = opts.dir ?? tempDir();
   const modelsDir = join(dir, 'models');
   mkdirSync(modelsDir, { recursive: true });
@@ -61,8 +68,10 @@ export async function startNode(opts: { models: Record<string, ModelConfigInput>
   };
   const configFile = join(dir, 'node.yaml');
   writeFileSync(configFile, stringify(config));
+  if (opts.user) execFileSync('chown', ['-R', `${opts.user.uid}:${opts.user.gid}`, dir]);
   const proc = spawn(process.execPath, [CLI, 'node', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...opts.user,
     env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
   });
   let out = '';
