@@ -6,7 +6,7 @@
  */
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError, clientApiKeys, loadModelConfigDir } from './load';
 import type { NodeConfig } from './node-config';
 
@@ -90,6 +90,9 @@ export async function bootIssues(config: NodeConfig, own: OwnAddress): Promise<B
     if (folder) issues.push({ path: 'models.config_dir', message: `the models folder ${folder}` });
     else {
       try {
+        // A model config that is no regular file (a FIFO, a folder) would hang or fail the start's read.
+        const odd = readdirSync(modelsDir).filter((n) => /\.ya?ml$/i.test(n) && !statSync(join(modelsDir, n)).isFile());
+        if (odd.length) throw new ConfigError(`${join(modelsDir, odd[0])} is not a regular file`);
         loadModelConfigDir(modelsDir);
       } catch (err) {
         issues.push({ path: 'models.config_dir', message: err instanceof ConfigError ? err.message : `a model config in ${modelsDir} ${reason(err)}` });

@@ -14,9 +14,6 @@ export const SETTINGS_MASK = '••••••••';
  */
 export const MASK_ITEM_SEPARATOR = '#';
 
-/** A value the node masked (a single secret, a list item, never a value typed in). */
-export const isMaskedSecret = (v: unknown): boolean => typeof v === 'string' && v.startsWith(SETTINGS_MASK);
-
 /** Tokens that look like a value someone forgot to change (ROLE-2). */
 export const PLACEHOLDER_TOKENS = ['', 'changeme', 'change-me', 'change_me', 'token', 'secret', 'password', 'placeholder', 'xxx', 'todo', 'default', 'example'];
 

@@ -59,10 +59,15 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
     expect(await startedAt()).toBe(started); // never restarted
   };
 
-  it('issue #26 item 2: a models folder that does not exist, or is a file, is a 400 at config.models.config_dir', async () => {
+  it('issue #26 item 2: a models folder that does not exist, is a file, or holds a FIFO is a 400 at config.models.config_dir', async () => {
     await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = join(node.dir, 'no-such-folder')), /no-such-folder does not exist/);
     writeFileSync(join(node.dir, 'a-file'), 'x');
     await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = join(node.dir, 'a-file')), /is not a folder/);
+    // A FIFO named like a model config would hang the start's read.
+    const fifoDir = join(node.dir, 'fifo-models');
+    mkdirSync(fifoDir);
+    execFileSync('mkfifo', [join(fifoDir, 'pipe.yaml')]);
+    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = fifoDir), /pipe\.yaml is not a regular file/);
   });
 
   it.runIf(AS_USER || process.getuid?.() !== 0)('issue #26 item 2: an unreadable folder or file is a 400 at its field', async () => {
