@@ -1,11 +1,14 @@
+import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Failed token checks per client address: after `maxFailures` wrong tokens from one address within `windowMs`, every
- * token check from it is answered 429 (with the seconds left) until that window ends; a right token then does not
- * pass either, else the answer would still tell a guess right from wrong. A success resets nothing, so a client that
- * holds one token cannot clear the count of its guesses at another. Loopback is not exempt: any local process can
- * reach it. The table holds at most `maxClients` addresses: the one that failed longest ago goes first.
+ * Failed token checks per client address: after `maxFailures` different wrong tokens from one address within
+ * `windowMs`, every token check from it is answered 429 (with the seconds left) until that window ends; a right token
+ * then does not pass either, else the answer would still tell a guess right from wrong. The same wrong token sent
+ * again is no new guess (a console tab left open on a node that was restarted with a new token, a peer with an old
+ * cluster token): it keeps getting 401 and blocks no one. A success resets nothing, so a client that holds one token
+ * cannot clear the count of its guesses at another. Loopback is not exempt: any local process can reach it. The table
+ * holds at most `maxClients` addresses: the one that failed longest ago goes first.
  */
 
 export interface AuthThrottleOptions {
@@ -18,7 +21,8 @@ export interface AuthThrottleOptions {
 interface Failures {
   /** When the window of these failures began. */
   since: number;
-  count: number;
+  /** Short hashes of the different wrong tokens (at most `maxFailures`). */
+  tokens: Set<string>;
 }
 
 export const AUTH_THROTTLE_DEFAULTS = { maxFailures: 10, windowMs: 60_000, maxClients: 10_000 } as const;
@@ -34,14 +38,14 @@ export class AuthThrottle {
   /** Whole seconds until `client` may present a token again; 0 when it may now. */
   retryAfter(client: string): number {
     const f = this.live(client);
-    if (!f || f.count < this.o.maxFailures) return 0;
+    if (!f || f.tokens.size < this.o.maxFailures) return 0;
     return Math.max(1, Math.ceil((f.since + this.o.windowMs - this.now()) / 1000));
   }
 
-  /** Counts a wrong token from `client`. */
-  fail(client: string): void {
-    const f = this.live(client) ?? { since: this.now(), count: 0 };
-    f.count++;
+  /** Counts a wrong token from `client` (one it sent before in this window counts once). */
+  fail(client: string, token: string): void {
+    const f = this.live(client) ?? { since: this.now(), tokens: new Set<string>() };
+    if (f.tokens.size < this.o.maxFailures) f.tokens.add(createHash('sha256').update(token).digest('base64').slice(0, 12));
     // Re-inserted, so the Map's order is the order of last failure and the first entry is the one to drop.
     this.clients.delete(client);
     this.clients.set(client, f);

@@ -21,8 +21,8 @@ export const authThrottle = new AuthThrottle();
 
 /**
  * An onRequest hook that admits only requests carrying one of `tokens` as a Bearer token; others get 401 (logged)
- * before their body is read, whatever it holds. An address that sent too many wrong tokens gets 429 with Retry-After
- * instead, for any token, until its window ends (`AuthThrottle`); a request without a token is no guess and not counted.
+ * before their body is read, whatever it holds. An address that sent too many different wrong tokens gets 429 with
+ * Retry-After instead, for any token, until its window ends (`AuthThrottle`); a request without a token is no guess.
  */
 export function requireToken(token: string | readonly string[], what: string, throttle: AuthThrottle = authThrottle) {
   const tokens = typeof token === 'string' ? [token] : token;
@@ -34,7 +34,7 @@ export function requireToken(token: string | readonly string[], what: string, th
     }
     const given = bearer(request);
     if (!tokens.some((t) => sameSecret(given, t))) {
-      if (given) throttle.fail(client);
+      if (given) throttle.fail(client, given);
       throw new RouterError(401, 'unauthorized', `missing or wrong ${what} token (send it as Authorization: Bearer …)`, 'authentication_error');
     }
   };

@@ -4,7 +4,7 @@ import { requireToken } from '../../src-router/http/auth';
 import { AuthThrottle, clientKey } from '../../src-router/http/auth-throttle';
 import { installErrorHandling } from '../../src-router/http/errors';
 
-// Wrong tokens per client address: after 10 within a minute, every token check from that address is a 429 with
+// Different wrong tokens per client address: after 10 within a minute, every token check from that address is a 429 with
 // Retry-After until the minute is over; others are not affected, and a right token resets nothing.
 
 const TOKEN = 'the-right-token-0123456789';
@@ -40,9 +40,11 @@ describe('issue #26 item 11: repeated wrong tokens from one address are slowed',
     expect((await call(a, TOKEN, '203.0.113.7')).statusCode).toBe(200);
   });
 
-  it('issue #26 item 11: a right token resets nothing, a request without a token is no guess, loopback is counted', async () => {
+  it('issue #26 item 11: a right token resets nothing, a request without a token or a wrong one sent again is no new guess, loopback is counted', async () => {
     const a = await app(new AuthThrottle({ maxFailures: 3, windowMs: 60_000, maxClients: 100, now: () => 0 }));
     for (let i = 0; i < 5; i++) expect((await call(a, null, '127.0.0.1')).statusCode).toBe(401);
+    // A console tab still polling with the token of an earlier start: 401 each time, never a block.
+    for (let i = 0; i < 20; i++) expect((await call(a, 'wrong-1-0123456789abcdef', '127.0.0.1')).statusCode).toBe(401);
     expect((await call(a, 'wrong-1-0123456789abcdef', '127.0.0.1')).statusCode).toBe(401);
     expect((await call(a, TOKEN, '127.0.0.1')).statusCode).toBe(200);
     expect((await call(a, 'wrong-2-0123456789abcdef', '127.0.0.1')).statusCode).toBe(401);
@@ -53,7 +55,7 @@ describe('issue #26 item 11: repeated wrong tokens from one address are slowed',
 
   it('issue #26 item 11: the table is bounded (the address that failed longest ago goes first); IPv6 counts by /64', () => {
     const t = new AuthThrottle({ maxFailures: 1, windowMs: 60_000, maxClients: 3, now: () => 0 });
-    for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4']) t.fail(ip);
+    for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4']) t.fail(ip, 'wrong-token-0123456789');
     expect(t.size).toBe(3);
     expect(t.retryAfter('10.0.0.1')).toBe(0);
     expect(t.retryAfter('10.0.0.4')).toBe(60);
