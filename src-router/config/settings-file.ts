@@ -4,7 +4,7 @@
  * the previous file as `.bak`.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { MASK_ITEM_SEPARATOR, SETTINGS_MASK } from '../contract/settings';
@@ -148,32 +148,36 @@ export function validateConfig(raw: Json, file: string): NodeConfig {
 }
 
 /**
- * Writes the config atomically and durably: a temp file of its own (PID and random suffix) is written and fsynced,
- * the previous file is kept as `<file>.bak`, the temp file is renamed over the config and the folder fsynced, so a
- * crash leaves either the old or the new file whole.
+ * Writes the config atomically and durably: the previous file is kept as `<file>.bak`, then the new text replaces the
+ * config, each through a temp file of its own (PID and random suffix, created exclusively, fsynced) renamed over it,
+ * and the folder is fsynced, so a crash leaves either the old or the new file whole. A rename replaces a link planted
+ * at either name instead of writing through it.
  */
 export function writeConfigFile(file: string, raw: Json, header = '# Routerdesk node config (written by the Settings screen)\n'): void {
-  writeFileDurably(file, `${header}${stringify(raw)}`, { keepBackup: true });
+  if (existsSync(file)) replaceFile(`${file}.bak`, readFileSync(file));
+  replaceFile(file, `${header}${stringify(raw)}`);
+  fsyncDir(dirname(file));
 }
 
 /** Puts `<file>.bak` back as the config (durably, as `writeConfigFile` writes); false when there is none. */
 export function restoreConfigBackup(file: string): boolean {
   if (!existsSync(`${file}.bak`)) return false;
-  writeFileDurably(file, readFileSync(`${file}.bak`, 'utf8'), { keepBackup: false });
+  replaceFile(file, readFileSync(`${file}.bak`));
+  fsyncDir(dirname(file));
   return true;
 }
 
-function writeFileDurably(file: string, text: string, o: { keepBackup: boolean }): void {
+/** `file` replaced by `content` through a fresh, fsynced, owner-only temp file in the same folder. */
+function replaceFile(file: string, content: string | Buffer): void {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
   const fd = openSync(tmp, 'wx', 0o600);
   try {
     try {
-      writeFileSync(fd, text);
+      writeFileSync(fd, content);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    if (o.keepBackup && existsSync(file)) copyFileSync(file, `${file}.bak`);
     renameSync(tmp, file);
   } catch (err) {
     try {
@@ -183,7 +187,6 @@ function writeFileDurably(file: string, text: string, o: { keepBackup: boolean }
     }
     throw err;
   }
-  fsyncDir(dirname(file));
 }
 
 /** fsync of a folder, so a rename in it survives a crash (not every platform can open a folder: skipped there). */

@@ -78,14 +78,18 @@ describe('issue #26 item 8: a masked secret stays with its destination', () => {
 });
 
 describe('issue #26 item 11: the config file is written durably under a temp name of its own', () => {
-  it('issue #26 item 11: a planted file or link at the old fixed temp name is never written through; .bak kept; owner-only', () => {
+  it('issue #26 item 11: a link planted at the old fixed temp name or at .bak is never written through; .bak kept; both owner-only', () => {
     const dir = mkdtempSync(join(tmpdir(), 'routerdesk-write-'));
     const file = join(dir, 'node.yaml');
     writeFileSync(file, 'server:\n  port: 1\n');
     const elsewhere = join(dir, 'elsewhere.txt');
     symlinkSync(elsewhere, `${file}.tmp-${process.pid}`);
+    const bakTarget = join(dir, 'bak-elsewhere.txt');
+    symlinkSync(bakTarget, `${file}.bak`);
     writeConfigFile(file, { server: { port: 2 } });
     expect(existsSync(elsewhere)).toBe(false);
+    expect(existsSync(bakTarget)).toBe(false);
+    expect(statSync(`${file}.bak`).mode & 0o777).toBe(0o600);
     expect(parse(readFileSync(file, 'utf8'))).toEqual({ server: { port: 2 } });
     expect(readFileSync(`${file}.bak`, 'utf8')).toBe('server:\n  port: 1\n');
     expect(statSync(file).mode & 0o777).toBe(0o600);
