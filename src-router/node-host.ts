@@ -1,5 +1,8 @@
 import { createServer } from 'node:net';
 import { loadNodeConfig, type NodeConfig } from './config';
+import { bootIssues, type BootIssue } from './config/boot-checks';
+import { restoreConfigBackup } from './config/settings-file';
+import { storeLockHolder } from './store';
 import { ConsoleCodes } from './http';
 import { createNode, type NodeOptions, type RouterNode } from './node';
 
@@ -15,8 +18,9 @@ export interface NodeHostOptions extends Omit<NodeOptions, 'configFile' | 'setti
 /**
  * Runs the router node of one config file and restarts it in-process when the Settings screen wrote a new config
  * (issue #13). The console token stays the same across restarts (a generated one too), and a port of 0 keeps the
- * port the node had, so the console that asked for the restart finds the node again. A config that cannot start is
- * reported, and the node comes back on the config it ran before. One-time console codes outlive a restart too.
+ * port the node had, so the console that asked for the restart finds the node again. Before a config is written the
+ * Settings route asks `bootIssues` what would stop it; a config that still cannot start is reported, the file before it
+ * is put back from `<file>.bak`, and the node comes back on that config, on the same port.
  */
 export class NodeHost {
   private node!: RouterNode;
@@ -25,6 +29,7 @@ export class NodeHost {
   private readonly consoleCodes = new ConsoleCodes();
   private restarting: Promise<RouterNode> | null = null;
   private restartError: string | null = null;
+  private restoredFrom: string | null = null;
   private closed = false;
 
   private constructor(private readonly opts: NodeHostOptions) {}
@@ -43,6 +48,23 @@ export class NodeHost {
   /** Why the last restart could not use the new config (null when it could). */
   lastRestartError(): string | null {
     return this.restartError;
+  }
+
+  /** After a restart that could not use the new config: the file the previous one was put back from (`<file>.bak`). */
+  lastRestoredFrom(): string | null {
+    return this.restoredFrom;
+  }
+
+  /**
+   * What would stop `config` from starting in place of the running node, by config field: its folders and files, its
+   * listen address (the running node's own port counts as free), a store another live process holds.
+   */
+  async bootIssues(config: NodeConfig): Promise<BootIssue[]> {
+    const port = Number(new URL(this.node.url).port) || this.config.server.port;
+    const issues = await bootIssues(config, { host: this.config.server.host, port });
+    const holder = storeLockHolder(config.cluster.store_dir);
+    if (holder !== null) issues.push({ path: 'cluster.store_dir', message: `the store ${config.cluster.store_dir} is in use by another routerdesk process (PID ${holder})` });
+    return issues;
   }
 
   /** Closes the node and starts it again from the config file. */
@@ -69,9 +91,13 @@ export class NodeHost {
       if (next.server.port === 0) next.server.port = port;
       await this.boot(next);
       this.restartError = null;
+      this.restoredFrom = null;
     } catch (err) {
       this.restartError = (err as Error).message;
-      this.opts.log?.(`the new config could not start (${this.restartError}); back on the previous one`);
+      // The file goes back to what the node runs on, so the next start of the process does not fail the same way.
+      this.restoredFrom = restoreConfigBackup(this.opts.configFile) ? `${this.opts.configFile}.bak` : null;
+      this.opts.log?.(`the new config could not start (${this.restartError}); back on the previous one${this.restoredFrom ? `, restored from ${this.restoredFrom}` : ''}`);
+      if (previous.server.port === 0) previous.server.port = port;
       await this.boot(previous);
     }
     this.opts.onRestart?.(this.node);
@@ -88,7 +114,14 @@ export class NodeHost {
       ...nodeOptions,
       consoleToken: this.consoleToken,
       consoleCodes: this.consoleCodes,
-      settings: { file: this.opts.configFile, restart: () => void this.restart(), lastRestartError: () => this.restartError },
+      settings: {
+        file: this.opts.configFile,
+        restart: () =>
+          void this.restart().catch((err: Error) => this.opts.log?.(`the node could not start again, not even on its previous config: ${err.message}`)),
+        lastRestartError: () => this.restartError,
+        lastRestoredFrom: () => this.restoredFrom,
+        bootIssues: (config) => this.bootIssues(config),
+      },
     });
     this.config = config;
     this.consoleToken = this.node.consoleToken;

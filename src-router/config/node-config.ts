@@ -6,6 +6,9 @@ export { isPlaceholderToken, PLACEHOLDER_TOKENS } from '../contract/settings';
 
 const url = z.string().url();
 
+/** The shortest console or operator token a node starts with (a generated one is longer). */
+export const MIN_CONSOLE_TOKEN_LENGTH = 16;
+
 export const serverSchema = z
   .object({
     host: z.string().default('127.0.0.1'),
@@ -77,8 +80,15 @@ export const redisSchema = z.object({ url: z.string().optional() }).strict();
 
 export const consoleSchema = z
   .object({
-    token: z.string().default(''),
-    operators: z.array(z.string()).default([]).describe('console tokens of operators (ROUTE-8); the environment variable INFERENCE_ADMIN_EMAILS (EMAIL=TOKEN,…) wins when set'),
+    token: z
+      .string()
+      .refine((t) => t === '' || t.length >= MIN_CONSOLE_TOKEN_LENGTH, `a console token needs at least ${MIN_CONSOLE_TOKEN_LENGTH} characters (leave it empty for a generated one)`)
+      .default('')
+      .describe(`the console token (at least ${MIN_CONSOLE_TOKEN_LENGTH} characters); empty: a random one is generated at start`),
+    operators: z
+      .array(z.string().min(MIN_CONSOLE_TOKEN_LENGTH, `an operator's console token needs at least ${MIN_CONSOLE_TOKEN_LENGTH} characters`))
+      .default([])
+      .describe('console tokens of operators (ROUTE-8); the environment variable INFERENCE_ADMIN_EMAILS (EMAIL=TOKEN,…) wins when set'),
     routing_writes_enabled: z.boolean().default(true).describe('the deployment gate of routing writes (ROUTE-8); the environment variable INFERENCE_DEPLOY_ENABLED wins when set'),
     remote_timeout: duration('15s').describe('UI-5: how long a remote cluster may take to start answering through this node, and to send the next part of a long answer (twice that)'),
   })

@@ -3,15 +3,16 @@
  * same validation as start-up (zod schema, role checks: a 400 names the field path), and an atomic write that keeps
  * the previous file as `.bak`.
  */
-import { copyFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHmac, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
-import { SETTINGS_MASK } from '../contract/settings';
+import { MASK_ITEM_SEPARATOR, SETTINGS_MASK } from '../contract/settings';
 import { ConfigError, parseNodeConfig } from './load';
 import type { NodeConfig } from './node-config';
 import { checkRole } from './role-checks';
 
-/** What a secret reads as on the way out; sent back unchanged, it keeps the stored value. */
+/** What a single secret reads as on the way out; sent back unchanged, it keeps the stored value. */
 const MASK = SETTINGS_MASK;
 
 type Json = Record<string, unknown>;
@@ -25,15 +26,37 @@ const section = (raw: Json, key: string): Json | undefined => {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 };
 
-/** `redis://user:secret@host` → the password masked; a URL without one is not a secret. */
-function maskUrlPassword(url: string): string {
+/**
+ * The key that names a list secret on the way out: random per process, so a mask identifies its stored item to this
+ * node (across in-process restarts) and tells nothing about the secret to anyone else.
+ */
+const ITEM_KEY = randomBytes(32);
+
+/** A list item's mask: the mask and an HMAC of the item, so a list edited in any order still names its items. */
+export const maskListItem = (value: string): string => `${MASK}${MASK_ITEM_SEPARATOR}${createHmac('sha256', ITEM_KEY).update(value).digest('hex').slice(0, 12)}`;
+
+/** The URL with its password masked, or null when it is no URL or has no password (then it is not a secret). */
+function maskUrlPassword(url: string): string | null {
   try {
     const u = new URL(url);
-    if (!u.password) return url;
+    if (!u.password) return null;
     u.password = MASK;
     return u.toString().replace(encodeURIComponent(MASK), MASK);
   } catch {
-    return url;
+    return null;
+  }
+}
+
+/** What the mask in a Redis URL is read as, to find where it stands. */
+const MASKED_PASSWORD = 'masked-stored-password';
+
+/** Where a Redis URL's password goes: its scheme, host and port. */
+function redisDestination(url: string): string | null {
+  try {
+    const u = new URL(url.replaceAll(MASK, MASKED_PASSWORD));
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return null;
   }
 }
 
@@ -46,35 +69,66 @@ export function maskSecrets(raw: Json): Json {
   }
   for (const [s, k] of SECRET_LISTS) {
     const sec = section(out, s);
-    if (sec && Array.isArray(sec[k])) sec[k] = (sec[k] as unknown[]).map(() => MASK);
+    if (sec && Array.isArray(sec[k])) sec[k] = (sec[k] as unknown[]).map((v) => maskListItem(String(v)));
   }
   const redis = section(out, 'redis');
-  if (redis && typeof redis.url === 'string') redis.url = maskUrlPassword(redis.url);
+  if (redis && typeof redis.url === 'string') redis.url = maskUrlPassword(redis.url) ?? redis.url;
   return out;
 }
 
-/** Puts the stored secret back wherever `incoming` still carries the mask (a list item by its position). */
+/** Where the cluster token is sent: the master a slave registers with and the slaves a master polls. */
+function clusterDestinations(raw: Json): string[] {
+  const c = section(raw, 'cluster');
+  const urls = [...(Array.isArray(c?.slave_urls) ? c.slave_urls : []), ...(typeof c?.master_url === 'string' ? [c.master_url] : [])];
+  return urls.filter((u): u is string => typeof u === 'string').map((u) => u.trim().replace(/\/+$/, '').toLowerCase());
+}
+
+const refused = (path: string, message: string) => new ConfigError(`${path}: ${message}`, [{ path, message }]);
+
+/**
+ * Puts the stored secret back wherever `incoming` still carries a mask. A secret stays with its destination: a masked
+ * cluster token while a new master or slave URL appears, or a masked Redis password whose host changed, is refused
+ * (`ConfigError` at the field). A masked list item names its stored item (`maskListItem`), whatever its position; one
+ * that names none is refused.
+ */
 export function unmaskSecrets(incoming: Json, current: Json): Json {
   const out = structuredClone(incoming);
   for (const [s, k] of SECRET_VALUES) {
     const sec = section(out, s);
     if (sec && sec[k] === MASK) sec[k] = section(current, s)?.[k];
   }
+  const token = section(incoming, 'cluster')?.token;
+  if (token === MASK) {
+    const known = new Set(clusterDestinations(current));
+    const added = clusterDestinations(incoming).filter((u) => !known.has(u));
+    if (added.length) throw refused('cluster.token', `the stored cluster token was never sent to ${added.join(', ')}: give the secret again for the new destination`);
+  }
   for (const [s, k] of SECRET_LISTS) {
     const sec = section(out, s);
+    if (!sec || !Array.isArray(sec[k])) continue;
     const was = section(current, s)?.[k];
-    if (sec && Array.isArray(sec[k])) sec[k] = (sec[k] as unknown[]).map((v, i) => (v === MASK && Array.isArray(was) ? was[i] : v)).filter((v) => v !== MASK);
+    const stored = new Map((Array.isArray(was) ? was : []).map((v) => [maskListItem(String(v)), v]));
+    sec[k] = (sec[k] as unknown[]).map((v, i) => {
+      if (typeof v !== 'string' || !v.startsWith(MASK)) return v;
+      if (!stored.has(v)) throw refused(`${s}.${k}.${i}`, 'this masked item names no stored secret (changed meanwhile?): give the secret again');
+      return stored.get(v);
+    });
   }
   const redis = section(out, 'redis');
   const wasUrl = section(current, 'redis')?.url;
-  if (redis && typeof redis.url === 'string' && redis.url.includes(MASK) && typeof wasUrl === 'string') {
+  if (redis && typeof redis.url === 'string' && redis.url.includes(MASK)) {
+    const storedPassword = typeof wasUrl === 'string' && maskUrlPassword(wasUrl) !== null ? new URL(wasUrl).password : null;
+    if (storedPassword === null) throw refused('redis.url', 'there is no stored password to keep: give the password');
+    let u: URL;
     try {
-      const u = new URL(redis.url.replace(MASK, 'x'));
-      u.password = new URL(wasUrl).password;
-      redis.url = u.toString();
+      u = new URL(redis.url.replaceAll(MASK, MASKED_PASSWORD));
     } catch {
-      /* left as sent: validation names it */
+      throw refused('redis.url', 'not a URL');
     }
+    if (u.password !== MASKED_PASSWORD || u.username.includes(MASKED_PASSWORD) || u.host.includes(MASKED_PASSWORD)) throw refused('redis.url', 'the mask stands only for the stored password (redis://user:••••••••@host:port)');
+    if (redisDestination(redis.url) !== redisDestination(wasUrl as string)) throw refused('redis.url', `the stored password belongs to ${redisDestination(wasUrl as string)}: give the secret again for the new destination`);
+    u.password = storedPassword;
+    redis.url = u.toString();
   }
   return out;
 }
@@ -93,12 +147,63 @@ export function validateConfig(raw: Json, file: string): NodeConfig {
   return config;
 }
 
-/** Writes the config atomically (a temp file renamed over it); the previous one is kept as `<file>.bak`. */
+/**
+ * Writes the config atomically and durably: the previous file is kept as `<file>.bak`, then the new text replaces the
+ * config, each through a temp file of its own (PID and random suffix, created exclusively, fsynced) renamed over it,
+ * and the folder is fsynced, so a crash leaves either the old or the new file whole. A rename replaces a link planted
+ * at either name instead of writing through it.
+ */
 export function writeConfigFile(file: string, raw: Json, header = '# Routerdesk node config (written by the Settings screen)\n'): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${header}${stringify(raw)}`, { mode: 0o600 });
-  if (existsSync(file)) copyFileSync(file, `${file}.bak`);
-  renameSync(tmp, file);
+  if (existsSync(file)) replaceFile(`${file}.bak`, readFileSync(file));
+  replaceFile(file, `${header}${stringify(raw)}`);
+  fsyncDir(dirname(file));
+}
+
+/** Puts `<file>.bak` back as the config (durably, as `writeConfigFile` writes); false when there is none. */
+export function restoreConfigBackup(file: string): boolean {
+  if (!existsSync(`${file}.bak`)) return false;
+  replaceFile(file, readFileSync(`${file}.bak`));
+  fsyncDir(dirname(file));
+  return true;
+}
+
+/** `file` replaced by `content` through a fresh, fsynced, owner-only temp file in the same folder. */
+function replaceFile(file: string, content: string | Buffer): void {
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    try {
+      writeFileSync(fd, content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already renamed or gone */
+    }
+    throw err;
+  }
+}
+
+/** fsync of a folder, so a rename in it survives a crash (not every platform can open a folder: skipped there). */
+function fsyncDir(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    /* a folder that cannot be fsynced (Windows, some filesystems) */
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export { ConfigError };

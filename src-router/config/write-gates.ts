@@ -1,5 +1,5 @@
 import { ConfigError } from './load';
-import type { NodeConfig } from './node-config';
+import { MIN_CONSOLE_TOKEN_LENGTH, type NodeConfig } from './node-config';
 
 /**
  * The two routing write gates (ROUTE-8), named as the seed names them. The environment wins over the config:
@@ -51,7 +51,7 @@ export function parseAdminEmails(raw: string): Operator[] {
     const email = at < 0 ? entry : entry.slice(0, at).trim();
     const token = at < 0 ? '' : entry.slice(at + 1).trim();
     if (!/^[^\s@=]+@[^\s@=]+$/.test(email)) throw new ConfigError(`${ADMIN_ENV}[${i}]: not an e-mail address: "${email}" (entries are EMAIL=TOKEN)`);
-    if (token.length < 16) throw new ConfigError(`${ADMIN_ENV}[${i}] (${email}): needs the operator's console token after "=", at least 16 characters (entries are EMAIL=TOKEN)`);
+    if (token.length < MIN_CONSOLE_TOKEN_LENGTH) throw new ConfigError(`${ADMIN_ENV}[${i}] (${email}): needs the operator's console token after "=", at least ${MIN_CONSOLE_TOKEN_LENGTH} characters (entries are EMAIL=TOKEN)`);
     return { email, token };
   });
 }

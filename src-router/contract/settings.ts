@@ -8,6 +8,12 @@ import { z } from 'zod';
 
 export const SETTINGS_MASK = '••••••••';
 
+/**
+ * A list secret (operator tokens, client API keys) reads as the mask, this separator and an ID of the stored item only
+ * the node can compute: sent back, it keeps that item wherever it now stands in the list.
+ */
+export const MASK_ITEM_SEPARATOR = '#';
+
 /** Tokens that look like a value someone forgot to change (ROLE-2). */
 export const PLACEHOLDER_TOKENS = ['', 'changeme', 'change-me', 'change_me', 'token', 'secret', 'password', 'placeholder', 'xxx', 'todo', 'default', 'example'];
 
@@ -34,6 +40,8 @@ export const settingsViewSchema = z
     path: z.string(),
     /** The last restart could not use the config written then: why (the node runs on the config before it). */
     restartError: z.string().nullable(),
+    /** After such a restart: the file the previous config was put back from (`<file>.bak`); absent from older nodes. */
+    restoredFrom: z.string().nullable().optional(),
   })
   .strict();
 export type SettingsView = z.infer<typeof settingsViewSchema>;

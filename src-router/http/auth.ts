@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { AuthThrottle, clientKey } from './auth-throttle';
 import type { HttpDeps } from './deps';
 import { RouterError } from '../serve';
 
@@ -15,15 +16,25 @@ export function bearer(request: FastifyRequest): string {
   return h.toLowerCase().startsWith('bearer ') ? h.slice(7).trim() : '';
 }
 
+/** Wrong tokens counted per client address, for every token check of this process (console and cluster tokens). */
+export const authThrottle = new AuthThrottle();
+
 /**
  * An onRequest hook that admits only requests carrying one of `tokens` as a Bearer token; others get 401 (logged)
- * before their body is read, whatever it holds.
+ * before their body is read, whatever it holds. An address that sent too many different wrong tokens gets 429 with
+ * Retry-After instead, for any token, until its window ends (`AuthThrottle`); a request without a token is no guess.
  */
-export function requireToken(token: string | readonly string[], what: string) {
+export function requireToken(token: string | readonly string[], what: string, throttle: AuthThrottle = authThrottle) {
   const tokens = typeof token === 'string' ? [token] : token;
   return async (request: FastifyRequest) => {
+    const client = clientKey(request.ip);
+    const wait = throttle.retryAfter(client);
+    if (wait > 0) {
+      throw new RouterError(429, 'too_many_failed_tokens', `too many wrong tokens from this address: try again in ${wait} s`, 'rate_limit_error', null, { retry_after: String(wait) });
+    }
     const given = bearer(request);
     if (!tokens.some((t) => sameSecret(given, t))) {
+      if (given) throttle.fail(client, given);
       throw new RouterError(401, 'unauthorized', `missing or wrong ${what} token (send it as Authorization: Bearer …)`, 'authentication_error');
     }
   };

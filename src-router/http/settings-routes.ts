@@ -4,6 +4,8 @@ import { RouterError, settingsPutSchema, type SettingsAnswer, type SettingsView 
 import { configJsonSchemas } from '../config/json-schema';
 import { ConfigError, maskSecrets, readConfigFile, unmaskSecrets, validateConfig, writeConfigFile } from '../config/settings-file';
 import { requireOperator, requireToken } from './auth';
+import type { BootIssue } from '../config/boot-checks';
+import type { NodeConfig } from '../config/node-config';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -17,12 +19,17 @@ export interface SettingsHost {
   /** Restarts the node on the config file (called once the answer is sent). */
   restart(): void;
   lastRestartError(): string | null;
+  /** After a restart that fell back: the file the previous config was put back from. */
+  lastRestoredFrom(): string | null;
+  /** What would stop this config from starting, by config field (checked before it is written). */
+  bootIssues(config: NodeConfig): Promise<BootIssue[]>;
 }
 
 /**
  * The node's Settings (issue #13), operator token only: read the config (secrets masked) with its JSON Schema and
- * file; write a whole config validated as start-up validates it (a 400 names the field path and nothing is written),
- * atomically with the old file kept as `.bak`, then restart the node in-process on it.
+ * file; write a whole config validated as start-up validates it and checked for what its start needs (folders,
+ * files, the port: a 400 names the field path and nothing is written), atomically with the old file kept as `.bak`,
+ * then restart the node in-process on it. A restart that still fails puts the `.bak` back; the GET then says why.
  */
 export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   const host = (): SettingsHost => {
@@ -36,16 +43,18 @@ export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     });
 
     scope.get('/router/v1/console/settings', async (): Promise<SettingsView> => {
-      const { file, lastRestartError } = host();
-      return { config: maskSecrets(readConfigFile(file)), schema: nodeConfigSchema(), path: file, restartError: lastRestartError() };
+      const { file, lastRestartError, lastRestoredFrom } = host();
+      return { config: maskSecrets(readConfigFile(file)), schema: nodeConfigSchema(), path: file, restartError: lastRestartError(), restoredFrom: lastRestoredFrom() };
     });
 
     scope.put('/router/v1/console/settings', async (request, reply): Promise<SettingsAnswer> => {
       const settings = host();
       const current = readConfigFile(settings.file);
-      const raw = unmaskSecrets(parseBody(settingsPutSchema, request.body).config, current);
+      const sent = parseBody(settingsPutSchema, request.body).config;
+      let raw;
       let config;
       try {
+        raw = unmaskSecrets(sent, current);
         config = validateConfig(raw, settings.file);
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
@@ -55,6 +64,8 @@ export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Prom
       const port = config.server.port || Number(new URL(deps.selfUrl()).port);
       const url = `http://${config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host}:${port}`;
       if (isDeepStrictEqual(raw, current)) return { written: false, restarted: false, url: deps.selfUrl(), path: settings.file };
+      const [issue] = await settings.bootIssues(config);
+      if (issue) throw new RouterError(400, 'config_cannot_start', `config.${issue.path}: ${issue.message}`, 'invalid_request_error', `config.${issue.path}`);
       writeConfigFile(settings.file, raw);
       request.log.info({ file: settings.file }, 'node config written from the Settings screen; restarting');
       reply.raw.once('finish', () => setImmediate(() => settings.restart()));

@@ -139,6 +139,22 @@ function stale(file: string, lock: LockContent): boolean {
   return proc !== null && lock.startTime !== null && proc.startTime !== lock.startTime;
 }
 
+/**
+ * The PID of another live process that holds `<storeDir>/router.lock`, or null (no lock, a stale one, this process's
+ * own). Only a look: the lock is taken by `lockStore`.
+ */
+export function storeLockHolder(storeDir: string): number | null {
+  let file: string;
+  try {
+    file = join(realpathSync(storeDir), STORE_LOCK_FILE);
+  } catch {
+    return null; // no folder yet: nothing holds it
+  }
+  const lock = readLock(file);
+  if (!lock || lock.pid === null || lock.pid === process.pid || stale(file, lock)) return null;
+  return lock.pid;
+}
+
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**

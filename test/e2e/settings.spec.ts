@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
 import { freePort } from './harness/router-node';
 
@@ -116,6 +116,28 @@ test('standalone → master with a generated token and a slave: the node restart
   await expect(page.getByTestId('nodes-page')).toBeVisible();
   const card = page.locator('[data-testid="node-card"][data-node-id="gpu-b"]');
   await expect(card.getByTestId('node-health')).toHaveText('healthy');
+});
+
+test('issue #26 item 2: a models folder that is not there is refused at its field; a start that fails anyway says the previous settings were restored', async ({ page }) => {
+  await openSettings(page);
+  const before = readFileSync(file, 'utf8');
+  await field(page, 'models.config_dir').fill(join(node.dir, 'no-such-folder'));
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-error-models.config_dir')).toContainText('does not exist');
+  expect(readFileSync(file, 'utf8')).toBe(before);
+
+  // Two configs of one local ID: each file reads, the start refuses the pair.
+  const dup = join(node.dir, 'dup-models');
+  mkdirSync(dup, { recursive: true });
+  for (const name of ['chat.yaml', 'chat.yml']) writeFileSync(join(dup, name), stringify({ name: 'chat', backend: 'sim', capabilities: ['text'], engine: 'llama.cpp' }));
+  await field(page, 'models.config_dir').fill(dup);
+  await page.getByTestId('settings-save').click();
+  const notice = page.getByTestId('settings-restart-error');
+  await expect(notice).toContainText("two model configs have the local ID 'chat'", { timeout: 30_000 });
+  await expect(notice).toContainText(`The previous settings were restored from ${file}.bak and the node runs on them.`);
+  await expect(page.getByTestId('settings-restarted')).toHaveCount(0);
+  await expect(field(page, 'models.config_dir')).not.toHaveValue(dup);
+  expect(readFileSync(file, 'utf8')).toBe(before);
 });
 
 test("a console token that is not an operator's is refused", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,8 @@ export async function startNode(opts: {
   env?: Record<string, string>;
   /** Starts `node <args>` some other way (inside a network host's namespace); default: a child of this process. */
   launch?: (args: string[], options: SpawnOptions) => ChildProcess;
+  /** Runs the node as this user (the folder is handed to it): file permissions then apply to it, unlike to root. */
+  user?: { uid: number; gid: number };
 }): Promise<TestNode> {
   const dir = opts.dir ?? tempDir();
   const modelsDir = join(dir, 'models');
@@ -68,7 +70,8 @@ export async function startNode(opts: {
   };
   const configFile = join(dir, 'node.yaml');
   writeFileSync(configFile, stringify(config));
-  const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env } };
+  if (opts.user) execFileSync('chown', ['-R', `${opts.user.uid}:${opts.user.gid}`, dir]);
+  const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], ...opts.user, env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env } };
   const args = [CLI, 'node', '--config', configFile];
   const proc = opts.launch ? opts.launch(args, options) : spawn(process.execPath, args, options);
   let out = '';

@@ -85,6 +85,20 @@ describe('settings slice', () => {
     expect(store.getState().cluster.nodes).toEqual([]);
   });
 
+  it('issue #26 item 2: a save whose settings could not start ends restored: the view says why and which file was put back', async () => {
+    const failed: SettingsView = { ...view(), restartError: "two model configs have the local ID 'chat'", restoredFrom: '/data/node.yaml.bak' };
+    const { store } = setup({
+      'GET /health': [json(200, health('a')), json(200, health('b'))],
+      [`PUT ${PATH}`]: [json(200, { written: true, restarted: true, url: URL_, path: '/data/node.yaml' })],
+      [`GET ${PATH}`]: [json(200, failed)],
+      'GET /router/v1/console/models': [json(200, models('standalone'))],
+      'GET /router/v1/console/cluster/nodes': [json(200, nodes)],
+      'GET /router/v1/console/cluster/models': [json(200, { models: [] })],
+    });
+    await store.getState().saveSettings({ models: { config_dir: '/data/dup' } });
+    expect(store.getState().settings).toMatchObject({ view: failed, restart: { phase: 'restored', url: URL_, message: failed.restartError } });
+  });
+
   it('a node that does not come back in time is said so; one now at another origin is a link', async () => {
     const old = () => json(200, health('a'));
     const stuck = setup({ 'GET /health': Array.from({ length: 200 }, () => old), [`PUT ${PATH}`]: [json(200, { written: true, restarted: true, url: URL_, path: '/p' })] });

@@ -26,6 +26,7 @@ export interface SettingsField {
 export const SLAVE_URLS_PATH = 'cluster.slave_urls';
 export const TOKEN_PATH = 'cluster.token';
 export const ROLE_PATH = 'cluster.role';
+export const REDIS_PATH = 'redis.url';
 
 /** Every scalar field of the form, in screen order (the slave URLs are a list, edited apart). */
 export const SETTINGS_FIELDS: readonly SettingsField[] = [
@@ -167,9 +168,21 @@ export function roleOptions(form: SettingsFormState): string[] {
   return current === 'standalone' || current === 'master' ? ['standalone', 'master'] : ['standalone', 'master', current];
 }
 
+/** Where a Redis URL's password goes (scheme, host, port), with the mask read as a password; null when no URL. */
+function redisDestination(url: string): string | null {
+  try {
+    const u = new URL(url.split(SETTINGS_MASK).join('x'));
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Hints before sending, by field (the node decides: it refuses the same with a 400). ROLE-2: a master or slave needs
- * a real cluster token; a stored token left masked is the node's to check.
+ * a real cluster token; a stored token left masked is the node's to check. A stored secret stays with its
+ * destination: a masked cluster token with a new slave, or a masked Redis password with another host, must be given
+ * again.
  */
 export function formHints(form: SettingsFormState): Record<string, string> {
   const hints: Record<string, string> = {};
@@ -178,8 +191,18 @@ export function formHints(form: SettingsFormState): Record<string, string> {
   if (role !== 'standalone' && token !== SETTINGS_MASK && isPlaceholderToken(token)) {
     hints[TOKEN_PATH] = `a ${role} needs the cluster's shared token: this one is empty, a placeholder or shorter than 8 characters (Generate makes a strong one)`;
   }
+  const known = new Set(form.initialSlaveUrls.map(destination));
+  const added = form.slaveUrls.map(destination).filter((u) => u && !known.has(u));
+  if (token === SETTINGS_MASK && added.length) hints[TOKEN_PATH] = `the stored token was never sent to ${added.join(', ')}: give the cluster token again for the new slave`;
+  const redis = String(form.values[REDIS_PATH]);
+  if (redis.includes(SETTINGS_MASK) && redisDestination(redis) !== redisDestination(String(form.initial[REDIS_PATH]))) {
+    hints[REDIS_PATH] = 'the stored password belongs to the Redis server before: give the password again for the new one';
+  }
   return hints;
 }
+
+/** A node URL as the node compares destinations: trimmed, no trailing slash, lower case. */
+const destination = (url: string) => url.trim().replace(/\/+$/, '').toLowerCase();
 
 /** A strong cluster token: 32 random bytes from `crypto.getRandomValues`, as 64 hex characters. */
 export function generateClusterToken(random: (bytes: Uint8Array<ArrayBuffer>) => Uint8Array = (b) => globalThis.crypto.getRandomValues(b)): string {

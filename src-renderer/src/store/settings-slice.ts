@@ -5,10 +5,11 @@ import type { SliceCreator } from './types';
 
 /**
  * After a save: `waiting` for the restarted node's /health, `back` once it answered and everything was read again,
- * `moved` when it now listens at another origin (the console cannot follow there: a link), `timeout` when it did not
- * come back in time.
+ * `restored` when it answered but could not start on the new settings (the view says why; the previous settings were
+ * put back), `moved` when it now listens at another origin (the console cannot follow there: a link), `timeout` when it
+ * did not come back in time.
  */
-export type RestartPhase = 'idle' | 'waiting' | 'back' | 'moved' | 'timeout';
+export type RestartPhase = 'idle' | 'waiting' | 'back' | 'restored' | 'moved' | 'timeout';
 
 export interface SettingsState {
   /** `GET /router/v1/console/settings` as last read (issue #13); null before the first good answer. */
@@ -59,7 +60,8 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (deps) => (set, 
     const waited = await waitForRestart({ probe: () => deps.client.health(), before, now: deps.now, sleep });
     if (!waited.ok) return patch({ restart: { phase: 'timeout', url, message: waited.message } });
     await Promise.all([fetchSettings(), get().refresh(), get().fetchCluster()]);
-    patch({ restart: { phase: 'back', url, message: null } });
+    const failed = get().settings.view?.restartError ?? null;
+    patch({ restart: { phase: failed ? 'restored' : 'back', url, message: failed } });
   }
 
   async function saveSettings(config: Record<string, unknown>): Promise<ApiResult<SettingsAnswer>> {

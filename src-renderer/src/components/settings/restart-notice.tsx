@@ -16,6 +16,9 @@ export function RestartNotice({ restart }: { restart: SettingsState['restart'] }
           Saved. The node restarted on its new settings and answers again at <code>{restart.url}</code>.
         </Notice>
       );
+    case 'restored':
+      // The page's restart-error notice says why and what runs now.
+      return null;
     case 'moved':
       return (
         <Notice kind="info" testId="settings-moved">

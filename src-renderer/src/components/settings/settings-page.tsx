@@ -53,7 +53,14 @@ export function SettingsPage() {
       )}
       {view?.restartError && (
         <Notice kind="error" testId="settings-restart-error">
-          The last restart could not use the config written then, so the node runs on the one before it: {view.restartError}
+          The new settings could not start: {view.restartError.replace(/\.$/, '')}.{' '}
+          {view.restoredFrom ? (
+            <>
+              The previous settings were restored from <code>{view.restoredFrom}</code> and the node runs on them.
+            </>
+          ) : (
+            'The node runs on the settings before them.'
+          )}
         </Notice>
       )}
       {!view && !failure && (

@@ -1,0 +1,134 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { healthAnswerSchema, settingsViewSchema } from '../../src-router/contract';
+import { simText } from '../support/lending-cluster';
+import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+
+// A Settings save whose config cannot start: what start-up needs is checked before anything is written (a 400 at
+// the field: a missing or unreadable folder, an unreadable file, a port another process holds), and a start that
+// fails anyway gives back what it took, puts the previous file back from .bak and runs on it, and says so.
+
+type Config = Record<string, Record<string, unknown>>;
+
+/** Root reads any file: the unreadable cases run the node as `nobody`, for whom permissions hold. */
+const AS_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+
+describe('issue #26 item 2: a Settings save that cannot start never takes the node down', () => {
+  let node: TestNode;
+  let file: string;
+  let before: string;
+
+  beforeAll(async () => {
+    node = await startNode({ models: { m: simText('model-m', '5ms') }, user: AS_USER });
+    file = join(node.dir, 'node.yaml');
+    before = readFileSync(file, 'utf8');
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  const call = (method: 'GET' | 'PUT', body?: unknown) =>
+    fetch(`${node.url}/router/v1/console/settings`, {
+      method,
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  const view = async () => settingsViewSchema.parse(await (await call('GET')).json());
+  const startedAt = async () => healthAnswerSchema.parse(await (await fetch(`${node.url}/health`)).json()).started_at;
+  /** PUTs the config read with `patch` applied to its sections; the answer's status and error. */
+  const put = async (patch: (c: Config) => void) => {
+    const config = (await view()).config as Config;
+    patch(config);
+    const res = await call('PUT', { config });
+    return { status: res.status, body: (await res.json()) as { error?: { param: string; message: string; code: string }; written?: boolean } };
+  };
+  /** Handed to the node's user, when the node runs as another. */
+  const own = (path: string) => AS_USER && execFileSync('chown', ['-R', `${AS_USER.uid}:${AS_USER.gid}`, path]);
+
+  const expectRefusedAt = async (param: string, patch: (c: Config) => void, message: RegExp) => {
+    const started = await startedAt();
+    const { status, body } = await put(patch);
+    expect(status, JSON.stringify(body)).toBe(400);
+    expect(body.error).toMatchObject({ param, code: 'config_cannot_start', message: expect.stringMatching(message) });
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(existsSync(`${file}.bak`)).toBe(false);
+    expect(await startedAt()).toBe(started); // never restarted
+  };
+
+  it('issue #26 item 2: a models folder that does not exist, is a file, or holds a FIFO is a 400 at config.models.config_dir', async () => {
+    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = join(node.dir, 'no-such-folder')), /no-such-folder does not exist/);
+    writeFileSync(join(node.dir, 'a-file'), 'x');
+    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = join(node.dir, 'a-file')), /is not a folder/);
+    // A FIFO named like a model config would hang the start's read.
+    const fifoDir = join(node.dir, 'fifo-models');
+    mkdirSync(fifoDir);
+    execFileSync('mkfifo', [join(fifoDir, 'pipe.yaml')]);
+    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = fifoDir), /pipe\.yaml is not a regular file/);
+  });
+
+  it.runIf(AS_USER || process.getuid?.() !== 0)('issue #26 item 2: an unreadable folder or file is a 400 at its field', async () => {
+    const locked = join(node.dir, 'locked-models');
+    mkdirSync(locked);
+    own(locked);
+    chmodSync(locked, 0o000);
+    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = locked), /permission denied/);
+    const models = join(node.dir, 'other-models');
+    mkdirSync(models);
+    writeFileSync(join(models, 'x.yaml'), stringify(simText('model-x', '5ms')));
+    own(models);
+    chmodSync(join(models, 'x.yaml'), 0o000);
+    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = models), /x\.yaml.*(cannot read|EACCES)/);
+    const keys = join(node.dir, 'keys.txt');
+    writeFileSync(keys, 'client-key-0123456789abcdef\n');
+    own(keys);
+    chmodSync(keys, 0o000);
+    await expectRefusedAt('config.server.api_keys_file', (c) => (c.server.api_keys_file = keys), /EACCES/);
+    const store = join(node.dir, 'locked-store');
+    mkdirSync(store);
+    own(store);
+    chmodSync(store, 0o500);
+    await expectRefusedAt('config.cluster.store_dir', (c) => (c.cluster.store_dir = join(store, 'inner')), /cannot be written/);
+  });
+
+  it('issue #26 item 2: a port another process listens on is a 400 at config.server.port, an address this machine lacks one at config.server.host', async () => {
+    const other: Server = createServer();
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const port = (other.address() as { port: number }).port;
+    try {
+      await expectRefusedAt('config.server.port', (c) => (c.server.port = port), new RegExp(`port ${port} on 127.0.0.1 is in use by another process`));
+    } finally {
+      await new Promise((r) => other.close(r));
+    }
+    await expectRefusedAt('config.server.host', (c) => (c.server.host = '192.0.2.1'), /cannot listen on 192\.0\.2\.1/);
+  });
+
+  it('issue #26 item 2: a start that fails past the checks puts the previous file back and runs on it, on the same port and store, and says so', async () => {
+    // Two model configs with one local ID (chat.yaml and chat.yml): each file reads and parses, the registry refuses
+    // the pair — after the new start took the store lock.
+    const dup = join(node.dir, 'dup-models');
+    mkdirSync(dup);
+    writeFileSync(join(dup, 'chat.yaml'), stringify(simText('model-chat', '5ms')));
+    writeFileSync(join(dup, 'chat.yml'), stringify(simText('model-chat', '5ms')));
+    own(dup);
+    const started = await startedAt();
+    const { status, body } = await put((c) => (c.models.config_dir = dup));
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ written: true });
+    await eventually(async () => (await startedAt()) !== started, { what: 'the node back after the failed start', timeoutMs: 20_000 });
+    const v = await view();
+    expect(v.restartError).toMatch(/two model configs have the local ID 'chat'/);
+    expect(v.restoredFrom).toBe(`${file}.bak`);
+    expect((v.config as Config).models.config_dir).toBe(join(node.dir, 'models'));
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    // Up on the previous config: its model answers, and the process never exited.
+    const chat = await fetch(`${node.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'model-m', max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(chat.status).toBe(200);
+    expect(node.proc.exitCode).toBeNull();
+    expect(node.output()).not.toMatch(/StoreLockedError|already open in this process/);
+    expect(node.output()).toMatch(/restored from .*node\.yaml\.bak/);
+  });
+});
