@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { withoutNodeVariables } from '../backends/engine-env';
 import type { ModelConfigInput, NodeConfig } from '../config';
 import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
@@ -74,7 +75,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
 
 /** Opens the UI in the desktop's browser (xdg-open), never failing the command. */
 export function openBrowser(url: string) {
-  const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
+  const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true, env: withoutNodeVariables(process.env) });
   child.on('error', () => {});
   child.unref();
 }
