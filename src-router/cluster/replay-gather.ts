@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
 import { replaySourceSchema, type ReplayResultWire } from '../contract/replay';
 import { replay, replayLinks, withSettingChanges, type ReplaySettings } from '../lending/replay';
 import type { DecisionRow, ReplaySource } from '../store';
@@ -28,7 +29,7 @@ async function memberSource(d: ReplayGatherDeps, m: { nodeId: string; url: strin
     const qs = new URLSearchParams({ from: String(q.from), to: String(q.to) });
     const res = await fetch(`${m.url}/router/v1/node/replay-source?${qs}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(d.timeoutMs ?? 10_000) });
     if (!res.ok) throw new Error(`${res.status}`);
-    const parsed = peerRead(replaySourceSchema).safeParse(await res.json());
+    const parsed = peerRead(replaySourceSchema).safeParse(await fetchAnswer(res).json(VIEW_LIMIT));
     if (!parsed.success) throw new Error(`not replay rows: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message}`);
     // The decision rows' unions are the log's own; the wire's strings are those values (the node wrote them).
     return { ...parsed.data, decisions: parsed.data.decisions as DecisionRow[] };

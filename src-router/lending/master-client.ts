@@ -1,3 +1,4 @@
+import { AnswerTooLarge } from '../backends/answer-limits';
 import { CallEnd, goneOf } from '../backends/call-end';
 import { getUrl, postJson, type HttpAnswer } from '../backends/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
@@ -64,6 +65,7 @@ export async function callPeer(url: string, token: string, body: unknown, timeou
   try {
     const auth = { authorization: `Bearer ${token}` };
     const res = await (body === undefined ? getUrl(url, end, auth) : postJson(url, body, end, auth));
+    // Bounded (`ANSWER_LIMIT`: a relay answer carries a whole answer): past it this rejects with `AnswerTooLarge`.
     const text = await res.text();
     let json: unknown = text;
     try {
@@ -91,7 +93,14 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
     if (signal.aborted) throw err;
     return { kind: 'refused', reason: 'helper_unreachable', message: (err as Error).message };
   }
-  const text = await res.text().catch(() => '');
+  let text = '';
+  try {
+    text = await res.text();
+  } catch (err) {
+    end.clear();
+    // An answer past the bound cannot be relayed: the owner's client gets a 502 saying so.
+    if (err instanceof AnswerTooLarge) return { kind: 'answered', status: 502, body: { error: { message: `helper node answered for '${req.owner.model}' and ${err.message}`, type: 'server_error', code: err.code } } };
+  }
   end.clear();
   let body: unknown = text;
   try {
