@@ -19,9 +19,10 @@ const NAMES = new Set([
 
 /**
  * ...and by prefix: locale categories, the engines' own settings (llama.cpp's `LLAMA_ARG_*`, ggml's, vLLM's), thread
- * pools and BLAS libraries (`OPENBLAS_CORETYPE` and the like are set on purpose on some machines), GPU runtimes.
+ * pools and BLAS libraries (`OPENBLAS_CORETYPE` and the like are set on purpose on some machines), GPU runtimes and
+ * their collectives (NCCL, PyTorch's allocator, for vLLM).
  */
-const PREFIXES = ['LC_', 'GGML_', 'LLAMA_', 'VLLM_', 'OMP_', 'KMP_', 'GOMP_', 'OPENBLAS_', 'MKL_', 'NVPL_', 'BLIS_', 'CUDA_', 'HIP_', 'ROCR_', 'HSA_'];
+const PREFIXES = ['LC_', 'GGML_', 'LLAMA_', 'VLLM_', 'OMP_', 'KMP_', 'GOMP_', 'OPENBLAS_', 'MKL_', 'NVPL_', 'BLIS_', 'CUDA_', 'HIP_', 'ROCR_', 'HSA_', 'NCCL_', 'PYTORCH_'];
 
 /** The node's own variables: its settings, tokens and the operators' tokens (`INFERENCE_ADMIN_EMAILS`). */
 const NODE_PREFIXES = ['ROUTERDESK_', 'INFERENCE_'];

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startNode, tempDir, type TestNode } from '../support/node-harness';
+import { nodeWithStaticUpstream } from '../support/static-upstream';
 
 /**
  * A misbehaving engine (a real process the node supervises, as llama-server): its `/health` answers, and a chat
@@ -111,5 +112,40 @@ describe.runIf(process.platform === 'linux')('issue #26 item 10: an engine\'s an
     const health = await fetch(`${node.url}/health`);
     expect(health.status).toBe(200);
     await eventually(() => (node.output().match(/answer_too_large/g) ?? []).length >= 4, { what: 'four warnings naming answer_too_large' });
+  });
+});
+
+describe('issue #26 item 10: a static-route endpoint\'s stream is read within bounds', () => {
+  it('an SSE line that never ends: an in-band 502 naming the upstream, and its connection closed', async () => {
+    let closedAt: Promise<void> | undefined;
+    const piece = 'b'.repeat(64 * 1024);
+    const up = await nodeWithStaticUpstream((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        closedAt = new Promise((resolve) => res.on('close', () => resolve()));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"delta":{"content":"');
+        const more = () => {
+          while (!res.destroyed && res.write(piece)) { /* until the socket is full */ }
+        };
+        res.on('drain', more);
+        more();
+      });
+    });
+    try {
+      const res = await fetch(`${up.node.url}/v1/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'up', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+      });
+      const text = await res.text();
+      const event = text.split('\n').find((l) => l.startsWith('data: {"error"'));
+      expect(event, text.slice(0, 500)).toBeDefined();
+      const err = (JSON.parse(event!.slice(6)) as { error: { code: string; message: string } }).error;
+      expect(err.code).toBe('answer_too_large');
+      expect(err.message).toMatch(/upstream http:\/\/127\.0\.0\.1:\d+ for 'up' sent an SSE line over 16 MiB/);
+      await closedAt;
+    } finally {
+      await up.close();
+    }
   });
 });
