@@ -97,11 +97,11 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   try {
     text = await res.text();
   } catch (err) {
-    end.clear();
     // An answer past the bound cannot be relayed: the owner's client gets a 502 saying so.
     if (err instanceof AnswerTooLarge) return { kind: 'answered', status: 502, body: { error: { message: `helper node answered for '${req.owner.model}' and ${err.message}`, type: 'server_error', code: err.code } } };
+  } finally {
+    end.clear();
   }
-  end.clear();
   let body: unknown = text;
   try {
     body = JSON.parse(text);

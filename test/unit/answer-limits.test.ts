@@ -6,6 +6,7 @@ import { CallEnd } from '../../src-router/backends/call-end';
 import { getUrl } from '../../src-router/backends/http-call';
 import { gatherDecisions } from '../../src-router/cluster/decision-gather';
 import { NodeCallError, NodeClient } from '../../src-router/cluster/node-client';
+import { forwardToHelper } from '../../src-router/lending/master-client';
 import { readQueueComments } from '../../src-router/serve/forwarded-queue';
 import { SseDataSplitter } from '../../src-router/serve/id-rewrite';
 import { eventually } from '../support/node-harness';
@@ -171,5 +172,15 @@ describe('issue #26 item 10: a peer answering a huge body', () => {
     expect(page.missing).toEqual(['huge']);
     expect(warnings.join('\n')).toContain('sent an answer over 32 MiB');
     await eventually(() => closed.has('/router/v1/node/decisions'), { what: 'the page closed at the peer' });
+  });
+
+  it('a helper whose answer to a lent request never ends: the owner\'s client is answered 502 answer_too_large (256 MiB read, no more)', async () => {
+    handlers.set('/router/v1/node/worker/v1/chat/completions', endless(200, '{"choices":[{"message":{"content":"'));
+    const answer = await forwardToHelper(base, 't', {
+      requestId: 'r1', owner: { nodeId: 'owner', model: 'm' }, helper: { nodeId: 'helper', model: 'h' }, endpoint: 'chat', json: { messages: [] },
+    }, new AbortController().signal, 60_000);
+    expect(answer).toMatchObject({ kind: 'answered', status: 502, body: { error: { code: 'answer_too_large', type: 'server_error' } } });
+    expect(JSON.stringify(answer)).toContain("helper node answered for 'm' and sent an answer over 256 MiB");
+    await eventually(() => closed.has('/router/v1/node/worker/v1/chat/completions'), { what: 'the relay answer closed at the helper' });
   });
 });
