@@ -4,6 +4,7 @@ import { request, type ClientRequest } from 'node:http';
 import { setPriority } from 'node:os';
 import type { EngineState } from '../contract';
 import type { LaunchSpec } from '../engines';
+import { engineEnv } from './engine-env';
 import { groupAlive, signalGroup, waitUntil } from './engine-records';
 import { LogRing } from './log-ring';
 
@@ -75,7 +76,7 @@ export class EngineProcess extends EventEmitter {
     this.lastError = null;
     const { launch } = this.opts;
     let spawnError: Error | undefined;
-    const child = spawn(launch.command, launch.args, { env: { ...process.env, ...launch.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: ENGINE_OWN_GROUP });
+    const child = spawn(launch.command, launch.args, { env: engineEnv(process.env, launch.env), stdio: ['pipe', 'pipe', 'pipe'], detached: ENGINE_OWN_GROUP });
     this.child = child;
     if (child.pid !== undefined) this.emit('spawned', child.pid, [launch.command, ...launch.args]);
     if (this.opts.nice && child.pid !== undefined) {

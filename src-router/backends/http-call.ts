@@ -6,6 +6,7 @@
  * rare and large.
  */
 import { Agent, type Dispatcher } from 'undici';
+import { ANSWER_LIMIT, AnswerTooLarge, startOf } from './answer-limits';
 import type { CallEnd } from './call-end';
 
 /** What callers read of an answer: the parts of a WHATWG `Response` the request path uses. */
@@ -16,8 +17,13 @@ export interface HttpAnswer {
   headers: { get(name: string): string | null };
   /** The body as it arrives (chunks of bytes); read it once, by iterating or by `text()` / `json()`. */
   body: AsyncIterable<Uint8Array> | null;
-  text(): Promise<string>;
-  json(): Promise<unknown>;
+  /**
+   * The whole body as text, at most `limit` bytes (default `ANSWER_LIMIT`): past it nothing more is read, the
+   * connection is closed and it rejects with `AnswerTooLarge`.
+   */
+  text(limit?: number): Promise<string>;
+  /** The whole body parsed as JSON, bounded as `text`. */
+  json(limit?: number): Promise<unknown>;
   /** Trailers the answer ended with (read once its body ended). */
   trailers?(): Record<string, string | undefined>;
   /**
@@ -79,8 +85,10 @@ type Waiter = { resolve: (r: IteratorResult<Uint8Array>) => void; reject: (err: 
 class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   private queue: Buffer[] = [];
   private waiter: Waiter | null = null;
-  /** Collecting the whole body: no hand-overs, no pausing; settled at its end. */
-  private whole: { resolve: (text: string) => void; reject: (err: Error) => void } | null = null;
+  /** Collecting the whole body: no hand-overs, no pausing; settled at its end, or once more than `limit` bytes came. */
+  private whole: { resolve: (text: string) => void; reject: (err: Error) => void; limit: number } | null = null;
+  /** Bytes queued (while collecting: the body's size so far). */
+  private size = 0;
   /** The current read's callbacks are still running: its chunks are looked at once they all have. */
   private due = false;
   private ended = false;
@@ -102,6 +110,8 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
     // Given up or draining: the rest flows away.
     if (this.ended || this.drainTimer) return;
     this.queue.push(chunk);
+    this.size += chunk.length;
+    if (this.whole && this.size > this.whole.limit) return this.overflow(this.whole.limit);
     // Every callback of one read runs before the microtask: what it brought goes over together.
     if (!this.whole && !this.due) {
       this.due = true;
@@ -126,6 +136,7 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   private take(): Buffer {
     const q = this.queue;
     this.queue = [];
+    this.size = 0;
     if (this.controller.paused && !this.ended) this.controller.resume();
     return q.length === 1 ? q[0] : Buffer.concat(q);
   }
@@ -155,20 +166,40 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
     this.next().then(w.resolve, w.reject);
   }
 
-  /** The whole body as text, in one promise. */
-  collect(): Promise<string> {
+  /** More than `limit` bytes of a body read whole: it is given up, its connection closed, the read rejected. */
+  private overflow(limit: number): void {
+    const err = new AnswerTooLarge(limit, startOf(this.queue));
+    this.queue = [];
+    this.size = 0;
+    const whole = this.whole;
+    this.whole = null;
+    this.abort();
+    whole?.reject(err);
+  }
+
+  /** The whole body as text, in one promise; more than `limit` bytes reject (`AnswerTooLarge`). */
+  collect(limit: number): Promise<string> {
+    if (this.size > limit) {
+      const err = new AnswerTooLarge(limit, startOf(this.queue));
+      this.queue = [];
+      this.size = 0;
+      this.abort();
+      this.error = null;
+      return Promise.reject(err);
+    }
     if (this.ended) {
       // Ended before it was read: its error, or what arrived.
       const err = this.error;
       this.error = null;
       if (err) {
         this.queue = [];
+        this.size = 0;
         return Promise.reject(err);
       }
       return Promise.resolve(this.take().toString('utf8'));
     }
     return new Promise((resolve, reject) => {
-      this.whole = { resolve, reject };
+      this.whole = { resolve, reject, limit };
       if (this.controller.paused) this.controller.resume();
     });
   }
@@ -190,6 +221,7 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   drain(): void {
     if (this.ended || this.drainTimer) return;
     this.queue = [];
+    this.size = 0;
     // A read still waiting ends here: nothing more is handed over.
     const w = this.waiter;
     this.waiter = null;
@@ -205,6 +237,7 @@ class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   /** The reader stopped early: the rest of the body is not wanted (a draining body ends on its own). */
   return(): Promise<IteratorResult<Uint8Array>> {
     this.queue = [];
+    this.size = 0;
     if (!this.drainTimer) this.abort();
     this.error = null;
     return Promise.resolve({ value: undefined, done: true });
@@ -285,8 +318,8 @@ class Call implements Dispatcher.DispatchHandler {
           return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
         } },
         body: { [Symbol.asyncIterator]: take },
-        text: async () => take().collect(),
-        json: async () => JSON.parse(await take().collect()) as unknown,
+        text: async (limit = ANSWER_LIMIT) => take().collect(limit),
+        json: async (limit = ANSWER_LIMIT) => JSON.parse(await take().collect(limit)) as unknown,
         trailers: () => this.trailers,
         drainRest: () => body.drain(),
       },

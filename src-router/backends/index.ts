@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './engine-env';
 export * from './engine-process';
 export * from './lane-runtime';
 export * from './supervisor';

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { withoutNodeVariables } from '../backends/engine-env';
 import type { ModelConfigInput, NodeConfig } from '../config';
 import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
@@ -87,7 +88,7 @@ const PRINTED_CODE_TTL_MS = 10 * 60_000;
 
 /** Opens the UI in the desktop's browser: the command in BROWSER (given the URL as its one argument), else xdg-open; never fails the command. */
 export function openBrowser(url: string) {
-  const child = spawn(process.env.BROWSER || 'xdg-open', [url], { stdio: 'ignore', detached: true });
+  const child = spawn(process.env.BROWSER || 'xdg-open', [url], { stdio: 'ignore', detached: true, env: withoutNodeVariables(process.env) });
   child.on('error', () => {});
   child.unref();
 }

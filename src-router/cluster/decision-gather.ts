@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
 import { decisionPageSchema } from '../contract/decisions';
 import { decodeMergedCursor, mergeNodePages, nodeCursor, type DecisionPage, type DecisionQuery, type DecisionRow, type NodeLogPage } from '../store';
 import { peerRead } from '../contract/peer-read';
@@ -36,7 +37,7 @@ export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<
       try {
         const res = await fetch(`${m.url}/router/v1/node/decisions?${queryString({ ...q, cursor: c.cursor, limit })}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(5_000) });
         if (!res.ok) throw new Error(`${res.status}`);
-        const page = peerRead(decisionPageSchema).safeParse(await res.json());
+        const page = peerRead(decisionPageSchema).safeParse(await fetchAnswer(res).json(VIEW_LIMIT));
         if (!page.success) throw new Error(`not a decision page: ${page.error.issues[0]?.path.join('.') || '(root)'}: ${page.error.issues[0]?.message}`);
         return { key: m.nodeId, page: page.data as DecisionPage };
       } catch (err) {

@@ -1,4 +1,5 @@
 import { activeNodeSchema, heldNodeSchema } from '../contract/decisions';
+import { fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import { peerRead, type ClusterNodeView } from '../contract';
@@ -57,7 +58,7 @@ async function gather<T>(d: LendingViewDeps, what: 'held' | 'active', schema: z.
         // An older build serves no active requests: say so rather than show none.
         if (res.status === 404 && what === 'active') throw new Error('not reported by this node\'s build');
         if (!res.ok) throw new Error(`${res.status}`);
-        const view = peerRead(schema).safeParse(await res.json());
+        const view = peerRead(schema).safeParse(await fetchAnswer(res).json(VIEW_LIMIT));
         if (!view.success) throw new Error(`not a ${what} view: ${view.error.issues[0]?.path.join('.') || '(root)'}: ${view.error.issues[0]?.message}`);
         return view.data;
       } catch (err) {

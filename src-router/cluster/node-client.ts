@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { AnswerTooLarge, errorText, fetchAnswer, sizeText, VIEW_LIMIT } from '../backends/answer-limits';
 import { nodeSnapshotSchema, peerRead, registerResponseSchema, runtimeStatusSchema, type NodeSnapshot, type RuntimeStatus } from '../contract';
 import { runtimeHealthSchema, type RuntimeHealth } from '../runtime';
 
@@ -32,8 +33,9 @@ export class NodeClient {
       const cause = (err as { cause?: { code?: string } }).cause;
       throw new NodeCallError(`${url}: ${(err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? (err as Error).message)}`, null);
     }
-    const text = await res.text().catch(() => '');
+    const answer = fetchAnswer(res);
     if (!res.ok) {
+      const text = await errorText(answer);
       let message = text.slice(0, 300);
       try {
         message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
@@ -41,6 +43,12 @@ export class NodeClient {
         /* keep text */
       }
       throw new NodeCallError(`${url}: ${res.status} ${message}`, res.status);
+    }
+    let text: string;
+    try {
+      text = await answer.text(VIEW_LIMIT);
+    } catch (err) {
+      throw new NodeCallError(`${url}: ${err instanceof AnswerTooLarge ? `answer over ${sizeText(VIEW_LIMIT)}; not read further` : (err as Error).message}`, res.status);
     }
     let parsed: unknown;
     try {

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { fetchAnswer } from '../backends/answer-limits';
 import { REPLAY_SOURCE_MAX_BYTES, replaySourceSchema, type ReplayResultWire } from '../contract/replay';
 import { replay, replayLinks, withSettingChanges, type ReplaySettings } from '../lending/replay';
 import type { DecisionRow, ReplaySource } from '../store';
@@ -24,27 +25,13 @@ export interface ReplayGatherDeps {
   maxBytes?: number;
 }
 
-/** A member's answer as JSON, read up to `maxBytes` (a larger one is cut off and refused). */
-async function cappedJson(res: Response, maxBytes: number): Promise<unknown> {
-  const announced = Number(res.headers.get('content-length'));
-  if (announced > maxBytes) throw new Error(`answer of ${announced} bytes, more than ${maxBytes}`);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body ?? []) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw new Error(`answer of more than ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
 /** One member's rows for the range through its node API, parsed with the contract; null (and logged) when it fails. */
 async function memberSource(d: ReplayGatherDeps, m: { nodeId: string; url: string }, q: ReplayRange): Promise<ReplaySource | null> {
   try {
     const qs = new URLSearchParams({ from: String(q.from), to: String(q.to) });
     const res = await fetch(`${m.url}/router/v1/node/replay-source?${qs}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(d.timeoutMs ?? 10_000) });
     if (!res.ok) throw new Error(`${res.status}`);
-    const parsed = peerRead(replaySourceSchema).safeParse(await cappedJson(res, d.maxBytes ?? REPLAY_SOURCE_MAX_BYTES));
+    const parsed = peerRead(replaySourceSchema).safeParse(await fetchAnswer(res).json(d.maxBytes ?? REPLAY_SOURCE_MAX_BYTES));
     if (!parsed.success) throw new Error(`not replay rows: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message}`);
     // The decision rows' unions are the log's own; the wire's strings are those values (the node wrote them).
     return { ...parsed.data, decisions: parsed.data.decisions as DecisionRow[] };

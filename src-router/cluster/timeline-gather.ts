@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
 import { timelineNodeSchema, type TimelineNodeWire, type TimelinePageWire } from '../contract/timeline';
 import type { AnalyticsStore } from '../store';
 import { peerRead } from '../contract/peer-read';
@@ -50,7 +51,7 @@ export async function gatherTimeline(d: TimelineGatherDeps, q: TimelineQuery): P
       try {
         const res = await fetch(`${m.url}/router/v1/node/timeline?${qs}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(5_000) });
         if (!res.ok) throw new Error(`${res.status}`);
-        const rows = peerRead(timelineNodeSchema).safeParse(await res.json());
+        const rows = peerRead(timelineNodeSchema).safeParse(await fetchAnswer(res).json(VIEW_LIMIT));
         if (!rows.success) throw new Error(`not timeline rows: ${rows.error.issues[0]?.path.join('.') || '(root)'}: ${rows.error.issues[0]?.message}`);
         return rows.data;
       } catch (err) {

@@ -61,7 +61,7 @@ export const modelConfigSchema = z
       .strict()
       .optional(),
     engine: z.string().optional().describe('metrics profile label, e.g. clutch-layers'),
-    env: z.record(z.string(), z.string()).default({}),
+    env: z.record(z.string(), z.string()).default({}).describe('environment of the engine process, over the few variables it takes from the node (PATH, HOME, locale, GPU and thread-pool variables); the node\'s own (ROUTERDESK_*, INFERENCE_*) reach it only when set here'),
     load_timeout: duration('2m'),
     ttl: optionalDuration().describe('idle time after which the engine is stopped (the model unloaded) until its next request; absent: it stays loaded. An Ollama request\'s keep_alive overrides it until the model unloads'),
     sim: simOptionsSchema.optional(),

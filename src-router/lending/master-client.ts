@@ -1,3 +1,4 @@
+import { AnswerTooLarge } from '../backends/answer-limits';
 import { CallEnd, goneOf } from '../backends/call-end';
 import { getUrl, postJson, type HttpAnswer } from '../backends/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
@@ -64,6 +65,7 @@ export async function callPeer(url: string, token: string, body: unknown, timeou
   try {
     const auth = { authorization: `Bearer ${token}` };
     const res = await (body === undefined ? getUrl(url, end, auth) : postJson(url, body, end, auth));
+    // Bounded (`ANSWER_LIMIT`: a relay answer carries a whole answer): past it this rejects with `AnswerTooLarge`.
     const text = await res.text();
     let json: unknown = text;
     try {
@@ -101,6 +103,8 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   try {
     text = await res.text();
   } catch (err) {
+    // An answer past the bound cannot be relayed: the owner's client gets a 502 saying so.
+    if (err instanceof AnswerTooLarge) return { kind: 'answered', status: 502, body: { error: { message: `helper node answered for '${req.owner.model}' and ${err.message}`, type: 'server_error', code: err.code } } };
     if (signal.aborted) throw err;
     return { kind: 'unknown', message: `the helper's answer broke off: ${causeOf(err)}` };
   } finally {

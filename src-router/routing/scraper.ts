@@ -1,4 +1,5 @@
 import type { RouterMetrics } from './metrics';
+import { fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
 import { applyProfile, profileFor } from './profiles';
 import { parsePrometheusText } from './prom-parse';
 
@@ -100,8 +101,11 @@ export class MetricScraper {
     const { target } = entry;
     try {
       const res = await fetch(target.url, { signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'text/plain', ...target.headers } });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw new Error(`HTTP ${res.status}`);
+      }
+      const text = await fetchAnswer(res).text(VIEW_LIMIT);
       entry.metrics = applyProfile(profileFor(target.profile), parsePrometheusText(text));
       entry.scrapedAt = this.now();
       entry.misses = 0;

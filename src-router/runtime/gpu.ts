@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { engineEnv } from '../backends/engine-env';
 import type { GpuStats } from './blob';
 import { compact, inRange } from './compact';
 
@@ -82,7 +83,7 @@ export interface NvidiaSmiOptions {
 /** Runs nvidia-smi once; undefined when it is missing, fails, times out or reports no device (no GPU → no `gpu`). */
 export function readNvidiaGpu(opts: NvidiaSmiOptions = {}): Promise<GpuStats | undefined> {
   return new Promise((resolve) => {
-    execFile(opts.binary ?? 'nvidia-smi', NVIDIA_SMI_ARGS, { timeout: opts.timeoutMs ?? 5000, windowsHide: true }, (err, stdout) => {
+    execFile(opts.binary ?? 'nvidia-smi', NVIDIA_SMI_ARGS, { timeout: opts.timeoutMs ?? 5000, windowsHide: true, env: engineEnv(process.env) }, (err, stdout) => {
       resolve(err ? undefined : combineGpus(parseNvidiaSmi(stdout)));
     });
   });

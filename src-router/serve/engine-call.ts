@@ -1,6 +1,7 @@
 import type { EngineLease } from '../backends';
 import type { EngineRoute } from '../engines';
 import type { CallEnd } from '../backends/call-end';
+import { fetchAnswer } from '../backends/answer-limits';
 import { postJson, type HttpAnswer } from '../backends/http-call';
 
 /** A request body for an engine: JSON (an object, or its text as it is to be sent), or a transcription upload. */
@@ -22,5 +23,5 @@ export async function callEngine(lease: EngineLease, route: EngineRoute, body: E
   const { upload } = body;
   for (const [k, v] of Object.entries(upload.fields)) form.append(k, v);
   form.append('file', new Blob([upload.file], { type: upload.mimetype || 'application/octet-stream' }), upload.filename || 'audio.wav');
-  return (await fetch(url, { method: 'POST', body: form, signal: end.toSignal() })) as unknown as HttpAnswer;
+  return fetchAnswer(await fetch(url, { method: 'POST', body: form, signal: end.toSignal() }));
 }

@@ -1,4 +1,5 @@
 import { EngineError } from '../backends';
+import type { AnswerTooLarge } from '../backends/answer-limits';
 import { RouterError } from '../contract';
 
 export { RouterError };
@@ -10,4 +11,9 @@ export function asRouterError(err: unknown): RouterError {
   if (err instanceof RouterError) return err;
   if (err instanceof EngineError) return new RouterError(err.status, err.code, err.message, err.status >= 500 ? 'server_error' : 'invalid_request_error');
   return new RouterError(500, 'internal_error', 'internal error in the router');
+}
+
+/** An answer past its bound as the client's 502, naming who sent it (`engine for model 'x'`, `node 'n'`). */
+export function tooLarge(err: AnswerTooLarge, who: string): RouterError {
+  return new RouterError(502, 'answer_too_large', `${who} ${err.message}`);
 }

@@ -4,7 +4,7 @@ import type { DecisionInput, GuardianReason, RequestRow } from '../store';
 import { guardianRoutedRow } from '../lending/decision-rows';
 import { carriesImage, GUARDIAN_FOR_HEADER, guardianUnavailable, needsGuardian, noGuardian, refusedImage } from './guardian-route';
 import type { TranscriptionUpload } from './engine-call';
-import { asRouterError, RouterError } from './errors';
+import { asRouterError, RouterError, tooLarge } from './errors';
 import { relayEvents, rewrite, type Finish } from './relay-events';
 import { RawEvent, relayed, type EventBatch } from './event-batch';
 import type { LendingGate } from '../lending/gate';
@@ -13,6 +13,7 @@ import type { Target } from '../registry';
 import type { TargetResolver } from './target-resolver';
 import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
 import type { HttpAnswer } from '../backends/http-call';
+import { AnswerTooLarge, ERROR_BODY_LIMIT } from '../backends/answer-limits';
 import type { ClientGone } from '../backends/call-end';
 import type { QueueLimit } from './queue-limit';
 import type { GuardianDirectory } from '../guardian/rules';
@@ -364,8 +365,24 @@ function errorMessage(body: unknown): string | undefined {
   return typeof m === 'string' ? m : undefined;
 }
 
+/** Who answered for a target, in messages. */
+function answeredBy(target: Target): string {
+  if (target.kind === 'remote') return `node '${target.nodeId}' for '${target.clusterId}'`;
+  if (target.kind === 'static') return `upstream ${target.url} for '${target.clusterId}'`;
+  return `engine for model '${target.clusterId}'`;
+}
+
+/**
+ * An error answer as the client's error body: at most `ERROR_BODY_LIMIT` of it is read; one longer is not an error
+ * body a client can be given (it is cut off, its connection closed) and answers 502 `answer_too_large`.
+ */
 async function errorBody(res: HttpAnswer, target: Target): Promise<{ error: { message: string; type: string; code: string | number } }> {
-  const text = await res.text().catch(() => '');
+  let text = '';
+  try {
+    text = await res.text(ERROR_BODY_LIMIT);
+  } catch (err) {
+    if (err instanceof AnswerTooLarge) throw tooLarge(err, `${answeredBy(target)} answered ${res.status} and`);
+  }
   let message = text.slice(0, 2000) || res.statusText;
   let code: string | undefined;
   try {

@@ -1,3 +1,4 @@
+import { AnswerTooLarge, SSE_EVENT_LIMIT, START_CHARS } from '../backends/answer-limits';
 import { positionOfComment } from '../contract/answer-facts';
 
 /**
@@ -15,17 +16,20 @@ export async function readQueueComments(
   const decoder = new TextDecoder();
   let position: number | null = null;
   let told = false;
-  let buffer = '';
+  // The line still open (no newline yet): only new text is scanned, and it is bounded as any SSE line.
+  let open = '';
   try {
     for (;;) {
       const next = await it.next();
-      if (next.done) return rest(buffer, it, decoder, true);
-      buffer += typeof next.value === 'string' ? next.value : decoder.decode(next.value, { stream: true });
+      if (next.done) return rest(open, it, decoder, true);
+      const text = typeof next.value === 'string' ? next.value : decoder.decode(next.value, { stream: true });
+      let from = 0;
       let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, '');
-        if (line !== '' && !line.startsWith(':')) return rest(buffer, it, decoder, false);
-        buffer = buffer.slice(nl + 1);
+      while ((nl = text.indexOf('\n', from)) >= 0) {
+        const line = (open + text.slice(from, nl)).replace(/\r$/, '');
+        if (line !== '' && !line.startsWith(':')) return rest(open + text.slice(from), it, decoder, false);
+        open = '';
+        from = nl + 1;
         const at = positionOfComment(line);
         if (at === null) continue;
         position = at;
@@ -34,6 +38,12 @@ export async function readQueueComments(
           onPosition(() => position);
         }
       }
+      if (open.length + text.length - from > SSE_EVENT_LIMIT) {
+        // Not read further: the body is closed (its connection with it).
+        await it.return?.();
+        throw new AnswerTooLarge(SSE_EVENT_LIMIT, (open || text.slice(from)).slice(0, START_CHARS), 'an SSE line');
+      }
+      open += text.slice(from);
     }
   } finally {
     // It runs (or the stream ended or broke): no longer waiting.

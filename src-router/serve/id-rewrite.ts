@@ -1,4 +1,5 @@
 /** ID-3: the engine knows a model by its local ID; clients see the public ID. */
+import { AnswerTooLarge, SSE_EVENT_LIMIT, START_CHARS } from '../backends/answer-limits';
 
 /** Where the one model key of a JSON text names its model: the key at `at`, the name's text from `from` to `to`. */
 export interface ModelKey {
@@ -127,32 +128,73 @@ export async function* sseDataBatches(chunks: AsyncIterable<Uint8Array | string>
  * Splits a byte stream of server-sent events into `data:` payloads, synchronously, chunk by chunk: `push` answers the
  * payloads a chunk completed (none when it ended mid-line), `end` the last line if the stream ended without a newline.
  * A relay calls it inside its own loop (one async step per chunk fewer than a generator in between, issue #14).
+ * Each chunk is scanned once: a line still open keeps its pieces until its newline arrives, never scanned again. A
+ * line longer than `limit` characters throws `AnswerTooLarge` (a stream that never sends a newline cannot grow the
+ * relay's memory).
  */
 export class SseDataSplitter {
   private readonly decoder = new TextDecoder();
-  private buffer = '';
+  /** The open line's pieces (no newline in any) and their length. */
+  private open: string[] = [];
+  private openLength = 0;
+
+  constructor(private readonly limit = SSE_EVENT_LIMIT) {}
 
   push(chunk: Uint8Array | string): string[] {
-    const buffer = this.buffer + (typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
+    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    let nl = text.indexOf('\n');
+    if (nl < 0) {
+      this.keep(text);
+      return NONE;
+    }
     const batch: string[] = [];
-    let from = 0;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n', from)) >= 0) {
-      const end = nl > from && buffer.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      const data = dataOf(buffer.slice(from, end));
-      if (data !== undefined) batch.push(data);
+    this.line(batch, this.openLength ? this.joined(text.slice(0, nl)) : text.slice(0, nl));
+    let from = nl + 1;
+    while ((nl = text.indexOf('\n', from)) >= 0) {
+      this.line(batch, text.slice(from, nl));
       from = nl + 1;
     }
-    this.buffer = from > 0 ? buffer.slice(from) : buffer;
+    this.keep(text.slice(from));
     return batch;
   }
 
   end(): string[] {
-    const last = dataOf((this.buffer + this.decoder.decode()).trim());
-    this.buffer = '';
-    return last === undefined ? [] : [last];
+    const data = dataOf(this.joined(this.decoder.decode()).trim());
+    return data === undefined ? [] : [data];
+  }
+
+  /** Text with no newline: the open line goes on, within the bound. */
+  private keep(text: string): void {
+    if (!text) return;
+    if (this.openLength + text.length > this.limit) throw this.tooLong(text);
+    this.open.push(text);
+    this.openLength += text.length;
+  }
+
+  /** The open line with `tail`, as one string; no line is open after. */
+  private joined(tail: string): string {
+    const line = this.open.length ? this.open.join('') + tail : tail;
+    this.open = [];
+    this.openLength = 0;
+    return line;
+  }
+
+  private line(batch: string[], line: string): void {
+    if (line.length > this.limit) throw this.tooLong(line);
+    const data = dataOf(line);
+    if (data !== undefined) batch.push(data);
+  }
+
+  private tooLong(text: string): AnswerTooLarge {
+    const start = (this.open[0] ?? text).slice(0, START_CHARS);
+    this.open = [];
+    this.openLength = 0;
+    return new AnswerTooLarge(this.limit, start, 'an SSE line');
   }
 }
+
+/** No payloads (a chunk that ended mid-line): one shared empty batch. */
+const NONE: string[] = [];
 
 const dataOf = (line: string): string | undefined => (line.startsWith('data:') ? line.slice(5).trim() : undefined);
 

@@ -4,10 +4,11 @@
  * request waited for a load.
  */
 import type { Supervisor } from '../backends';
+import { AnswerTooLarge, errorText, fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
 import { NODE_LOAD_PATH } from '../cluster/assets/recipe-cluster';
 import { nodeLoadResponseSchema, peerRead } from '../contract';
 import type { ClusterCatalog, LocalModelRecord, ModelRegistry } from '../registry';
-import { RouterError } from './errors';
+import { RouterError, tooLarge } from './errors';
 import type { TargetResolver } from './target-resolver';
 
 export interface OllamaModelsDeps {
@@ -83,8 +84,11 @@ export class OllamaModels {
     }).catch((err: Error) => {
       throw new RouterError(502, 'node_unreachable', `loading '${localId}' at ${url}: ${err.message}`);
     });
-    const text = await res.text();
-    if (!res.ok) throw new RouterError(res.status >= 500 ? 502 : res.status, 'load_failed', `loading '${localId}' at ${url} answered ${res.status}: ${text.slice(0, 500)}`);
+    const answer = fetchAnswer(res);
+    if (!res.ok) throw new RouterError(res.status >= 500 ? 502 : res.status, 'load_failed', `loading '${localId}' at ${url} answered ${res.status}: ${(await errorText(answer)).slice(0, 500)}`);
+    const text = await answer.text(VIEW_LIMIT).catch((err: Error) => {
+      throw err instanceof AnswerTooLarge ? tooLarge(err, `node at ${url}, loading '${localId}',`) : new RouterError(502, 'node_unreachable', `loading '${localId}' at ${url}: ${err.message}`);
+    });
     peerRead(nodeLoadResponseSchema).parse(JSON.parse(text));
   }
 }

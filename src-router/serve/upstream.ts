@@ -3,8 +3,9 @@ import type { Endpoint, EngineRoute } from '../engines';
 import { callEngine, type TranscriptionUpload } from './engine-call';
 import { rawWithModel } from './id-rewrite';
 import { CallEnd, goneOf, type ClientGone } from '../backends/call-end';
+import { AnswerTooLarge, fetchAnswer } from '../backends/answer-limits';
 import { postJson, type HttpAnswer } from '../backends/http-call';
-import { RouterError } from './errors';
+import { RouterError, tooLarge } from './errors';
 import { parseSize, wavSeconds, type WorkMeasure } from './work-measure';
 import type { Target } from '../registry';
 
@@ -76,6 +77,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
   }
   const explain = async (err: unknown) => {
     if (p.client.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
+    if (err instanceof AnswerTooLarge) return tooLarge(err, `engine for model '${target.clusterId}'`);
     if ((err as Error).name === 'TimeoutError' || end.reason === 'timeout') return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
     const proc = lease.process;
     if (!proc.hung) await waitForExit(lease, 300);
@@ -129,13 +131,14 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
   const end = new CallEnd(p.client, timeoutMs);
   const explain = async (err: unknown) => {
     if (p.client.aborted || end.reason === 'client' || end.reason === 'cancelled') return new RouterError(499, 'client_closed', 'client closed the request');
+    if (err instanceof AnswerTooLarge) return tooLarge(err, `${who} for '${target.clusterId}'`);
     if ((err as Error).name === 'TimeoutError' || end.reason === 'timeout') return new RouterError(504, `${code}_timeout`, `${who} did not answer for '${target.clusterId}' within ${Math.round(timeoutMs / 1000)} s`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return new RouterError(502, `${code}_unreachable`, `${who} could not be reached for '${target.clusterId}': ${cause?.code ?? cause?.message ?? (err as Error).message}`);
   };
   try {
     const response = p.upload
-      ? ((await fetch(url, { method: 'POST', headers, body: toForm({ ...p.upload, fields: { ...p.upload.fields, model: target.localId } }), signal: end.toSignal() })) as unknown as HttpAnswer)
+      ? fetchAnswer(await fetch(url, { method: 'POST', headers, body: toForm({ ...p.upload, fields: { ...p.upload.fields, model: target.localId } }), signal: end.toSignal() }))
       : await postJson(url, jsonText(p, target.localId), end, p.headers ? { ...headers, ...p.headers } : headers);
     return {
       response, waitedMs: 0, explain, cancel: () => end.cancel(),
@@ -193,7 +196,7 @@ async function transcribe(lease: EngineLease, route: EngineRoute & { kind: 'mult
   return { response: json(wanted === 'verbose_json' ? verbose : { text: verbose.text ?? '' }), work: { audioSeconds: fromHeader ?? verbose.duration } };
 }
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }) as unknown as HttpAnswer;
+const json = (body: unknown, status = 200) => fetchAnswer(new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }));
 
 function waitForExit(lease: EngineLease, ms: number): Promise<void> {
   const proc = lease.process;

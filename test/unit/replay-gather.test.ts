@@ -55,7 +55,7 @@ describe('gatherReplay', () => {
         { from: 0, to: 1, settings: {}, maxEvents: 10 },
       );
       expect(r.missing).toEqual(['endless']);
-      expect(warnings.join('\n')).toMatch(/more than 10000 bytes/);
+      expect(warnings.join('\n')).toMatch(/over 10000 bytes/);
     } finally {
       server.closeAllConnections();
       server.close();

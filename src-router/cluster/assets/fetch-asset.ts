@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sha256File, type ModelHashCache } from '../../store';
+import { errorText, fetchAnswer } from '../../backends/answer-limits';
 import { normalizeUrl } from '../node-client';
 import { assetIndexFor } from './asset-index';
 import type { AssetBindingStore, BindingResult } from './binding-store';
@@ -115,7 +116,7 @@ async function download(opts: FetchAssetOptions, sha: string, dest: ResolvedPath
     fh = await open(temp, 'wx', 0o644);
     const res = await (opts.fetchImpl ?? fetch)(assetByHashUrl(opts.baseUrl, sha), { headers: { authorization: `Bearer ${opts.token}` }, signal });
     if (!res.ok || !res.body) {
-      const text = (await res.text().catch(() => '')).slice(0, 300);
+      const text = (await errorText(fetchAnswer(res))).slice(0, 300);
       throw new AssetError('transfer_refused', `${opts.baseUrl} answered ${res.status}${text ? `: ${text}` : ''}`);
     }
     const announced = Number(res.headers.get('content-length') ?? NaN);

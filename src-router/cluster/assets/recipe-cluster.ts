@@ -1,4 +1,5 @@
 import type { ClusterEntry, Replica } from '../../registry';
+import { errorText, fetchAnswer } from '../../backends/answer-limits';
 import { normalizeUrl } from '../node-client';
 import { recipeLoadPlan, type Recipe, type RecipeClusterView, type RecipeComponent } from './recipes';
 
@@ -99,7 +100,7 @@ async function loadRemote(deps: RecipeLoadDeps, nodeId: string, localId: string)
     throw new Error(`${nodeId}: ${e.name === 'TimeoutError' ? `no answer within ${deps.timeoutMs} ms` : (e.cause?.code ?? e.message)}`);
   }
   if (res.ok) return void (await res.body?.cancel());
-  const text = await res.text().catch(() => '');
+  const text = await errorText(fetchAnswer(res));
   let message = text.slice(0, 300);
   try {
     message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;

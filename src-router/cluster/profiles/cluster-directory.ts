@@ -3,6 +3,7 @@
  * A profile is kept only after the remote answered once with its token; a new URL or token is tested again.
  */
 import { z } from 'zod';
+import { AnswerTooLarge, fetchAnswer, sizeText, VIEW_LIMIT } from '../../backends/answer-limits';
 import { RouterError, type ClusterProfileCreate, type ClusterProfilePatch, type ClusterView } from '../../contract';
 import type { ProfileStore, StoredProfile } from './profile-store';
 
@@ -36,9 +37,9 @@ export async function probeCluster(url: string, token: string, timeoutMs: number
   }
   let body: unknown;
   try {
-    body = await res.json();
-  } catch {
-    return notRouter('its answer is not JSON');
+    body = await fetchAnswer(res).json(VIEW_LIMIT);
+  } catch (err) {
+    return notRouter(err instanceof AnswerTooLarge ? `its answer is over ${sizeText(VIEW_LIMIT)}` : 'its answer is not JSON');
   }
   const parsed = remoteNodesSchema.safeParse(body);
   const self = parsed.success ? parsed.data.nodes.find((n) => n.local) : undefined;
