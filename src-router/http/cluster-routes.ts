@@ -73,25 +73,17 @@ function localView(deps: HttpDeps): ClusterView {
 }
 
 /**
- * The path under the API as the remote will route it: decoded segments with `.` and `..` resolved and empty ones
- * dropped. It is sent re-encoded segment by segment, so what is checked here is what the remote matches.
+ * The path under the API as the remote will route it: the router's decoded wildcard, `.` and `..` resolved and empty
+ * segments dropped. It is sent re-encoded segment by segment, so what is checked here is what the remote matches.
  */
 function canonicalSegments(star: string): string[] {
   const out: string[] = [];
-  for (const raw of star.split('/')) {
-    let seg = raw;
-    try {
-      seg = decodeURIComponent(raw);
-    } catch {
-      /* not percent-encoded text: as it is */
-    }
-    for (const part of seg.split('/')) {
-      if (part === '' || part === '.') continue;
-      if (part === '..') {
-        if (!out.length) throw new RouterError(400, 'invalid_path', 'the path leaves the remote API it names', 'invalid_request_error');
-        out.pop();
-      } else out.push(part);
-    }
+  for (const part of star.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (!out.length) throw new RouterError(400, 'invalid_path', 'the path leaves the remote API it names', 'invalid_request_error');
+      out.pop();
+    } else out.push(part);
   }
   return out;
 }

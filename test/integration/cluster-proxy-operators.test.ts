@@ -74,6 +74,8 @@ describe('issue #26 item 3: the remote-cluster proxy needs the local operator ro
       expect(res.status, spelled).toBe(403);
       expect(JSON.parse(res.body).error.code).toBe('not_an_operator');
     }
+    // Encoded twice: sent on as that one segment, which the remote routes nowhere.
+    expect((await rawGet(`/router/v1/console/clusters/${id}/console/%2573ettings`, READ_ONLY)).status).toBe(404);
     // A path that climbs out of the API it names is refused outright.
     expect((await rawGet(`/router/v1/console/clusters/${id}/console/%2e%2e/console/settings`, READ_ONLY)).status).toBe(400);
     expect((await rawGet(`/router/v1/console/clusters/${id}/site/../../console/settings`, READ_ONLY)).status).toBe(400);
