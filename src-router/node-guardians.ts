@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Membership } from './cluster/membership';
 import { normalizeUrl } from './cluster/node-client';
-import { newEpoch, PushGate, pushToSlaves } from './cluster/settings-push';
+import { newEpoch, pushToSlaves } from './cluster/settings-push';
 import type { NodeConfig } from './config';
-import type { GuardiansPush } from './contract';
+import type { GuardiansPush, MasterMember } from './contract';
 import { findModel } from './lending/links/link-validate';
 import { fromPushed, GuardianStore, guardiansView, pushedSettings, resolveGuardian, type GuardianDirectory, type StoredGuardianRule } from './guardian';
 import type { ClusterCatalog } from './registry';
@@ -16,15 +16,13 @@ export interface GuardianWiringDeps {
   log: FastifyBaseLogger;
   /** The master's view of its slaves (on a master). */
   membership?: Membership;
-  /** On a slave: the node ID of the master it registered with (null while unknown). */
-  masterId(): Promise<string | null>;
 }
 
 /**
  * Guardian settings on this node (GUARD-1, issue #10): the store, the master's pushes to its slaves (LEASE-1, with
  * each guardian's node URL), a slave's application of them, and the `GuardianDirectory` the request path asks. On a
  * master or standalone node the directory reads the store, membership URLs and catalog public IDs; on a slave, the
- * settings its master pushed.
+ * settings it read from its master, each guardian's URL taken from the master's member list by node ID.
  */
 export function createGuardianWiring(d: GuardianWiringDeps) {
   const c = d.config.cluster;
@@ -33,15 +31,18 @@ export function createGuardianWiring(d: GuardianWiringDeps) {
   /** What the request path reads: the store's rows, re-read on every change. */
   let rules: StoredGuardianRule[] = store.list();
   const epoch = newEpoch(self);
-  const gate = new PushGate();
+  /** On a slave: what it applied last (its master's run and version, and the settings as resolved). */
+  let applied = '';
 
   /** Where a node answers worker requests, as the master knows it (itself: its `cluster.public_url`, when set). */
   const urlOf = (nodeId: string) => (nodeId === self ? (c.public_url ?? null) : (d.membership?.urlOf(nodeId) ?? null));
 
+  /** The settings as `receiver` runs them (the master's push and the answer to a slave's read). */
+  const settingsFor = (receiver: string): GuardiansPush => ({ version: store.version(), epoch, settings: pushedSettings(rules, d.catalog.all(), receiver, urlOf) });
+
   const push = () => {
     if (c.role !== 'master') return;
-    const version = store.version();
-    pushToSlaves(d.membership?.statusCapable() ?? [], '/router/v1/node/guardians', c.token, (s): GuardiansPush => ({ version, epoch, settings: pushedSettings(rules, d.catalog.all(), s.nodeId, urlOf) }), d.log, 'guardian settings');
+    pushToSlaves(d.membership?.statusCapable() ?? [], '/router/v1/node/guardians', c.token, (s) => settingsFor(s.nodeId), d.log, 'guardian settings');
   };
 
   const directory: GuardianDirectory = {
@@ -68,12 +69,20 @@ export function createGuardianWiring(d: GuardianWiringDeps) {
       rules = store.list();
       push();
     },
-    /** A slave applies what its master pushed (see PushGate) and keeps it for its next start. */
-    async applyPushed(p: GuardiansPush): Promise<boolean | 'wrong_master'> {
-      const masterId = await d.masterId();
-      const ok = gate.accept(p.version, p.epoch, masterId);
-      if (ok !== true) return ok;
-      store.replaceAll(p.version, p.settings.map((s) => fromPushed(s, self, { nodeId: masterId, url: c.master_url ? normalizeUrl(c.master_url) : null })));
+    settingsFor,
+    /**
+     * A slave applies the settings it read from its configured master, and keeps them for its next start. A
+     * guardian's URL is where the master's member list says its node answers (the master itself: its listed URL, else
+     * the configured `cluster.master_url`); a URL in the setting is not used. False: nothing changed.
+     */
+    applyPulled(p: GuardiansPush, members: readonly MasterMember[], masterId: string): boolean {
+      const masterUrl = c.master_url ? normalizeUrl(c.master_url) : null;
+      const memberUrl = (nodeId: string) => members.find((m) => m.node_id === nodeId)?.url ?? (nodeId === masterId ? masterUrl : null);
+      const next = p.settings.map((s) => fromPushed({ ...s, guardian_url: s.guardian.node_id === self ? null : memberUrl(s.guardian.node_id) }, self, { nodeId: masterId, url: masterUrl }));
+      const key = JSON.stringify([p.epoch, p.version, next]);
+      if (key === applied) return false;
+      applied = key;
+      store.replaceAll(p.version, next);
       rules = store.list();
       return true;
     },

@@ -3,15 +3,15 @@ import type { Supervisor } from './backends';
 import { goneOf } from './backends/call-end';
 import type { ActivityTracker } from './cluster/activity';
 import type { Membership } from './cluster/membership';
-import { newEpoch, PushGate, pushToSlaves } from './cluster/settings-push';
+import { newEpoch, pushToSlaves } from './cluster/settings-push';
 import type { NodeConfig } from './config';
-import { borrowedAnswerSchema, lendingNodeStateSchema, peerRead, RouterError } from './contract';
+import { borrowedAnswerSchema, lendingNodeStateSchema, peerRead, RouterError, type LinksPush } from './contract';
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
-import { answerAt, callPeer, forwardToHelper, masterClient, withdrawAt } from './lending/master-client';
+import { answerAt, callPeer, forwardToHelper, leaseAt, masterClient, withdrawAt } from './lending/master-client';
 import type { RelayAnswer, RelayRequest } from './lending/ports';
-import type { LeaseGrant, LinkSpec, ModelRef, NodeState } from './lending/types';
+import type { LeaseGrant, ModelRef, NodeState } from './lending/types';
 import type { ModelRegistry } from './registry';
 import type { RequestExecutor } from './serve';
 import type { AnalyticsStore, Db, DecisionLogWriter } from './store';
@@ -126,31 +126,38 @@ export function createLendingWiring(d: LendingWiringDeps) {
 
   /** LEASE-1: the master pushes its links to every healthy slave (after a change, and when membership changes). */
   const epoch = newEpoch(nodeId);
-  const gate = new PushGate();
+  const linksNow = (): LinksPush => ({ version: links.version(), epoch, links: links.toSpecs() });
   const pushLinks = () => {
     if (c.role !== 'master') return;
-    const body = { version: links.version(), epoch, links: links.toSpecs() };
+    const body = linksNow();
     pushToSlaves(remotes(), '/router/v1/node/links', token, () => body, d.log, 'link');
   };
+  /** On a slave: the master's run and version it applied last. */
+  let applied = '';
 
   return {
     lending,
     links,
     coordinator,
     pushLinks,
+    /** The links the master runs (its push, and the answer to a slave's read). */
+    linksNow,
     /** After a site API change on the master: apply here and push everywhere. */
     linksChanged(): void {
       lending.applyLinks(links.version(), links.toSpecs());
       pushLinks();
     },
-    /** A slave applies what its master pushed (see PushGate), and keeps it for its next start. */
-    applyPushed(version: number, specs: LinkSpec[], from = '', masterId: string | null = null): boolean | 'wrong_master' {
-      const ok = gate.accept(version, from, masterId);
-      if (ok !== true) return ok;
-      links.replaceAll(version, specs);
-      lending.applyLinks(version, specs);
+    /** A slave applies the links it read from its configured master, and keeps them for its next start; false: unchanged. */
+    applyPulled(p: LinksPush): boolean {
+      const key = `${p.epoch ?? ''}#${p.version}`;
+      if (key === applied) return false;
+      applied = key;
+      links.replaceAll(p.version, p.links);
+      lending.applyLinks(p.version, p.links);
       return true;
     },
+    /** A slave's check of a pushed lease: the lease its configured master holds for that owner now. */
+    masterLease: (owner: ModelRef): Promise<LeaseGrant | null> => leaseAt(c.master_url!, token, owner),
     start(): void {
       coordinator?.start();
     },

@@ -9,6 +9,8 @@ import { localRecords, localSnapshot } from './cluster/local-snapshot';
 import { Membership } from './cluster/membership';
 import { NodeClient, normalizeUrl } from './cluster/node-client';
 import { Registrar } from './cluster/registrar';
+import { SettingsPuller } from './cluster/settings-pull';
+import type { SlaveSync } from './http/settings-nudge';
 import { ClusterDirectory } from './cluster/profiles/cluster-directory';
 import { ProfileStore } from './cluster/profiles/profile-store';
 import type { TokenSealer } from './cluster/profiles/token-sealing';
@@ -17,7 +19,8 @@ import { gatherClusterLanes } from './cluster/lane-gather';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
 import { checkRole, clientApiKeys, ConfigError, loadModelConfigDir, MIN_CONSOLE_TOKEN_LENGTH, resolveWriteGates, type NodeConfig } from './config';
-import { RouterError } from './contract';
+import { RouterError, type MasterSettings } from './contract';
+import type { ModelRef } from './lending/types';
 import type { CliRef } from './engines';
 import { buildApp, ConsoleCodes } from './http';
 import { createKeySpace, type KeySpace } from './kv';
@@ -97,12 +100,13 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   let membership: Membership | undefined;
   let lendingWiring: LendingWiring | undefined;
   let registrar: Registrar | undefined;
+  let puller: SettingsPuller | undefined;
   let publisher: RuntimePublisher | undefined;
   let closed = false;
   const teardown = async () => {
     closed = true;
     const steps: (() => unknown)[] = [
-      () => membership?.stop(), () => registrar?.stop(), () => routing?.stop(), () => lendingWiring?.stop(), () => publisher?.stop(),
+      () => membership?.stop(), () => registrar?.stop(), () => puller?.stop(), () => routing?.stop(), () => lendingWiring?.stop(), () => publisher?.stop(),
       () => replayRunner.stop(), () => replaySources.stop(),
       () => held.app?.close(), () => supervisor?.close(), () => held.keyspace?.close(), () => held.analytics?.close(), () => decisionsWriter?.close(), () => db.close(),
     ];
@@ -228,7 +232,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       links: undefined as unknown as LendingWiring['links'],
       linksChanged: () => lendingWiring!.linksChanged(),
       coordinator: undefined as LendingWiring['coordinator'],
-      applyLinks: async (v: number, specs: Parameters<LendingWiring['applyPushed']>[1], epoch?: string) => lendingWiring!.applyPushed(v, specs, epoch, (await registrar?.master()) ?? null),
+      masterLease: (owner: ModelRef) => lendingWiring!.masterLease(owner),
     };
     const deps = {
       nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, consoleCodes, catalog,
@@ -245,6 +249,11 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       benchRuns: new BenchStore(db),
       activeRequests: () => activeRequests.view(lendingWiring?.lending.activeItems() ?? []),
       guardians: undefined as unknown as GuardianWiring,
+      masterSettings: (receiver: string): MasterSettings => ({
+        master: nodeId, links: lendingWiring!.linksNow(), guardians: guardianWiring!.settingsFor(receiver),
+        members: [{ node_id: nodeId, url: config.cluster.public_url ?? null }, ...(membership?.known() ?? []).map((m) => ({ node_id: m.nodeId, url: m.url }))],
+      }),
+      slaveSync: undefined as SlaveSync | undefined,
       lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
       decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
       timeline: (q: TimelineQuery) => ownTimelineRows(nodeId, analytics, q),
@@ -289,7 +298,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     executor.deps.lending = lendingWiring.lending;
     executor.deps.decisions = decisions;
     // Guardian settings (GUARD-1): the request path asks the directory; the site API and pushes use the wiring.
-    guardianWiring = createGuardianWiring({ config, db, catalog, log: app.log, membership, masterId: async () => (await registrar?.master()) ?? null });
+    guardianWiring = createGuardianWiring({ config, db, catalog, log: app.log, membership });
     executor.deps.guardians = guardianWiring.directory;
     deps.guardians = guardianWiring;
     lendingHttp.lending = lendingWiring.lending;
@@ -315,6 +324,21 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     if (role === 'slave') {
       registrar = new Registrar({ masterUrl: config.cluster.master_url!, syncIntervalMs: config.cluster.sync_interval, client, snapshot: snapshotNow, log: app.log });
       registrar.start();
+      // Links and guardian settings come from the configured master only: read at start, every sync interval and on
+      // each push (which only nudges).
+      const reg = registrar;
+      const lw = lendingWiring;
+      const gw = guardianWiring;
+      puller = new SettingsPuller({
+        masterUrl: config.cluster.master_url!, token: config.cluster.token, nodeId, intervalMs: config.cluster.sync_interval, log: app.log,
+        apply: (s) => {
+          lw.applyPulled(s.links);
+          gw.applyPulled(s.guardians, s.members, s.master);
+        },
+      });
+      const p = puller;
+      deps.slaveSync = { masterId: () => reg.master(), pull: () => p.pull() };
+      puller.start();
     }
 
     if (config.models.startup_model) {

@@ -160,6 +160,11 @@ export class Membership {
     return [...this.members.values()].find((m) => m.nodeId === nodeId)?.url;
   }
 
+  /** Every member whose node ID is known, with the URL it is polled at (what slaves resolve guardian URLs from). */
+  known(): { nodeId: string; url: string }[] {
+    return [...this.members.values()].filter((m) => m.nodeId).map((m) => ({ nodeId: m.nodeId!, url: m.url }));
+  }
+
   /** Healthy members that serve runtime status (STT-5). */
   statusCapable(): { nodeId: string; url: string }[] {
     return [...this.members.values()].filter((m) => m.healthy && m.snapshot?.runtimeStatus).map((m) => ({ nodeId: m.nodeId!, url: m.url }));

@@ -80,7 +80,10 @@ export const guardiansViewSchema = z
   .strict();
 export type GuardiansView = z.infer<typeof guardiansViewSchema>;
 
-/** One setting as the master pushes it (POST /router/v1/node/guardians): the guardian's node URL comes with it. */
+/**
+ * One setting as the master pushes it (POST /router/v1/node/guardians) and answers a slave's read of its settings.
+ * `guardian_url` is the master's view; a slave takes the URL from the master's member list instead.
+ */
 export const guardianPushedSettingSchema = z
   .object({
     scope: guardianScopeSchema,

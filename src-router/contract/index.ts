@@ -18,3 +18,4 @@ export * from './bench';
 export * from './timeline';
 export * from './answer-facts';
 export * from './peer-read';
+export * from './master-settings';

@@ -2,18 +2,23 @@ import { Readable, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clusterProfileCreateSchema, clusterProfilePatchSchema, RouterError, type ClusterView } from '../contract';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
-import { requireOperator, requireToken } from './auth';
+import { isOperator, requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
 /** Answer headers passed back from a remote (never its cookies or connection headers). */
 const PASSED_HEADERS = ['content-type', 'content-disposition', 'cache-control', 'x-routerdesk-served-by'];
 
+/** Remote reads that need an operator there, so here too: the first path segment under each API. */
+const OPERATOR_READS: Record<'console' | 'site', readonly string[]> = { console: ['settings'], site: [] };
+
 /**
  * Connection profiles and the cluster proxy (UI-5), behind the local console token:
  * `/router/v1/console/clusters` lists the local cluster and every profile (never a token) and keeps profiles;
  * `/router/v1/console/clusters/:id/{console,site}/…` forwards to `/router/v1/{console,site}/…` on that cluster with
  * its stored token — reads and writes, streams and downloads — bounded in time; `:id` `local` is this node itself.
+ * The stored token is usually an operator's there: a remote write, or a read of an operator-only remote route, needs
+ * an operator's token here.
  */
 export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   const dir = (): ClusterDirectory => deps.clusters;
@@ -48,8 +53,14 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
         url: `/router/v1/console/clusters/:id/${api}/*`,
         handler: async (request, reply) => {
-          const path = `/router/v1/${api}/${request.params['*']}${queryOf(request.url)}`;
+          const segments = canonicalSegments(request.params['*']);
+          const path = `/router/v1/${api}/${segments.map(encodeURIComponent).join('/')}${queryOf(request.url)}`;
           if (request.params.id === 'local') return forwardLocal(app, request, reply, path);
+          const write = request.method !== 'GET' && request.method !== 'HEAD';
+          if ((write || OPERATOR_READS[api].includes(segments[0]?.toLowerCase() ?? '')) && !isOperator(deps, request)) {
+            request.log.warn({ cluster: request.params.id, method: request.method, path: `/router/v1/${api}/${segments.join('/')}` }, 'remote cluster call refused: not an operator');
+            requireOperator(deps, request, write ? 'change a remote cluster' : `read a remote cluster's ${segments[0]}`);
+          }
           return forwardRemote(dir(), request, reply, path);
         },
       });
@@ -59,6 +70,22 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
 function localView(deps: HttpDeps): ClusterView {
   return { id: 'local', name: 'local', local: true, url: null, reachable: true, role: deps.role, nodeId: deps.nodeId, version: deps.version, lastError: null, checkedAt: new Date().toISOString() };
+}
+
+/**
+ * The path under the API as the remote will route it: the router's decoded wildcard, `.` and `..` resolved and empty
+ * segments dropped. It is sent re-encoded segment by segment, so what is checked here is what the remote matches.
+ */
+function canonicalSegments(star: string): string[] {
+  const out: string[] = [];
+  for (const part of star.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (!out.length) throw new RouterError(400, 'invalid_path', 'the path leaves the remote API it names', 'invalid_request_error');
+      out.pop();
+    } else out.push(part);
+  }
+  return out;
 }
 
 const queryOf = (url: string) => {

@@ -5,7 +5,8 @@ import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
 import type { Membership } from '../cluster/membership';
-import type { ActiveRequestWire, ClusterLanes, NodeSnapshot, RuntimeStatus } from '../contract';
+import type { ActiveRequestWire, ClusterLanes, MasterSettings, NodeSnapshot, RuntimeStatus } from '../contract';
+import type { SlaveSync } from './settings-nudge';
 import type { RoutingWiring } from '../node-routing';
 import type { RuntimeHealth } from '../runtime';
 import type { BenchStore } from '../store';
@@ -63,6 +64,10 @@ export interface HttpDeps {
   activeRequests(): ActiveRequestWire[];
   /** Guardian settings: the site API and the master's pushes (GUARD-1). */
   guardians: GuardiansHttp;
+  /** On a master: its links and guardian settings as slave `receiver` runs them, and its members (LEASE-1, GUARD-1). */
+  masterSettings(receiver: string): MasterSettings;
+  /** On a slave: its reads of those from its configured master (pushes only nudge them). */
+  slaveSync?: SlaveSync;
   /** The scheduling_* and offload_* settings in force (shown on the Lending tab). */
   lendingSettings: Record<string, unknown>;
   /** This node's decision log (LOG-1). */

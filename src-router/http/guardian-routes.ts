@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { guardianDeleteSchema, guardianPutSchema, guardiansPushSchema, RouterError, type GuardiansPush, type GuardiansView } from '../contract';
+import { guardianDeleteSchema, guardianPutSchema, guardiansPushSchema, RouterError, type GuardiansView } from '../contract';
 import { scopeKeyOf, toGuardianSetting, validateGuardianSetting, type GuardianStore } from '../guardian';
 import { allowRoles, requireToken, siteWriteGate } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody, parsePeerBody } from './errors';
+import { nudgedByPush } from './settings-nudge';
 
 /** What the guardian routes are given (node-guardians.ts). */
 export interface GuardiansHttp {
@@ -12,8 +13,6 @@ export interface GuardiansHttp {
   view(): GuardiansView;
   /** After a site API change: read the store again and push to every slave (LEASE-1). */
   changed(): void;
-  /** A slave applies the master's push; false when it is older than what it applied. */
-  applyPushed(push: GuardiansPush): Promise<boolean | 'wrong_master'>;
   version(): number;
 }
 
@@ -21,7 +20,8 @@ const PATH = '/router/v1/site/guardians';
 
 /**
  * Guardian settings (GUARD-1, UI-4). Site API on the master or a standalone node: reads with any console token,
- * writes need an operator's, a slave refuses writes (409). Node API: the master's push to a slave (cluster token).
+ * writes need an operator's, a slave refuses writes (409). Node API: the master's push to a slave (cluster token), a
+ * nudge to read the settings from its configured master.
  */
 export async function guardianRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   // Read per request: createNode fills deps.guardians after the app is built.
@@ -59,10 +59,7 @@ export async function guardianRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     scope.post('/router/v1/node/guardians', async (request) => {
       // Guardian settings are the master's to decide (LEASE-1): it never takes them from a peer.
       allowRoles(deps.role, ['slave'], 'guardian setting pushes');
-      const push = parsePeerBody(guardiansPushSchema, request.body);
-      const applied = await g().applyPushed(push);
-      if (applied === 'wrong_master') throw new RouterError(403, 'not_my_master', `guardian settings pushed as '${push.epoch ?? ''}' refused: node '${deps.nodeId}' takes them only from the master it registered with`, 'permission_error');
-      return { applied: applied ? push.version : g().version(), stale: !applied };
+      return nudgedByPush(deps, request, 'guardians', parsePeerBody(guardiansPushSchema, request.body));
     });
   });
 }

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { leaseGrantSchema, lendingNodeStateSchema, QUEUE_MS_HEADER, RouterError, withdrawRequestSchema } from '../contract';
+import { leaseGrantSchema, lendingNodeStateSchema, linksPushSchema, QUEUE_MS_HEADER, RouterError, withdrawRequestSchema } from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
-import type { NodeState } from '../lending/types';
+import type { LeaseGrant, NodeState } from '../lending/types';
 import { lendingView } from '../cluster/lending-view';
 import { allowRoles, requireToken } from './auth';
+import { nudgedByPush } from './settings-nudge';
 import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
 
@@ -14,8 +16,6 @@ const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).st
 /** An owner's queue event; a slave sends its lending state with it (issue #14), an older one does not. */
 const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']), state: lendingNodeStateSchema.optional() }).strict();
 const relaySchema = z.object({ requestId: z.string(), owner: ref, helper: ref, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) }).strict();
-const linkSpec = z.object({ id: z.string(), lane: z.enum(['image', 'text']), owner: ref, helper: ref, loadIfUnloaded: z.boolean(), restoreAfterBorrow: z.boolean() }).strict();
-const linksPushSchema = z.object({ version: z.number().int().min(0), epoch: z.string().optional(), links: z.array(linkSpec) }).strict();
 const leasePushSchema = z.object({ owner: ref, lease: leaseGrantSchema.nullable() }).strict();
 
 export interface LendingHttp {
@@ -25,8 +25,8 @@ export interface LendingHttp {
   linksChanged(): void;
   /** The decider, on the master only. */
   coordinator?: Coordinator;
-  /** A slave stores the links the master pushed (LEASE-1); false when the push is older than what it applied. */
-  applyLinks(version: number, links: z.infer<typeof linkSpec>[], epoch?: string): Promise<boolean | 'wrong_master'>;
+  /** On a slave: the lease its configured master holds now for a model of this node (a pushed lease is checked against it). */
+  masterLease(owner: { nodeId: string; model: string }): Promise<LeaseGrant | null>;
 }
 
 /** The node API of lending (cluster token): events and relay on the master, state, lease and link pushes on every node. */
@@ -106,22 +106,34 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       return { cut: await master().cutOff(requestId) };
     });
 
+    // A pushed lease is applied only as the master at `cluster.master_url` holds it now: anyone with the cluster
+    // token can send one, and its helper, slots and TTL would steer this node's lending.
     scope.post('/router/v1/node/offload/lease', async (request) => {
       allowRoles(deps.role, ['slave'], 'lease pushes');
       const { owner, lease } = parsePeerBody(leasePushSchema, request.body);
       if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
       if (lease && (lease.owner.nodeId !== owner.nodeId || lease.owner.model !== owner.model)) throw new RouterError(400, 'invalid_lease', 'lease.owner must be the owner the push names', 'invalid_request_error', 'lease.owner');
-      const applied = l.lending.owner.apply(owner.model, lease as Parameters<typeof l.lending.owner.apply>[1]);
-      return applied ? { applied: true } : { applied: false, reason: 'not_an_owner' };
+      const held = await l.masterLease(owner).catch((err: Error) => {
+        throw new RouterError(502, 'master_unreachable', `lease not checked with the master: ${err.message}`);
+      });
+      const ignored = !isDeepStrictEqual(lease, held);
+      if (ignored) request.log.warn({ owner, pushed: lease, master: held }, "lease push ignored: it is not the lease the master holds; the master's applied");
+      const applied = l.lending.owner.apply(owner.model, held as Parameters<typeof l.lending.owner.apply>[1]);
+      return { ...(applied ? { applied: true } : { applied: false, reason: 'not_an_owner' }), ...(ignored ? { ignored: true } : {}) };
+    });
+
+    // Asked by a slave of its master: the lease it holds now for one owner (null: none).
+    scope.get<{ Querystring: { node?: string; model?: string } }>('/router/v1/node/offload/lease', async (request) => {
+      allowRoles(deps.role, ['master'], 'lease reads');
+      const { node, model } = request.query;
+      if (typeof node !== 'string' || !node || typeof model !== 'string' || !model) throw new RouterError(400, 'invalid_request', 'node and model: the owner whose lease is asked', 'invalid_request_error', node ? 'model' : 'node');
+      return { lease: master().leases().find((g) => g.owner.nodeId === node && g.owner.model === model) ?? null };
     });
 
     scope.post('/router/v1/node/links', async (request) => {
-      // Links are the master's to decide (LEASE-1): it never takes them from a peer.
+      // Links are the master's to decide (LEASE-1): it never takes them from a peer, and a slave reads them from its master.
       allowRoles(deps.role, ['slave'], 'link pushes');
-      const { version, links, epoch } = parsePeerBody(linksPushSchema, request.body);
-      const applied = await l.applyLinks(version, links, epoch);
-      if (applied === 'wrong_master') throw new RouterError(403, 'not_my_master', `links pushed as '${epoch ?? ''}' refused: node '${deps.nodeId}' takes links only from the master it registered with`, 'permission_error');
-      return { applied: applied ? version : l.lending.linksVersion, stale: !applied };
+      return nudgedByPush(deps, request, 'links', parsePeerBody(linksPushSchema, request.body));
     });
 
     scope.get('/router/v1/node/held', async () => ({ nodeId: deps.nodeId, models: l.lending.heldView() }));

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { nodeSnapshotSchema } from '../contract';
 import { RouterError } from '../serve';
-import { requireToken } from './auth';
+import { allowRoles, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
 import { openaiRoutes } from './openai-routes';
@@ -19,6 +19,14 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
     });
 
     scope.get('/router/v1/node/snapshot', async () => deps.snapshot());
+
+    // LEASE-1, GUARD-1: a slave reads the links and guardian settings it runs from its master (a push only nudges it).
+    scope.get<{ Querystring: { node?: string } }>('/router/v1/node/master-settings', async (request) => {
+      allowRoles(deps.role, ['master'], 'settings reads');
+      const node = request.query.node;
+      if (typeof node !== 'string' || !node || node.length > 200) throw new RouterError(400, 'invalid_request', 'node: the node ID of the slave that reads', 'invalid_request_error', 'node');
+      return deps.masterSettings(node);
+    });
 
     scope.get('/router/v1/node/runtime-status', async () => deps.runtimeStatus());
 

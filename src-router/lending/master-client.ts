@@ -151,6 +151,14 @@ export async function withdrawAt(helperUrl: string, token: string, requestIds: s
   return peerRead(withdrawAnswerSchema).parse(json).results;
 }
 
+/** The lease the master holds now for `owner` (none: null): what a slave applies when a lease is pushed to it. */
+export async function leaseAt(masterUrl: string, token: string, owner: ModelRef): Promise<LeaseGrant | null> {
+  const q = new URLSearchParams({ node: owner.nodeId, model: owner.model });
+  const { res, json } = await callPeer(`${masterUrl.replace(/\/+$/, '')}/router/v1/node/offload/lease?${q}`, token, undefined, 3_000);
+  if (!res.ok) throw new Error(`master answered ${res.status}`);
+  return peerRead(eventAnswerSchema).parse(json).lease as LeaseGrant | null;
+}
+
 /** The answer of a borrowed request at its helper, long-polled up to `waitMs` (an owner whose relay broke). */
 export async function answerAt(helperUrl: string, token: string, requestId: string, waitMs: number): Promise<BorrowedAnswer> {
   const q = new URLSearchParams({ request: requestId, wait: String(Math.round(waitMs)) });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import type { ModelConfigInput } from '../../src-router/config';
@@ -109,6 +110,44 @@ test('add the remote: a wrong token is refused at the token field, the right one
   await page.reload();
   await expect(page.getByTestId('cluster-current-name')).toHaveText('lab');
   await expect(page.getByTestId('node-id')).toHaveText('r-master');
+});
+
+test('issue #26 item 6: editing a profile, a new URL asks for the token again and the stored token goes nowhere else', async ({ page }) => {
+  const seen: string[] = [];
+  const trap = createServer((req, res) => {
+    seen.push(req.headers.authorization ?? '');
+    res.writeHead(401).end();
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => trap.listen(port, '127.0.0.1', r));
+  try {
+    await page.goto(`${local.url}/?token=${TEST_CONSOLE_TOKEN}`);
+    await page.getByTestId('cluster-current').click();
+    await page.locator(`[data-testid="cluster-option"][data-cluster-id="${clusterId}"]`).getByTestId('cluster-edit').click();
+    const dialog = page.getByTestId('add-cluster-dialog');
+    await expect(dialog.getByTestId('add-cluster-url')).toHaveValue(master.url);
+    await expect(dialog.getByTestId('add-cluster-token')).toHaveValue('');
+    await dialog.getByTestId('add-cluster-url').fill(`http://127.0.0.1:${port}`);
+    await expect(dialog.getByTestId('add-cluster-token')).toHaveAttribute('aria-required', 'true');
+    await dialog.getByTestId('add-cluster-submit').click();
+    await expect(dialog.getByTestId('add-cluster-token-error')).toContainText('needs the token again');
+    await expect(dialog.getByTestId('add-cluster-token')).toHaveAttribute('aria-invalid', 'true');
+    await page.screenshot({ path: shot('remote-edit-url-needs-token'), fullPage: true });
+    expect(seen).toEqual([]);
+    // The node says the same to a PATCH that skips the dialog.
+    const direct = await fetch(`${local.url}/router/v1/console/clusters/${clusterId}`, {
+      method: 'PATCH', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${port}` }),
+    });
+    expect(direct.status).toBe(400);
+    expect(((await direct.json()) as { error: { param: string } }).error.param).toBe('token');
+    expect(seen).toEqual([]);
+    await dialog.getByTestId('add-cluster-cancel').click();
+    await expect(dialog).toHaveCount(0);
+    const { clusters } = clusterListSchema.parse(await get(local, '/router/v1/console/clusters'));
+    expect(clusters.find((c) => c.id === clusterId)?.url).toBe(master.url);
+  } finally {
+    trap.close();
+  }
 });
 
 test('Models: the routing-only master shows the merged catalog with the slave’s replica and its lane state', async ({ page }) => {

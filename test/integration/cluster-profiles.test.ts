@@ -150,6 +150,32 @@ describe('connection profiles and the cluster proxy (UI-5)', () => {
     expect((await call(`/router/v1/console/clusters/${id}/console/models`)).status).toBe(404);
   });
 
+  it('issue #26 item 6: a new URL without the token is a 400 at field token, and the stored token never goes to that URL', async () => {
+    const seen: string[] = [];
+    const trap = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '');
+      res.writeHead(401).end();
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => trap.listen(port, '127.0.0.1', r));
+    try {
+      const moved = await call(`/router/v1/console/clusters/${remoteId}`, { method: 'PATCH', body: { url: `http://127.0.0.1:${port}` } });
+      expect(moved.status).toBe(400);
+      expect(((await moved.json()) as { error: object }).error).toMatchObject({ code: 'token_required', param: 'token', message: expect.stringContaining('needs the token again') });
+      expect(seen).toEqual([]);
+      // The URL it has is no new URL; a new URL with a token given is tested with that token only.
+      expect((await call(`/router/v1/console/clusters/${remoteId}`, { method: 'PATCH', body: { url: remote.master.url } })).status).toBe(200);
+      const withToken = await call(`/router/v1/console/clusters/${remoteId}`, { method: 'PATCH', body: { url: `http://127.0.0.1:${port}`, token: 'a-token-for-the-trap' } });
+      expect(withToken.status).toBe(400);
+      expect(seen).toEqual(['Bearer a-token-for-the-trap']);
+      const list = (await (await call('/router/v1/console/clusters')).json()) as { clusters: { id: string; url: string | null }[] };
+      expect(new URL(list.clusters.find((c) => c.id === remoteId)!.url!).origin).toBe(new URL(remote.master.url).origin);
+    } finally {
+      trap.closeAllConnections();
+      trap.close();
+    }
+  });
+
   it('a changed token is tested again; a profile never shows a token, in answers or in the log; the store is owner-only', async () => {
     const patched = await call(`/router/v1/console/clusters/${remoteId}`, { method: 'PATCH', body: { token: 'wrong-again' } });
     expect(patched.status).toBe(400);

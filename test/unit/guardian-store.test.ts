@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { guardianSettingSchema, guardiansPushSchema, guardiansViewSchema } from '../../src-router/contract';
 import { fromPushed, GuardianStore, guardiansView, pushedSettings, resolveGuardian, toGuardianSetting, type GuardianRule } from '../../src-router/guardian';
-import { PushGate } from '../../src-router/cluster/settings-push';
 import type { ClusterEntry } from '../../src-router/registry';
 import { openStore } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
@@ -140,16 +139,5 @@ describe('guardian wire forms', () => {
     expect(resolveGuardian(rules, { nodeId: 'gpu-b', model: 'b' }, where)).toEqual({ guardian: VL_B, from: 'node', url: null, publicId: 'model-vl-b' });
     expect(resolveGuardian(rules, { nodeId: 'gpu-c', model: 'c' }, where)).toEqual({ guardian: VL, from: 'cluster', url: 'http://m', publicId: 'model-vl' });
     expect(resolveGuardian([], { nodeId: 'gpu-c', model: 'c' }, where)).toBeNull();
-  });
-});
-
-describe('PushGate (links and guardian settings)', () => {
-  it('refuses another master, drops older runs and older versions of the same run, takes a newer run', () => {
-    const g = new PushGate();
-    expect(g.accept(3, 'intruder:9', 'master')).toBe('wrong_master');
-    expect(g.accept(3, 'master:100', 'master')).toBe(true);
-    expect(g.accept(2, 'master:100', 'master')).toBe(false);
-    expect(g.accept(9, 'master:50', 'master')).toBe(false);
-    expect(g.accept(1, 'master:200', 'master')).toBe(true);
   });
 });

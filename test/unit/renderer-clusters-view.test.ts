@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterView } from '../../src-router/contract';
-import { addClusterErrors, clusterOptions, clusterProblem } from '../../src-renderer/src/clusters/switcher-view';
+import { addClusterErrors, clusterOptions, clusterProblem, editClusterPatch } from '../../src-renderer/src/clusters/switcher-view';
 
 // The cluster switcher's options and dots, the unreachable state, the add dialog's field errors (UI-5).
 
@@ -47,5 +47,20 @@ describe('addClusterErrors', () => {
     expect(addClusterErrors({ kind: 'http', status: 400, message: 'could not reach', param: 'url' }).fields).toEqual({ url: 'could not reach' });
     expect(addClusterErrors({ kind: 'http', status: 409, message: 'exists', param: 'name' }).fields).toEqual({ name: 'exists' });
     expect(addClusterErrors({ kind: 'refused', status: 403, message: 'only operators', param: null })).toEqual({ fields: {}, form: 'only operators' });
+  });
+});
+
+describe('editClusterPatch (issue #26 item 6)', () => {
+  const current = { name: 'lab', url: 'http://10.0.0.5:8080' };
+  it('a new URL without the token is refused at the token field and sends nothing', () => {
+    const r = editClusterPatch(current, { name: 'lab', url: 'http://10.0.0.9:8080', token: '' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.fields.token).toMatch(/new URL needs the token again/);
+  });
+  it('sends only what changed: a new URL with its token, a rename alone, nothing at all', () => {
+    expect(editClusterPatch(current, { name: 'lab', url: ' http://10.0.0.9:8080 ', token: 't' })).toEqual({ ok: true, patch: { url: 'http://10.0.0.9:8080', token: 't' } });
+    expect(editClusterPatch(current, { name: 'lab-2', url: current.url, token: '' })).toEqual({ ok: true, patch: { name: 'lab-2' } });
+    expect(editClusterPatch(current, { name: 'lab', url: current.url, token: 'new' })).toEqual({ ok: true, patch: { token: 'new' } });
+    expect(editClusterPatch(current, { name: 'lab', url: current.url, token: '' })).toEqual({ ok: true, patch: null });
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  clusterLanesSchema, clusterListSchema, clusterViewSchema, type ClusterLanes, type ClusterList, type ClusterProfileCreate, type ClusterView,
+  clusterLanesSchema, clusterListSchema, clusterViewSchema, type ClusterLanes, type ClusterList, type ClusterProfileCreate, type ClusterProfilePatch, type ClusterView,
 } from '../../../src-router/contract';
 import {
   apiErrorBodySchema, clusterModelSchema, guardianSettingSchema, guardiansViewSchema, type GuardianDelete, type GuardianPut, type GuardianSetting, type GuardiansView, clusterNodeViewSchema, consoleModelListSchema, decisionPageSchema, lendingViewSchema, linkCandidateListSchema,
@@ -76,6 +76,8 @@ export interface ConsoleClient {
   clusters(): Promise<ApiResult<ClusterList>>;
   /** Adds a profile; the node tests it first: a 400 is `http` with the node's message and the field it blamed (`param`). */
   addCluster(input: ClusterProfileCreate): Promise<ApiResult<ClusterView>>;
+  /** Changes a profile; a new URL or token is tested again (a new URL needs the token with it). */
+  updateCluster(id: string, patch: ClusterProfilePatch): Promise<ApiResult<ClusterView>>;
   removeCluster(id: string): Promise<ApiResult<null>>;
   /** Live leases, settings, node builds and settings sync, held requests (UI-1, UI-2). */
   lending(): Promise<ApiResult<LendingViewWire>>;
@@ -191,7 +193,7 @@ export function fileNameFromDisposition(header: string | null, fallback: string)
   return name && !/[\\/]/.test(name) ? name : fallback;
 }
 
-type Write = { method: 'POST' | 'PUT' | 'DELETE'; body?: unknown };
+type Write = { method: 'POST' | 'PUT' | 'PATCH' | 'DELETE'; body?: unknown };
 
 const withQuery = (path: string, query: string) => (query ? `${path}?${query}` : path);
 
@@ -296,6 +298,7 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, rep
     clusterLanes: () => get('/router/v1/console/cluster/lanes', parseWith(clusterLanesSchema)),
     clusters: () => get('/router/v1/console/clusters', parseWith(clusterListSchema)),
     addCluster: (input) => request('/router/v1/console/clusters', parseWith(clusterViewSchema), { method: 'POST', body: input }),
+    updateCluster: (id, patch) => request(`/router/v1/console/clusters/${encodeURIComponent(id)}`, parseWith(clusterViewSchema), { method: 'PATCH', body: patch }),
     removeCluster: (id) => request(`/router/v1/console/clusters/${encodeURIComponent(id)}`, noBody, { method: 'DELETE' }),
     lending: () => get('/router/v1/console/lending', parseWith(lendingViewSchema)),
     decisions: (query, cursor) => {

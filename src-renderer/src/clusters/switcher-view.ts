@@ -67,3 +67,18 @@ export function addClusterErrors(failure: ApiFailure | null): AddClusterErrors {
   if (field && FIELDS.includes(field)) return { fields: { [field]: failure.message }, form: null };
   return { fields: {}, form: failure.message };
 }
+
+/**
+ * The PATCH of the edit dialog: only what changed. A new URL needs the token again (the node never sends the stored
+ * token to another address): without one, the token field says so and nothing is sent.
+ */
+export function editClusterPatch(
+  current: { name: string; url: string | null },
+  draft: Record<ClusterField, string>,
+): { ok: true; patch: { name?: string; url?: string; token?: string } | null } | { ok: false; errors: AddClusterErrors } {
+  const name = draft.name.trim();
+  const url = draft.url.trim();
+  const patch = { ...(name !== current.name ? { name } : {}), ...(url !== (current.url ?? '') ? { url } : {}), ...(draft.token ? { token: draft.token } : {}) };
+  if (patch.url !== undefined && !patch.token) return { ok: false, errors: { fields: { token: 'a new URL needs the token again: the stored one is only sent to the URL it was given for' }, form: null } };
+  return { ok: true, patch: Object.keys(patch).length ? patch : null };
+}

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { ClusterProfileCreate, ClusterView } from '../../../src-router/contract';
+import type { ClusterProfileCreate, ClusterProfilePatch, ClusterView } from '../../../src-router/contract';
 import { LOCAL_CLUSTER } from '../api/cluster-path';
 import { createConsoleClient, type ApiFailure, type ApiResult, type FetchLike } from '../api/console-client';
 import { createConsoleStore, type AppStore, type ConnectionInfo } from './app-store';
@@ -23,6 +23,8 @@ export interface ClustersState {
   fetchClusters(): Promise<void>;
   /** Tests and keeps a profile; the node's refusal is returned as is (a 400 names the field: `param`). */
   addCluster(input: ClusterProfileCreate): Promise<ApiResult<ClusterView>>;
+  /** Changes a profile (tested again when its URL or token changes); the node's refusal is returned as is. */
+  updateCluster(id: string, patch: ClusterProfilePatch): Promise<ApiResult<ClusterView>>;
   /** Forgets a profile; when it was selected, the local cluster is selected. */
   removeCluster(id: string): Promise<ApiResult<null>>;
   select(id: string): void;
@@ -78,6 +80,14 @@ export function createClustersStore(deps: ClustersDeps, initial: string = LOCAL_
       fetchClusters,
       addCluster: async (input) => {
         const result = await local.addCluster(input);
+        if (result.ok) {
+          if (inFlight) await inFlight;
+          await fetchClusters();
+        }
+        return result;
+      },
+      updateCluster: async (id, patch) => {
+        const result = await local.updateCluster(id, patch);
         if (result.ok) {
           if (inFlight) await inFlight;
           await fetchClusters();

@@ -1,6 +1,7 @@
 /**
  * The remote clusters the local node knows (UI-5): profiles with their reachability, role and version as last seen.
- * A profile is kept only after the remote answered once with its token; a new URL or token is tested again.
+ * A profile is kept only after the remote answered once with its token; a new URL or token is tested again, and a
+ * new URL only with a token given with it.
  */
 import { z } from 'zod';
 import { AnswerTooLarge, fetchAnswer, sizeText, VIEW_LIMIT } from '../../backends/answer-limits';
@@ -100,6 +101,10 @@ export class ClusterDirectory {
 
   async update(id: string, patch: ClusterProfilePatch): Promise<ClusterView> {
     const current = this.profile(id);
+    // The stored token was given for the stored URL only: it is never sent anywhere else.
+    if (patch.url !== undefined && new URL(patch.url).origin !== new URL(current.url).origin && patch.token === undefined) {
+      throw new RouterError(400, 'token_required', `a new URL needs the token again: the token stored for '${current.name}' was given for ${current.url} only and is never sent to another address`, 'invalid_request_error', 'token');
+    }
     let probe: ProbeResult | undefined;
     if (patch.url !== undefined || patch.token !== undefined) probe = await this.probeOrRefuse(patch.url ?? current.url, patch.token ?? this.store.token(id));
     const p = this.store.update(id, patch)!;

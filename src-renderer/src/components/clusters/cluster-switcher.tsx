@@ -7,7 +7,7 @@ function Dot({ dot, title }: { dot: ClusterDot; title: string }) {
   return <span className={`cluster-dot cluster-dot-${dot}`} data-testid="cluster-dot" data-dot={dot} title={title} aria-label={DOT_LABEL[dot]} />;
 }
 
-/** The top bar's cluster switcher (UI-5): local first, then every profile with its status dot; add and remove. */
+/** The top bar's cluster switcher (UI-5): local first, then every profile with its status dot; add, edit and remove. */
 export function ClusterSwitcher() {
   const list = useClustersStore((s) => s.list);
   const selected = useClustersStore((s) => s.selected);
@@ -16,6 +16,7 @@ export function ClusterSwitcher() {
   const failure = useClustersStore((s) => s.failure);
   const [open, setOpen] = useState(false);
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<string | null>(null);
   const [removeError, setRemoveError] = useState<string | null>(null);
   const root = useRef<HTMLDivElement>(null);
   // The menu closes on Escape or a click anywhere else.
@@ -32,6 +33,7 @@ export function ClusterSwitcher() {
   }, [open]);
   const options = clusterOptions(list, selected);
   const current = options.find((o) => o.selected)!;
+  const editingView = list?.find((c) => c.id === editing && !c.local);
 
   return (
     <div className="cluster-switcher" data-testid="cluster-switcher" ref={root}>
@@ -70,6 +72,20 @@ export function ClusterSwitcher() {
                   <button
                     type="button"
                     className="link-button small"
+                    data-testid="cluster-edit"
+                    title={`Change the name, URL or token of ${o.label}`}
+                    onClick={() => {
+                      setEditing(o.id);
+                      setOpen(false);
+                    }}
+                  >
+                    edit
+                  </button>
+                )}
+                {!o.local && (
+                  <button
+                    type="button"
+                    className="link-button small"
                     data-testid="cluster-remove"
                     title={`Forget the profile of ${o.label}`}
                     onClick={async () => {
@@ -97,6 +113,7 @@ export function ClusterSwitcher() {
         </div>
       )}
       {adding && <AddClusterDialog onClose={() => setAdding(false)} />}
+      {editingView && <AddClusterDialog editing={editingView} onClose={() => setEditing(null)} />}
     </div>
   );
 }
