@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { nodeSnapshotSchema } from '../contract';
-import { RouterError } from '../serve';
+import { AnswerTooLarge, fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
+import { RouterError, tooLarge } from '../serve';
 import { allowRoles, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
@@ -39,7 +40,10 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
       const res = await fetch(`http://127.0.0.1:${lane.port}/metrics`, { signal: AbortSignal.timeout(2000) }).catch((err: Error) => {
         throw new RouterError(502, 'engine_unreachable', `engine metrics unreachable: ${err.message}`);
       });
-      return reply.status(res.status).type(res.headers.get('content-type') ?? 'text/plain').send(await res.text());
+      const text = await fetchAnswer(res).text(VIEW_LIMIT).catch((err: Error) => {
+        throw err instanceof AnswerTooLarge ? tooLarge(err, `the engine of '${request.params.localId}'`) : new RouterError(502, 'engine_unreachable', `engine metrics broke off: ${err.message}`);
+      });
+      return reply.status(res.status).type(res.headers.get('content-type') ?? 'text/plain').send(text);
     });
   });
 
