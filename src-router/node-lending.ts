@@ -140,6 +140,8 @@ export function createLendingWiring(d: LendingWiringDeps) {
     links,
     coordinator,
     pushLinks,
+    /** Membership changed (a member turned healthy or unhealthy): relays to a helper that is no longer healthy end. */
+    membersChanged: () => coordinator?.membersChanged(),
     /** The links the master runs (its push, and the answer to a slave's read). */
     linksNow,
     /** After a site API change on the master: apply here and push everywhere. */

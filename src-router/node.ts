@@ -172,6 +172,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       routing?.syncTargets();
       if (lendingWiring && role === 'master') refreshLinkWeights(lendingWiring.links, catalog.all());
       lendingWiring?.pushLinks();
+      lendingWiring?.membersChanged();
       guardianWiring?.push();
     };
 

@@ -106,6 +106,18 @@ export class Coordinator {
     }
   }
 
+  /**
+   * HEALTH-2: a helper the health polls no longer count as healthy loses its lent requests at once. Whether it runs
+   * them is not known, so each goes back to its owner as `unknown`: the owner asks the helper itself before it runs one.
+   */
+  membersChanged(): void {
+    const healthy = new Set(this.deps.remotes().map((r) => r.nodeId));
+    for (const r of this.byRequest.values()) {
+      if (r.helper === this.deps.nodeId || healthy.has(r.helper) || r.ctl.signal.aborted) continue;
+      r.ctl.abort(new Error(UNHEALTHY));
+    }
+  }
+
   /** Withdraws lent requests at their helper; those it confirms are stopped here and return to their owners. */
   private async withdrawAt(helper: string, ids: string[], reason: 'cut_off' | 'helper_stalled'): Promise<number> {
     if (ids.length === 0) return 0;
@@ -280,7 +292,15 @@ export class Coordinator {
     try {
       return await this.relayTo(req, signal, refuse);
     } catch (err) {
-      if (stall.signal.aborted) return { kind: 'returned', reason: (stall.signal.reason as Error)?.message === 'cut_off' ? 'cut_off' : 'helper_stalled' };
+      if (stall.signal.aborted) {
+        const why = (stall.signal.reason as Error)?.message;
+        if (why === UNHEALTHY) {
+          const message = `helper node '${req.helper.nodeId}' stopped answering the master's health checks while it had the request`;
+          this.deps.decisions.add(lentFateRow({ at: this.now(), linkId: lease.grant.linkId, owner: req.owner, helper: req.helper, requestId: req.requestId, reason: 'unresolved', details: { resolvedBy: 'master', cause: message } }));
+          return { kind: 'unknown', message };
+        }
+        return { kind: 'returned', reason: why === 'cut_off' ? 'cut_off' : 'helper_stalled' };
+      }
       throw err;
     } finally {
       track.inflight.delete(stall);
@@ -353,6 +373,9 @@ export class Coordinator {
     return unresolved('no answer within the request time-out');
   }
 }
+
+/** Why a relay was stopped when its helper turned unhealthy. */
+const UNHEALTHY = 'helper_unhealthy';
 
 /** The master's live leases, keyed by the helper each claims. */
 export type LiveLeases = Map<string, LiveLease & { grant: LeaseGrant }>;

@@ -19,9 +19,11 @@ export type GuardianRoutedReason = 'detected' | 'engine_refused';
  * resolved at the helper before anyone ran it again: `withdrawn` (it never starts there: the owner runs it),
  * `answered` (its answer was fetched from the helper), `failed` (it failed there: the owner runs it), `helper_gone`
  * (the helper's port refuses connections: its work is gone with it), `unresolved` (the master could not ask the
- * helper: the owner asks it itself), `lost` (neither could: the client gets a clear error, it is not run again).
+ * helper: the owner asks it itself), `taken_back` (neither could: the owner runs it, and tells the helper to drop it
+ * once it answers again), `lost` (the helper said it started it but its answer cannot be had: a clear error, not run
+ * again). After a take-back, the helper's word: `dropped` (it never started there) or `started_twice` (it ran there too).
  */
-export type LentFateReason = 'withdrawn' | 'answered' | 'failed' | 'helper_gone' | 'unresolved' | 'lost';
+export type LentFateReason = 'withdrawn' | 'answered' | 'failed' | 'helper_gone' | 'unresolved' | 'taken_back' | 'lost' | 'dropped' | 'started_twice';
 /** Why an owner dropped its lease. */
 export type LeaseClearedReason = 'no_lease' | 'ttl_expired';
 /** Why a lent request came back to its owner: the helper's 409 reason, the master's refusal, or a cut-off (HOLD-4/HELPER-5). */

@@ -11,6 +11,7 @@ import type { AnalyticsStore } from '../store';
 import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
 import { lentFateRow, RETURNED_REASONS, type ReturnedReason } from './decision-rows';
 import { connectRefused } from './master-client';
+import { DropNotices } from './drop-notices';
 import { HelperSide } from './helper-side';
 import { OwnerSide } from './owner-side';
 import { lentCutoffAt } from './holds';
@@ -207,12 +208,13 @@ export class LendingNode implements LendingGate {
       }
       if (client.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
       if (answer.kind === 'unknown') {
-        // Never run twice, never lost: the helper confirms it will never run it (then it runs here), or its answer is
-        // fetched from the helper directly; only when neither can be had does the client get a clear error.
+        // Resolved at the helper first: it confirms it will never run it (then it runs here), or its answer is fetched
+        // from it. Only a helper that neither the master nor this node can reach loses it: it runs here, and the
+        // helper is told to drop it once it answers again.
         const fate = await this.lentFate(lease, item.id, signal);
         this.deps.decisions.add(lentFateRow({
           at: this.now(), linkId: lease.linkId, owner, helper: lease.helper, requestId: item.id, reason: fate.kind,
-          details: { resolvedBy: 'owner', cause: answer.message, ...(fate.kind === 'lost' ? { why: fate.why } : {}) },
+          details: { resolvedBy: 'owner', cause: answer.message, ...('why' in fate ? { why: fate.why } : {}) },
         }));
         if (fate.kind === 'answered') {
           this.owner.onQueueEvent(localId, 'borrowed_completed');
@@ -221,7 +223,7 @@ export class LendingNode implements LendingGate {
         if (fate.kind === 'lost') {
           throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}; ${fate.why}); it was not run again`);
         }
-        this.owner.returned(localId, item, 'withdrawn');
+        this.owner.returned(localId, item, fate.kind === 'taken_back' ? 'helper_unreachable' : 'withdrawn');
         dispatch = await queue.requeue(item, client);
         continue;
       }
@@ -268,24 +270,35 @@ export class LendingNode implements LendingGate {
    * refuses connections is gone, and the request with it); `started` — its answer is awaited from the helper, within
    * the request time-out; anything else is `lost` (a clear error, never a second run).
    */
-  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost'; why: string }> {
+  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost' | 'taken_back'; why: string }> {
     const url = lease.helperUrl === null ? this.deps.config.cluster.master_url : lease.helperUrl;
     const peer = this.deps.peer;
     if (!url || !peer) return { kind: 'lost', why: 'the helper cannot be asked' };
-    try {
-      if ((await peer.withdraw(url, [requestId]))[requestId] === 'withdrawn') return { kind: 'withdrawn' };
-      const until = this.now() + this.deps.config.cluster.request_timeout;
-      while (this.now() < until && !signal.aborted) {
-        const a = await peer.answer(url, requestId, Math.min(20_000, Math.max(0, until - this.now())));
-        if (a.state === 'answered') return { kind: 'answered', status: a.status, body: a.body };
-        if (a.state !== 'running') return { kind: 'lost', why: a.state === 'failed' ? 'it failed at the helper' : 'the helper no longer knows it' };
-      }
-      return { kind: 'lost', why: 'no answer within the request time-out' };
-    } catch (err) {
+    const unreachable = (err: unknown, what: string): { kind: 'withdrawn' } | { kind: 'taken_back'; why: string } => {
       if (connectRefused(err)) return { kind: 'withdrawn' };
-      this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper about a lent request: ${(err as Error).message}`);
-      return { kind: 'lost', why: `the helper did not answer: ${(err as Error).message}` };
+      this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper about a lent request (${what}): ${(err as Error).message}; it runs here`);
+      this.drops.add(url, { requestId, linkId: lease.linkId, owner: lease.owner, helper: lease.helper, at: this.now() });
+      return { kind: 'taken_back', why: `${what}, and the helper did not answer: ${(err as Error).message}` };
+    };
+    let state: WithdrawResult | undefined;
+    try {
+      state = (await peer.withdraw(url, [requestId]))[requestId];
+    } catch (err) {
+      return unreachable(err, 'withdrawing it');
     }
+    if (state === 'withdrawn') return { kind: 'withdrawn' };
+    const until = this.now() + this.deps.config.cluster.request_timeout;
+    while (this.now() < until && !signal.aborted) {
+      let a: BorrowedAnswer;
+      try {
+        a = await peer.answer(url, requestId, Math.min(20_000, Math.max(0, until - this.now())));
+      } catch (err) {
+        return unreachable(err, 'it had started there');
+      }
+      if (a.state === 'answered') return { kind: 'answered', status: a.status, body: a.body };
+      if (a.state !== 'running') return { kind: 'lost', why: a.state === 'failed' ? 'it failed at the helper' : 'the helper no longer knows it' };
+    }
+    return { kind: 'lost', why: 'no answer within the request time-out' };
   }
 
   borrowedAnswered(requestId: string, answer: { status: number; body: unknown } | null): void {
@@ -295,6 +308,16 @@ export class LendingNode implements LendingGate {
 
   /** Borrowed requests' own cancel switches, by request id (bounded: they end with their request). */
   private readonly cancels = new Map<string, AbortController>();
+
+  /** Requests taken back from a helper no one could reach: the helper is told to drop them when it answers again. */
+  private readonly drops = new DropNotices({
+    withdraw: (url, ids) => this.deps.peer!.withdraw(url, ids),
+    told: (t, result) => {
+      this.deps.decisions.add(lentFateRow({ at: this.now(), linkId: t.linkId, owner: t.owner, helper: t.helper, requestId: t.requestId, reason: result === 'withdrawn' ? 'dropped' : 'started_twice', details: { resolvedBy: 'owner' } }));
+      if (result === 'started') this.deps.log.warn({ requestId: t.requestId, helper: t.helper.nodeId }, 'a request taken back from a helper no one could reach had started there too: it ran twice');
+    },
+    now: () => this.now(),
+  });
 
   /**
    * The signal a borrowed request runs under: not its relay connection, but an explicit cancel (cancelBorrowed); one
@@ -474,6 +497,7 @@ export class LendingNode implements LendingGate {
   stop(): void {
     this.owner.stop();
     this.helper.stop();
+    this.drops.stop();
   }
 }
 

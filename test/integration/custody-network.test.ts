@@ -72,4 +72,42 @@ describe('issue #25: custody when the link between master and helper drops witho
     expect(rows.filter((r) => r.event === 'lent_fate' && r.reason === 'lost')).toEqual([]);
     expect(rows.some((r) => r.event === 'lent_fate' && (r.reason === 'answered' || r.reason === 'withdrawn'))).toBe(true);
   }, 120_000);
+
+  it('a helper neither master nor owner can reach loses its lent requests in bounded time; each runs twice at most, counted', async () => {
+    const before = new Set((await c.decisions({ kind: 'dispatch', event: 'lent_fate' })).map((r) => `${r.nodeId}/${r.id}`));
+    let cut = false;
+    let cutting: Promise<void> | undefined;
+    const w = watchHeld(c, 'helper', (v) => {
+      if (cut || !v.models.find((m) => m.model === 'b')?.active.some((i) => i.borrowed)) return;
+      cut = true;
+      cutting = Promise.all([hosts.cut('master', 'helper'), hosts.cut('owner', 'helper')]).then(() => {});
+    }, 20);
+    const answers = Promise.all(
+      Array.from({ length: N }, (_, i) => c.chat('owner', 'model-a', { extra: { sim_token_time: JOB_TOKEN_MS, messages: [{ role: 'user', content: `island-marker-${i}` }] } })),
+    );
+    await eventually(() => cut, { timeoutMs: 30_000, what: 'a lent request running at the helper' });
+    await w.stop();
+    await cutting;
+    // Every client is answered while the helper is still cut off: the master's health polls give it up, the owner
+    // cannot reach it either, and runs its requests itself.
+    const done = await answers;
+    expect(done.map((a) => a.status)).toEqual(Array(N).fill(200));
+    const fresh = async () => (await c.decisions({ kind: 'dispatch', event: 'lent_fate' })).filter((r) => !before.has(`${r.nodeId}/${r.id}`));
+    const takenBack = (await fresh()).filter((r) => r.reason === 'taken_back');
+    expect(takenBack.length).toBeGreaterThan(0);
+    expect(takenBack.every((r) => r.nodeId === 'owner' && r.helperNode === 'helper')).toBe(true);
+    await hosts.mend('master', 'helper');
+    await hosts.mend('owner', 'helper');
+    // Once it answers again, the helper is told to drop each request taken back from it, and says whether it ran it.
+    const told = await eventually(async () => {
+      const rows = (await fresh()).filter((r) => r.reason === 'dropped' || r.reason === 'started_twice');
+      return rows.length === takenBack.length && rows;
+    }, { timeoutMs: 30_000, what: 'every helper told to drop what was taken back' });
+    expect(new Set(told.map((r) => r.requestId))).toEqual(new Set(takenBack.map((r) => r.requestId)));
+    // A prompt runs at two engines only if it was taken back and had started at the helper, and each such is counted.
+    const [owner, helper] = await Promise.all([engineSeen('owner'), engineSeen('helper')]);
+    const twice = Array.from({ length: N }, (_, i) => [...owner, ...helper].filter((e) => e.started && e.head.includes(`island-marker-${i}`)).length).filter((n) => n > 1);
+    expect(twice.every((n) => n === 2)).toBe(true);
+    expect(twice.length).toBeLessThanOrEqual(told.filter((r) => r.reason === 'started_twice').length);
+  }, 150_000);
 });

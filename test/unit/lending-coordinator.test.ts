@@ -161,6 +161,21 @@ describe('coordinator', () => {
       expect(rows.some((r) => r.event === 'relay_refused')).toBe(false);
     });
 
+    it('HEALTH-2: a helper that turns unhealthy loses its lent requests at once, as unknown for the owner to resolve', async () => {
+      let healthy = true;
+      const { c, rows } = await leased({
+        forwardRemote: (_url, _req, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+        remotes: () => [{ nodeId: 'o', url: 'http://o' }, ...(healthy ? [{ nodeId: 'h', url: 'http://h' }] : [])],
+      });
+      const relayed = c.relay(req, new AbortController().signal);
+      c.membersChanged(); // still healthy: nothing changes
+      healthy = false;
+      c.membersChanged();
+      expect(await relayed).toMatchObject({ kind: 'unknown' });
+      expect(fates(rows)).toEqual(['unresolved']);
+      expect(rows.some((r) => r.event === 'relay_refused')).toBe(false);
+    });
+
     it('still running when the wait is over: unknown, not a refusal', async () => {
       let clock = 0;
       const { c, rows } = await leased({ now: () => clock, withdraw: async () => ({ r1: 'started' }), answerOf: async (_h, _id, waitMs) => ((clock += waitMs), { state: 'running' }) });
