@@ -48,9 +48,12 @@ export function createLendingWiring(d: LendingWiringDeps) {
   lending.applyLinks(links.version(), links.toSpecs());
 
   /** LEASE-7: the master serves a lent request in-process when it is the helper. */
+  // The master as helper runs a borrowed job as a remote helper does: under an explicit cancel, not its relay, so a
+  // relay that breaks mid-job leaves the job running and its answer kept for the owner to fetch.
   const serveLocal = async (req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> => {
     try {
-      const out = await d.executor.run({ endpoint: req.endpoint, model: req.helper.model, json: { ...req.json, model: req.helper.model, stream: false }, stream: false, client: goneOf(signal), worker: true, borrowedFrom: req.owner, requestId: req.requestId });
+      const job = d.executor.run({ endpoint: req.endpoint, model: req.helper.model, json: { ...req.json, model: req.helper.model, stream: false }, stream: false, client: goneOf(lending.borrowedSignal(req.requestId)), worker: true, borrowedFrom: req.owner, requestId: req.requestId });
+      const out = await untilAborted(job, signal);
       if (out.kind !== 'json' || out.status >= 400) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${out.status}` };
       return { kind: 'answered', status: out.status, body: out.body, ...(out.facts?.queueMs != null ? { queueMs: out.facts.queueMs } : {}) };
     } catch (err) {
@@ -100,8 +103,9 @@ export function createLendingWiring(d: LendingWiringDeps) {
         if (!url) throw new Error(`helper node '${helper}' is not a healthy member`);
         return answerAt(url, token, requestId, waitMs);
       },
-      fateWaitMs: c.request_timeout,
+      fateWaitMs: Math.max(c.request_timeout, c.offload_lent_stall_timeout),
       cancelAt: async (helper, requestIds) => {
+        if (helper === nodeId) return void lending.cancelBorrowed(requestIds);
         const url = remotes().find((r) => r.nodeId === helper)?.url;
         if (!url) return;
         await callPeer(`${url}/router/v1/node/offload/cancel`, token, { requestIds }, 3_000);
@@ -171,3 +175,19 @@ export function createLendingWiring(d: LendingWiringDeps) {
 }
 
 export type LendingWiring = ReturnType<typeof createLendingWiring>;
+
+/** `job`'s result, or a rejection as soon as `signal` aborts (the job itself goes on; its own failure is then ignored). */
+function untilAborted<T>(job: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    job.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => {
+      job.catch(() => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    job.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}

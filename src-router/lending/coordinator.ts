@@ -33,7 +33,7 @@ export interface CoordinatorDeps {
   withdraw(helperNodeId: string, requestIds: string[]): Promise<Record<string, WithdrawResult>>;
   /** A borrowed request's answer at a remote helper, long-polled up to `waitMs`; rejects when it does not answer. */
   answerOf(helperNodeId: string, requestId: string, waitMs: number): Promise<BorrowedAnswer>;
-  /** How long a forward whose fate is unknown waits for the helper's answer (cluster.request_timeout). */
+  /** How long a forward whose fate is unknown waits for the helper's answer (the longer of request and stall time-outs). */
   fateWaitMs: number;
   /** The owner's client left: cancel the borrowed request at its (remote) helper, which does not end it with its relay. */
   cancelAt?(helperNodeId: string, requestIds: string[]): Promise<void>;
@@ -137,7 +137,7 @@ export class Coordinator {
 
   /**
    * The owner's client left while its request was lent (asked by the owner, never inferred from a dropped
-   * connection, which may be the relay breaking): a remote helper stops it; an in-process one ends with the relay.
+   * connection, which may be the relay breaking): the helper stops it, in-process or remote, and its relay ends.
    */
   async cancel(requestId: string): Promise<void> {
     const r = this.byRequest.get(requestId);
@@ -145,7 +145,7 @@ export class Coordinator {
     const helper = r?.helper ?? this.endedRelays.get(requestId);
     if (helper === undefined) return;
     if (helper === this.deps.nodeId) r?.ctl.abort(new Error('cancelled'));
-    else await this.deps.cancelAt?.(helper, [requestId]);
+    await this.deps.cancelAt?.(helper, [requestId]);
   }
 
   /** Helpers of relays that ended lately, by request id (bounded), for cancels that arrive after the relay closed. */

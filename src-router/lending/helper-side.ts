@@ -18,6 +18,8 @@ export interface HelperSideDeps {
   restorer: LaneRestorer;
   /** Own requests that arrived and have not claimed the runtime yet, whatever model they are for. */
   ownPending(): number;
+  /** Answers are kept at least this long (cluster.offload_lent_stall_timeout): an owner resolving a broken relay fetches them. */
+  answerKeepMs?: number;
 }
 
 /** A borrowed request on this node, from its arrival until it ends. */
@@ -31,7 +33,7 @@ interface Borrowed {
   started: boolean;
 }
 
-/** How long, and how many, answers of borrowed requests are kept for owners whose relay broke. */
+/** How long at least, and how many, answers of borrowed requests are kept for owners whose relay broke. */
 const ANSWER_KEEP_MS = 2 * 60_000;
 /** Bounded by count: an image answer can be megabytes. */
 const ANSWER_MAX = 64;
@@ -61,9 +63,9 @@ export class HelperSide {
 
   constructor(private readonly deps: HelperSideDeps) {}
 
-  /** A borrowed request ended here with this answer (null: it failed or was cancelled); kept for ANSWER_KEEP_MS. */
+  /** A borrowed request ended here with this answer (null: it failed or was cancelled); kept a while (answerKeepMs). */
   keepAnswer(requestId: string, answer: { status: number; body: unknown } | null): void {
-    const cutoff = this.deps.now() - ANSWER_KEEP_MS;
+    const cutoff = this.deps.now() - Math.max(ANSWER_KEEP_MS, this.deps.answerKeepMs ?? 0);
     for (const [id, a] of this.answers) {
       if (a.at >= cutoff && this.answers.size < ANSWER_MAX) break;
       this.answers.delete(id);
@@ -100,9 +102,14 @@ export class HelperSide {
     return this.borrowed.get(requestId)?.started ? { state: 'running' } : { state: 'unknown' };
   }
 
-  /** The request already arrived here (waiting, running, or ended with its answer kept): a second copy never runs. */
+  /**
+   * A copy of this request is here or ran here (waiting, running, or ended with an answer): a second copy never runs.
+   * One withdrawn here, or stopped before it started, is not: its later arrival is judged by `checkArrival`.
+   */
   arrivedBefore(requestId: string): boolean {
-    return this.borrowed.has(requestId) || this.startedIds.has(requestId) || this.answers.has(requestId);
+    this.forgetOldWithdrawals();
+    if (this.withdrawnIds.has(requestId)) return false;
+    return this.borrowed.has(requestId) || this.startedIds.has(requestId) || (this.answers.get(requestId)?.answer ?? null) !== null;
   }
 
   hasStarted(requestId: string): boolean {

@@ -76,6 +76,7 @@ export class LendingNode implements LendingGate {
     });
     this.helper = new HelperSide({
       nodeId: deps.nodeId, decisions: deps.decisions, log: deps.log, now: this.now, supervisor: deps.supervisor,
+      answerKeepMs: deps.config.cluster.offload_lent_stall_timeout,
       queues: () => [...this.queues.values()],
       linkFor: (owner, id) => this.links.find((l) => l.owner.nodeId === owner.nodeId && l.owner.model === owner.model && l.helper.nodeId === deps.nodeId && l.helper.model === id),
       restorer: this.restorer,
@@ -287,7 +288,8 @@ export class LendingNode implements LendingGate {
       return unreachable(err, 'withdrawing it');
     }
     if (state === 'withdrawn') return { kind: 'withdrawn' };
-    const until = this.now() + this.deps.config.cluster.request_timeout;
+    // A job that started there is waited for as the stall check would (its answer is kept at least that long).
+    const until = this.now() + Math.max(this.deps.config.cluster.request_timeout, this.deps.config.cluster.offload_lent_stall_timeout);
     while (this.now() < until && !signal.aborted) {
       let a: BorrowedAnswer;
       try {
@@ -298,7 +300,7 @@ export class LendingNode implements LendingGate {
       if (a.state === 'answered') return { kind: 'answered', status: a.status, body: a.body };
       if (a.state !== 'running') return { kind: 'lost', why: a.state === 'failed' ? 'it failed at the helper' : 'the helper no longer knows it' };
     }
-    return { kind: 'lost', why: 'no answer within the request time-out' };
+    return { kind: 'lost', why: 'no answer within the request time-out and the stall time-out' };
   }
 
   borrowedAnswered(requestId: string, answer: { status: number; body: unknown } | null): void {
