@@ -6,7 +6,7 @@
 import { predict } from '../costs/fit';
 import { leaseSlots, ownerDrainMs, paysOff, pricePair, recentlyBusy, type PairPrice } from './pricing';
 import { compareProbeCandidates, probeTiming, type ProbeTiming } from './probes';
-import { claimKey, cmp, findModel, findNode, liveClaims, ownersWithHeldWork } from './snapshot';
+import { claimKey, cmp, drainedLeaseHolders, findModel, findNode, liveClaims, ownersWithHeldWork } from './snapshot';
 import {
   refKey, type LeaseGrant, type LinkSpec, type LiveLease, type ModelRef, type ModelState, type NodeState,
   type PlanInput, type PlanResult, type PlanRow, type SkipReason,
@@ -208,5 +208,7 @@ export function plan(input: PlanInput): PlanResult {
     }
     if (p.wakeAt !== null) result.wakeAt = result.wakeAt === null ? p.wakeAt : Math.min(result.wakeAt, p.wakeAt);
   }
+  // An owner whose lendable backlog is empty gives its lease (and the helper's claim) back at once, not at its TTL.
+  result.noLease.push(...drainedLeaseHolders(input));
   return result;
 }

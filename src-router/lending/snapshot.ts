@@ -35,15 +35,29 @@ export function claimKey(input: PlanInput, helper: ModelRef): string {
   return m ? `${helper.nodeId}#${runtimeLaneOf(m)}` : refKey(helper);
 }
 
-/** Live leases (not expired at `now`) keyed by the claim they hold, with the owner holding each. */
+/** An owner seen with no held work: it has nothing left to lend, so its lease claims no helper any more. */
+function drained(input: PlanInput, owner: ModelRef): boolean {
+  const node = findNode(input, owner.nodeId);
+  const state = findModel(node, owner.model);
+  return !!node && node.reachable && !!state && state.held <= 0;
+}
+
+/** Live leases (not expired at `now`) keyed by the claim they hold, with the owner holding each; drained owners' excluded. */
 export function liveClaims(input: PlanInput): Map<string, LiveLease[]> {
   const out = new Map<string, LiveLease[]>();
   for (const l of input.live) {
-    if (l.expiresAt <= input.now) continue;
+    if (l.expiresAt <= input.now || drained(input, l.owner)) continue;
     const k = claimKey(input, l.helper);
     out.set(k, [...(out.get(k) ?? []), l]);
   }
   return out;
+}
+
+/** Owners of live leases whose held work is gone: their leases end now, so their helpers are free for others. */
+export function drainedLeaseHolders(input: PlanInput): ModelRef[] {
+  const out = new Map<string, ModelRef>();
+  for (const l of input.live) if (l.expiresAt > input.now && drained(input, l.owner)) out.set(refKey(l.owner), l.owner);
+  return [...out.values()];
 }
 
 /** Owner models with held work, in planning order: most held first, then by node/model for determinism. */

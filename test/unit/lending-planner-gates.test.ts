@@ -64,6 +64,17 @@ describe('gates, each with its skip reason (LOG-2)', () => {
     expect(r.rows[0]).toMatchObject({ outcome: 'skipped', reason: 'helper_claimed', helperServiceMs: 8000 });
   });
 
+  it('issue #25: an owner whose held work is gone gives its lease back at once: the helper is free for another owner', () => {
+    const nodes = [node('o', [owner('a'), owner('x', 0)]), node('h', [fast('b'), model('c', { loaded: false })])];
+    const r = plan(input(nodes, [link('L1', 'o/a', 'h/b'), link('L2', 'o/x', 'h/c')], { live: [lease('x', 'h/c')] }));
+    expect(reasons(r.rows)).toEqual(['a->h/b:granted:-']);
+    expect(r.noLease).toEqual([{ nodeId: 'o', model: 'x' }]);
+    // Unseen owners keep their claim (their backlog is not known), and so do owners that still hold work.
+    const unseen = plan(input([node('o', [owner('a')]), node('h', [fast('b'), model('c', { loaded: false })])], [link('L1', 'o/a', 'h/b')], { live: [lease('x', 'h/c')] }));
+    expect(unseen.rows[0]).toMatchObject({ outcome: 'skipped', reason: 'helper_claimed' });
+    expect(unseen.noLease).toEqual([{ nodeId: 'o', model: 'a' }]);
+  });
+
   it('the owner\'s own live lease is renewed, and an expired lease claims nothing', () => {
     const nodes = [node('o', [owner('a')]), node('h', [fast()])];
     expect(plan(input(nodes, [link('L1', 'o/a', 'h/b')], { live: [lease('a', 'h/b')] })).rows[0].outcome).toBe('granted');
