@@ -372,6 +372,11 @@ async function call(method: 'GET' | 'POST', url: string, payload: Buffer | null,
   for (let attempt = 0; ; attempt++) {
     const r = await once(method, url, headers, payload, end);
     if (r.answer) return r.answer;
-    if (!r.retry || attempt > 0) throw r.error ?? failure(url, Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }), end);
+    if (r.retry && attempt === 0) continue;
+    // The first try's connection closed as it was written, and the upstream may have read it after all (a node shutting
+    // down reads, then closes): however the second try failed — its port now refusing included —, the call may have
+    // reached the upstream, and fails as a reset, never as a call that was not sent.
+    if (attempt > 0 && !end.ended) throw failure(url, Object.assign(new Error('connection reset'), { code: 'ECONNRESET', cause: r.error }), end);
+    throw r.error ?? failure(url, Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }), end);
   }
 }

@@ -10,7 +10,7 @@ import type { ModelConfigInput, NodeConfigInput } from '../config';
 import type { SeenEntry } from '../engines/sim';
 import type { EngineSeen } from './faults-count';
 import { vmRssMb } from './faults-count';
-import { BENCH_CONSOLE_TOKEN, BenchScope, sleep, type CliProcess } from './scope';
+import { BENCH_CONSOLE_TOKEN, BenchScope, sleep, type CliProcess, type Launch } from './scope';
 
 type Section = 'server' | 'cluster' | 'models' | 'backend' | 'redis' | 'console' | 'routing';
 type Extra = { [K in Section]?: Record<string, unknown> };
@@ -21,11 +21,11 @@ export class FaultScope extends BenchScope {
     super();
   }
 
-  override startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}): Promise<CliProcess> {
+  override startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}, launch?: Launch): Promise<CliProcess> {
     const extra = typeof this.extra === 'function' ? this.extra(config) : this.extra;
     const merged: Record<string, unknown> = { ...config };
     for (const [k, v] of Object.entries(extra)) merged[k] = { ...((config as Record<string, unknown>)[k] as object), ...v };
-    return super.startNode(models, merged as NodeConfigInput);
+    return super.startNode(models, merged as NodeConfigInput, launch);
   }
 }
 
@@ -50,6 +50,8 @@ export async function lanesOf(node: CliProcess, timeoutMs = 2_000): Promise<Engi
 export const alive = (p: CliProcess) => p.proc.exitCode === null && p.proc.signalCode === null;
 
 interface Watched {
+  /** The node whose engine it is (the watch's name for it). */
+  node: string;
   name: string;
   port: number;
   entries: Map<number, SeenEntry>;
@@ -68,7 +70,11 @@ export class EngineWatch {
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
 
-  constructor(private readonly nodes: Record<string, CliProcess>) {}
+  /** `readSeen`: how an engine's ring is read (default: from this machine; a network host's engine from inside it). */
+  constructor(
+    private readonly nodes: Record<string, CliProcess>,
+    private readonly readSeen: (node: string, port: number) => Promise<unknown> = async (_node, port) => (await fetch(`http://127.0.0.1:${port}/sim/seen`, { signal: AbortSignal.timeout(1_000) })).json(),
+  ) {}
 
   /** Polls the nodes' lanes and every engine's ring once. */
   async refresh(): Promise<void> {
@@ -77,7 +83,7 @@ export class EngineWatch {
       const lanes = await lanesOf(node).catch(() => null);
       if (lanes) this.lastLanes.set(name, lanes);
       for (const l of lanes ?? []) {
-        if (l.pid && l.port && !this.engines.has(l.pid)) this.engines.set(l.pid, { name: `${name}/${l.loaded ?? l.lane}#${l.pid}`, port: l.port, entries: new Map(), cutByFault: false, skip: false });
+        if (l.pid && l.port && !this.engines.has(l.pid)) this.engines.set(l.pid, { node: name, name: `${name}/${l.loaded ?? l.lane}#${l.pid}`, port: l.port, entries: new Map(), cutByFault: false, skip: false });
       }
     }));
     await Promise.all([...this.engines.entries()].map(([pid, w]) => (w.skip ? undefined : this.poll(pid, w))));
@@ -85,8 +91,7 @@ export class EngineWatch {
 
   private async poll(pid: number, w: Watched): Promise<void> {
     try {
-      const res = await fetch(`http://127.0.0.1:${w.port}/sim/seen`, { signal: AbortSignal.timeout(1_000) });
-      const seen = (await res.json()) as { pid: number; entries: SeenEntry[] };
+      const seen = (await this.readSeen(w.node, w.port)) as { pid: number; entries: SeenEntry[] };
       if (seen.pid !== pid) return; // the port now belongs to another engine
       for (const e of seen.entries) w.entries.set(e.n, e);
     } catch {

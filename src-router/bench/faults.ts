@@ -2,10 +2,12 @@
  * faults: the fault-injection suite (issue #9). Each scenario runs against real `routerdesk node` processes (and,
  * for redis-restart, a real redis-server), injects its fault, and reports every client's answer: `sent`, `ok`,
  * `clear_error` (with `errors`, code → count), `lost`, `run_twice`, and the nodes' `rss_before_mb` /
- * `rss_after_mb`. The target of every row: 0 lost, 0 run twice. Definitions in faults-count.ts; scenarios in
- * faults-node.ts, faults-lending.ts and faults-corpus.ts.
+ * `rss_after_mb`. The target of every row: 0 lost, 0 run twice (the network rows: a run twice only where no one could
+ * reach the helper, as the helper reported it). Definitions in faults-count.ts; scenarios in faults-node.ts,
+ * faults-lending.ts, faults-corpus.ts and faults-network.ts (nodes on their own network hosts).
  */
 import { badInputs } from './faults-corpus';
+import { netFaultScenarios } from './faults-network';
 import { errorSummary, type FaultRow } from './faults-count';
 import { helperKilled, masterKilled, slaveKilledMidStream } from './faults-lending';
 import { engineFrozen, queueFlood, redisRestart, stalledReaders } from './faults-node';
@@ -22,6 +24,7 @@ export const FAULT_SCENARIOS: { name: string; run(o: BenchOptions): Promise<Faul
   { name: 'engine-frozen', run: engineFrozen },
   { name: 'stalled-readers', run: stalledReaders },
   { name: 'bad-inputs', run: badInputs },
+  ...netFaultScenarios,
 ];
 
 export const faults: Benchmark = {
@@ -63,6 +66,10 @@ function otherCell(r: FaultRow): string {
   if (typeof r.stalled_cut === 'number') parts.push(`${r.stalled_cut}/${String(r.stalled)} stalled cut, ${String(r.stalled_not_cut)} not, ${String(r.others_not_ok)} others not ok`);
   if (r.scenario === 'bad-inputs' && typeof r.failures === 'number') parts.push(`${(r.inputs as unknown[] | undefined)?.length ?? 0} inputs, ${r.failures} not a clear 4xx (${String(r.five_xx)} 5xx)`);
   if (r.scenario === 'queue-flood' && r.retry_after_missing) parts.push(`${String(r.retry_after_missing)} 429 without Retry-After`);
+  if (r.fates && typeof r.fates === 'object') {
+    const fates = Object.entries(r.fates as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ');
+    parts.push(`worst ${String(r.worst_ms)} ms (${String(r.worst_ratio)}× without the fault)${fates ? `; unknown fates: ${fates}` : ''}${r.run_twice_allowed ? `; ${String(r.run_twice_allowed)} run twice where no one reached the helper` : ''}`);
+  }
   if (r.healthy_after === false) parts.push('NOT healthy after');
   return parts.join('; ');
 }

@@ -8,7 +8,8 @@ import { freePort } from '../backends/free-port';
 import type { ModelConfigInput, NodeConfigInput } from '../config';
 import type { CostFit } from '../costs/fit';
 import { chatBody, getJson, postJson } from './http-client';
-import { BENCH_CONSOLE_TOKEN, sleep, until, type BenchScope, type CliProcess } from './scope';
+import type { NetHosts } from './net-hosts';
+import { BENCH_CONSOLE_TOKEN, sleep, until, type BenchScope, type CliProcess, type Launch } from './scope';
 
 export const TRIO_CLUSTER_TOKEN = 'bench-cluster-token-0123456789';
 
@@ -30,6 +31,10 @@ export interface TrioOptions {
   startup?: { owner?: string; helper?: string };
   /** backend settings of the slaves (e.g. engine_nice). */
   backend?: NodeConfigInput['backend'];
+  /** Each node on its own network host (hosts named master, owner, helper), port 8080 at its address; default: loopback. */
+  hosts?: NetHosts;
+  /** More cluster settings of one node, over `cluster`. */
+  clusterOf?: Partial<Record<'master' | 'owner' | 'helper', Record<string, unknown>>>;
 }
 
 export interface ModelLendingState {
@@ -74,19 +79,23 @@ export class Trio {
   ) {}
 
   static async start(scope: BenchScope, o: TrioOptions): Promise<Trio> {
-    const [mp, op, hp] = [await freePort(), await freePort(), await freePort()];
-    const url = (p: number) => `http://127.0.0.1:${p}`;
-    const cluster = { ...FAST_LENDING, ...o.cluster };
-    const slave = (id: string, port: number, startup?: string): NodeConfigInput => ({
-      server: { port },
-      cluster: { role: 'slave', node_id: id, token: TRIO_CLUSTER_TOKEN, master_url: url(mp), public_url: url(port), ...cluster } as NodeConfigInput['cluster'],
+    const hosts = o.hosts;
+    const port = async () => (hosts ? 8080 : await freePort());
+    const [mp, op, hp] = [await port(), await port(), await port()];
+    const host = (name: 'master' | 'owner' | 'helper') => (hosts ? hosts.address(name) : '127.0.0.1');
+    const launch = (name: 'master' | 'owner' | 'helper'): Launch | undefined => (hosts ? (command, args, options) => hosts.spawn(name, command, args, options) : undefined);
+    const url = (name: 'master' | 'owner' | 'helper', p: number) => `http://${host(name)}:${p}`;
+    const cluster = (name: 'master' | 'owner' | 'helper') => ({ ...FAST_LENDING, ...o.cluster, ...o.clusterOf?.[name] });
+    const slave = (id: 'owner' | 'helper', port: number, startup?: string): NodeConfigInput => ({
+      server: { port, host: host(id) },
+      cluster: { role: 'slave', node_id: id, token: TRIO_CLUSTER_TOKEN, master_url: url('master', mp), public_url: url(id, port), ...cluster(id) } as NodeConfigInput['cluster'],
       ...(startup ? { models: { startup_model: startup } } : {}),
       ...(o.backend ? { backend: o.backend } : {}),
     });
     const [owner, helper, master] = await Promise.all([
-      scope.startNode(o.owner, slave('owner', op, o.startup?.owner)),
-      scope.startNode(o.helper, slave('helper', hp, o.startup?.helper)),
-      scope.startNode({}, { server: { port: mp }, cluster: { role: 'master', node_id: 'master', token: TRIO_CLUSTER_TOKEN, slave_urls: [url(op), url(hp)], ...cluster } as NodeConfigInput['cluster'] }),
+      scope.startNode(o.owner, slave('owner', op, o.startup?.owner), launch('owner')),
+      scope.startNode(o.helper, slave('helper', hp, o.startup?.helper), launch('helper')),
+      scope.startNode({}, { server: { port: mp, host: host('master') }, cluster: { role: 'master', node_id: 'master', token: TRIO_CLUSTER_TOKEN, slave_urls: [url('owner', op), url('helper', hp)], ...cluster('master') } as NodeConfigInput['cluster'] }, launch('master')),
     ]);
     await until(async () => {
       const { nodes } = await getJson<{ nodes: { healthy: boolean }[] }>(`${master.url}/router/v1/console/cluster/nodes`, consoleAuth);

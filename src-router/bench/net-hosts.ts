@@ -112,6 +112,24 @@ export class NetHosts {
     this.cuts.delete(`${a}\n${b}`);
   }
 
+  /**
+   * Limits the host's link to `rate` (tc's units, `1mbit`) both ways: a token bucket on the bridge side of its veth
+   * pair (traffic to it) and on its own side (traffic from it).
+   */
+  async limit(host: string, rate: string): Promise<void> {
+    const i = this.hosts.indexOf(host);
+    const tbf = ['root', 'tbf', 'rate', rate, 'burst', '32kbit', 'latency', '400ms'];
+    await tc('qdisc', 'replace', 'dev', `rdv${this.net}x${i}`, ...tbf);
+    await tc('-n', this.ns(host), 'qdisc', 'replace', 'dev', `rdi${this.net}x${i}`, ...tbf);
+  }
+
+  /** Undoes `limit`. */
+  async unlimit(host: string): Promise<void> {
+    const i = this.hosts.indexOf(host);
+    await tc('qdisc', 'del', 'dev', `rdv${this.net}x${i}`, 'root').catch(() => {});
+    await tc('-n', this.ns(host), 'qdisc', 'del', 'dev', `rdi${this.net}x${i}`, 'root').catch(() => {});
+  }
+
   /** Ends every process left in a namespace, then removes the namespaces and the bridge (their interfaces go with them). */
   async destroy(): Promise<void> {
     for (const host of this.hosts) {
@@ -126,6 +144,14 @@ export class NetHosts {
       await ip('netns', 'del', this.ns(host)).catch(() => {});
     }
     await ip('link', 'del', `rdb${this.net}`).catch(() => {});
+  }
+}
+
+async function tc(...args: string[]): Promise<void> {
+  try {
+    await run('tc', args, { timeout: 10_000 });
+  } catch (err) {
+    throw new Error(`tc ${args.join(' ')}: ${((err as { stderr?: string }).stderr ?? (err as Error).message).trim()}`);
   }
 }
 

@@ -3,7 +3,7 @@
  * folders. A scope is closed by its benchmark; the runner also kills whatever is left when it exits or is
  * interrupted (`killAllNow`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,13 +55,11 @@ export class BenchScope {
    * Runs `routerdesk <args>` from the built CLI and resolves once it prints `listening on <url>`; rejects (and
    * kills it) if it exits or stays silent past `timeoutMs`.
    */
-  async startCli(args: string[], opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CliProcess> {
+  async startCli(args: string[], opts: { timeoutMs?: number; env?: Record<string, string>; launch?: Launch } = {}): Promise<CliProcess> {
     const cli = cliRef();
     const profile = cpuProfileDir && args[0] === 'node' ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-    const proc = spawn(cli.node, [...profile, cli.script, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...cli.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
-    });
+    const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...cli.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env } };
+    const proc = (opts.launch ?? spawn)(cli.node, [...profile, cli.script, ...args], options);
     this.adopt(proc);
     let out = '';
     const keep = (d: Buffer) => {
@@ -94,22 +92,31 @@ export class BenchScope {
     return this.startCli(['sim-engine', '--host', '127.0.0.1', '--port', '0', ...args]);
   }
 
-  /** `routerdesk node --config <tmp yaml>` with these model configs, on a loopback port, its store in a temp folder. */
-  async startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}): Promise<CliProcess> {
+  /**
+   * `routerdesk node --config <tmp yaml>` with these model configs, its store in a temp folder, on a loopback port
+   * unless `launch` starts it on a network host of its own (then `config.server.host` is that host's address).
+   */
+  async startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}, launch?: Launch): Promise<CliProcess> {
     const dir = this.tempDir('routerdesk-bench-node-');
     const modelsDir = join(dir, 'models');
     mkdirSync(modelsDir, { recursive: true });
     for (const [file, cfg] of Object.entries(models)) writeFileSync(join(modelsDir, `${file}.yaml`), stringify(cfg));
     const full: NodeConfigInput = {
       ...config,
-      server: { port: 0, ...config.server, host: '127.0.0.1' },
+      server: { port: 0, ...config.server, host: launch ? (config.server?.host ?? '127.0.0.1') : '127.0.0.1' },
       cluster: { node_id: 'bench', ...config.cluster, store_dir: join(dir, 'store') },
       models: { ...config.models, config_dir: modelsDir },
       console: { token: BENCH_CONSOLE_TOKEN, ...config.console },
     };
     const file = join(dir, 'node.yaml');
     writeFileSync(file, stringify(full));
-    return { ...(await this.startCli(['node', '--config', file])), dir };
+    return { ...(await this.startCli(['node', '--config', file], { launch })), dir };
+  }
+
+  /** Starts a node again on the config and store `startNode` gave it (after it stopped). */
+  async restartNode(node: CliProcess, launch?: Launch): Promise<CliProcess> {
+    if (!node.dir) throw new Error('only a node started by startNode can be restarted');
+    return { ...(await this.startCli(['node', '--config', join(node.dir, 'node.yaml')], { launch })), dir: node.dir };
   }
 
   /** SIGTERM every child (SIGKILL after `graceMs`), then remove the temp folders. */
@@ -155,6 +162,9 @@ function stopChild(proc: ChildProcess, graceMs: number): Promise<void> {
 export function killAllNow(): void {
   for (const s of [...open]) s.killNow();
 }
+
+/** Starts a command some other way than as a plain child (inside a network host's namespace). */
+export type Launch = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

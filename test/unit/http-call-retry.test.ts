@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CallEnd } from '../../src-router/backends/call-end';
 import { postJson } from '../../src-router/backends/http-call';
+import { connectRefused } from '../../src-router/lending/master-client';
 
 // Issue #14: the request path's client over kept-alive connections. A connection the upstream closes as a request is
 // written on it (its keep-alive ran out) saw nothing of that request: the call goes once more, on a new connection.
@@ -71,6 +72,26 @@ describe('the request path client on kept-alive connections', () => {
     });
     await expect(postJson(url, { a: 1 }, new CallEnd(undefined, 5_000))).rejects.toThrow(/request to .* failed/);
     expect(requests).toBe(1);
+  });
+
+  it('issue #25: a second try that finds the port refusing still fails as a reset: the first may have reached the upstream', async () => {
+    // A node shutting down: it reads the second request, stops listening and closes the connection as undici would see
+    // a stale one. The request may have run there, so the call must not read as one that never reached it.
+    let conns = 0;
+    const url = await rawServer((socket, nth, conn) => {
+      conns = conn;
+      if (nth === 1) return void socket.write(answer('{"n":1}'));
+      server!.close();
+      socket.end();
+    });
+    expect(await (await postJson(url, { a: 1 }, new CallEnd(undefined, 5_000))).json()).toEqual({ n: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    const err = await postJson(url, { a: 2 }, new CallEnd(undefined, 5_000)).then(() => null, (e: Error) => e);
+    expect(err).not.toBeNull();
+    expect(conns).toBe(1);
+    expect(connectRefused(err)).toBe(false);
+    expect((err as { cause?: { code?: string } }).cause?.code).toBe('ECONNRESET');
+    server = undefined;
   });
 
   it('a call whose deadline passes before its answer fails with a TimeoutError', async () => {
