@@ -89,12 +89,15 @@ describe('timeline events', () => {
       row(5, { event: 'returned', reason: 'own_work_arrived', at: T0 + 5 }),
       row(6, { event: 'returned', reason: 'cut_off', at: T0 + 6 }),
       row(7, { nodeId: 'helper', kind: 'helper', event: 'borrowed_returned', reason: 'busy_on_arrival', at: T0 + 7 }),
+      row(8, { nodeId: 'master', event: 'lent_fate', reason: 'answered', at: T0 + 8 }),
     ]);
     expect(events.map((e) => [e.kind, e.node, e.start - T0, e.start === e.end])).toEqual([
       ['grant', 'owner', 1, true], ['hold', 'owner', 3, true], ['lent', 'owner', 4, true], ['returned', 'owner', 5, true], ['cutoff', 'owner', 6, true], ['returned', 'helper', 7, true],
+      ['fate', 'owner', 8, true],
     ]);
     expect(events[4].label).toBe('cut off from helper/b (cut_off)');
-    expect(kindCounts(events)).toMatchObject({ grant: 1, hold: 1, lent: 1, returned: 2, cutoff: 1, own: 0 });
+    expect(events[6].label).toBe('relay broke: answered at helper/b');
+    expect(kindCounts(events)).toMatchObject({ grant: 1, hold: 1, lent: 1, returned: 2, cutoff: 1, fate: 1, own: 0 });
   });
 });
 

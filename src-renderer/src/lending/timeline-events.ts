@@ -13,14 +13,15 @@ import type { DecisionRowWire, TimelineLoadWire, TimelinePageWire, TimelineReque
  * - lease / probe lease: from the owner's `lease_updated` to the next update or clear of that model, or its TTL;
  *   renewals of the same lease (helper, slots, probe) are one span.
  * - grant (the master's plan row granted or probe), hold (`held_for_helper`), lent, returned, cut-off (a return
- *   because of HOLD-4's cut-off or HELPER-5's stall): instants.
+ *   because of HOLD-4's cut-off or HELPER-5's stall), fate (`lent_fate`: how a lent request whose relay broke was
+ *   resolved at its helper): instants.
  */
 
-export type TimelineKind = 'own' | 'borrowed' | 'load' | 'restore' | 'lease' | 'probe' | 'grant' | 'hold' | 'lent' | 'returned' | 'cutoff';
+export type TimelineKind = 'own' | 'borrowed' | 'load' | 'restore' | 'lease' | 'probe' | 'grant' | 'hold' | 'lent' | 'returned' | 'cutoff' | 'fate';
 
 /** Spans sit on a lane's jobs track, leases and the lending instants on its lending track. */
-export const LENDING_TRACK_KINDS: ReadonlySet<TimelineKind> = new Set(['lease', 'probe', 'grant', 'hold', 'lent', 'returned', 'cutoff']);
-export const INSTANT_KINDS: ReadonlySet<TimelineKind> = new Set(['grant', 'hold', 'lent', 'returned', 'cutoff']);
+export const LENDING_TRACK_KINDS: ReadonlySet<TimelineKind> = new Set(['lease', 'probe', 'grant', 'hold', 'lent', 'returned', 'cutoff', 'fate']);
+export const INSTANT_KINDS: ReadonlySet<TimelineKind> = new Set(['grant', 'hold', 'lent', 'returned', 'cutoff', 'fate']);
 
 export type TimelineSource =
   | { type: 'decision'; row: DecisionRowWire }
@@ -47,7 +48,7 @@ export interface TimelineEvent {
 }
 
 /** The decision events the timeline reads (the console asks the log for these only). */
-export const TIMELINE_DECISION_EVENTS = ['granted', 'probe', 'lease_updated', 'lease_cleared', 'lent', 'returned', 'held_for_helper', 'borrowed_returned'] as const;
+export const TIMELINE_DECISION_EVENTS = ['granted', 'probe', 'lease_updated', 'lease_cleared', 'lent', 'returned', 'held_for_helper', 'borrowed_returned', 'lent_fate'] as const;
 
 const CUT_OFF_REASONS = new Set(['cut_off', 'helper_stalled']);
 
@@ -160,6 +161,9 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
         break;
       case 'borrowed_returned':
         instant(d, 'returned', d.nodeId, d.helperModel, `handed back to ${key(d.ownerNode, d.ownerModel)} (${d.reason ?? '—'})`);
+        break;
+      case 'lent_fate':
+        instant(d, 'fate', d.nodeId === d.helperNode ? d.nodeId : d.ownerNode ?? d.nodeId, d.ownerModel, `relay broke: ${d.reason ?? '—'} at ${helperName(d)}`);
         break;
       default:
         break;

@@ -21,6 +21,7 @@ export const KIND_LABELS: Record<TimelineKind, string> = {
   lent: 'lent',
   returned: 'returned',
   cutoff: 'cut-off',
+  fate: 'relay broke: fate resolved',
 };
 
 export interface TimelineHoverView {
@@ -57,7 +58,7 @@ export function timelineHover(e: TimelineEvent): TimelineHoverView {
 }
 
 /** The legend: every kind with its label, in drawing order (borrowed jobs: one colour per owner). */
-export const LEGEND_KINDS: TimelineKind[] = ['own', 'borrowed', 'load', 'restore', 'lease', 'probe', 'grant', 'hold', 'lent', 'returned', 'cutoff'];
+export const LEGEND_KINDS: TimelineKind[] = ['own', 'borrowed', 'load', 'restore', 'lease', 'probe', 'grant', 'hold', 'lent', 'returned', 'cutoff', 'fate'];
 
 /** The owners of the borrowed jobs shown, each with its colour (the legend's swatches), by name. */
 export function borrowedOwners(events: readonly TimelineEvent[]): { owner: string; color: string }[] {

@@ -79,6 +79,7 @@ export const KIND_COLORS: Record<Exclude<TimelineKind, 'borrowed'>, string> = {
   lent: '#1b9e77',
   returned: '#9467bd',
   cutoff: '#d62728',
+  fate: '#8c2d04',
 };
 const FAILED_LOAD = '#e45756';
 /** Borrowed jobs: one colour per owner, picked by a hash of its name (stable across reads and pans). */
