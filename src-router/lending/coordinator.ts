@@ -326,9 +326,9 @@ export class Coordinator {
 
   /**
    * A forward that broke off after it may have reached the helper is resolved at the helper before anyone runs it
-   * again: withdrawn there (it comes back to the owner, which runs it), or its answer fetched. A helper whose port
-   * refuses connections is gone, and its work with it. When the helper cannot be asked, the fate stays unknown and the
-   * owner asks the helper itself. Each resolution is a `lent_fate` row.
+   * again: withdrawn there (it comes back to the owner, which runs it), or its answer fetched. When the helper cannot
+   * be asked (no answer, or its port refuses the master), the fate stays unknown and the owner asks the helper itself.
+   * Each resolution is a `lent_fate` row.
    */
   private async resolveFate(req: RelayRequest, message: string, signal: AbortSignal): Promise<RelayAnswer> {
     const helper = req.helper.nodeId;
@@ -342,9 +342,10 @@ export class Coordinator {
     try {
       state = (await this.deps.withdraw(helper, [req.requestId]))[req.requestId];
     } catch (err) {
-      if (!connectRefused(err)) return unresolved((err as Error).message);
-      row('helper_gone');
-      return { kind: 'refused', reason: 'helper_unreachable', message: `${message}; the helper refuses connections` };
+      // A refused connection does not show the helper is gone when only the master hears it (a firewall that rejects,
+      // a route of the master's own): the owner asks the helper too, and takes the request back only if it is refused
+      // there as well.
+      return unresolved(connectRefused(err) ? 'the helper refuses connections' : (err as Error).message);
     }
     if (state === 'withdrawn') {
       row('withdrawn');

@@ -18,8 +18,8 @@ export type GuardianRoutedReason = 'detected' | 'engine_refused';
  * How a lent request whose fate was unknown (its forward broke off after it may have reached the helper) was
  * resolved at the helper before anyone ran it again: `withdrawn` (it never starts there: the owner runs it),
  * `answered` (its answer was fetched from the helper), `failed` (it failed there: the owner runs it), `helper_gone`
- * (the helper's port refuses connections: its work is gone with it), `unresolved` (the master could not ask the
- * helper: the owner asks it itself), `taken_back` (neither could: the owner runs it, and tells the helper to drop it
+ * (the helper's port refuses the owner's connections too: its work is gone with it, the owner runs it), `unresolved`
+ * (the master could not ask the helper, or only the master is refused: the owner asks it itself), `taken_back` (neither could: the owner runs it, and tells the helper to drop it
  * once it answers again), `lost` (the helper said it started it but its answer cannot be had: a clear error, not run
  * again). After a take-back, the helper's word: `dropped` (it never started there) or `started_twice` (it ran there too).
  */

@@ -224,7 +224,7 @@ export class LendingNode implements LendingGate {
         if (fate.kind === 'lost') {
           throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}; ${fate.why}); it was not run again`);
         }
-        this.owner.returned(localId, item, fate.kind === 'taken_back' ? 'helper_unreachable' : 'withdrawn');
+        this.owner.returned(localId, item, fate.kind === 'withdrawn' ? 'withdrawn' : 'helper_unreachable');
         dispatch = await queue.requeue(item, client);
         continue;
       }
@@ -267,16 +267,17 @@ export class LendingNode implements LendingGate {
 
   /**
    * A lent request whose relay broke after it was sent (issue #9). Asked of the helper directly (a helper that is the
-   * master is asked at the master's URL): `withdrawn` — it never runs there, so it runs here (a helper whose port
-   * refuses connections is gone, and the request with it); `started` — its answer is awaited from the helper, within
+   * master is asked at the master's URL): `withdrawn` — it never runs there, so it runs here; `helper_gone` — its port
+   * refuses this node's connections too, so it is gone with the request, which runs here; `started` — its answer is
+   * awaited from the helper, within
    * the request time-out; anything else is `lost` (a clear error, never a second run).
    */
-  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost' | 'taken_back'; why: string }> {
+  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' | 'helper_gone' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost' | 'taken_back'; why: string }> {
     const url = lease.helperUrl === null ? this.deps.config.cluster.master_url : lease.helperUrl;
     const peer = this.deps.peer;
     if (!url || !peer) return { kind: 'lost', why: 'the helper cannot be asked' };
-    const unreachable = (err: unknown, what: string): { kind: 'withdrawn' } | { kind: 'taken_back'; why: string } => {
-      if (connectRefused(err)) return { kind: 'withdrawn' };
+    const unreachable = (err: unknown, what: string): { kind: 'helper_gone' } | { kind: 'taken_back'; why: string } => {
+      if (connectRefused(err)) return { kind: 'helper_gone' };
       this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper about a lent request (${what}): ${(err as Error).message}; it runs here`);
       this.drops.add(url, { requestId, linkId: lease.linkId, owner: lease.owner, helper: lease.helper, at: this.now() });
       return { kind: 'taken_back', why: `${what}, and the helper did not answer: ${(err as Error).message}` };

@@ -147,11 +147,13 @@ describe('coordinator', () => {
       expect(fates(rows)).toEqual(['failed']);
     });
 
-    it('the helper refuses connections: it is gone with its work, refused helper_unreachable', async () => {
+    it('the helper refuses the master: unknown for the owner, which may still reach it, to resolve; never a refusal it runs again', async () => {
       const refused = Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
       const { c, rows } = await leased({ withdraw: async () => Promise.reject(refused) });
-      expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'refused', reason: 'helper_unreachable' });
-      expect(fates(rows)).toEqual(['helper_gone']);
+      expect(await c.relay(req, new AbortController().signal)).toMatchObject({ kind: 'unknown' });
+      expect(fates(rows)).toEqual(['unresolved']);
+      expect(rows.find((r) => r.event === 'lent_fate')?.details).toMatchObject({ why: 'the helper refuses connections' });
+      expect(rows.some((r) => r.event === 'relay_refused')).toBe(false);
     });
 
     it('the master cannot ask the helper: the fate stays unknown for the owner to resolve, never a refusal', async () => {
