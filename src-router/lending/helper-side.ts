@@ -18,7 +18,7 @@ export interface HelperSideDeps {
   restorer: LaneRestorer;
   /** Own requests that arrived and have not claimed the runtime yet, whatever model they are for. */
   ownPending(): number;
-  /** Answers are kept at least this long (cluster.offload_lent_stall_timeout): an owner resolving a broken relay fetches them. */
+  /** Answers are kept at least this long (past the request and stall time-outs): whoever resolves a broken relay fetches them. */
   answerKeepMs?: number;
 }
 

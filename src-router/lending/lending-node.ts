@@ -76,7 +76,8 @@ export class LendingNode implements LendingGate {
     });
     this.helper = new HelperSide({
       nodeId: deps.nodeId, decisions: deps.decisions, log: deps.log, now: this.now, supervisor: deps.supervisor,
-      answerKeepMs: deps.config.cluster.offload_lent_stall_timeout,
+      // A broken forward is resolved after the forwarder's own time-out, and waited for up to the stall time-out.
+      answerKeepMs: Math.max(deps.config.cluster.request_timeout, deps.config.cluster.offload_lent_stall_timeout) + 2 * 60_000,
       queues: () => [...this.queues.values()],
       linkFor: (owner, id) => this.links.find((l) => l.owner.nodeId === owner.nodeId && l.owner.model === owner.model && l.helper.nodeId === deps.nodeId && l.helper.model === id),
       restorer: this.restorer,
