@@ -2,7 +2,7 @@ import { AnswerTooLarge } from '../backends/answer-limits';
 import { CallEnd, goneOf } from '../backends/call-end';
 import { getUrl, postJson, type HttpAnswer } from '../backends/http-call';
 import { borrowedAnswerStateSchema, cutAnswerSchema, eventAnswerSchema, peerRead, relayAnswerSchema, withdrawAnswerSchema } from '../contract';
-import { QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
+import { NODE_HEADER, QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
 import type { LeaseGrant, ModelRef, NodeState, Trigger } from './types';
 import type { BorrowedAnswer, MasterPort, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
 
@@ -120,6 +120,9 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   if (res.status === 409 && error?.code === 'offload_returned') return { kind: 'returned', reason: error.reason ?? 'returned' };
   // The helper has this request already (a relay delivered twice): resolved at the helper like a broken forward.
   if (res.status === 409 && error?.code === 'duplicate_request') return { kind: 'unknown', message: 'the helper already had this request' };
+  // An error answer that names no node is not the helper's: something between (a proxy's 502/504 on its own
+  // time-out) answered, and the helper may still run the request.
+  if (!res.ok && !res.headers.get(NODE_HEADER)) return { kind: 'unknown', message: `an answer ${res.status} that is not the helper's (no ${NODE_HEADER} header)` };
   if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${res.status}: ${(body as { error?: { message?: string } })?.error?.message ?? text.slice(0, 200)}` };
   return withQueueMs({ kind: 'answered', status: res.status, body }, res.headers.get(QUEUE_MS_HEADER));
 }

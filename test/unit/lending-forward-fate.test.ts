@@ -66,6 +66,18 @@ describe('issue #25: the forward to a helper', () => {
     expect(await forward(url)).toMatchObject({ kind: 'unknown' });
   });
 
+  it('a gateway between master and helper answers 504 on its own time-out (no x-routerdesk-node): unknown, the helper may still run it', async () => {
+    const body = '<html><body>504 Gateway Time-out</body></html>';
+    const url = await helper((s) => s.end(`HTTP/1.1 504 Gateway Time-out\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    expect(await forward(url)).toMatchObject({ kind: 'unknown' });
+  });
+
+  it('the helper\'s own error answer (it names its node): a refusal, forward_failed', async () => {
+    const body = '{"error":{"message":"engine failed","type":"server_error","code":"engine_error"}}';
+    const url = await helper((s) => s.end(`HTTP/1.1 502 Bad Gateway\r\nx-routerdesk-node: h\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    expect(await forward(url)).toMatchObject({ kind: 'refused', reason: 'forward_failed' });
+  });
+
   it('a whole answer: answered', async () => {
     const body = '{"id":"x"}';
     const url = await helper((s) => s.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
