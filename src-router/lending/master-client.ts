@@ -31,6 +31,9 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
     async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
       try {
         const { res, json } = await post('/router/v1/node/offload/relay', req, opts.relayTimeoutMs, signal);
+        // The master refuses a relay (400, 401, 429) before it forwards anything; a 5xx — its own failure mid-relay, or
+        // a proxy's 502/504 on its time-out — may come after the helper got the request.
+        if (res.status >= 500) return { kind: 'unknown', message: `master relay answered ${res.status}` };
         if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
         const answer = peerRead(relayAnswerSchema).safeParse(json);
         if (!answer.success) return { kind: 'refused', reason: 'forward_failed', message: 'master relay answered something that is not a relay answer' };

@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
-import { forwardToHelper } from '../../src-router/lending/master-client';
+import { forwardToHelper, masterClient } from '../../src-router/lending/master-client';
 import type { RelayRequest } from '../../src-router/lending/ports';
 
 // Issue #25: the master's forward to a helper tells a definite non-delivery (no connection) from an unknown fate
@@ -82,5 +82,21 @@ describe('issue #25: the forward to a helper', () => {
     const body = '{"id":"x"}';
     const url = await helper((s) => s.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
     expect(await forward(url)).toEqual({ kind: 'answered', status: 200, body: { id: 'x' } });
+  });
+});
+
+describe('issue #25: the owner\'s relay through the master', () => {
+  const relay = (url: string) => masterClient(url, 'token', { eventTimeoutMs: 5_000, relayTimeoutMs: 5_000 }).relay(req, new AbortController().signal);
+
+  it('a gateway between owner and master answers 504 on its own time-out: unknown, resolved at the helper before the owner runs it', async () => {
+    const body = '<html><body>504 Gateway Time-out</body></html>';
+    const url = await helper((s) => s.end(`HTTP/1.1 504 Gateway Time-out\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    expect(await relay(url)).toMatchObject({ kind: 'unknown' });
+  });
+
+  it('the master refuses the relay before forwarding it (400): a refusal the owner runs', async () => {
+    const body = '{"error":{"message":"requestId: required","type":"invalid_request_error","code":"invalid_request"}}';
+    const url = await helper((s) => s.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    expect(await relay(url)).toMatchObject({ kind: 'refused', reason: 'forward_failed' });
   });
 });
