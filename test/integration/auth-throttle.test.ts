@@ -81,3 +81,31 @@ describe('issue #26 item 11: wrong client API keys are throttled per address', (
     expect((await fetch(`${node.url}/health`)).status).toBe(200);
   });
 });
+
+// A one-time console code is exchanged for the console token: a wrong code is a failed token check like any other.
+describe('issue #26 items 7 and 11: wrong one-time console codes are throttled per address', () => {
+  let node: TestNode;
+
+  beforeAll(async () => {
+    node = await startNode({ models: {} });
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it('after 10 different wrong codes, the exchange and the console answer 429 with Retry-After, even to a good code', async () => {
+    const exchange = (code: string) => fetch(`${node.url}/router/v1/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const issue = async () => ((await (await fetch(`${node.url}/router/v1/console/codes`, { method: 'POST', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).json()) as { code: string }).code;
+    const spent = await issue();
+    expect((await exchange(spent)).status).toBe(200);
+    // A spent code sent again is a replay, not a guess: 401 console_code_used, and it blocks no one.
+    for (let i = 0; i < 12; i++) expect((await exchange(spent)).status).toBe(401);
+    const good = await issue();
+    for (let i = 0; i < 10; i++) expect((await exchange(`guessed-code-${i}`)).status).toBe(401);
+    const refused = await exchange(good);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_failed_tokens');
+    expect((await fetch(`${node.url}/router/v1/console/models`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).status).toBe(429);
+  });
+});
