@@ -50,11 +50,14 @@ function maskUrlPassword(url: string): string | null {
 /** What the mask in a Redis URL is read as, to find where it stands. */
 const MASKED_PASSWORD = 'masked-stored-password';
 
-/** Where a Redis URL's password goes: its scheme, host and port. */
+/**
+ * Where a Redis URL's password goes: its scheme, host and port, and its query — the Redis client takes connection
+ * options from it too (`?path=` a Unix socket instead of host:port, `?port=`).
+ */
 function redisDestination(url: string): string | null {
   try {
     const u = new URL(url.replaceAll(MASK, MASKED_PASSWORD));
-    return `${u.protocol}//${u.host}`;
+    return `${u.protocol}//${u.host}${u.search}`;
   } catch {
     return null;
   }

@@ -50,7 +50,7 @@ describe('issue #26 item 8: a masked secret stays with its destination', () => {
   it('issue #26 item 8: a masked Redis password is refused for another host or port, kept for the same server', () => {
     const v = shown();
     expect(v.redis.url).toBe(`redis://app:${SETTINGS_MASK}@db-a:6379/0`);
-    for (const url of [`redis://app:${SETTINGS_MASK}@db-b:6379/0`, `redis://app:${SETTINGS_MASK}@db-a:6380/0`, `rediss://app:${SETTINGS_MASK}@db-a:6379/0`]) {
+    for (const url of [`redis://app:${SETTINGS_MASK}@db-b:6379/0`, `redis://app:${SETTINGS_MASK}@db-a:6380/0`, `rediss://app:${SETTINGS_MASK}@db-a:6379/0`, `redis://app:${SETTINGS_MASK}@db-a:6379/0?path=/tmp/trap.sock`, `redis://app:${SETTINGS_MASK}@db-a:6379/0?port=1`]) {
       expect(refusal({ ...v, redis: { url } }), url).toMatchObject({ path: 'redis.url', message: expect.stringMatching(/give the secret again for the new destination/) });
     }
     // The mask stands for the password only, never moved into the user name or host.
