@@ -110,6 +110,9 @@ export class NodeHost {
 
   private async boot(config: NodeConfig): Promise<void> {
     const { prepare: _p, onRestart: _o, log: _l, ...nodeOptions } = this.opts;
+    // Codes are exchanged for the token they were issued under: a new token (Settings) ends them before the node
+    // listens again, so the holder of a replaced token cannot turn a code into the new one.
+    if (this.consoleToken !== undefined && (config.console.token || this.consoleToken) !== this.consoleToken) this.consoleCodes.clear();
     this.node = await createNode(config, {
       ...nodeOptions,
       consoleToken: this.consoleToken,
