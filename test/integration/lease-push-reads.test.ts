@@ -9,15 +9,27 @@ import { startNode, type TestNode } from '../support/node-harness';
 // that comes meanwhile sharing the next one. The master here is a plain HTTP peer that answers each lease read
 // after a while and counts how many it is asked at once.
 
-describe('issue #26 item 4: a flood of lease pushes costs the master one lease read at a time', () => {
+describe('issue #26 item 4: a flood of pushes costs the master one read at a time', () => {
   let master: Server;
   let slave: TestNode;
   let inFlight = 0;
   let maxInFlight = 0;
   let reads = 0;
+  let snapshotsInFlight = 0;
+  let maxSnapshotsInFlight = 0;
 
   beforeAll(async () => {
     master = createServer((req, res) => {
+      if (req.url === '/router/v1/node/snapshot') {
+        // The master's node ID, asked while the slave does not know it: this master never gives it.
+        snapshotsInFlight++;
+        maxSnapshotsInFlight = Math.max(maxSnapshotsInFlight, snapshotsInFlight);
+        setTimeout(() => {
+          snapshotsInFlight--;
+          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'starting', code: 'unavailable' } }));
+        }, 150);
+        return;
+      }
       if (!req.url?.startsWith('/router/v1/node/offload/lease?')) {
         res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not here', code: 'unavailable' } }));
         return;
@@ -55,5 +67,16 @@ describe('issue #26 item 4: a flood of lease pushes costs the master one lease r
     }
     expect(reads).toBeGreaterThan(0);
     expect(maxInFlight).toBe(1);
+  });
+
+  it('30 concurrent links pushes while the master\'s node ID is unknown: all refused, one lookup of it at a time', async () => {
+    const push = () =>
+      fetch(`${slave.url}/router/v1/node/links`, { method: 'POST', headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: 1, epoch: 'master:1', links: [] }) });
+    const answers = await Promise.all(Array.from({ length: 30 }, push));
+    for (const a of answers) {
+      expect(a.status).toBe(403);
+      expect(((await a.json()) as { error: { code: string } }).error.code).toBe('not_my_master');
+    }
+    expect(maxSnapshotsInFlight).toBe(1);
   });
 });
