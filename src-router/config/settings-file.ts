@@ -79,10 +79,13 @@ export function maskSecrets(raw: Json): Json {
   return out;
 }
 
-/** Where the cluster token is sent: the master a slave registers with and the slaves a master polls. */
+/**
+ * Where the cluster token is sent: the master a slave registers with, the slaves a master polls, and the node's own
+ * `public_url` — a master lists it among its members, and slaves call a guardian on the master there with the token.
+ */
 function clusterDestinations(raw: Json): string[] {
   const c = section(raw, 'cluster');
-  const urls = [...(Array.isArray(c?.slave_urls) ? c.slave_urls : []), ...(typeof c?.master_url === 'string' ? [c.master_url] : [])];
+  const urls = [...(Array.isArray(c?.slave_urls) ? c.slave_urls : []), ...[c?.master_url, c?.public_url].filter((u) => typeof u === 'string')];
   return urls.filter((u): u is string => typeof u === 'string').map((u) => u.trim().replace(/\/+$/, '').toLowerCase());
 }
 

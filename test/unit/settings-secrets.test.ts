@@ -39,6 +39,9 @@ describe('issue #26 item 8: a masked secret stays with its destination', () => {
     expect(refusal(addSlave)).toMatchObject({ path: 'cluster.token', message: expect.stringMatching(/evil\.example.*give the secret again for the new destination/) });
     const toSlave = { ...v, cluster: { ...v.cluster, role: 'slave', slave_urls: [], master_url: 'http://other-master:8080', public_url: 'http://me:8080' } };
     expect(refusal(toSlave).path).toBe('cluster.token');
+    // The master's own public URL is where slaves reach its guardian with the token.
+    const moved = { ...v, cluster: { ...v.cluster, public_url: 'http://evil.example:8080' } };
+    expect(refusal(moved)).toMatchObject({ path: 'cluster.token', message: expect.stringMatching(/evil\.example/) });
     // A removed slave gets nothing new; the same URL spelt with a trailing slash is the same destination.
     const fewer = { ...v, cluster: { ...v.cluster, slave_urls: ['http://10.0.0.3:8080/'] } };
     expect((unmaskSecrets(fewer, STORED).cluster as Json).token).toBe('stored-cluster-token-0123456789');

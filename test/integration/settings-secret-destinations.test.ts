@@ -61,3 +61,38 @@ describe('issue #26 item 8: a masked Redis password is not sent to a destination
     expect(heard).not.toContain(PASSWORD);
   });
 });
+
+// A master's `cluster.public_url` is where its slaves reach it with the cluster token: the URL the master lists for
+// itself among its members, which a slave calls for a guardian on the master (image prompts and the token). So a
+// new public URL with the token masked is a new destination of the token, like a new slave or master URL.
+describe('issue #26 item 8: a masked cluster token is not kept for a new cluster.public_url', () => {
+  let master: TestNode;
+
+  beforeAll(async () => {
+    master = await startNode({ models: {}, config: { cluster: { role: 'master', token: 'public-url-cluster-token-0123456789', slave_urls: ['http://127.0.0.1:9'], public_url: 'http://127.0.0.1:9/' } as never } });
+  });
+  afterAll(async () => {
+    await master?.stop();
+  });
+
+  it('a masked token with a new public URL is a 400 at config.cluster.token; given again, it is written', async () => {
+    const call = (body?: unknown) =>
+      fetch(`${master.url}/router/v1/console/settings`, {
+        method: body === undefined ? 'GET' : 'PUT',
+        headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const config = ((await (await call()).json()) as { config: { cluster: Record<string, unknown> } }).config;
+    expect(config.cluster.token).toBe(SETTINGS_MASK);
+    const file = join(master.dir, 'node.yaml');
+    const before = readFileSync(file, 'utf8');
+    const moved = await call({ config: { ...config, cluster: { ...config.cluster, public_url: 'http://attacker.example:8080' } } });
+    const body = (await moved.json()) as { error?: { param: string; message: string } };
+    expect(moved.status, JSON.stringify(body)).toBe(400);
+    expect(body.error).toMatchObject({ param: 'config.cluster.token', message: expect.stringMatching(/attacker\.example/) });
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    // The same public URL spelt with a trailing slash or in upper case is no new destination.
+    const same = await call({ config: { ...config, cluster: { ...config.cluster, public_url: 'HTTP://127.0.0.1:9' } } });
+    expect(same.status, await same.clone().text()).toBeLessThan(300);
+  });
+});
