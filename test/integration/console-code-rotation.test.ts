@@ -42,3 +42,42 @@ describe('issue #26 item 7: console codes do not survive a change of the console
     expect(await ok.json()).toEqual({ token: NEW_TOKEN });
   });
 });
+
+// The same when an operator's token is withdrawn: with no operators left the console token is an operator's, so a code
+// the withdrawn operator issued before must not be exchanged for it after the restart.
+const READ_ONLY = 'read-only-console-token-0123456789';
+const WITHDRAWN = 'withdrawn-operator-token-0123456789';
+const KEPT = 'kept-operator-token-0123456789';
+
+describe('issue #26 item 7: console codes do not survive a change of the operators', () => {
+  let node: TestNode;
+
+  beforeAll(async () => {
+    node = await startNode({ models: {}, config: { console: { token: READ_ONLY, operators: [WITHDRAWN, KEPT] } } });
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  const startedAt = async () => healthAnswerSchema.parse(await (await fetch(`${node.url}/health`)).json()).started_at;
+  const withToken = (token: string, path: string, method = 'GET', body?: unknown) =>
+    fetch(`${node.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const exchange = (code: string) => fetch(`${node.url}/router/v1/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+
+  it('a code a withdrawn operator issued is refused after the restart', async () => {
+    const { code } = (await (await withToken(WITHDRAWN, '/router/v1/console/codes', 'POST')).json()) as { code: string };
+    const { config } = (await (await withToken(KEPT, '/router/v1/console/settings')).json()) as { config: { console: { operators: string[] } } };
+    const started = await startedAt();
+    // The operators list is masked item by item; the kept one is sent back as its mask.
+    const kept = config.console.operators.filter((_, i) => i === 1);
+    const put = await withToken(KEPT, '/router/v1/console/settings', 'PUT', { config: { ...config, console: { ...config.console, operators: kept } } });
+    expect(put.status, await put.clone().text()).toBe(200);
+    await eventually(async () => (await startedAt().catch(() => started)) !== started, { what: 'the node restarted without the operator', timeoutMs: 20_000 });
+    expect((await withToken(WITHDRAWN, '/router/v1/console/models')).status).toBe(401);
+    expect((await withToken(KEPT, '/router/v1/console/settings')).status).toBe(200);
+
+    const stolen = await exchange(code);
+    expect(stolen.status).toBe(401);
+    expect(await stolen.text()).not.toContain(READ_ONLY);
+  });
+});
