@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
 import { loadNodeConfig, type NodeConfig } from './config';
 import { bootIssues, type BootIssue } from './config/boot-checks';
 import { restoreConfigBackup } from './config/settings-file';
@@ -110,6 +111,11 @@ export class NodeHost {
 
   private async boot(config: NodeConfig): Promise<void> {
     const { prepare: _p, onRestart: _o, log: _l, ...nodeOptions } = this.opts;
+    // A code was issued with a token the node took then: a new console token or a changed operators list (Settings)
+    // ends every code before the node listens again, so the holder of a withdrawn token cannot turn one into the
+    // console token of the new run.
+    const tokenChanged = this.consoleToken !== undefined && (config.console.token || this.consoleToken) !== this.consoleToken;
+    if (tokenChanged || (this.config && !isDeepStrictEqual(config.console.operators, this.config.console.operators))) this.consoleCodes.clear();
     this.node = await createNode(config, {
       ...nodeOptions,
       consoleToken: this.consoleToken,

@@ -9,6 +9,7 @@ import { borrowedAnswerSchema, lendingNodeStateSchema, peerRead, RouterError, ty
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
+import { SerialReads } from './lending/serial-reads';
 import { answerAt, callPeer, forwardToHelper, leaseAt, masterClient, withdrawAt } from './lending/master-client';
 import type { RelayAnswer, RelayRequest } from './lending/ports';
 import type { LeaseGrant, ModelRef, NodeState } from './lending/types';
@@ -138,6 +139,11 @@ export function createLendingWiring(d: LendingWiringDeps) {
   };
   /** On a slave: the master's run and version it applied last. */
   let applied = '';
+  /** On a slave: the master's lease of an owner model, keyed `[nodeId, model]`. */
+  const leaseReads = new SerialReads<LeaseGrant | null>((key) => {
+    const [nodeId, model] = JSON.parse(key) as [string, string];
+    return leaseAt(c.master_url!, token, { nodeId, model });
+  });
 
   return {
     lending,
@@ -162,8 +168,11 @@ export function createLendingWiring(d: LendingWiringDeps) {
       lending.applyLinks(p.version, p.links);
       return true;
     },
-    /** A slave's check of a pushed lease: the lease its configured master holds for that owner now. */
-    masterLease: (owner: ModelRef): Promise<LeaseGrant | null> => leaseAt(c.master_url!, token, owner),
+    /**
+     * A slave's check of a pushed lease: the lease its configured master holds for that owner now, one read at a time
+     * per owner model (anyone with the cluster token can push).
+     */
+    masterLease: (owner: ModelRef): Promise<LeaseGrant | null> => leaseReads.get(JSON.stringify([owner.nodeId, owner.model])),
     start(): void {
       coordinator?.start();
     },

@@ -1,7 +1,9 @@
 /**
  * bad-inputs: a corpus of malformed, oversize, unauthorized, misdirected and out-of-range requests sent to a master
  * and a slave of a real cluster. Every one must be answered with a 4xx and a clear message (a JSON error with a
- * message), never a 5xx, and the nodes must stay healthy (GET /health 200, a normal chat answered).
+ * message), never a 5xx, and the nodes must stay healthy (GET /health 200, a normal chat answered). A push forged in
+ * the master's name is a nudge the slave checks with its master: it is answered 2xx marked `stale`/`ignored`, and
+ * the slave's links and guardian settings must be what they were before (`changed_nothing`).
  */
 import { markedChat, postChat, call } from './faults-client';
 import { alive, FaultScope, rssMb } from './faults-cluster';
@@ -25,13 +27,15 @@ export interface BadInput {
   body?: string | Buffer;
   /** The request line's target, when it is another form of `path` (absolute-form, encoded, dot-segment). */
   target?: string;
+  /** A push forged in the master's name: answered 2xx marked `stale: true` or `ignored: true`, not a 4xx. */
+  ignored?: true;
 }
 
 export interface InputResult {
   name: string;
   status: number | null;
   code: string | null;
-  /** A 4xx with a JSON error carrying a message. */
+  /** A 4xx with a JSON error carrying a message (a forged push: a 2xx that says it was ignored). */
   clear: boolean;
 }
 
@@ -40,6 +44,8 @@ const consoleAuth = { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` };
 const json = (v: unknown) => JSON.stringify(v);
 const chat = (over: Record<string, unknown>) => json({ model: 'model-a', messages: [{ role: 'user', content: 'hi' }], ...over });
 const zeros = '0'.repeat(64);
+/** The bench master's node ID with a start time far in the future: the epoch a forger would claim. */
+const FORGED_EPOCH = 'master:9999999999999';
 
 function multipart(fields: Record<string, string>, file?: { name: string; bytes: number }): { body: Buffer; headers: Record<string, string> } {
   const b = 'faultsuiteboundary';
@@ -195,21 +201,45 @@ export function corpus(snapshot: Record<string, unknown>, slaveUrl: string, auth
   for (const [name, node, path, o] of guarded) {
     for (const [form, target] of targetForms(path, authority[node])) add(`${name}-${form}-target`, node, path, { ...o, target });
   }
+  // Pushes forged with the cluster token (LEASE-1, GUARD-1): a foreign epoch is refused; the master's node ID with a
+  // far-future start time, a guardian at the forger's URL, or a lease the master does not hold is checked with the
+  // master and ignored.
+  const forgedGuardians = (epoch: string) => json({ version: 1_000_000, epoch, settings: [{ scope: 'cluster', node_id: null, model: null, guardian: { node_id: 'helper', model: 'b' }, guardian_url: 'http://127.0.0.1:1', guardian_public_id: 'model-b' }] });
+  const forgedLinks = (epoch: string) => json({ version: 1_000_000, epoch, links: [{ id: 'forged', lane: 'text', owner: { nodeId: 'owner', model: 'a' }, helper: { nodeId: 'helper', model: 'b' }, loadIfUnloaded: true, restoreAfterBorrow: false }] });
+  add('guardians-push-foreign-epoch', 'slave', '/router/v1/node/guardians', post(forgedGuardians('intruder:1'), cluster));
+  add('links-push-foreign-epoch', 'slave', '/router/v1/node/links', post(forgedLinks('intruder:1'), cluster));
+  add('guardians-push-forged-master-epoch', 'slave', '/router/v1/node/guardians', { ...post(forgedGuardians(FORGED_EPOCH), cluster), ignored: true });
+  add('links-push-forged-master-epoch', 'slave', '/router/v1/node/links', { ...post(forgedLinks(FORGED_EPOCH), cluster), ignored: true });
+  add('lease-push-not-held', 'slave', L, { ...post(lease({}), cluster), ignored: true });
   add('host-foreign-in-absolute-target', 'master', '/v1/models', { target: 'http://evil.example.com/v1/models' });
   add('host-foreign-in-absolute-console-target', 'master', '/router/v1/console/models', { target: 'http://rebind.attacker.test:80/router/v1/console/models', headers: consoleAuth });
   return inputs;
 }
 
-/** A 4xx whose body is a JSON error with a message. */
-export function judge(name: string, status: number | null, body: string): InputResult {
+/** A 4xx whose body is a JSON error with a message; for a forged push (`ignored`), a 2xx that says it was ignored. */
+export function judge(name: string, status: number | null, body: string, ignored = false): InputResult {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
     parsed = undefined;
   }
+  if (ignored) {
+    const said = parsed && typeof parsed === 'object' && ((parsed as { stale?: unknown }).stale === true || (parsed as { ignored?: unknown }).ignored === true);
+    return { name, status, code: said ? 'ignored' : null, clear: status !== null && status >= 200 && status < 300 && !!said };
+  }
   const e = status === null ? null : errorOf(parsed, status);
   return { name, status, code: e?.code ?? null, clear: status !== null && status >= 400 && status < 500 && e !== null };
+}
+
+/**
+ * What a forged links or guardians push could change on a slave: the versions it runs and its guardian settings. A
+ * forged lease push is judged by its answer (`ignored`: the slave applied the lease its master holds instead).
+ */
+async function pushedState(url: string): Promise<string> {
+  const snap = await getJson<{ linksVersion?: number; guardiansVersion?: number }>(`${url}/router/v1/node/snapshot`, cluster);
+  const guardians = await getJson<{ version: number; settings: unknown[] }>(`${url}/router/v1/site/guardians`, consoleAuth);
+  return JSON.stringify({ links: snap.linksVersion ?? null, guardians: [snap.guardiansVersion ?? null, guardians.version, guardians.settings] });
 }
 
 export async function badInputs(o: BenchOptions): Promise<FaultRow> {
@@ -224,18 +254,23 @@ export async function badInputs(o: BenchOptions): Promise<FaultRow> {
     o.log(`bad-inputs: ${inputs.length} bad inputs to the master and a slave`);
     const results: InputResult[] = [];
     const outcomes: Outcome[] = [];
+    const pushedBefore = await pushedState(t.owner.url);
     for (const i of inputs) {
       const a = await call(`${nodes[i.node].url}${i.path}`, { method: i.method, headers: i.headers, body: i.body, target: i.target, timeoutMs: 15_000, agent: false });
-      results.push(judge(i.name, a.status, a.body));
+      results.push(judge(i.name, a.status, a.body, i.ignored));
       outcomes.push(classify(a));
     }
+    const pushedAfter = await pushedState(t.owner.url);
+    const changedNothing = pushedAfter === pushedBefore;
+    if (!changedNothing) o.log(`bad-inputs: the forged pushes changed the slave: before ${pushedBefore}, after ${pushedAfter}`);
     const health = await Promise.all([t.master, t.owner, t.helper].map(async (n) => (await call(`${n.url}/health`, { timeoutMs: 5_000 })).status === 200));
     const chats = await Promise.all([t.master, t.owner].map(async (n) => classify(await postChat(n.url, markedChat('model-a', 'after', 2), 10_000)).kind === 'ok'));
     const failures = results.filter((r) => !r.clear);
     for (const f of failures) o.log(`bad-inputs: ${f.name} answered ${f.status ?? 'nothing'} ${f.code ?? '(no clear error)'}`);
     return faultRow('bad-inputs', outcomes, null, { before, after: rssMb([t.master, t.owner, t.helper].filter(alive)) }, {
-      note: `${inputs.length} bad inputs; every one must be a 4xx with a JSON error message`,
-      inputs: results.map(({ name, status, code }) => ({ name, status, code })), failures: failures.length, failed_inputs: failures.map((f) => `${f.name}: ${f.status ?? 'no answer'}`),
+      note: `${inputs.length} bad inputs; every one must be a 4xx with a JSON error message, but a push forged in the master's name: a 2xx that says it was ignored, and changed_nothing on the slave`,
+      changed_nothing: changedNothing,
+      inputs: results.map(({ name, status, code }) => ({ name, status, code })), failures: failures.length + (changedNothing ? 0 : 1), failed_inputs: [...failures.map((f) => `${f.name}: ${f.status ?? 'no answer'}`), ...(changedNothing ? [] : ['forged pushes: the slave changed'])],
       five_xx: results.filter((r) => (r.status ?? 0) >= 500).length, healthy_after: health.every(Boolean) && chats.every(Boolean),
     });
   } finally {

@@ -97,7 +97,7 @@ function report(rows: FaultRow[]): BenchResult {
         'is not counted: its answer died with it and running the request again is the recovery. seen twice: the literal count, seen at',
         'two engines in any state (queued, running, killed, cancelled); answered twice (--json): completed at two engines.',
         'stalled-readers: the stalled clients are expected to be cut (stalled_cut), not counted as ok or lost; the others must all be ok.',
-        'bad-inputs: every input must be a 4xx with a JSON error message; any other answer counts as a failure (meets = NO).',
+        'bad-inputs: every input must be a 4xx with a JSON error message (a push forged in the master\'s name: a 2xx marked ignored, the slave\'s links and guardian settings unchanged); any other answer counts as a failure (meets = NO).',
         'RSS: VmRSS of the scenario\'s node processes (not their engines); after: the nodes still alive.',
         ...rows.filter((r) => r.note).map((r) => `${r.scenario}: ${r.note}`),
         ...(failedInputs.length ? [`bad inputs not answered with a clear 4xx: ${failedInputs.join(', ')}`] : []),

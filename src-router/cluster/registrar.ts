@@ -24,11 +24,22 @@ export class Registrar {
     clearInterval(this.timer);
   }
 
-  /** The master's node_id: from the last registration, else asked of the master now (null when it does not answer). */
-  async master(): Promise<string | null> {
-    if (this.masterId !== null) return this.masterId;
+  /**
+   * The master's node_id: from the last registration, else asked of the master now (null when it does not answer).
+   * Callers meanwhile share that one question: every push asks, and anyone with the cluster token can push.
+   */
+  master(): Promise<string | null> {
+    if (this.masterId !== null) return Promise.resolve(this.masterId);
+    this.lookup ??= this.askMaster().finally(() => (this.lookup = undefined));
+    return this.lookup;
+  }
+
+  private lookup?: Promise<string | null>;
+
+  private async askMaster(): Promise<string | null> {
     try {
-      this.masterId = (await this.opts.client.snapshot(normalizeUrl(this.opts.masterUrl))).nodeId;
+      const nodeId = (await this.opts.client.snapshot(normalizeUrl(this.opts.masterUrl))).nodeId;
+      this.masterId ??= nodeId;
     } catch {
       /* not reachable yet: unknown */
     }

@@ -56,6 +56,9 @@ export function parseNodeConfig(raw: unknown, source = 'config', baseDir = proce
   return config;
 }
 
+/** The largest API keys file read (tens of thousands of keys). */
+const API_KEYS_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
 /**
  * The client API keys in force: `server.api_keys` plus those of `server.api_keys_file` (one per line; blank lines
  * and `#` comments skipped). A file that cannot be read, or a key shorter than 16 characters, stops start-up.
@@ -66,8 +69,13 @@ export function clientApiKeys(config: NodeConfig): string[] {
   if (!file) return keys;
   let text: string;
   try {
+    // Only a regular file of bounded size is read: a FIFO would block the read (the whole node), a device never end it.
+    const st = statSync(file);
+    if (!st.isFile()) throw new ConfigError(`server.api_keys_file ${file} is not a regular file`);
+    if (st.size > API_KEYS_FILE_MAX_BYTES) throw new ConfigError(`server.api_keys_file ${file} is larger than ${API_KEYS_FILE_MAX_BYTES / 1024 / 1024} MiB`);
     text = readFileSync(file, 'utf8');
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError(`server.api_keys_file ${file}: ${(err as Error).message}`);
   }
   text.split(/\r?\n/).forEach((line, i) => {

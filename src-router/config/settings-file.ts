@@ -50,11 +50,14 @@ function maskUrlPassword(url: string): string | null {
 /** What the mask in a Redis URL is read as, to find where it stands. */
 const MASKED_PASSWORD = 'masked-stored-password';
 
-/** Where a Redis URL's password goes: its scheme, host and port. */
+/**
+ * Where a Redis URL's password goes: its scheme, host and port, and its query — the Redis client takes connection
+ * options from it too (`?path=` a Unix socket instead of host:port, `?port=`).
+ */
 function redisDestination(url: string): string | null {
   try {
     const u = new URL(url.replaceAll(MASK, MASKED_PASSWORD));
-    return `${u.protocol}//${u.host}`;
+    return `${u.protocol}//${u.host}${u.search}`;
   } catch {
     return null;
   }
@@ -76,10 +79,13 @@ export function maskSecrets(raw: Json): Json {
   return out;
 }
 
-/** Where the cluster token is sent: the master a slave registers with and the slaves a master polls. */
+/**
+ * Where the cluster token is sent: the master a slave registers with, the slaves a master polls, and the node's own
+ * `public_url` — a master lists it among its members, and slaves call a guardian on the master there with the token.
+ */
 function clusterDestinations(raw: Json): string[] {
   const c = section(raw, 'cluster');
-  const urls = [...(Array.isArray(c?.slave_urls) ? c.slave_urls : []), ...(typeof c?.master_url === 'string' ? [c.master_url] : [])];
+  const urls = [...(Array.isArray(c?.slave_urls) ? c.slave_urls : []), ...[c?.master_url, c?.public_url].filter((u) => typeof u === 'string')];
   return urls.filter((u): u is string => typeof u === 'string').map((u) => u.trim().replace(/\/+$/, '').toLowerCase());
 }
 

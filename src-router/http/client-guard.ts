@@ -2,7 +2,8 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
-import { bearer, sameSecret } from './auth';
+import { authThrottle, bearer, sameSecret } from './auth';
+import { clientKey, type AuthThrottle } from './auth-throttle';
 import { routePath, targetAuthority } from './route-path';
 
 /**
@@ -16,7 +17,8 @@ import { routePath, targetAuthority } from './route-path';
  *   An absolute-form request target (`GET http://name/v1/models`) names a host too: it must pass the same test.
  * - Client API keys: with `server.api_keys` set, the routes under `/v1/` and `/api/` need `Authorization: Bearer
  *   <key>`, compared in constant time (401 otherwise). The test is on the route the router matched, so no form of
- *   the request line (absolute-form, percent-encoded) reaches a client route around it. Node and console APIs have
+ *   the request line (absolute-form, percent-encoded) reaches a client route around it. Wrong keys count in the same
+ *   per-address throttle as every other token (`AuthThrottle`: 429 with Retry-After). Node and console APIs have
  *   their own tokens.
  */
 export interface GuardOptions {
@@ -63,7 +65,7 @@ export function originAllowed(origin: string, host: string | undefined, o: Guard
 
 const clientApi = (url: string) => url.startsWith('/v1/') || url === '/v1' || url.startsWith('/api/');
 
-export function installClientGuards(app: FastifyInstance, o: GuardOptions): void {
+export function installClientGuards(app: FastifyInstance, o: GuardOptions, throttle: AuthThrottle = authThrottle): void {
   // Computed once, not per request: this machine's name, and the extra hosts (public_url's among them).
   const machine = hostname();
   let publicHost: string | null = null;
@@ -108,8 +110,12 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions): void
       return new RouterError(403, 'origin_not_allowed', 'requests from an opaque origin (a sandboxed page, a file) are not allowed', 'permission_error');
     }
     if (o.apiKeys.length && clientApi(routePath(request)) && request.method !== 'OPTIONS') {
+      const client = clientKey(request.ip);
+      const wait = throttle.retryAfter(client);
+      if (wait > 0) return new RouterError(429, 'too_many_failed_tokens', `too many wrong API keys from this address: try again in ${wait} s`, 'rate_limit_error', null, { retry_after: String(wait) });
       const key = bearer(request);
       if (!o.apiKeys.some((k) => sameSecret(key, k))) {
+        if (key) throttle.fail(client, key);
         return new RouterError(401, 'invalid_api_key', key ? 'Incorrect API key provided' : 'You didn\'t provide an API key: send it as Authorization: Bearer <key>', 'invalid_request_error');
       }
     }

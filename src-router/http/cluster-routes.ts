@@ -57,7 +57,7 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
           const path = `/router/v1/${api}/${segments.map(encodeURIComponent).join('/')}${queryOf(request.url)}`;
           if (request.params.id === 'local') return forwardLocal(app, request, reply, path);
           const write = request.method !== 'GET' && request.method !== 'HEAD';
-          if ((write || OPERATOR_READS[api].includes(segments[0]?.toLowerCase() ?? '')) && !isOperator(deps, request)) {
+          if ((write || operatorRead(api, segments)) && !isOperator(deps, request)) {
             request.log.warn({ cluster: request.params.id, method: request.method, path: `/router/v1/${api}/${segments.join('/')}` }, 'remote cluster call refused: not an operator');
             requireOperator(deps, request, write ? 'change a remote cluster' : `read a remote cluster's ${segments[0]}`);
           }
@@ -66,6 +66,17 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       });
     }
   });
+}
+
+/**
+ * Whether the remote call reads an operator-only route. A path into the remote's own proxy
+ * (`clusters/:id/{console,site}/…`, its `local` included) is judged by where that proxy sends it.
+ */
+function operatorRead(api: 'console' | 'site', segments: readonly string[]): boolean {
+  if (api === 'console' && segments[0] === 'clusters' && segments.length >= 3 && (segments[2] === 'console' || segments[2] === 'site')) {
+    return operatorRead(segments[2], segments.slice(3));
+  }
+  return OPERATOR_READS[api].includes(segments[0]?.toLowerCase() ?? '');
 }
 
 function localView(deps: HttpDeps): ClusterView {

@@ -56,6 +56,11 @@ export class ConsoleCodes {
     return 'ok';
   }
 
+  /** Forgets every code: they stood for a console token that is no longer the node's. */
+  clear(): void {
+    this.issued.length = 0;
+  }
+
   /** Codes kept now (waiting or spent, not expired). */
   get size(): number {
     this.prune();

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { consoleSessionRequestSchema, type ConsoleCode, type ConsoleModelList, type ConsoleSession } from '../contract';
 import type { HttpDeps } from './deps';
-import { requireToken } from './auth';
+import { authThrottle, requireToken } from './auth';
+import { clientKey } from './auth-throttle';
 import { CONSOLE_CODE_TTL_MS } from './console-codes';
 import { parseBody } from './errors';
 import { RouterError } from '../serve';
@@ -10,10 +11,15 @@ import { sourcedCatalog } from '../cluster/catalog-sources';
 /** The console API the UI calls (`/router/v1/console/*`), behind the console token. */
 export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   // The one console route without the token: a one-time code (the link `routerdesk serve` opens) for the token.
-  // A wrong, expired or spent code is a 401 like a wrong token; a body beyond a few KiB is refused unread (413).
+  // A wrong, expired or spent code is a 401 like a wrong token, and a code never issued counts as a wrong token in the
+  // per-address throttle (a spent one sent again is no guess); a body beyond a few KiB is refused unread (413).
   app.post('/router/v1/console/session', { bodyLimit: 4096 }, async (request): Promise<ConsoleSession> => {
+    const client = clientKey(request.ip);
+    const wait = authThrottle.retryAfter(client);
+    if (wait > 0) throw new RouterError(429, 'too_many_failed_tokens', `too many wrong tokens or codes from this address: try again in ${wait} s`, 'rate_limit_error', null, { retry_after: String(wait) });
     const { code } = parseBody(consoleSessionRequestSchema, request.body);
     const outcome = deps.consoleCodes.redeem(code);
+    if (outcome === 'unknown') authThrottle.fail(client, code);
     if (outcome === 'used') throw new RouterError(401, 'console_code_used', 'this one-time console code was already exchanged: open a new link from `routerdesk serve` (or press Enter in its terminal)', 'authentication_error');
     if (outcome !== 'ok') throw new RouterError(401, 'invalid_console_code', 'unknown or expired one-time console code: open a new link from `routerdesk serve` (or press Enter in its terminal)', 'authentication_error');
     request.log.info('console session opened with a one-time code');

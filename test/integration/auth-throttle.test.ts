@@ -46,3 +46,66 @@ describe('issue #26 item 11: console tokens and failed token checks', () => {
     expect((await fetch(`${node.url}/health`)).status).toBe(200);
   });
 });
+
+// Client API keys are a token check like the others: repeated different wrong keys from one address are slowed the
+// same way, answered in the API's own shape (OpenAI on /v1, Ollama on /api).
+const API_KEY = 'throttle-client-key-0123456789';
+
+describe('issue #26 item 11: wrong client API keys are throttled per address', () => {
+  let node: TestNode;
+
+  beforeAll(async () => {
+    node = await startNode({ models: {}, config: { server: { api_keys: [API_KEY] } } });
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it('after 10 different wrong API keys, /v1 and /api answer 429 with Retry-After, even to the right key; the same wrong key again is no new guess', async () => {
+    const get = (path: string, key: string) => fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await get('/v1/models', API_KEY)).status).toBe(200);
+    // A client with one stale key keeps getting 401 and blocks no one.
+    for (let i = 0; i < 12; i++) expect((await get('/v1/models', 'stale-client-key-0123456789')).status).toBe(401);
+    expect((await get('/v1/models', API_KEY)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await get('/v1/models', `wrong-key-${i}-0123456789`)).status).toBe(401);
+    for (let i = 5; i < 9; i++) expect((await get('/api/tags', `wrong-key-${i}-0123456789`)).status).toBe(401);
+    const openai = await get('/v1/models', API_KEY);
+    expect(openai.status).toBe(429);
+    expect(Number(openai.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await openai.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'too_many_failed_tokens', type: 'rate_limit_error' });
+    const ollama = await get('/api/tags', API_KEY);
+    expect(ollama.status).toBe(429);
+    expect(typeof ((await ollama.json()) as { error: unknown }).error).toBe('string');
+    // The console shares the count: a guesser does not move on to another token of the same node.
+    expect((await get('/router/v1/console/models', TEST_CONSOLE_TOKEN)).status).toBe(429);
+    expect((await fetch(`${node.url}/health`)).status).toBe(200);
+  });
+});
+
+// A one-time console code is exchanged for the console token: a wrong code is a failed token check like any other.
+describe('issue #26 items 7 and 11: wrong one-time console codes are throttled per address', () => {
+  let node: TestNode;
+
+  beforeAll(async () => {
+    node = await startNode({ models: {} });
+  });
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it('after 10 different wrong codes, the exchange and the console answer 429 with Retry-After, even to a good code', async () => {
+    const exchange = (code: string) => fetch(`${node.url}/router/v1/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const issue = async () => ((await (await fetch(`${node.url}/router/v1/console/codes`, { method: 'POST', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).json()) as { code: string }).code;
+    const spent = await issue();
+    expect((await exchange(spent)).status).toBe(200);
+    // A spent code sent again is a replay, not a guess: 401 console_code_used, and it blocks no one.
+    for (let i = 0; i < 12; i++) expect((await exchange(spent)).status).toBe(401);
+    const good = await issue();
+    for (let i = 0; i < 10; i++) expect((await exchange(`guessed-code-${i}`)).status).toBe(401);
+    const refused = await exchange(good);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_failed_tokens');
+    expect((await fetch(`${node.url}/router/v1/console/models`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).status).toBe(429);
+  });
+});

@@ -74,6 +74,13 @@ describe('issue #26 item 3: the remote-cluster proxy needs the local operator ro
       expect(res.status, spelled).toBe(403);
       expect(JSON.parse(res.body).error.code).toBe('not_an_operator');
     }
+    // Through the remote's own proxy (its `local` cluster is itself, called with the stored token): still the
+    // remote's Settings, so still an operator's read, in any spelling of the nested path.
+    for (const nested of ['clusters/local/console/settings', 'clusters/local/console/clusters/local/console/settings', 'clusters%2Flocal%2Fconsole%2Fsettings', 'clusters/local/site/../console/settings', 'models/../clusters/./local/console//settings']) {
+      const res = await rawGet(`/router/v1/console/clusters/${id}/console/${nested}`, READ_ONLY);
+      expect(res.status, nested).toBe(403);
+      expect(JSON.parse(res.body).error.code).toBe('not_an_operator');
+    }
     // Encoded twice: sent on as that one segment, which the remote routes nowhere.
     expect((await rawGet(`/router/v1/console/clusters/${id}/console/%2573ettings`, READ_ONLY)).status).toBe(404);
     // A path that climbs out of the API it names is refused outright.

@@ -70,6 +70,15 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
     await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = fifoDir), /pipe\.yaml is not a regular file/);
   });
 
+  it('issue #26 item 2: an API keys file that is no regular file (a FIFO, a device) is a 400 at config.server.api_keys_file, and the node never stops answering', async () => {
+    // Reading a FIFO with no writer blocks the reader; reading /dev/zero never ends: the check must not read either.
+    const fifo = join(node.dir, 'keys.fifo');
+    execFileSync('mkfifo', [fifo]);
+    own(fifo);
+    await expectRefusedAt('config.server.api_keys_file', (c) => (c.server.api_keys_file = fifo), /keys\.fifo is not a regular file/);
+    await expectRefusedAt('config.server.api_keys_file', (c) => (c.server.api_keys_file = '/dev/zero'), /\/dev\/zero is not a regular file/);
+  });
+
   it.runIf(AS_USER || process.getuid?.() !== 0)('issue #26 item 2: an unreadable folder or file is a 400 at its field', async () => {
     const locked = join(node.dir, 'locked-models');
     mkdirSync(locked);

@@ -162,6 +162,26 @@ describe('the bad-input corpus', () => {
     expect(inputs.find((i) => i.name === 'recipe-at-a-slave-absolute-target')).toMatchObject({ node: 'slave', method: 'PUT', target: 'http://127.0.0.1:2/router/v1/site/recipes/r' });
   });
 
+  it('issue #26 item 4: forged pushes to a slave — a foreign epoch (4xx), the master\'s node ID with a far-future epoch and a lease the master does not hold (ignored)', () => {
+    const byName = (n: string) => inputs.find((i) => i.name === n)!;
+    for (const [name, path] of [['guardians-push-foreign-epoch', '/router/v1/node/guardians'], ['links-push-foreign-epoch', '/router/v1/node/links']]) {
+      expect(byName(name)).toMatchObject({ node: 'slave', method: 'POST', path });
+      expect(byName(name).ignored).toBeUndefined();
+      expect(JSON.parse(String(byName(name).body)).epoch).toBe('intruder:1');
+    }
+    for (const [name, path] of [['guardians-push-forged-master-epoch', '/router/v1/node/guardians'], ['links-push-forged-master-epoch', '/router/v1/node/links'], ['lease-push-not-held', '/router/v1/node/offload/lease']]) {
+      expect(byName(name)).toMatchObject({ node: 'slave', method: 'POST', path, ignored: true });
+    }
+    expect(JSON.parse(String(byName('guardians-push-forged-master-epoch').body))).toMatchObject({ epoch: 'master:9999999999999', settings: [{ scope: 'cluster', guardian_url: 'http://127.0.0.1:1' }] });
+  });
+
+  it('a forged push is judged clear only when answered 2xx and marked stale or ignored', () => {
+    expect(judge('f', 200, JSON.stringify({ applied: 3, stale: true }), true)).toEqual({ name: 'f', status: 200, code: 'ignored', clear: true });
+    expect(judge('g', 200, JSON.stringify({ applied: true, ignored: true }), true)).toMatchObject({ clear: true });
+    expect(judge('h', 200, JSON.stringify({ applied: 3, stale: false }), true)).toMatchObject({ clear: false, code: null });
+    expect(judge('i', 403, JSON.stringify({ error: { message: 'no', code: 'not_my_master' } }), true)).toMatchObject({ clear: false });
+  });
+
   it('only a 4xx with a JSON error message is clear', () => {
     expect(judge('a', 400, JSON.stringify({ error: { message: 'bad', code: 'invalid_request' } }))).toEqual({ name: 'a', status: 400, code: 'invalid_request', clear: true });
     expect(judge('b', 400, 'bad')).toMatchObject({ clear: false, code: null });

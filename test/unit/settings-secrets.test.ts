@@ -39,6 +39,9 @@ describe('issue #26 item 8: a masked secret stays with its destination', () => {
     expect(refusal(addSlave)).toMatchObject({ path: 'cluster.token', message: expect.stringMatching(/evil\.example.*give the secret again for the new destination/) });
     const toSlave = { ...v, cluster: { ...v.cluster, role: 'slave', slave_urls: [], master_url: 'http://other-master:8080', public_url: 'http://me:8080' } };
     expect(refusal(toSlave).path).toBe('cluster.token');
+    // The master's own public URL is where slaves reach its guardian with the token.
+    const moved = { ...v, cluster: { ...v.cluster, public_url: 'http://evil.example:8080' } };
+    expect(refusal(moved)).toMatchObject({ path: 'cluster.token', message: expect.stringMatching(/evil\.example/) });
     // A removed slave gets nothing new; the same URL spelt with a trailing slash is the same destination.
     const fewer = { ...v, cluster: { ...v.cluster, slave_urls: ['http://10.0.0.3:8080/'] } };
     expect((unmaskSecrets(fewer, STORED).cluster as Json).token).toBe('stored-cluster-token-0123456789');
@@ -50,7 +53,7 @@ describe('issue #26 item 8: a masked secret stays with its destination', () => {
   it('issue #26 item 8: a masked Redis password is refused for another host or port, kept for the same server', () => {
     const v = shown();
     expect(v.redis.url).toBe(`redis://app:${SETTINGS_MASK}@db-a:6379/0`);
-    for (const url of [`redis://app:${SETTINGS_MASK}@db-b:6379/0`, `redis://app:${SETTINGS_MASK}@db-a:6380/0`, `rediss://app:${SETTINGS_MASK}@db-a:6379/0`]) {
+    for (const url of [`redis://app:${SETTINGS_MASK}@db-b:6379/0`, `redis://app:${SETTINGS_MASK}@db-a:6380/0`, `rediss://app:${SETTINGS_MASK}@db-a:6379/0`, `redis://app:${SETTINGS_MASK}@db-a:6379/0?path=/tmp/trap.sock`, `redis://app:${SETTINGS_MASK}@db-a:6379/0?port=1`]) {
       expect(refusal({ ...v, redis: { url } }), url).toMatchObject({ path: 'redis.url', message: expect.stringMatching(/give the secret again for the new destination/) });
     }
     // The mask stands for the password only, never moved into the user name or host.
