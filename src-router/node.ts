@@ -323,7 +323,11 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
 
     await membership?.start();
     if (role === 'slave') {
-      registrar = new Registrar({ masterUrl: config.cluster.master_url!, syncIntervalMs: config.cluster.sync_interval, client, snapshot: snapshotNow, log: app.log });
+      registrar = new Registrar({
+        masterUrl: config.cluster.master_url!, syncIntervalMs: config.cluster.sync_interval, client, snapshot: snapshotNow, log: app.log,
+        onMasterLost: () => lendingWiring?.lending.masterLost(),
+        onMasterBack: () => lendingWiring?.lending.masterBack(),
+      });
       registrar.start();
       // Links and guardian settings come from the configured master only: read at start, every sync interval and on
       // each push (which only nudges).

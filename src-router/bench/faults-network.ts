@@ -50,6 +50,14 @@ interface NetFault {
 
 const span = (o: BenchOptions, quickMs: number, fullMs: number) => (o.quick ? quickMs : fullMs);
 
+/** Drops every packet between two hosts for `ms`, then lets them through again; resolves with `ms`. */
+async function cutFor(c: NetCluster, a: string, b: string, ms: number): Promise<number> {
+  await c.hosts.cut(a, b);
+  await sleep(ms);
+  await c.hosts.mend(a, b);
+  return ms;
+}
+
 const launchOn = (hosts: NetHosts, host: string): Launch => (command, args, options) => hosts.spawn(host, command, args, options);
 
 export const NET_FAULTS: NetFault[] = [
@@ -57,10 +65,7 @@ export const NET_FAULTS: NetFault[] = [
     name: 'net-master-helper-cut',
     isolatesHelper: false,
     async apply(c) {
-      const ms = span(c.o, 9_000, 20_000);
-      await c.hosts.cut('master', 'helper');
-      await sleep(ms);
-      await c.hosts.mend('master', 'helper');
+      const ms = await cutFor(c, 'master', 'helper', span(c.o, 9_000, 20_000));
       return `packets between master and helper dropped both ways for ${ms / 1000} s (master's request time-out ${MASTER_REQUEST_TIMEOUT}); owner ↔ helper and owner ↔ master up`;
     },
   },
@@ -68,10 +73,7 @@ export const NET_FAULTS: NetFault[] = [
     name: 'net-owner-master-cut',
     isolatesHelper: false,
     async apply(c) {
-      const ms = span(c.o, 6_000, 12_000);
-      await c.hosts.cut('owner', 'master');
-      await sleep(ms);
-      await c.hosts.mend('owner', 'master');
+      const ms = await cutFor(c, 'owner', 'master', span(c.o, 6_000, 12_000));
       return `packets between owner and master dropped both ways for ${ms / 1000} s mid-burst`;
     },
   },

@@ -11,7 +11,17 @@ export class Registrar {
   masterId: string | null = null;
 
   constructor(
-    private readonly opts: { masterUrl: string; syncIntervalMs: number; client: NodeClient; snapshot(): NodeSnapshot; log: FastifyBaseLogger },
+    private readonly opts: {
+      masterUrl: string;
+      syncIntervalMs: number;
+      client: NodeClient;
+      snapshot(): NodeSnapshot;
+      log: FastifyBaseLogger;
+      /** A registration failed after one had succeeded: the master is out of reach from here. */
+      onMasterLost?(): void;
+      /** A registration succeeded after a failure (or the first time). */
+      onMasterBack?(): void;
+    },
   ) {}
 
   start(): void {
@@ -51,6 +61,7 @@ export class Registrar {
       const answer = await this.opts.client.register(normalizeUrl(this.opts.masterUrl), this.opts.snapshot());
       this.masterId = answer.masterId;
       if (!this.registered || this.lastError) this.opts.log.info(`registered with master ${this.opts.masterUrl}`);
+      if (!this.registered) this.opts.onMasterBack?.();
       this.registered = true;
       this.lastError = null;
       return true;
@@ -59,6 +70,7 @@ export class Registrar {
       // Logged once per distinct error, so an unreachable master does not flood the log every interval.
       if (message !== this.lastError) this.opts.log.warn(`registration with master failed: ${message}`);
       this.lastError = message;
+      if (this.registered) this.opts.onMasterLost?.();
       this.registered = false;
       return false;
     }

@@ -85,6 +85,23 @@ export class LendingNode implements LendingGate {
     });
   }
 
+  /** Aborted while the master is out of reach: relays in flight end as unknown, and new ones end at once. */
+  private masterGone = new AbortController();
+
+  /**
+   * The master stopped answering this node (its registrations fail): lent requests waiting on their relay stop
+   * waiting, and each is resolved at its helper directly, as a relay that broke is — not after the relay's time-out.
+   * Until the master answers again, a relay ends at once the same way (its lease runs out meanwhile).
+   */
+  masterLost(): void {
+    if (!this.masterGone.signal.aborted) this.masterGone.abort(new Error('the master stopped answering this node'));
+  }
+
+  /** The master answers this node again. */
+  masterBack(): void {
+    if (this.masterGone.signal.aborted) this.masterGone = new AbortController();
+  }
+
   setMaster(master: MasterPort): void {
     this.master = master;
   }
@@ -197,8 +214,12 @@ export class LendingNode implements LendingGate {
       // A real AbortSignal only now, for the relay: a request that is never lent makes none (issue #14).
       const signal = client.signal;
       const unlisten = client.onAbort(() => void this.master!.cancel(item.id).catch(() => {}));
+      const gone = this.masterGone.signal;
       try {
-        answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, signal);
+        answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, AbortSignal.any([signal, gone]));
+      } catch (err) {
+        if (client.aborted || !gone.aborted) throw err;
+        answer = { kind: 'unknown', message: (gone.reason as Error).message };
       } finally {
         clearTimeout(timer);
         unlisten();

@@ -42,30 +42,42 @@ describe('issue #25: custody when the link between master and helper drops witho
     return (JSON.parse(text) as { entries: { head: string; started: boolean }[] }).entries;
   };
 
-  it('every client is answered once and no prompt runs twice', async () => {
-    let cut = false;
-    let cutting: Promise<void> | undefined;
+  /**
+   * Sends N prompts marked `prefix-i` to the owner; once the helper's router runs a lent one, `fault` runs (once).
+   * Resolves when the fault is in place, with the clients' answers still to come.
+   */
+  async function burstWithFault(prefix: string, fault: () => Promise<unknown>) {
+    let hit: Promise<unknown> | undefined;
     const w = watchHeld(c, 'helper', (v) => {
-      if (cut || !v.models.find((m) => m.model === 'b')?.active.some((i) => i.borrowed)) return;
-      cut = true;
-      cutting = hosts.cut('master', 'helper');
+      if (!hit && v.models.find((m) => m.model === 'b')?.active.some((i) => i.borrowed)) hit = fault();
     }, 20);
     const answers = Promise.all(
-      Array.from({ length: N }, (_, i) => c.chat('owner', 'model-a', { extra: { sim_token_time: JOB_TOKEN_MS, messages: [{ role: 'user', content: `net-marker-${i}` }] } })),
+      Array.from({ length: N }, (_, i) => c.chat('owner', 'model-a', { extra: { sim_token_time: JOB_TOKEN_MS, messages: [{ role: 'user', content: `${prefix}-${i}` }] } })),
     );
-    await eventually(() => cut, { timeoutMs: 30_000, what: 'a lent request running at the helper' });
+    await eventually(() => hit !== undefined, { timeoutMs: 30_000, what: 'a lent request running at the helper' });
     await w.stop();
-    await cutting;
+    await hit;
+    return answers;
+  }
+
+  /** How many engines started each prompt `prefix-i`. */
+  async function runsOf(prefix: string): Promise<number[]> {
+    const seen = [...(await engineSeen('owner')), ...(await engineSeen('helper'))];
+    return Array.from({ length: N }, (_, i) => seen.filter((e) => e.started && e.head.includes(`${prefix}-${i}`)).length);
+  }
+
+  /** lent_fate rows written since `before` (a set of `node/id` keys taken earlier). */
+  const fateKeys = async () => new Set((await c.decisions({ kind: 'dispatch', event: 'lent_fate' })).map((r) => `${r.nodeId}/${r.id}`));
+  const fatesSince = async (before: Set<string>) => (await c.decisions({ kind: 'dispatch', event: 'lent_fate' })).filter((r) => !before.has(`${r.nodeId}/${r.id}`));
+
+  it('every client is answered once and no prompt runs twice', async () => {
+    const answers = await burstWithFault('net-marker', () => hosts.cut('master', 'helper'));
     // Down for longer than the master's request time-out (5 s) and a job, then up again.
     await new Promise((r) => setTimeout(r, 9_000));
     await hosts.mend('master', 'helper');
     const done = await answers;
     expect(done.map((a) => a.status)).toEqual(Array(N).fill(200));
-    const [owner, helper] = await Promise.all([engineSeen('owner'), engineSeen('helper')]);
-    for (let i = 0; i < N; i++) {
-      const ran = [...owner, ...helper].filter((e) => e.started && e.head.includes(`net-marker-${i}`));
-      expect(ran, `net-marker-${i}`).toHaveLength(1);
-    }
+    expect(await runsOf('net-marker')).toEqual(Array(N).fill(1));
     // The helper's lent work was resolved at the helper, never refused for the owner to run again.
     const rows = await c.decisions({ kind: 'dispatch' });
     expect(rows.filter((r) => r.event === 'relay_refused' && r.reason === 'helper_unreachable')).toEqual([]);
@@ -73,26 +85,33 @@ describe('issue #25: custody when the link between master and helper drops witho
     expect(rows.some((r) => r.event === 'lent_fate' && (r.reason === 'answered' || r.reason === 'withdrawn'))).toBe(true);
   }, 120_000);
 
+  it('owner and master lose each other mid-burst: every client is answered while the link is still down, nothing runs twice', async () => {
+    const before = await fateKeys();
+    const answers = await burstWithFault('split-marker', () => hosts.cut('owner', 'master'));
+    try {
+      // The owner gives the master up (its registrations fail) and resolves its lent requests at the helper itself:
+      // the clients do not wait for the link, nor for the relay's time-out.
+      const done = await answers;
+      expect(done.map((a) => a.status)).toEqual(Array(N).fill(200));
+    } finally {
+      await hosts.mend('owner', 'master');
+    }
+    expect(await runsOf('split-marker')).toEqual(Array(N).fill(1));
+    const fates = await eventually(async () => {
+      const rows = await fatesSince(before);
+      return rows.length > 0 && rows;
+    }, { what: 'the owner\'s resolutions gathered once the link is back', timeoutMs: 20_000 });
+    expect(fates.every((r) => r.nodeId === 'owner' && ['answered', 'withdrawn'].includes(r.reason ?? ''))).toBe(true);
+  }, 150_000);
+
   it('a helper neither master nor owner can reach loses its lent requests in bounded time; each runs twice at most, counted', async () => {
-    const before = new Set((await c.decisions({ kind: 'dispatch', event: 'lent_fate' })).map((r) => `${r.nodeId}/${r.id}`));
-    let cut = false;
-    let cutting: Promise<void> | undefined;
-    const w = watchHeld(c, 'helper', (v) => {
-      if (cut || !v.models.find((m) => m.model === 'b')?.active.some((i) => i.borrowed)) return;
-      cut = true;
-      cutting = Promise.all([hosts.cut('master', 'helper'), hosts.cut('owner', 'helper')]).then(() => {});
-    }, 20);
-    const answers = Promise.all(
-      Array.from({ length: N }, (_, i) => c.chat('owner', 'model-a', { extra: { sim_token_time: JOB_TOKEN_MS, messages: [{ role: 'user', content: `island-marker-${i}` }] } })),
-    );
-    await eventually(() => cut, { timeoutMs: 30_000, what: 'a lent request running at the helper' });
-    await w.stop();
-    await cutting;
+    const before = await fateKeys();
+    const answers = await burstWithFault('island-marker', () => Promise.all([hosts.cut('master', 'helper'), hosts.cut('owner', 'helper')]));
     // Every client is answered while the helper is still cut off: the master's health polls give it up, the owner
     // cannot reach it either, and runs its requests itself.
     const done = await answers;
     expect(done.map((a) => a.status)).toEqual(Array(N).fill(200));
-    const fresh = async () => (await c.decisions({ kind: 'dispatch', event: 'lent_fate' })).filter((r) => !before.has(`${r.nodeId}/${r.id}`));
+    const fresh = () => fatesSince(before);
     const takenBack = (await fresh()).filter((r) => r.reason === 'taken_back');
     expect(takenBack.length).toBeGreaterThan(0);
     expect(takenBack.every((r) => r.nodeId === 'owner' && r.helperNode === 'helper')).toBe(true);
@@ -105,8 +124,7 @@ describe('issue #25: custody when the link between master and helper drops witho
     }, { timeoutMs: 30_000, what: 'every helper told to drop what was taken back' });
     expect(new Set(told.map((r) => r.requestId))).toEqual(new Set(takenBack.map((r) => r.requestId)));
     // A prompt runs at two engines only if it was taken back and had started at the helper, and each such is counted.
-    const [owner, helper] = await Promise.all([engineSeen('owner'), engineSeen('helper')]);
-    const twice = Array.from({ length: N }, (_, i) => [...owner, ...helper].filter((e) => e.started && e.head.includes(`island-marker-${i}`)).length).filter((n) => n > 1);
+    const twice = (await runsOf('island-marker')).filter((n) => n > 1);
     expect(twice.every((n) => n === 2)).toBe(true);
     expect(twice.length).toBeLessThanOrEqual(told.filter((r) => r.reason === 'started_twice').length);
   }, 150_000);
