@@ -99,9 +99,11 @@ describe('issue #25: custody when the link between master and helper drops witho
     expect(await runsOf('split-marker')).toEqual(Array(N).fill(1));
     const fates = await eventually(async () => {
       const rows = await fatesSince(before);
-      return rows.length > 0 && rows;
+      return rows.some((r) => r.nodeId === 'owner') && rows;
     }, { what: 'the owner\'s resolutions gathered once the link is back', timeoutMs: 20_000 });
-    expect(fates.every((r) => r.nodeId === 'owner' && ['answered', 'withdrawn'].includes(r.reason ?? ''))).toBe(true);
+    // Resolved at the helper, by the owner (and by the master, for its own forwards that outlived its time-out).
+    expect(fates.map((r) => `${r.nodeId}:${r.reason}`).filter((f) => !/^(owner|master):(answered|withdrawn)$/.test(f))).toEqual([]);
+    expect(fates.some((r) => r.nodeId === 'owner')).toBe(true);
   }, 150_000);
 
   it('a helper neither master nor owner can reach loses its lent requests in bounded time; each runs twice at most, counted', async () => {
