@@ -19,9 +19,10 @@ export type GuardianRoutedReason = 'detected' | 'engine_refused';
  * resolved at the helper before anyone ran it again: `withdrawn` (it never starts there: the owner runs it),
  * `answered` (its answer was fetched from the helper), `failed` (it failed there: the owner runs it), `helper_gone`
  * (the helper's port refuses the owner's connections too: its work is gone with it, the owner runs it), `unresolved`
- * (the master could not ask the helper, or only the master is refused: the owner asks it itself), `taken_back` (neither could: the owner runs it, and tells the helper to drop it
- * once it answers again), `lost` (the helper said it started it but its answer cannot be had: a clear error, not run
- * again). After a take-back, the helper's word: `dropped` (it never started there) or `started_twice` (it ran there too).
+ * (the master could not ask the helper, or only the master is refused: the owner asks it itself), `taken_back`
+ * (neither could: the owner runs it, and tells the helper to drop it once it answers again), `lost` (the helper started
+ * it but no longer knows it, or its answer did not come in time: a clear error, not run again). After a take-back, the
+ * helper's word: `dropped` (it never started there) or `started_twice` (it ran there too).
  */
 export type LentFateReason = 'withdrawn' | 'answered' | 'failed' | 'helper_gone' | 'unresolved' | 'taken_back' | 'lost' | 'dropped' | 'started_twice';
 /** Why an owner dropped its lease. */

@@ -246,7 +246,7 @@ export class LendingNode implements LendingGate {
         if (fate.kind === 'lost') {
           throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}; ${fate.why}); it was not run again`);
         }
-        this.owner.returned(localId, item, fate.kind === 'withdrawn' ? 'withdrawn' : 'helper_unreachable');
+        this.owner.returned(localId, item, fate.kind === 'withdrawn' ? 'withdrawn' : fate.kind === 'failed' ? 'forward_failed' : 'helper_unreachable');
         dispatch = await queue.requeue(item, client);
         continue;
       }
@@ -291,10 +291,11 @@ export class LendingNode implements LendingGate {
    * A lent request whose relay broke after it was sent (issue #9). Asked of the helper directly (a helper that is the
    * master is asked at the master's URL): `withdrawn` — it never runs there, so it runs here; `helper_gone` — its port
    * refuses this node's connections too, so it is gone with the request, which runs here; `started` — its answer is
-   * awaited from the helper, within
-   * the request time-out; anything else is `lost` (a clear error, never a second run).
+   * awaited from the helper, within the longer of the request and stall time-outs (`failed` — it ended there without
+   * an answer — runs here); a helper that does not answer is `taken_back` (it runs here, and the helper is told to
+   * drop it); one that no longer knows it, or no answer in time, is `lost` (a clear error, never a second run).
    */
-  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' | 'helper_gone' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost' | 'taken_back'; why: string }> {
+  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' | 'helper_gone' | 'failed' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost' | 'taken_back'; why: string }> {
     const url = lease.helperUrl === null ? this.deps.config.cluster.master_url : lease.helperUrl;
     const peer = this.deps.peer;
     if (!url || !peer) return { kind: 'lost', why: 'the helper cannot be asked' };
@@ -321,7 +322,9 @@ export class LendingNode implements LendingGate {
         return unreachable(err, 'it had started there');
       }
       if (a.state === 'answered') return { kind: 'answered', status: a.status, body: a.body };
-      if (a.state !== 'running') return { kind: 'lost', why: a.state === 'failed' ? 'it failed at the helper' : 'the helper no longer knows it' };
+      // It ended there without an answer: no longer running anywhere, so it runs here, as the master resolves it.
+      if (a.state === 'failed') return { kind: 'failed' };
+      if (a.state !== 'running') return { kind: 'lost', why: 'the helper no longer knows it' };
     }
     return { kind: 'lost', why: 'no answer within the request time-out and the stall time-out' };
   }

@@ -36,7 +36,8 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
         if (res.status >= 500) return { kind: 'unknown', message: `master relay answered ${res.status}` };
         if (!res.ok) return { kind: 'refused', reason: 'forward_failed', message: `master relay answered ${res.status}` };
         const answer = peerRead(relayAnswerSchema).safeParse(json);
-        if (!answer.success) return { kind: 'refused', reason: 'forward_failed', message: 'master relay answered something that is not a relay answer' };
+        // A 200 that is not a relay answer came from something between (or a broken master) after the relay was sent.
+        if (!answer.success) return { kind: 'unknown', message: 'master relay answered 200 with something that is not a relay answer' };
         return withQueueMs(answer.data as RelayAnswer, res.headers.get(QUEUE_MS_HEADER));
       } catch (err) {
         if (signal.aborted) throw err;

@@ -94,6 +94,12 @@ describe('issue #25: the owner\'s relay through the master', () => {
     expect(await relay(url)).toMatchObject({ kind: 'unknown' });
   });
 
+  it('a 200 that is not a relay answer (something between answered): unknown, not a refusal the owner runs again', async () => {
+    const body = '<html>captive portal</html>';
+    const url = await helper((s) => s.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    expect(await relay(url)).toMatchObject({ kind: 'unknown' });
+  });
+
   it('the master refuses the relay before forwarding it (400): a refusal the owner runs', async () => {
     const body = '{"error":{"message":"requestId: required","type":"invalid_request_error","code":"invalid_request"}}';
     const url = await helper((s) => s.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
