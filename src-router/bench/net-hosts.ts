@@ -7,6 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { promisify } from 'node:util';
+import { ensureDebianTool, findOnPath } from './debian-tool';
 
 const run = promisify(execFile);
 
@@ -14,11 +15,12 @@ const run = promisify(execFile);
 export async function netnsSupport(): Promise<string | null> {
   if (process.platform !== 'linux') return 'network hosts need Linux network namespaces';
   if (process.getuid?.() !== 0) return 'network hosts need root (ip netns add): run as root';
-  for (const [tool, pkg] of [['ip', 'iproute2'], ['nsenter', 'util-linux']]) {
+  // Installed from Debian's packages when missing (as root), else the command to run.
+  for (const [tool, pkg] of [['ip', 'iproute2'], ['nsenter', 'util-linux'], ['tc', 'iproute2']]) {
     try {
-      await run(tool, ['-V']);
-    } catch {
-      return `network hosts need ${tool}: apt-get install -y ${pkg}`;
+      ensureDebianTool(tool, pkg, () => findOnPath(tool));
+    } catch (err) {
+      return `network hosts need ${tool}: ${(err as Error).message}`;
     }
   }
   return null;
