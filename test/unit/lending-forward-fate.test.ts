@@ -35,6 +35,10 @@ async function helper(onRequest: (socket: Socket) => void): Promise<string> {
   return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
 }
 
+/** A whole HTTP/1.1 answer as a raw helper writes it. */
+const raw = (status: string, type: string, body: string, headers: Record<string, string> = {}) =>
+  `HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}content-type: ${type}\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+
 const forward = (url: string, timeoutMs = 5_000) => forwardToHelper(url, 'token', req, new AbortController().signal, timeoutMs);
 
 describe('issue #25: the forward to a helper', () => {
@@ -62,25 +66,25 @@ describe('issue #25: the forward to a helper', () => {
 
   it('the helper already has the request (409 duplicate_request): unknown, resolved at the helper', async () => {
     const body = '{"error":{"message":"already here","type":"invalid_request_error","code":"duplicate_request"}}';
-    const url = await helper((s) => s.end(`HTTP/1.1 409 Conflict\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    const url = await helper((s) => s.end(raw('409 Conflict', 'application/json', body)));
     expect(await forward(url)).toMatchObject({ kind: 'unknown' });
   });
 
   it('a gateway between master and helper answers 504 on its own time-out (no x-routerdesk-node): unknown, the helper may still run it', async () => {
     const body = '<html><body>504 Gateway Time-out</body></html>';
-    const url = await helper((s) => s.end(`HTTP/1.1 504 Gateway Time-out\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    const url = await helper((s) => s.end(raw('504 Gateway Time-out', 'text/html', body)));
     expect(await forward(url)).toMatchObject({ kind: 'unknown' });
   });
 
   it('the helper\'s own error answer (it names its node): a refusal, forward_failed', async () => {
     const body = '{"error":{"message":"engine failed","type":"server_error","code":"engine_error"}}';
-    const url = await helper((s) => s.end(`HTTP/1.1 502 Bad Gateway\r\nx-routerdesk-node: h\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    const url = await helper((s) => s.end(raw('502 Bad Gateway', 'application/json', body, { 'x-routerdesk-node': 'h' })));
     expect(await forward(url)).toMatchObject({ kind: 'refused', reason: 'forward_failed' });
   });
 
   it('a whole answer: answered', async () => {
     const body = '{"id":"x"}';
-    const url = await helper((s) => s.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    const url = await helper((s) => s.end(raw('200 OK', 'application/json', body)));
     expect(await forward(url)).toEqual({ kind: 'answered', status: 200, body: { id: 'x' } });
   });
 });
@@ -90,19 +94,19 @@ describe('issue #25: the owner\'s relay through the master', () => {
 
   it('a gateway between owner and master answers 504 on its own time-out: unknown, resolved at the helper before the owner runs it', async () => {
     const body = '<html><body>504 Gateway Time-out</body></html>';
-    const url = await helper((s) => s.end(`HTTP/1.1 504 Gateway Time-out\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    const url = await helper((s) => s.end(raw('504 Gateway Time-out', 'text/html', body)));
     expect(await relay(url)).toMatchObject({ kind: 'unknown' });
   });
 
   it('a 200 that is not a relay answer (something between answered): unknown, not a refusal the owner runs again', async () => {
     const body = '<html>captive portal</html>';
-    const url = await helper((s) => s.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    const url = await helper((s) => s.end(raw('200 OK', 'text/html', body)));
     expect(await relay(url)).toMatchObject({ kind: 'unknown' });
   });
 
   it('the master refuses the relay before forwarding it (400): a refusal the owner runs', async () => {
     const body = '{"error":{"message":"requestId: required","type":"invalid_request_error","code":"invalid_request"}}';
-    const url = await helper((s) => s.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`));
+    const url = await helper((s) => s.end(raw('400 Bad Request', 'application/json', body)));
     expect(await relay(url)).toMatchObject({ kind: 'refused', reason: 'forward_failed' });
   });
 });
