@@ -12,7 +12,7 @@ export interface DesktopConfig {
 }
 
 /**
- * Issue #13: the desktop app's first launch. With no `--config` and no `ROUTERDESK_CONFIG`, the app writes a default
+ * The desktop app's first launch. With no `--config` and no `ROUTERDESK_CONFIG`, the app writes a default
  * node config into its user-data folder (standalone, embedded keyspace, the store and a models folder beside it) and
  * starts on it. A config the operator named must exist: a clear error, never a default written elsewhere.
  */

@@ -1,5 +1,5 @@
 /**
- * Electron's security checklist for everything the main process does not show on purpose (issue #13): every
+ * Electron's security checklist for everything the main process does not show on purpose: every
  * permission request is denied, and any web contents — the window's or another that appears — opens no new windows
  * (links go to the system browser), navigates nowhere and attaches no webviews. Electron-like interfaces keep it
  * unit-testable without the Electron binary.

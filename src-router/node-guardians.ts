@@ -19,7 +19,7 @@ export interface GuardianWiringDeps {
 }
 
 /**
- * Guardian settings on this node (GUARD-1, issue #10): the store, the master's pushes to its slaves (LEASE-1, with
+ * Guardian settings on this node (GUARD-1): the store, the master's pushes to its slaves (LEASE-1, with
  * each guardian's node URL), a slave's application of them, and the `GuardianDirectory` the request path asks. On a
  * master or standalone node the directory reads the store, membership URLs and catalog public IDs; on a slave, the
  * settings it read from its master, each guardian's URL taken from the master's member list by node ID.

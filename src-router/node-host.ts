@@ -17,8 +17,8 @@ export interface NodeHostOptions extends Omit<NodeOptions, 'configFile' | 'setti
 }
 
 /**
- * Runs the router node of one config file and restarts it in-process when the Settings screen wrote a new config
- * (issue #13). The console token stays the same across restarts (a generated one too), and a port of 0 keeps the
+ * Runs the router node of one config file and restarts it in-process when the Settings screen wrote a new config.
+ * The console token stays the same across restarts (a generated one too), and a port of 0 keeps the
  * port the node had, so the console that asked for the restart finds the node again. Before a config is written the
  * Settings route asks `bootIssues` what would stop it; a config that still cannot start is reported, the file before it
  * is put back from `<file>.bak`, and the node comes back on that config, on the same port.

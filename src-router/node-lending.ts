@@ -30,7 +30,7 @@ export interface LendingWiringDeps {
   membership?: Membership;
 }
 
-/** Lending on this node (issue #4): queues, owner and helper sides; on the master also the decider, the relay and link pushes. */
+/** Lending on this node: queues, owner and helper sides; on the master also the decider, the relay and link pushes. */
 export function createLendingWiring(d: LendingWiringDeps) {
   const { config } = d;
   const c = config.cluster;

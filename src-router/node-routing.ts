@@ -24,7 +24,7 @@ export interface RoutingWiringDeps {
 }
 
 /**
- * The live routing module around the request path (issue #5): strategy picks among replicas and static endpoints,
+ * The live routing module around the request path: strategy picks among replicas and static endpoints,
  * the router's own in-flight counts per pod, scraped engine metrics per pod, routed-upstream turns (ROUTE-9).
  */
 export function createRoutingWiring(deps: RoutingWiringDeps) {

@@ -45,7 +45,7 @@ export interface NodeOptions {
   /** Folder of the built UI, served at `/`; default out/renderer of this project. */
   uiDir?: string;
   logLevel?: string;
-  /** The node config file the config was read from: its folder is never an asset source or target (issue #9). */
+  /** The node config file the config was read from: its folder is never an asset source or target. */
   configFile?: string;
   /** How remote clusters' tokens are sealed at rest (the desktop app: the OS keychain); default: as given, in an owner-only store. */
   tokenSealer?: TokenSealer;
@@ -53,7 +53,7 @@ export interface NodeOptions {
   consoleToken?: string;
   /** One-time codes for the console token (a host keeps one store across restarts); default: a store of this node's. */
   consoleCodes?: ConsoleCodes;
-  /** The Settings screen (issue #13): the config file it edits and how the node restarts on it (`NodeHost`). */
+  /** The Settings screen: the config file it edits and how the node restarts on it (`NodeHost`). */
   settings?: SettingsHost;
   /** Environment read for the write gates (ROUTE-8); default process.env. */
   env?: Record<string, string | undefined>;
@@ -85,7 +85,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const nodeId = config.cluster.node_id;
   const role = config.cluster.role;
   const startedAt = new Date();
-  // One process per store (issue #9): router.lock; analytics batched off the request path, pruned like the decision log.
+  // One process per store: router.lock; analytics batched off the request path, pruned like the decision log.
   const { db, lock: storeLock } = openLockedStore(config.cluster.store_dir);
   // What a start that fails half-way has taken is given back (store lock, ports, engines, timers, connections), so
   // the caller can start again on the same store and port.
@@ -152,7 +152,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         maxRestarts: config.backend.max_restarts,
         restartCooldownMs: config.backend.restart_cooldown,
         engineNice: config.backend.engine_nice,
-        // Issue #9: ready engines are health-checked; engines' PIDs are recorded in the store (leftovers stopped at start-up).
+        // Ready engines are health-checked; engines' PIDs are recorded in the store (leftovers stopped at start-up).
         healthIntervalMs: config.backend.health_interval,
         healthTimeoutMs: config.backend.health_timeout,
         storeDir: config.cluster.store_dir,

@@ -1,12 +1,12 @@
 /**
- * What ends one call to an engine, a node or a static-route endpoint (issue #14): the client leaving (its signal), a
+ * What ends one call to an engine, a node or a static-route endpoint: the client leaving (its signal), a
  * deadline, or an explicit cancel. One object per call instead of three AbortSignals and their listeners — each
  * AbortSignal with a listener costs more than the rest of a proxied request's bookkeeping.
  */
 export type EndReason = 'client' | 'timeout' | 'cancelled';
 
 /**
- * That the client of a request went away (issue #14): cheap to ask and to listen to. A real AbortSignal is made only
+ * That the client of a request went away: cheap to ask and to listen to. A real AbortSignal is made only
  * where something needs one (a wait in a router queue or for a lane): on the proxy path none is.
  */
 export interface ClientGone {
@@ -108,7 +108,7 @@ export class CallEnd {
 
   /**
    * The call is over: the deadline and the client's listener go, and a later end — a cancel too — changes nothing (a
-   * stream's end at its client after its relay ended leaves the engine's answer to end, issue #14).
+   * stream's end at its client after its relay ended leaves the engine's answer to end).
    */
   clear(): void {
     this.over = true;

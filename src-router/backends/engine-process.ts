@@ -8,10 +8,10 @@ import { engineEnv } from './engine-env';
 import { groupAlive, signalGroup, waitUntil } from './engine-records';
 import { LogRing } from './log-ring';
 
-/** Engines run in their own process group (POSIX), so stopping one stops whatever it started (issue #9). */
+/** Engines run in their own process group (POSIX), so stopping one stops whatever it started. */
 export const ENGINE_OWN_GROUP = process.platform !== 'win32';
 
-/** Consecutive failed health checks after which a ready engine counts as hung (issue #9). */
+/** Consecutive failed health checks after which a ready engine counts as hung. */
 export const HUNG_AFTER_MISSES = 2;
 
 /** Why a hung engine was killed; `serve/upstream` answers requests in it with 502 `engine_hung`. */
@@ -54,7 +54,7 @@ export class EngineProcess extends EventEmitter {
   readonly logs = new LogRing();
   lastError: string | null = null;
   exitCode: number | null = null;
-  /** Set when the engine was killed for not answering its health checks (issue #9). */
+  /** Set when the engine was killed for not answering its health checks. */
   hung = false;
   private child?: ChildProcess;
   private exited?: Promise<void>;
@@ -160,7 +160,7 @@ export class EngineProcess extends EventEmitter {
   }
 
   /**
-   * Issue #9: health checks while ready, one at a time (the next is scheduled when the last has ended), only while
+   * Health checks while ready, one at a time (the next is scheduled when the last has ended), only while
    * the state is `ready`: a stop, an exit or a hang ends them, so a check never overlaps a transition.
    */
   private watchHealth() {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { basename, dirname, join } from 'node:path';
 
 /**
- * Issue #9: the engines a node started, recorded in `<store_dir>/engines.json`, so that the next start of a node on
+ * The engines a node started, recorded in `<store_dir>/engines.json`, so that the next start of a node on
  * the same store can stop the ones a previous run left behind (an external engine outlives a `kill -9` of its node).
  * A record names the process by PID, command line and start time, and its owner (the node process) the same way:
  * a PID that was reused by an unrelated process, or an engine whose node still runs, is never touched.

@@ -1,5 +1,5 @@
 /**
- * The request path's one HTTP client for JSON calls to engines, other nodes and static-route endpoints (issue #14):
+ * The request path's one HTTP client for JSON calls to engines, other nodes and static-route endpoints:
  * undici's dispatcher with a handler of callbacks — no `ClientRequest`, no `IncomingMessage` stream, no web streams —
  * over keep-alive connections, one write per request, the answer's body handed over as it arrives. What ends a call is
  * one `CallEnd` (client, deadline, cancel), not AbortSignals. Uploads (multipart transcriptions) keep `fetch`: they are
@@ -75,7 +75,7 @@ export const DRAIN_MS = 1_000;
 type Waiter = { resolve: (r: IteratorResult<Uint8Array>) => void; reject: (err: Error) => void };
 
 /**
- * An answer's body as an async iterator fed by the handler's data callbacks (issue #14). What one read of the socket
+ * An answer's body as an async iterator fed by the handler's data callbacks. What one read of the socket
  * brought is handed over as one piece: the parser calls back per HTTP chunk (an engine writes one per SSE event), and
  * a relay that took them one by one paid an async step and a client write for each. A reader that falls behind pauses
  * the connection (backpressure); one that stops early (`return`, a `break`) aborts the answer. A body that ends before

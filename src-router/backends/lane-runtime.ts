@@ -78,7 +78,7 @@ export class LaneRuntime {
   private lastFinishAt: number | null = null;
   /** The last time a job here was cancelled before its answer ended. */
   private lastCancelAt: number | null = null;
-  /** A model whose engine was killed as hung (issue #9): restarted once its in-flight requests have failed. */
+  /** A model whose engine was killed as hung: restarted once its in-flight requests have failed. */
   private restartPending: string | null = null;
   /** The last successful load per model: when it ended and how long it took (Ollama's load_duration). */
   private readonly lastLoads = new Map<string, { at: number; durationMs: number }>();
@@ -137,8 +137,7 @@ export class LaneRuntime {
 
   /**
    * Waits for the runtime with `localId` loaded. `client` gone while waiting: rejected (499), its place given up. A
-   * `ClientGone`, not an AbortSignal: no AbortController per request, and its listener goes once the wait is over
-   * (issue #14).
+   * `ClientGone`, not an AbortSignal: no AbortController per request, and its listener goes once the wait is over.
    */
   acquire(localId: string, client?: ClientGone): Promise<EngineLease> {
     return new Promise((resolve, reject) => {
@@ -216,7 +215,7 @@ export class LaneRuntime {
       this.startLoad(head.localId);
       return;
     }
-    // Nobody waits: a hung engine's model is restarted now rather than on its next request (issue #9), unless it
+    // Nobody waits: a hung engine's model is restarted now rather than on its next request, unless it
     // is held after repeated failures (bounded restart).
     const again = this.restartPending;
     if (again && !this.stopped && !this.switching && this.inflight === 0) {

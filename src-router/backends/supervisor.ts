@@ -40,7 +40,7 @@ export interface SupervisorOptions {
   healthTimeoutMs?: number;
   /**
    * The node's store folder: the engines' PIDs are recorded in `engines.json` there, and engines a previous run on
-   * the same store left running are stopped before any engine starts (issue #9). Absent: nothing is recorded.
+   * the same store left running are stopped before any engine starts. Absent: nothing is recorded.
    */
   storeDir?: string;
   log?: EngineRecordsLog;
@@ -51,7 +51,7 @@ export interface SupervisorOptions {
 /**
  * Supervises the engine processes of one node: one runtime per lane, lazy start, switch, crash detection, bounded
  * restart, health checks of ready engines (a hung one is killed and restarted), and PID records of the engines it
- * runs so that the next start on the same store stops those a killed node left behind (issue #9).
+ * runs so that the next start on the same store stops those a killed node left behind.
  */
 export class Supervisor {
   private readonly models = new Map<string, SupervisedModel & { adapter: EngineAdapter }>();

@@ -1,7 +1,7 @@
 /**
- * The bench's Node reference for issue #14: what Node itself reaches on this machine as a proxy. A bare fastify route
+ * The bench's Node reference: what Node itself reaches on this machine as a proxy. A bare fastify route
  * that parses the JSON body and forwards it with an undici `Pool`, answering the upstream's bytes (a stream piped as it
- * arrives) — the issue's own yardstick ("leaves room for routing, metrics and ID rewriting, not for waste").
+ * arrives) — the yardstick ("leaves room for routing, metrics and ID rewriting, not for waste").
  * proxy-overhead measures it beside nginx and the router in the same run (wrk's table; a long stream's CPU per chunk),
  * so the router's cost over what Node costs anyway is a ratio too.
  * `routerdesk bare-proxy --upstream URL [--host H] [--port N]` (`cli/bare-proxy-command.ts`).

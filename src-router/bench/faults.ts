@@ -1,5 +1,5 @@
 /**
- * faults: the fault-injection suite (issue #9). Each scenario runs against real `routerdesk node` processes (and,
+ * faults: the fault-injection suite. Each scenario runs against real `routerdesk node` processes (and,
  * for redis-restart, a real redis-server), injects its fault, and reports every client's answer: `sent`, `ok`,
  * `clear_error` (with `errors`, code → count), `lost`, `run_twice`, and the nodes' `rss_before_mb` /
  * `rss_after_mb`. The target of every row: 0 lost, 0 run twice (the network rows: a run twice only where no one could
@@ -14,7 +14,7 @@ import { engineFrozen, queueFlood, redisRestart, stalledReaders } from './faults
 import { formatNumber } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
 
-/** The issue's numbering. */
+/** The fault scenarios in the order the bench runs and reports them. */
 export const FAULT_SCENARIOS: { name: string; run(o: BenchOptions): Promise<FaultRow> }[] = [
   { name: 'queue-flood', run: queueFlood },
   { name: 'helper-killed', run: helperKilled },

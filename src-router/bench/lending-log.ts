@@ -1,5 +1,5 @@
 /**
- * lending-log (issue #15): the Lending tab's log at scale.
+ * lending-log: the Lending tab's log at scale.
  *   fold:   the fold the Lending tab runs (the renderer's `foldDecisions` is the contract's `foldDecisionRows`, kept so by
  *           test/unit/lending-console-parity.test.ts) over a 100,000-row log, newest first, against the 500 ms target;
  *           the tab then builds lines only for the page it shows.

@@ -1,8 +1,8 @@
 /**
- * nginx as the proxy to beat (issue #14): Debian's package, found on PATH or in the sbin folders; installed with
+ * nginx as the proxy to beat: Debian's package, found on PATH or in the sbin folders; installed with
  * apt-get when missing on a Debian machine as root, otherwise the bench fails with the command to run. One worker,
  * keep-alive to the upstream, no buffering, on a loopback port; its folder a temp dir of the scope. It also serves as
- * the reference upstream that answers at once (a fixed JSON body), as issue #14 measures the request path with wrk.
+ * the reference upstream that answers at once (a fixed JSON body) that wrk measures the request path against.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';

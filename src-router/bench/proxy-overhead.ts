@@ -1,13 +1,13 @@
 /**
- * proxy-overhead (issue #14): what the router adds to a request, beside nginx `proxy_pass` to the same upstream. One
+ * proxy-overhead: what the router adds to a request, beside nginx `proxy_pass` to the same upstream. One
  * sim engine (zero token and load time) is called directly, through nginx, and through a real router node — a static
  * route to that same engine, and a sim model the node supervises itself (same engine flags; its local ID is not its
  * public one, so every answer is rewritten) — sequentially, 16 at a time and streamed, after a warm-up; rounds
  * alternate the targets so drift on a noisy machine hits all alike. The router's CPU per request comes from its
  * process's CPU time (`/proc/<pid>/stat`). Two more rows compare an enrolled model (in a link, through the router
  * queue) with a plain one on the same node, and a long stream measures the router's CPU per relayed SSE chunk with
- * the model ID rewritten, beside a bare Node proxy piping the same stream. Last, the request path as issue #14
- * measures it: wrk to a reference upstream (`proxy-wrk.ts`).
+ * the model ID rewritten, beside a bare Node proxy piping the same stream. Last, the request path under a C load generator:
+ * wrk to a reference upstream (`proxy-wrk.ts`).
  */
 import type { Agent } from 'node:http';
 import { chat, keepAliveAgent, type CallResult } from './http-client';
@@ -96,14 +96,14 @@ export const proxyOverhead: Benchmark = {
       const nginx = await startNginx(scope, direct.url);
       // The sim model's config file (its local ID, which its engine answers with) is not its public name: every answer
       // and every chunk has its model ID rewritten, as a suffixed or lent model's are.
-      // Issue #14's own measure: a reference upstream that answers at once, nginx in front of it (wrk, proxy-wrk.ts).
+      // The wrk measure: a reference upstream that answers at once, nginx in front of it (wrk, proxy-wrk.ts).
       const reference = await startNginx(scope, { answer: REFERENCE_ANSWER });
       const referenceProxy = await startNginx(scope, reference.url);
       const referenceStream = await startNginx(scope, { answer: REFERENCE_STREAM, type: 'text/event-stream' });
       const referenceStreamProxy = await startNginx(scope, referenceStream.url);
       const referenceEmbedding = await startNginx(scope, { answer: REFERENCE_EMBEDDING });
       const referenceEmbeddingProxy = await startNginx(scope, referenceEmbedding.url);
-      // What Node itself reaches as a proxy here (issue #14's yardstick): a bare fastify route with undici.
+      // What Node itself reaches as a proxy here (the yardstick): a bare fastify route with undici.
       const bare = await scope.startCli(['bare-proxy', '--upstream', reference.url]);
       // And in front of the sim engine: what piping a stream costs Node per chunk here, beside the router's relay.
       const bareSim = await scope.startCli(['bare-proxy', '--upstream', direct.url]);

@@ -1,5 +1,5 @@
 /**
- * proxy-overhead's wrk part (issue #14, measured as the issue measures): wrk, one thread, against a reference upstream
+ * proxy-overhead's wrk part: wrk, one thread, against a reference upstream
  * that answers at once (nginx returning a fixed chat completion), nginx `proxy_pass` to it, and the router's static
  * route to it; one connection at a time (p50: what each path adds) and 16 at once (req/s), rounds alternating the
  * paths. Streamed, a second reference answers a whole short SSE stream at once: one at a time, its p50 is what each
@@ -29,7 +29,7 @@ const sseChunk = (delta: Record<string, string>, finish: string | null, usage?: 
 export const REFERENCE_STREAM = `${sseChunk({ role: 'assistant', content: 'hello' }, null)}${sseChunk({}, 'stop', { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 })}data: [DONE]\n\n`;
 
 /**
- * The embedding reference (issue #14: "embedding and short-completion traffic arrives by the thousand"): an answer of
+ * The embedding reference ("embedding and short-completion traffic arrives by the thousand"): an answer of
  * 1,536 numbers, as an embedding model of that width gives, after which its model and usage come (~19 KB).
  */
 export const REFERENCE_EMBEDDING_MODEL = 'bench-ref-embedding';
@@ -150,7 +150,7 @@ export async function measureWithWrk(scope: BenchScope, o: BenchOptions, at: {
   }
   return {
     table: {
-      title: `proxy-overhead as issue #14 measures: wrk (one thread) to a reference upstream that answers at once, ${rounds} alternating rounds of ${seconds} s`,
+      title: `proxy-overhead with wrk (one thread) to a reference upstream that answers at once, ${rounds} alternating rounds of ${seconds} s`,
       columns: ['path', 'connections', 'p50 ms', '+p50 ms vs direct', 'req/s', 'req/s ÷ nginx', 'req/s ÷ bare Node', 'CPU µs/req'],
       rows,
       notes: [

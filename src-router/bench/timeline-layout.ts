@@ -1,5 +1,5 @@
 /**
- * timeline-layout: the Lending tab's lease timeline laid out for 10,000 events (issue #15: ≤ 200 ms), in Node — the
+ * timeline-layout: the Lending tab's lease timeline laid out for 10,000 events (≤ 200 ms), in Node — the
  * pure view-model the canvas paints (src-renderer/src/lending/timeline-events.ts and timeline-layout.ts, shared with
  * the renderer like contract/): synthetic analytics and decision rows of 3 nodes → events → rows, rectangles and
  * ticks, for the whole range and a zoomed-in viewport; and one hit test. Reports the median of several repetitions

@@ -1,5 +1,5 @@
 /**
- * wrk as the load generator issue #14 measures with: Debian's package (found, or installed as root on Debian, else the
+ * wrk as the load generator of the request-path measure: Debian's package (found, or installed as root on Debian, else the
  * bench fails with the command), one thread, POSTing one JSON body over kept-alive connections. A C client costs
  * next to nothing between requests, so one connection at a time shows what a proxy adds to a request, not what a
  * second Node process's wake-ups cost on a virtual machine.

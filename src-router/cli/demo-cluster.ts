@@ -1,5 +1,5 @@
 /**
- * The cluster `routerdesk demo` runs (issue #15): a master and two slaves, each a `routerdesk node` child process on
+ * The cluster `routerdesk demo` runs: a master and two slaves, each a `routerdesk node` child process on
  * loopback, in folders under the demo folder (`master/`, `gpu-a/`, `gpu-b/`: node.yaml, models/, store/, node.log).
  * Their node configs are written at every start (ports and tokens are new each time); their stores are kept, so a
  * second run starts with the fits the first one measured.

@@ -15,7 +15,7 @@ export const DEFAULT_DEMO_DIR = '.routerdesk-demo';
 const PERIOD_MS = 10_000;
 
 /**
- * `routerdesk demo [--dir D] [--port N] [--no-open]` (issue #15): a master and two slaves on loopback as separate
+ * `routerdesk demo [--dir D] [--port N] [--no-open]`: a master and two slaves on loopback as separate
  * processes (`demo-cluster`), text and image links made through the master's site API, and a bursty traffic
  * generator (`demo-traffic`), so that within seconds the Lending tab shows live leases and the Nodes screen held and
  * lent requests. Prints the UI's URL with its console token. SIGINT/SIGTERM stop the traffic and every node it

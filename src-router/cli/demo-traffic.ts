@@ -1,5 +1,5 @@
 /**
- * The demo's traffic generator (issue #15): in the demo's own process, a burst every `periodMs` — chat and image
+ * The demo's traffic generator: in the demo's own process, a burst every `periodMs` — chat and image
  * jobs to gpu-a (more than it drains alone before the next burst, so it lends to gpu-b), a tiny-chat request to the
  * master's llama.cpp engine, and from the fourth burst on, now and then, gpu-b's own chat (its own work takes its
  * engine back: hand-backs, HELPER-1). Bounded: at most `maxInFlight` requests at once (a burst skips what would

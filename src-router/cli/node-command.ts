@@ -19,7 +19,7 @@ export function stopOnSignals(node: { close(): Promise<void>; current: { app: { 
 export async function nodeCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } }, strict: true });
   if (!values.config) throw new Error('routerdesk node needs --config FILE');
-  // The Settings screen can rewrite the config and restart the node in-process (issue #13).
+  // The Settings screen can rewrite the config and restart the node in-process.
   const host = await NodeHost.start({
     configFile: values.config,
     log: (m) => process.stderr.write(`routerdesk: ${m}\n`),

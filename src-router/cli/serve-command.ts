@@ -43,7 +43,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const port = values.port ? Number(values.port) : 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port: ${values.port}`);
   const configFile = await prepareServeDir(dir, port);
-  // The Settings screen can rewrite the config and restart the node in-process (issue #13); --port wins at start.
+  // The Settings screen can rewrite the config and restart the node in-process; --port wins at start.
   let first = true;
   const fallback = busyPortFallback((m) => process.stdout.write(`${m} (choose one with --port)\n`));
   const prepare = async (config: NodeConfig) => {
@@ -61,7 +61,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
       onRestart: (n) => process.stdout.write(`Routerdesk restarted on its new settings (${n.config.cluster.role}): ${n.url}\n`),
     });
   } catch (err) {
-    // Issue #9: a store another node uses is refused with the folder and the PID holding it, not a stack trace.
+    // A store another node uses is refused with the folder and the PID holding it, not a stack trace.
     if (!(err instanceof StoreLockedError)) throw err;
     process.stderr.write(`routerdesk serve: ${err.message}\n`);
     process.exit(1);

@@ -92,7 +92,7 @@ export class Membership {
       throw new RouterError(403, 'not_a_configured_slave', `registration from ${url ?? '(no public_url)'} refused: it is not listed in the master's cluster.slave_urls`, 'permission_error');
     }
     // A registration is bound to the URL it names and to the node_id that URL reports: one node cannot register
-    // under another's URL and replace its models (issue #9). What the master serves comes only from its own poll
+    // under another's URL and replace its models. What the master serves comes only from its own poll
     // of that URL (HEALTH-2); a registration only asks for that poll now.
     const dup = this.duplicateOf(m, snapshot.nodeId);
     if (dup) {

@@ -48,7 +48,7 @@ export interface ConsoleReplayInput extends ReplayRange {
 }
 
 /**
- * The console's what-if replay (issue #15): this node's rows and every healthy member's for the range, replayed with the
+ * The console's what-if replay: this node's rows and every healthy member's for the range, replayed with the
  * changed settings (and links). A member that does not answer is listed in `missing`; the replay runs without it.
  * Bad setting values throw the 400 naming `settings.KEY` before anything is read.
  */

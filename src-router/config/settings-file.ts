@@ -1,5 +1,5 @@
 /**
- * The node config as the Settings screen edits it (issue #13): the YAML's own shape as JSON with secrets masked, the
+ * The node config as the Settings screen edits it: the YAML's own shape as JSON with secrets masked, the
  * same validation as start-up (zod schema, role checks: a 400 names the field path), and an atomic write that keeps
  * the previous file as `.bak`.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #15: every answer of the client APIs says where it ran and how long it waited. The executor puts these facts
+ * Every answer of the client APIs says where it ran and how long it waited. The executor puts these facts
  * on its output; `http/answer-headers` writes them as headers. Here (not in serve/) because the lending relay
  * carries a helper's wait between nodes under the same header.
  */

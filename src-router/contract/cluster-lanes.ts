@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { runtimeStatusSchema } from './node';
 
 /**
- * The lane state of every node of the cluster, for the Models screen's merged catalog (issue #12):
+ * The lane state of every node of the cluster, for the Models screen's merged catalog:
  * `GET /router/v1/console/cluster/lanes` gathers each member's runtime status through the node API (bounded
  * time-outs); a member that cannot answer is listed with its error, never dropped. This node first.
  */

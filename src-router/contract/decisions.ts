@@ -108,7 +108,7 @@ export const heldItemSchema = z
     borrowed: z.boolean(),
     returned: z.boolean(),
     stream: z.boolean(),
-    // Issue #15, absent from older nodes. Predictions come from the model's cost fit; null: not priced (no fit yet).
+    // Absent from older nodes. Predictions come from the model's cost fit; null: not priced (no fit yet).
     position: z.number().int().positive().nullable().optional().describe('1-based place among the waiting requests; null when lent'),
     predictedStart: z.string().nullable().optional().describe('ISO time it is predicted to start at the engine (waiting requests)'),
     predictedFinish: z.string().nullable().optional().describe('ISO time it is predicted to finish, here or (lent) at the helper'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decisionRowSchema } from './decisions';
 
 /**
- * What-if replay (issue #15): the recorded arrivals of a time range replayed through the lending rules in simulated
+ * What-if replay: the recorded arrivals of a time range replayed through the lending rules in simulated
  * time with changed settings or links; the console asks `POST /router/v1/console/replay` and the CLI prints the same
  * summary (`routerdesk replay`). Shared with the renderer: zod only.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Wire objects of the node's Settings (issue #13): `GET /router/v1/console/settings` gives the node config in the
+ * Wire objects of the node's Settings: `GET /router/v1/console/settings` gives the node config in the
  * YAML's own shape (secrets masked), the JSON Schema it validates against and the file it lives in; `PUT` takes the
  * whole config back (a masked secret left as it was keeps its value). Shared with the renderer: zod only.
  */

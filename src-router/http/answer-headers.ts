@@ -7,7 +7,7 @@ import { SERVED_BY_HEADER } from '../serve/guardian-route';
 export type AnswerTrailers = () => Record<string, string>;
 
 /**
- * The headers of an executor's answer (issue #15, GUARD-2): `x-routerdesk-node`, `x-routerdesk-queue-ms`, when lent
+ * The headers of an executor's answer (GUARD-2): `x-routerdesk-node`, `x-routerdesk-queue-ms`, when lent
  * `x-routerdesk-lent-to`, and a guardian's `x-routerdesk-served-by`; a stream's on the raw response (streams are
  * written past fastify), any other answer's on the reply. The queue time goes as a trailer instead when the head went
  * out before it was known: a stream whose head went out with its queue comments (`queue-notice`), or a forwarded
@@ -38,7 +38,7 @@ export function answerHeaders(reply: FastifyReply, out: ServeOutput): AnswerTrai
 /** Paths whose answers carry the headers even when no executor ran (a 404, a 400, the model list): this node's. */
 export const CLIENT_API_PATH = /^\/(v1|api)\/|^\/router\/v1\/node\/worker\//;
 
-/** Issue #15: an answer of the client APIs that no executor produced names this node, with no wait. */
+/** An answer of the client APIs that no executor produced names this node, with no wait. */
 export function defaultAnswerHeaders(reply: FastifyReply, nodeId: string): void {
   if (reply.hasHeader(NODE_HEADER)) return;
   reply.header(NODE_HEADER, nodeId);

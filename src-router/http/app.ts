@@ -56,7 +56,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   installSecurityHeaders(app);
   installClientGuards(app, deps.guards);
   // One value per query key: a repeated key (`?limit=1&limit=2`) is ambiguous, so it is refused with its name.
-  // These global hooks take callbacks, not async functions: no promise per request (issue #14).
+  // These global hooks take callbacks, not async functions: no promise per request.
   app.addHook('preValidation', (request, _reply, done) => {
     const q = request.query;
     if (q && typeof q === 'object') {
@@ -67,7 +67,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     }
     done();
   });
-  // Issue #15: every answer of the client APIs names the node that ran it (an executor's answer sets its own).
+  // Every answer of the client APIs names the node that ran it (an executor's answer sets its own).
   app.addHook('onSend', (request, reply, payload, done) => {
     if (CLIENT_API_PATH.test(routePath(request))) defaultAnswerHeaders(reply, deps.nodeId);
     done(null, payload);

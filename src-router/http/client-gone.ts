@@ -4,7 +4,7 @@ import { OnceHooks, type ClientGone } from '../backends/call-end';
 
 /**
  * The client of this reply going away before the response is finished (cancels the engine request). One listener on
- * the response; an AbortSignal only when something asks for `signal` (issue #14).
+ * the response; an AbortSignal only when something asks for `signal`.
  */
 export function clientGone(reply: FastifyReply): ClientGone {
   return new ReplyGone(reply.raw);

@@ -7,7 +7,7 @@ import { clientKey, type AuthThrottle } from './auth-throttle';
 import { routePath, targetAuthority } from './route-path';
 
 /**
- * Who may talk to this node at all (issue #9), before any route runs:
+ * Who may talk to this node at all, before any route runs:
  * - Host: a web page reaching the node through DNS rebinding sends a Host of the attacker's name. Accepted are IP
  *   literals (rebinding needs a name), `localhost` and `*.localhost`, this machine's host name, the host of
  *   `cluster.public_url`, and `server.allowed_hosts`; anything else gets 421.
@@ -75,7 +75,7 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions, throt
     /* a bad public_url is refused by the config */
   }
   const fixed: GuardOptions = { ...o, publicUrl: null, allowedHosts: publicHost ? [...o.allowedHosts, publicHost] : o.allowedHosts };
-  // A callback hook, not an async one: no promise per request (issue #14). A preflight answered here ends the request.
+  // A callback hook, not an async one: no promise per request. A preflight answered here ends the request.
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
     const refusal = guard(request, reply);
     if (refusal !== 'answered') done(refusal ?? undefined);

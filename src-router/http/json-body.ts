@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** A JSON body as the client sent it (issue #14: forwarded as received, its model renamed in place). */
+    /** A JSON body as the client sent it (forwarded as received, its model renamed in place). */
     rawJson: string | null;
   }
 }
@@ -10,7 +10,7 @@ declare module 'fastify' {
 /**
  * JSON bodies are parsed by fastify's own parser (prototype and constructor poisoning refused, an empty body a
  * clear error) and their text is kept on the request, so the request path can pass a body on as the client sent
- * it instead of serialising the parsed object again (issue #14).
+ * it instead of serialising the parsed object again.
  */
 export function keepRawJson(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');

@@ -13,7 +13,7 @@ import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
 
 const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).strict();
-/** An owner's queue event; a slave sends its lending state with it (issue #14), an older one does not. */
+/** An owner's queue event; a slave sends its lending state with it, an older one does not. */
 const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']), state: lendingNodeStateSchema.optional() }).strict();
 const relaySchema = z.object({ requestId: z.string(), owner: ref, helper: ref, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) }).strict();
 const leasePushSchema = z.object({ owner: ref, lease: leaseGrantSchema.nullable() }).strict();
@@ -51,7 +51,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         if (!reply.raw.writableFinished) ctl.abort();
       });
       const answer = await master().relay(req, ctl.signal);
-      // Issue #15: the helper's wait goes as a header; the body stays what older owners parse strictly.
+      // The helper's wait goes as a header; the body stays what older owners parse strictly.
       if (answer.kind !== 'answered' || answer.queueMs === undefined) return answer;
       const { queueMs, ...body } = answer;
       reply.header(QUEUE_MS_HEADER, String(Math.round(queueMs)));
@@ -78,7 +78,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       return { results: l.lending.withdraw(requestIds) };
     });
 
-    // Issue #9: an owner whose client left asks the master, which asks the helper: borrowed requests do not end
+    // An owner whose client left asks the master, which asks the helper: borrowed requests do not end
     // with their relay connection, so their cancel is said explicitly.
     scope.post('/router/v1/node/offload/cancel', async (request) => {
       const { requestIds } = parsePeerBody(withdrawRequestSchema, request.body);
@@ -90,7 +90,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       return { cancelled: l.lending.cancelBorrowed(requestIds) };
     });
 
-    // Issue #9: an owner whose relay broke after sending fetches a started borrowed request's answer here.
+    // An owner whose relay broke after sending fetches a started borrowed request's answer here.
     scope.get<{ Querystring: { request?: string; wait?: string } }>('/router/v1/node/offload/answer', async (request) => {
       allowRoles(deps.role, ['slave', 'master'], 'answers of borrowed requests');
       const { request: id, wait } = request.query;

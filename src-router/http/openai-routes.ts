@@ -46,9 +46,9 @@ export async function openaiRoutes(app: FastifyInstance, deps: HttpDeps, opts: {
       const stream = (endpoint === 'chat' || endpoint === 'completion') && body.stream === true;
       const lent = borrowed(request, worker);
       // A borrowed request runs on even if its relay connection drops (a master that died): its answer is kept for
-      // the owner to fetch; the master cancels it explicitly when the owner's client leaves (issue #9).
+      // the owner to fetch; the master cancels it explicitly when the owner's client leaves.
       const client = lent.requestId && deps.lendingHttp?.lending ? goneOf(deps.lendingHttp.lending.borrowedSignal(lent.requestId)) : clientGone(reply);
-      // A worker call's stream sends comments only when the master asks (issue #15): an older master reads where it
+      // A worker call's stream sends comments only when the master asks: an older master reads where it
       // ran and its queue time from the head, so that head waits for the answer.
       const notice = stream && (!worker || request.headers[QUEUE_COMMENTS_HEADER] === '1') ? queueNotice(reply, 'sse', deps.nodeId) : undefined;
       return runStreamed(request, reply, notice, 'sse', deps.writeTimeoutMs, () =>
@@ -114,13 +114,13 @@ export async function send(request: FastifyRequest, reply: FastifyReply, out: Se
   // A stream whose head went out with its queue comments: whatever the answer, it is written in-band.
   if (reply.raw.headersSent) return writeStream(request, reply, inBand(out), format, () => {}, writeTimeoutMs, trailers);
   if (out.kind === 'text') return reply.status(out.status).type(out.contentType).send(out.body);
-  // The engine's own bytes when the model ID could be rewritten in them: not serialised again (issue #14).
+  // The engine's own bytes when the model ID could be rewritten in them: not serialised again.
   if (out.text !== undefined) return reply.status(out.status).type('application/json; charset=utf-8').send(out.text);
   return reply.status(out.status).send(out.body);
 }
 
 /**
- * Issue #15: the queue comments of a streamed request (SSE formats); its head names the node whose queue holds it
+ * The queue comments of a streamed request (SSE formats); its head names the node whose queue holds it
  * (this one, or the slave a forwarded stream waits on), its queue time comes as a trailer.
  */
 export function queueNotice(reply: FastifyReply, format: Exclude<StreamFormat, 'ndjson'>, nodeId: string): QueueNotice {

@@ -5,7 +5,7 @@ import { queueCommentLine } from '../contract/answer-facts';
 export const QUEUE_COMMENT_GAP_MS = 1000;
 
 /**
- * Issue #15, pure: the SSE comment a stream waiting in a router queue sends now, or null — none once it no longer
+ * Pure: the SSE comment a stream waiting in a router queue sends now, or null — none once it no longer
  * waits (`position` null), and at most one per `gapMs`. Clients ignore SSE comments (lines starting with `:`).
  */
 export function queueComment(position: number | null, lastSentAt: number | null, now: number, gapMs = QUEUE_COMMENT_GAP_MS): string | null {

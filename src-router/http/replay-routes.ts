@@ -20,7 +20,7 @@ function checkedRange(from: number, to: number): { from: number; to: number } {
 }
 
 /**
- * What-if replay over HTTP (issue #15): each node answers its own recorded rows for a range (node API, bounded by row
+ * What-if replay over HTTP: each node answers its own recorded rows for a range (node API, bounded by row
  * caps); the console replays the cluster's — this node's read directly, each healthy member's through the node API.
  * Both run in worker threads (`cluster/replay-runner.ts`): one at a time, time-bounded, stopped when the client leaves.
  */

@@ -9,7 +9,7 @@ import { parseBody } from './errors';
 const setRoutingSchema = z.object({ strategy: z.string({ error: 'strategy is required' }), routesEngine: z.string().optional() }).strict();
 
 /**
- * The Runtime screen's procedures (issue #5): `runtime.health` reads only the blob (RT-1); `runtime.routing` and
+ * The Runtime screen's procedures: `runtime.health` reads only the blob (RT-1); `runtime.routing` and
  * `runtime.setRouting` read and write desired routing state (ROUTE-1, 3, 5..8); routed upstreams (ROUTE-9).
  */
 export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {

@@ -26,7 +26,7 @@ export interface SettingsHost {
 }
 
 /**
- * The node's Settings (issue #13), operator token only: read the config (secrets masked) with its JSON Schema and
+ * The node's Settings, operator token only: read the config (secrets masked) with its JSON Schema and
  * file; write a whole config validated as start-up validates it and checked for what its start needs (folders,
  * files, the port: a 400 names the field path and nothing is written), atomically with the old file kept as `.bak`,
  * then restart the node in-process on it. A restart that still fails puts the `.bak` back; the GET then says why.

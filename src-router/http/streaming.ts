@@ -10,7 +10,7 @@ import { redactUrl } from './redact';
  * together (`EventBatch`; no buffering of a stream):
  * SSE (`data: …\n\n`, `data: [DONE]`) for OpenAI, NDJSON for Ollama, typed SSE (`event: <type>\ndata: …\n\n`, no
  * `[DONE]`) for the Responses API. An error after the first byte is sent in-band. `trailers`, asked for once the
- * items ended, go out after the last byte (the queue time of a stream whose head went out first, issue #15).
+ * items ended, go out after the last byte (the queue time of a stream whose head went out first).
  */
 export async function writeStream(
   request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: StreamFormat, onEnd: () => void, writeTimeoutMs: number,
@@ -25,7 +25,7 @@ export async function writeStream(
     if (!res.headersSent) {
       openStream(reply, format, {}, false);
       // The head goes out with the first events when they are there at once (the engine's head and first events came
-      // in one read): one write to the client instead of two (issue #14). Else now: the client sees the stream begin.
+      // in one read): one write to the client instead of two. Else now: the client sees the stream begin.
       next = it.next();
       if (!(await readyNow(next))) res.flushHeaders();
     }

@@ -1,5 +1,5 @@
 /**
- * The keyspace port (design.md §2, issue #5): string keys and values with optional TTL. Two implementations with
+ * The keyspace port (design.md §2): string keys and values with optional TTL. Two implementations with
  * identical semantics — Redis through ioredis when `redis.url` is set, embedded (in-process) otherwise.
  * Operations reject with a KeySpaceError when the backing store cannot answer; callers decide what that means
  * (routing keeps its last applied strategy and reports not reporting).

@@ -171,7 +171,7 @@ export class Coordinator {
 
   /**
    * An owner's event: answered with that owner's lease from a decision that started after the event arrived.
-   * `reported`: the owner's state sent with the event (a remote owner, issue #14); the decision it starts at once
+   * `reported`: the owner's state sent with the event (a remote owner); the decision it starts at once
    * takes it instead of polling that node. A decision queued behind another polls: by the time it runs, the owner
    * may have acted on the first one's answer.
    */

@@ -15,7 +15,7 @@ export interface AdmitRequest {
 export type OwnTicket =
   | { kind: 'engine'; waitedMs: number; done(): void }
   /** Served by a helper: the answer, and the helper's model names to rewrite back (LEASE-5). */
-  | { kind: 'lent'; waitedMs: number; status: number; body: unknown; helper: ModelRef; /** Its wait at the helper, when known (issue #15). */ helperQueueMs?: number };
+  | { kind: 'lent'; waitedMs: number; status: number; body: unknown; helper: ModelRef; /** Its wait at the helper, when known. */ helperQueueMs?: number };
 
 export interface BorrowedTicket {
   waitedMs: number;
@@ -51,6 +51,6 @@ export interface LendingGate {
   ownArrived(localId: string, requestId: string, opts?: { guardian?: boolean }): OwnArrival;
   /** GUARD-3: a guardian answers on this node's runtime; what it displaces is loaded back once quiet. Returns its end. */
   guardianRun?(localId: string): () => void;
-  /** A borrowed request ended with this answer (null: none), kept for an owner whose relay broke (issue #9). */
+  /** A borrowed request ended with this answer (null: none), kept for an owner whose relay broke. */
   borrowedAnswered?(requestId: string, answer: { status: number; body: unknown } | null): void;
 }

@@ -211,7 +211,7 @@ export class LendingNode implements LendingGate {
       timer?.unref();
       let answer: RelayAnswer;
       // The client leaving is said to the helper explicitly: a borrowed request does not end with its relay.
-      // A real AbortSignal only now, for the relay: a request that is never lent makes none (issue #14).
+      // A real AbortSignal only now, for the relay: a request that is never lent makes none.
       const signal = client.signal;
       const unlisten = client.onAbort(() => void this.master!.cancel(item.id).catch(() => {}));
       const gone = this.masterGone.signal;
@@ -288,7 +288,7 @@ export class LendingNode implements LendingGate {
   }
 
   /**
-   * A lent request whose relay broke after it was sent (issue #9). Asked of the helper directly (a helper that is the
+   * A lent request whose relay broke after it was sent. Asked of the helper directly (a helper that is the
    * master is asked at the master's URL): `withdrawn` — it never runs there, so it runs here; `helper_gone` — its port
    * refuses this node's connections too, so it is gone with the request, which runs here; `started` — its answer is
    * awaited from the helper, within the longer of the request and stall time-outs (`failed` — it ended there without

@@ -11,8 +11,8 @@ export function masterClient(masterUrl: string, token: string, opts: { eventTime
   const base = masterUrl.replace(/\/+$/, '');
   const post = (path: string, body: unknown, timeoutMs: number, signal?: AbortSignal) => callPeer(`${base}${path}`, token, body, timeoutMs, signal);
   return {
-    // Every queue event of an enrolled model says so to the master: the request path's client, not fetch (issue #14).
-    // The owner's state goes with it: the master need not poll this node back for it (issue #14, LEASE-3).
+    // Every queue event of an enrolled model says so to the master: the request path's client, not fetch.
+    // The owner's state goes with it: the master need not poll this node back for it (LEASE-3).
     async event(owner: ModelRef, trigger: Trigger, state?: () => NodeState): Promise<LeaseGrant | null> {
       const sent = stateOrNone(state);
       const { res, json } = await post('/router/v1/node/offload/event', sent ? { owner, trigger, state: sent } : { owner, trigger }, opts.eventTimeoutMs);
@@ -131,7 +131,7 @@ export async function forwardToHelper(helperUrl: string, token: string, req: Rel
   return withQueueMs({ kind: 'answered', status: res.status, body }, res.headers.get(QUEUE_MS_HEADER));
 }
 
-/** An answered relay with the helper's wait (issue #15), from the header that carries it between nodes. */
+/** An answered relay with the helper's wait, from the header that carries it between nodes. */
 function withQueueMs(answer: RelayAnswer, header: string | null): RelayAnswer {
   const queueMs = queueMsOf(header);
   return answer.kind === 'answered' && queueMs !== null ? { ...answer, queueMs } : answer;

@@ -18,7 +18,7 @@ export type ScheduleFn = (fn: () => void, ms: number) => () => void;
 const runNow = (fn: () => void) => fn();
 
 /**
- * How long the report of a finished job waits for company while nothing waits at the owner (issue #14). Such a job
+ * How long the report of a finished job waits for company while nothing waits at the owner. Such a job
  * cannot bring this owner a lease (there is nothing to lend), and a decision per finished job cost the cluster about a
  * millisecond of CPU per request: short requests one after another now share a report. Any event while something
  * waits is reported at once, and takes the waiting report with it.
@@ -91,7 +91,7 @@ export class OwnerSide {
     if (r.inFlight) return;
     if (this.waitQuietly(localId, r)) return;
     // Sent once the request that caused it is on its way (the answer written, the engine called): the report is a
-    // call to the master, and on the request's own turn it would delay that request (issue #14). Events of the same
+    // call to the master, and on the request's own turn it would delay that request. Events of the same
     // turn coalesce into the last one.
     r.inFlight = true;
     (this.deps.deferReport ?? runNow)(() => this.send(localId, r));

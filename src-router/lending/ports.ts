@@ -14,7 +14,7 @@ export interface RelayRequest {
 export type RelayAnswer =
   /**
    * `queueMs`: how long it waited at the helper (its router queue and lane) before its engine took it, when the
-   * helper said (issue #15). Between nodes it travels as the `x-routerdesk-queue-ms` header, never in the body: an
+   * helper said. Between nodes it travels as the `x-routerdesk-queue-ms` header, never in the body: an
    * older owner's strict parse of the body must not see it.
    */
   | { kind: 'answered'; status: number; body: unknown; queueMs?: number }
@@ -22,7 +22,7 @@ export type RelayAnswer =
   | { kind: 'returned'; reason: string }
   /** The master could not pass it on (LEASE-8): no_live_lease, helper_unreachable, forward_failed. */
   | { kind: 'refused'; reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed'; message: string }
-  /** The way to the master broke after the request was sent: whether the helper runs it is not known (issue #9). */
+  /** The way to the master broke after the request was sent: whether the helper runs it is not known. */
   | { kind: 'unknown'; message: string };
 
 /** How an owner reaches the decider: in-process on the master, over HTTP on a slave. */
@@ -30,7 +30,7 @@ export interface MasterPort {
   /**
    * Reports a queue event of an owner model; answers with its lease, or null for no lease (LEASE-2, LEASE-4).
    * `state`: the owner's lending state as it is when the report goes out; a remote master takes it with the event
-   * instead of polling the owner back (issue #14), the in-process one reads it itself.
+   * instead of polling the owner back, the in-process one reads it itself.
    */
   event(owner: ModelRef, trigger: Trigger, state?: () => NodeState): Promise<LeaseGrant | null>;
   relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer>;

@@ -69,7 +69,7 @@ export class ModelQueue {
   /**
    * Waits for this request's turn: the engine, a helper (lend), or — for borrowed work — a hand-back. `client` gone
    * while it waits: rejected (AbortError) and taken out. A `ClientGone`, not an AbortSignal: no AbortController per
-   * request, and its listener goes with the wait (issue #14).
+   * request, and its listener goes with the wait.
    */
   enqueue(item: QueueItem, client?: ClientGone): Promise<Dispatch> {
     return new Promise((resolve, reject) => {
@@ -91,7 +91,7 @@ export class ModelQueue {
         }
       });
       // The owner is topped up first (QUEUE-2); only what still waits may then be lent. LEASE-2 reports a new held
-      // request: one the router keeps; a request that went straight to the engine was 'started' (issue #14: one
+      // request: one the router keeps; a request that went straight to the engine was 'started' (one
       // decision per request fewer when nothing waits).
       this.pump();
       if (item.state !== 'active') this.notify('enqueued');

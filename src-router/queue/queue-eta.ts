@@ -1,5 +1,5 @@
 /**
- * Predicted start and finish of the requests in a router queue (the Nodes page, issue #15), from the model's cost
+ * Predicted start and finish of the requests in a router queue (the Nodes page), from the model's cost
  * fit (PRICE-2). Pure: the caller passes the clock reading.
  *
  * The engine runs one job at a time (a linked model serves one request at a time, LLM-1): a job reaching the engine

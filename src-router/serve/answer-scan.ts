@@ -1,5 +1,5 @@
 /**
- * An engine's non-streamed JSON answer read without parsing it (issue #14): the router needs only its top-level
+ * An engine's non-streamed JSON answer read without parsing it: the router needs only its top-level
  * `model` (renamed in place) and, for the analytics row, its `usage` and `timings`. A full `JSON.parse` builds the
  * whole answer — an embedding of 1,536 numbers costs ~80–115 µs here — only to serialise it again; a scan of its
  * brackets and strings costs ~17–29 µs, and a short chat answer's a few.

@@ -1,5 +1,5 @@
 /**
- * A counter and a histogram for the request path (issue #14): bound once per label set, then an increment or an
+ * A counter and a histogram for the request path: bound once per label set, then an increment or an
  * observation is a few array writes. prom-client's own bound children validate and hash their labels on every call
  * (about 2 % of the router's CPU per proxied request). Both are registered in a prom-client `Registry` and read out in
  * its format, so /metrics is unchanged.

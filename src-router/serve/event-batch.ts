@@ -2,7 +2,7 @@ import { topModelKey, withModelName } from './id-rewrite';
 
 /**
  * Events of a relayed stream that arrived together (one chunk from the engine or node): the client gets them in one
- * write, and the relay spends one turn on them instead of one per event (issue #14).
+ * write, and the relay spends one turn on them instead of one per event.
  */
 export class EventBatch {
   constructor(readonly events: readonly unknown[]) {}

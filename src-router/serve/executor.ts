@@ -31,7 +31,7 @@ export interface ServeInput {
   /** The model name the client used (a local ID on worker requests). */
   model: string;
   json?: Record<string, unknown>;
-  /** `json` as the client sent it (issue #14: passed on as those bytes). */
+  /** `json` as the client sent it (passed on as those bytes). */
   rawJson?: string;
   /**
    * The caller reads the answer's parsed body (the Ollama and Responses translators): a JSON answer is parsed at once,
@@ -54,19 +54,19 @@ export interface ServeInput {
   /**
    * Called once if the request waits in a router queue: `position()` is its 1-based place, null once it no longer
    * waits; `node`: the node whose queue holds it (a forwarded stream: the slave's), this node when absent. A stream
-   * that passes it to a remote target asks that node for its queue comments (issue #15).
+   * that passes it to a remote target asks that node for its queue comments.
    */
   onQueued?(position: () => number | null, node?: string): void;
 }
 
 export type ServeOutput = (
-  | { kind: 'json'; status: number; body: unknown; modelId: string; /** The body as the engine sent it, its model ID rewritten in place: sent as is (issue #14). */ text?: string }
+  | { kind: 'json'; status: number; body: unknown; modelId: string; /** The body as the engine sent it, its model ID rewritten in place: sent as is. */ text?: string }
   | { kind: 'text'; status: number; body: string; contentType: string; modelId: string }
   | { kind: 'sse'; status: number; events: AsyncGenerator<EventBatch>; modelId: string; /** Ends the request if the events are never read to the end. */ close(): void }
 ) & {
   /** GUARD-2: the guardian that answered (`node/localId`), for the `x-routerdesk-served-by` header. */
   servedBy?: string;
-  /** Issue #15: where it ran, how long it waited, the helper a lent one went to (the `x-routerdesk-*` headers). */
+  /** Where it ran, how long it waited, the helper a lent one went to (the `x-routerdesk-*` headers). */
   facts?: AnswerFacts;
 };
 
@@ -220,7 +220,7 @@ export class RequestExecutor {
       target.release?.();
       ended?.();
       guardianEnded?.();
-      // What was measured, the later source winning where it says (the row is one shape: no spreads, issue #14).
+      // What was measured, the later source winning where it says (the row is one shape: no spreads).
       const up = upstream?.work;
       const w = <K extends keyof WorkMeasure>(k: K): WorkMeasure[K] => (k in extra ? extra[k] : up !== undefined && k in up ? up[k] : work[k]);
       const service = serviceTime(target, upstream, w('engineMs'), derived);
@@ -286,7 +286,7 @@ export class RequestExecutor {
           upstream?.cancel();
           finish('cancelled', 499, 'client closed the request');
         };
-        // A forwarded stream waiting in the slave's queue: its comments are relayed until it runs (issue #15).
+        // A forwarded stream waiting in the slave's queue: its comments are relayed until it runs.
         const onQueued = input.onQueued;
         const body = facts.queueMsAtEnd && onQueued
           ? await readQueueComments(res.body!, (position) => onQueued(position, facts.node)).catch(async (err: unknown) => {

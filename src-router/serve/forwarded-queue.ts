@@ -2,7 +2,7 @@ import { AnswerTooLarge, SSE_EVENT_LIMIT, START_CHARS } from '../backends/answer
 import { positionOfComment } from '../contract/answer-facts';
 
 /**
- * Issue #15: a forwarded stream that waits in the slave's router queue. The slave (asked with
+ * A forwarded stream that waits in the slave's router queue. The slave (asked with
  * `QUEUE_COMMENTS_HEADER`) sends its head at once and then SSE comments `: queued, position N` until the request
  * runs. The master reads those leading comments here — its SSE parser (`sseEvents`) drops comment lines, so they
  * would never reach its client — and hands the position on (`onPosition`): the master's own `http/queue-notice`

@@ -14,7 +14,7 @@ export interface ModelKey {
  * The one `"model"` key of a JSON text, written compactly (`"model":"…"`): where its name is, and the name. Null
  * when the text has none, more than one `"model"` (a second key, or a value), or a spaced one. Exact for JSON
  * without parsing: inside a string every `"` is escaped, so `"model"` stands only for a key or a whole value
- * (issue #14: answers and request bodies pass on as the bytes they came in, renamed in place).
+ * (answers and request bodies pass on as the bytes they came in, renamed in place).
  */
 export function modelKey(text: string): ModelKey | null {
   const at = text.indexOf('"model"');
@@ -111,8 +111,8 @@ export async function* sseEvents(chunks: AsyncIterable<Uint8Array | string>): As
 }
 
 /**
- * The `data:` payloads as received, in batches: every one that one chunk of the stream completed, together (issue
- * #14: what arrived together is relayed in one write, and costs one turn of the relay, not one per event).
+ * The `data:` payloads as received, in batches: every one that one chunk of the stream completed, together (what
+ * arrived together is relayed in one write, and costs one turn of the relay, not one per event).
  */
 export async function* sseDataBatches(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<string[]> {
   const split = new SseDataSplitter();
@@ -127,7 +127,7 @@ export async function* sseDataBatches(chunks: AsyncIterable<Uint8Array | string>
 /**
  * Splits a byte stream of server-sent events into `data:` payloads, synchronously, chunk by chunk: `push` answers the
  * payloads a chunk completed (none when it ended mid-line), `end` the last line if the stream ended without a newline.
- * A relay calls it inside its own loop (one async step per chunk fewer than a generator in between, issue #14).
+ * A relay calls it inside its own loop (one async step per chunk fewer than a generator in between).
  * Each chunk is scanned once: a line still open keeps its pieces until its newline arrives, never scanned again. A
  * line longer than `limit` characters throws `AnswerTooLarge` (a stream that never sends a newline cannot grow the
  * relay's memory).

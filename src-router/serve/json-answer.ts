@@ -14,7 +14,7 @@ export function parseAnswer(text: string, target: Target): unknown {
 const UNPARSED = Symbol('unparsed');
 
 /**
- * A JSON answer sent as `text` (issue #14: the engine's bytes, its model renamed in place); its parsed `body` is made
+ * A JSON answer sent as `text` (the engine's bytes, its model renamed in place); its parsed `body` is made
  * when first read. Callers that read every answer parsed (`ServeInput.readsBody`, borrowed requests) get a plain
  * answer, parsed at once. A class, so every answer shares one shape: a getter in an object literal gave each answer a
  * hidden class of its own, and the old space grew until mark-compacts ran (2 became 19 in the same run).

@@ -3,7 +3,7 @@ import { RawEvent } from './event-batch';
 import { closingQuote, depthAt, escapedAt, modelKey, namesLocal, withModelName } from './id-rewrite';
 
 /**
- * The common SSE payload of a relayed stream, a plain content delta, relayed without parsing it (issue #14: parsing
+ * The common SSE payload of a relayed stream, a plain content delta, relayed without parsing it (parsing
  * each chunk was the largest cost of the relay). A delta is plain when it is an object with `choices` whose compact
  * JSON shows a non-empty `content` or `text` string (one generated token), names no `usage`, `timings` or `error`
  * (what the request's bookkeeping reads), and its one `"model"` key, if any, is a first-level key whose name can be
@@ -54,7 +54,7 @@ interface Shape {
 }
 
 /**
- * The plain deltas of one stream (issue #14). The deltas of a stream differ only in their token, so once one delta
+ * The plain deltas of one stream. The deltas of a stream differ only in their token, so once one delta
  * was read, the next one with the same text before and after its token's string — the string itself a JSON string's
  * body: no unescaped quote, not ending in an escape — is the same event with another token: it is relayed as the
  * first one was, its token put in, without reading it again. A delta of another shape is read in full (`plainDelta`)

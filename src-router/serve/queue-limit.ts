@@ -1,7 +1,7 @@
 import { RouterError } from './errors';
 
 /**
- * Bounded waiting (issue #9). A local model's requests in flight beyond what its engine generates at once (its
+ * Bounded waiting. A local model's requests in flight beyond what its engine generates at once (its
  * `parallel`, 1 by default) are waiting — in a router queue, for the lane, or inside the engine. Beyond a model's
  * `max_queue` waiting, or `server.max_queue` waiting on the whole node, a request is refused at once with 429 and a
  * Retry-After, never left to wait without bound.

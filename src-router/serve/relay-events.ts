@@ -35,7 +35,7 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
   const relayBatch = (batch: string[]): EventBatch | null => {
     const out: unknown[] = [];
     for (const data of batch) {
-      // Most chunks are one token of content: relayed as they came, unparsed (issue #14).
+      // Most chunks are one token of content: relayed as they came, unparsed.
       const plain = plainDeltas.relay(data);
       if (plain) {
         tokens++;
@@ -62,7 +62,7 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
     return out.length ? new EventBatch(out) : null;
   };
   try {
-    // The body is split in this loop, not by a generator in between: one async step per chunk fewer (issue #14).
+    // The body is split in this loop, not by a generator in between: one async step per chunk fewer.
     const split = new SseDataSplitter();
     for await (const chunk of body) {
       const out = relayBatch(split.push(chunk));
@@ -70,7 +70,7 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
       if (failed) throw failed;
       if (done) {
         // The engine ends its answer right after `[DONE]`, often in a write of its own: that end is awaited off the
-        // relay, not cut off, so its connection stays open for the next request (issue #14).
+        // relay, not cut off, so its connection stays open for the next request.
         res.drainRest?.();
         break;
       }

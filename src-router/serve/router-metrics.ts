@@ -49,7 +49,7 @@ export class RouterMetrics {
     });
   }
 
-  /** Each label set's children, bound once (issue #14). */
+  /** Each label set's children, bound once. */
   private readonly bound = new Map<string, { requests: { inc(): void }; duration: { observe(v: number): void }; queueWait: { observe(v: number): void } }>();
 
   request(row: RequestRow) {

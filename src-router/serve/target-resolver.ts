@@ -110,7 +110,7 @@ export class TargetResolver {
     return { ...t, names: names(t) };
   }
 
-  /** A static route's targets, made once per route: the hot path of a proxy (issue #14). */
+  /** A static route's targets, made once per route: the hot path of a proxy. */
   private readonly statics = new Map<string, { endpoints: readonly string[]; targets: Target[] }>();
   private staticTargets(model: string, endpoints: readonly string[]): Target[] {
     const known = this.statics.get(model);

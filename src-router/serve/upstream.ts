@@ -13,7 +13,7 @@ import type { Target } from '../registry';
 export interface RequestPayload {
   endpoint: Endpoint;
   json?: Record<string, unknown>;
-  /** `json` as the client sent it: passed on as those bytes, the model renamed in place (issue #14). */
+  /** `json` as the client sent it: passed on as those bytes, the model renamed in place. */
   rawJson?: string;
   upload?: TranscriptionUpload;
   /** The client going away. */
@@ -81,7 +81,7 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
     if ((err as Error).name === 'TimeoutError' || end.reason === 'timeout') return new RouterError(504, 'engine_timeout', `engine for model '${target.clusterId}' did not answer within ${Math.round(timeoutMs / 1000)} s`);
     const proc = lease.process;
     if (!proc.hung) await waitForExit(lease, 300);
-    // Issue #9: killed by its health checks while the request was in it; the lane restarts it.
+    // Killed by its health checks while the request was in it; the lane restarts it.
     if (proc.hung) return new RouterError(502, 'engine_hung', `engine for model '${target.clusterId}' ${HUNG_REASON} during the request; it was killed and is being restarted`);
     if (proc.state === 'failed' || proc.state === 'stopped') return new RouterError(502, 'engine_crashed', `engine for model '${target.clusterId}' exited during the request: ${proc.lastError ?? 'no reason given'}`);
     return new RouterError(502, 'engine_unreachable', `engine for model '${target.clusterId}' could not be reached: ${(err as Error).message}`);
@@ -156,7 +156,7 @@ async function forward(target: Target, url: string, p: RequestPayload, headers: 
 
 /**
  * The JSON body for an upstream that knows the model as `model`: the bytes the client sent, the name renamed in
- * place, where that is exact (`rawWithModel`); else the parsed body serialised again (issue #14: a proxy passes a
+ * place, where that is exact (`rawWithModel`); else the parsed body serialised again (a proxy passes a
  * body on, it does not rebuild it — a long chat history costs its size again in JSON.stringify).
  */
 function jsonText(p: RequestPayload, model: string): string {

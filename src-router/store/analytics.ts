@@ -114,7 +114,7 @@ const ROWS_PER_INSERT = 32;
 
 /**
  * Writes request rows (call it inside the flush's transaction): up to ROWS_PER_INSERT rows per statement, one
- * statement prepared per row count (issue #14: one multi-row INSERT costs about half of its rows one by one;
+ * statement prepared per row count (one multi-row INSERT costs about half of its rows one by one;
  * parameters are positional, as 26 named ones per row cost several times more). A statement SQLite refuses is undone
  * alone and its rows are written one by one, so one bad row never loses the others.
  */
@@ -151,7 +151,7 @@ export function pruneAnalytics(db: Db, retentionMs: number, now: number): number
 }
 
 /**
- * Request and load analytics (issue #9): rows are queued and written in batches off the request path (one
+ * Request and load analytics: rows are queued and written in batches off the request path (one
  * transaction per flush, like the decision log), pruned after the retention, and written on `close`. Every read
  * sees every row recorded so far: queries flush first, and a local model's newest rows (cost fits, token profiles)
  * are kept in memory once read (`RecentRequests`), so a lending owner's reads on every event scan no store.
@@ -234,7 +234,7 @@ export class AnalyticsStore {
    */
   requestsForLocal(localId: string, sinceMs = 0, limit = RECENT_ROWS): RequestRow[] {
     if (limit > this.recent.capacity) return this.queryLocal(localId, sinceMs, limit);
-    // Kept in memory once read (issue #14): a lending owner reads them on every event.
+    // Kept in memory once read: a lending owner reads them on every event.
     return this.recent.read(localId, sinceMs, limit, () => this.queryLocal(localId, 0, this.recent.capacity));
   }
 

@@ -1,6 +1,6 @@
 /**
  * Rows queued in memory and written in batches off the caller's stack, one transaction per flush, with pruning by
- * retention: the engine of the decision log's writer (LOG-1) and of the request/load analytics (issue #9).
+ * retention: the engine of the decision log's writer (LOG-1) and of the request/load analytics.
  */
 
 export interface BatchedWriterOptions {

@@ -24,7 +24,7 @@ export function openStore(storeDir: string, migrations: Migration[] = MIGRATIONS
 }
 
 /**
- * A node's store (issue #9): takes `<storeDir>/router.lock` first (a folder another live process uses is refused
+ * A node's store: takes `<storeDir>/router.lock` first (a folder another live process uses is refused
  * with `StoreLockedError`, a stale lock is taken over), then opens it. Close the db, then release the lock.
  */
 export function openLockedStore(storeDir: string, migrations: Migration[] = MIGRATIONS): { db: Db; lock: StoreLock } {

@@ -1,7 +1,7 @@
 import type { RequestRow } from './analytics';
 
 /**
- * The newest request rows of each local model this node served, in memory (issue #14): cost fits and token profiles
+ * The newest request rows of each local model this node served, in memory: cost fits and token profiles
  * read them on every lending event and poll, and a scan of SQLite per read — flushing the batched writer first — cost
  * an enrolled model's owner more than its request. A model's rows are seeded from the store on its first read; from
  * then on each recorded row is appended in the form the store keeps (ms rounded, absent fields null), so a read

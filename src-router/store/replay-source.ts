@@ -1,5 +1,5 @@
 /**
- * What a replay reads from one node's store (issue #15): request and load analytics, the decision log and the
+ * What a replay reads from one node's store: request and load analytics, the decision log and the
  * links of a time range, plus the rows just before it (the fits start from them). Bounded by row caps.
  */
 import type { Db } from './db';

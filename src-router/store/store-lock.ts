@@ -1,6 +1,6 @@
 import { readProcStat } from '../proc-stat';
 /**
- * One process per store folder (issue #9): `<store_dir>/router.lock`, created exclusively, holds the PID of the
+ * One process per store folder: `<store_dir>/router.lock`, created exclusively, holds the PID of the
  * process that uses the store (first line; its start time on Linux, second line). A lock whose process is gone (a
  * node killed outright), or whose PID now belongs to another process, is stale and taken over; a live one refuses
  * the second opener with the folder and the PID in the message. The lock is removed at clean shutdown, and

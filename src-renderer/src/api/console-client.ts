@@ -85,7 +85,7 @@ export interface ConsoleClient {
   decisions(query: string, cursor?: string | null): Promise<ApiResult<DecisionPageWire>>;
   /** The lease timeline's request and load analytics of every node for [from, to] (unix ms), the newest `limit` rows of each table per node. */
   timeline(from: number, to: number, limit: number): Promise<ApiResult<TimelinePageWire>>;
-  /** What-if replay (issue #15): a range's recorded arrivals replayed with changed settings or links; a 400 is `http` with the field (`param`). */
+  /** What-if replay: a range's recorded arrivals replayed with changed settings or links; a 400 is `http` with the field (`param`). */
   replay(body: ReplayRequestWire): Promise<ApiResult<ReplayResultWire>>;
   /** The filtered log as a file (UI-6). */
   exportDecisions(format: ExportFormat, query: string): Promise<ApiResult<DownloadedFile>>;
@@ -104,7 +104,7 @@ export interface ConsoleClient {
   putGuardian(body: GuardianPut): Promise<ApiResult<GuardianSetting>>;
   /** Removes one setting (scope keys in the body). */
   deleteGuardian(body: GuardianDelete): Promise<ApiResult<null>>;
-  /** The node's own config (issue #13, operators only: a 403 is `refused` with code `not_an_operator`). */
+  /** The node's own config (operators only: a 403 is `refused` with code `not_an_operator`). */
   settings(): Promise<ApiResult<SettingsView>>;
   /** Writes the whole config; a 400 is `http` with the field path it named (`param`: `config.server.port`). */
   putSettings(config: Record<string, unknown>): Promise<ApiResult<SettingsAnswer>>;
@@ -114,7 +114,7 @@ export interface ConsoleClient {
   benchRuns(): Promise<ApiResult<BenchRunList>>;
 }
 
-/** The node's own settings (issue #13). */
+/** The node's own settings. */
 export const SETTINGS_PATH = '/router/v1/console/settings';
 
 /** The site API of guardian settings (GUARD-1). */

@@ -3,7 +3,7 @@ import { addModelHint } from '../settings/add-model-hint';
 import { useAppStore } from '../store/use-app-store';
 
 /**
- * The Models screen while the node has no models (issue #13): how to add one — a model config in the node's models
+ * The Models screen while the node has no models: how to add one — a model config in the node's models
  * folder (the path from the Settings GET when this console may read it), pointing at a GGUF file.
  */
 export function ModelsEmpty() {

@@ -1,5 +1,5 @@
 /**
- * The Replay card's links editor (issue #15), pure: the recorded links (the cluster's stored links, which a replay
+ * The Replay card's links editor, pure: the recorded links (the cluster's stored links, which a replay
  * takes when it is given none) as rows, the models the cluster has as the add-link picker's options, adding a link
  * (a field-named error — `links.owner`, `links.helper` — before anything is asked), removing one, what changed, and
  * the `links` of the replay request.

@@ -1,5 +1,5 @@
 /**
- * The Lending tab's what-if replay (issue #15), pure: the form's draft → the request of
+ * The Lending tab's what-if replay, pure: the form's draft → the request of
  * `POST /router/v1/console/replay`, and its result → the rows shown side by side (recorded, replayed). The links
  * editor's rules are `replay-links.ts`.
  */

@@ -2,7 +2,7 @@ import type { ClusterLaneNode, ClusterModel, ConsoleModel, EngineState } from '.
 import { SOURCE_LABEL } from '../record-source';
 
 /**
- * The Models screen on a master (issue #12): the merged cluster catalog, one row per public ID with its replicas
+ * The Models screen on a master: the merged cluster catalog, one row per public ID with its replicas
  * (node, local ID, availability) and the lane state on the node that holds each one. This node's replicas take the
  * engine state of its own models list; the others the runtime status their node answered. Pure.
  */

@@ -35,7 +35,7 @@ export interface RequestView {
   age: string;
   /** `borrowed` (another owner's request), `returned` (came back from a helper), `stream`. */
   tags: string[];
-  /** Issue #15: place among the waiting requests (`—`: lent, or an older node that does not say). */
+  /** Place among the waiting requests (`—`: lent, or an older node that does not say). */
   position: string;
   /** Predicted start at the engine / finish (here, or at the helper for a lent one): `in 2.1 s`, `due`, or `—`. */
   predictedStart: string;

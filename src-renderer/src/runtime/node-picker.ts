@@ -1,6 +1,6 @@
 import type { ClusterNodeView } from '../../../src-router/contract';
 
-/** The Runtime screen's node picker (issue #12): which node's published blob to show. Pure. */
+/** The Runtime screen's node picker: which node's published blob to show. Pure. */
 
 export interface RuntimeNodeOption {
   /** '' is the node that serves the console API (no `?node=`). */

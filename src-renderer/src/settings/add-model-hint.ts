@@ -1,7 +1,7 @@
 import type { SettingsView } from '../../../src-router/contract';
 
 /**
- * What the Models screen says while the node has no models (issue #13): where model configs go — the folder of
+ * What the Models screen says while the node has no models: where model configs go — the folder of
  * `models.config_dir`, resolved as the node resolves it (relative to the config file), when the Settings GET could be
  * read — and a minimal model config pointing at a GGUF file. Pure; tested in renderer-settings-form.test.ts.
  */

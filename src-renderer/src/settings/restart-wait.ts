@@ -2,7 +2,7 @@ import type { HealthAnswer } from '../../../src-router/contract';
 import type { ApiResult } from '../api/console-client';
 
 /**
- * After a save that restarts the node (issue #13): poll its `/health` until a node started after the one that took
+ * After a save that restarts the node: poll its `/health` until a node started after the one that took
  * the save answers (its `started_at` differs), within a bounded time. The clock and the pause are given, so tests
  * drive them. Tested in renderer-settings-store.test.ts.
  */

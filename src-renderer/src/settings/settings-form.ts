@@ -1,7 +1,7 @@
 import { isPlaceholderToken, SETTINGS_MASK } from '../../../src-router/contract';
 
 /**
- * The Settings screen's form (issue #13), pure: the fields it edits, the draft read from the config object the node
+ * The Settings screen's form, pure: the fields it edits, the draft read from the config object the node
  * returned (the YAML's own shape, secrets masked), the whole config object written back from the draft (a field left
  * as read is left as read, a masked secret included: the node keeps its value), where a 400's `param` belongs, and
  * ROLE-2's placeholder hint before sending. Tested in renderer-settings-form.test.ts.

@@ -2,7 +2,7 @@ import type { ClusterNodeView } from '../../../src-router/contract';
 import type { PillTone } from '../format';
 
 /**
- * The Settings screen's list of a master's slaves (issue #13): every configured slave URL with the node the master
+ * The Settings screen's list of a master's slaves: every configured slave URL with the node the master
  * polled there and its health, "not polled yet" until it did; other members the master lists come after. Pure;
  * tested in renderer-settings-form.test.ts.
  */

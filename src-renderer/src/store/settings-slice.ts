@@ -12,7 +12,7 @@ import type { SliceCreator } from './types';
 export type RestartPhase = 'idle' | 'waiting' | 'back' | 'restored' | 'moved' | 'timeout';
 
 export interface SettingsState {
-  /** `GET /router/v1/console/settings` as last read (issue #13); null before the first good answer. */
+  /** `GET /router/v1/console/settings` as last read; null before the first good answer. */
   view: SettingsView | null;
   loading: boolean;
   failure: ApiFailure | null;

@@ -83,12 +83,12 @@ export class AssetService {
         return { ...e, sha256: a && a.size === e.size && a.mtimeMs === e.mtimeMs ? a.sha256 : null };
       });
     if (entries.some((e) => e.sha256 === null)) this.index.refreshSoon();
-    return { roots: await roots.usableNames(), entries, truncated: inv.truncated }; // issue #9: no protected root
+    return { roots: await roots.usableNames(), entries, truncated: inv.truncated }; // protected folders are never listed
   }
 
   /**
    * ASSET-2/3: the file with `sha256` from a node of the relationship into a local root (default `shared` when
-   * configured, else `models`), under a file name chosen here. Every outcome is a binding row. Issue #9: a target in
+   * configured, else `models`), under a file name chosen here. Every outcome is a binding row. A target in
    * a protected folder (the models config folder — so the `models` root of a node config —, the store) is refused
    * (403 `protected_folder`) and recorded as rejected.
    */

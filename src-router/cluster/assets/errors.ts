@@ -6,7 +6,7 @@ export const ASSET_ERROR_STATUS = {
   invalid_hash: 400,
   invalid_recipe: 400,
   path_outside_root: 403,
-  /** Issue #9: inside the models config folder, the store or the node config's folder. */
+  /** Inside the models config folder, the store or the node config's folder. */
   protected_folder: 403,
   source_not_configured: 403,
   unknown_root: 404,

@@ -35,7 +35,7 @@ export interface ListOptions {
 }
 
 /**
- * A folder no file root may expose, whatever root it lies in (issue #9): the models config folder (a `*.yaml` written
+ * A folder no file root may expose, whatever root it lies in: the models config folder (a `*.yaml` written
  * there is loaded at the next start and its `command` run; configs carry `env`), the store, the node config's folder.
  */
 export interface ProtectedFolder {
@@ -78,7 +78,7 @@ export class FileRoots {
     this.protectedFolders = (opts.protected ?? []).filter((f) => f.dir).map((f) => ({ dir: resolve(f.dir), what: f.what }));
   }
 
-  /** The protected folders (issue #9), absolute as configured. */
+  /** The protected folders, absolute as configured. */
   protectedDirs(): ProtectedFolder[] {
     return this.protectedFolders.map((f) => ({ ...f }));
   }
@@ -289,7 +289,7 @@ export class FileRoots {
 
 const printable = (s: string) => s.replace(/[\u0000-\u001f]/g, '?').slice(0, 200);
 
-/** Issue #9: the 403 for anything inside a protected folder, naming the folder (by its setting: peers see it) and why. */
+/** The 403 for anything inside a protected folder, naming the folder (by its setting: peers see it) and why. */
 function protectedError(subject: string, guard: ProtectedFolder, param = 'path'): AssetError {
   const hint = param === 'root' ? '; use another root (models.shared_dir) for assets' : '';
   return new AssetError('protected_folder', `${subject} is in ${guard.what}: config folders and the store are never an asset source or target${hint}`, param);
@@ -309,7 +309,7 @@ async function realish(p: string): Promise<string> {
 }
 
 /**
- * The roots of a node config: `models` = `models.config_dir`, `shared` = `models.shared_dir`. Issue #9: the models
+ * The roots of a node config: `models` = `models.config_dir`, `shared` = `models.shared_dir`. The models
  * config folder, the store (`cluster.store_dir`) and, when given, the node config file's folder are protected in
  * every root, so the `models` root itself lists nothing and takes nothing (assets go to `models.shared_dir`); it
  * stays named so a request for it gets a 403 saying why rather than an unknown root.

@@ -1,4 +1,4 @@
-/** Issue #3 assets and split recipes (ASSET-1..4): file roots, asset transfer by verified hash, bindings, recipes. */
+/** Assets and split recipes (ASSET-1..4): file roots, asset transfer by verified hash, bindings, recipes. */
 export * from './errors';
 export * from './file-roots';
 export * from './asset-index';

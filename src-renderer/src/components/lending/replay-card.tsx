@@ -6,7 +6,7 @@ import { Notice } from '../notice';
 import { ReplayLinksEditor } from './replay-links-editor';
 
 /**
- * What-if replay (issue #15): the recorded arrivals of the last minutes replayed through the lending rules with changed
+ * What-if replay: the recorded arrivals of the last minutes replayed through the lending rules with changed
  * settings or links (`replay-links-editor.tsx`: remove recorded ones, add others), recorded and replayed side by side. The numbers are the node's (lending/replay-view.ts
  * turns them into rows); nothing is changed on the cluster.
  */

@@ -17,7 +17,7 @@ function cssColors(el: HTMLElement) {
 }
 
 /**
- * The lease timeline (issue #15): per node and lane, own and borrowed jobs, loads and restores, leases, grants,
+ * The lease timeline: per node and lane, own and borrowed jobs, loads and restores, leases, grants,
  * holds, returns and cut-offs of the last minutes, on a canvas. Wheel or buttons zoom, dragging pans; hovering an item
  * shows its decision row with every variable. The layout is lending/timeline-layout.ts; this only paints it.
  */

@@ -1,7 +1,7 @@
 import { pickedNode, runtimeNodeOptions } from '../../runtime/node-picker';
 import { useAppStore } from '../../store/use-app-store';
 
-/** Which node's published blob the screen shows (issue #12); the Routing card below stays the cluster's. */
+/** Which node's published blob the screen shows; the Routing card below stays the cluster's. */
 export function RuntimeNodePicker() {
   const nodes = useAppStore((s) => s.cluster.nodes);
   const picked = useAppStore((s) => s.runtimeNode);

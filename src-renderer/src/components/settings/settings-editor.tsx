@@ -14,7 +14,7 @@ const GROUPS: { id: FieldGroup; title: string; note: string }[] = [
 ];
 
 /**
- * The node's config as a form (issue #13): the config object the GET returned, edited field by field and PUT whole.
+ * The node's config as a form: the config object the GET returned, edited field by field and PUT whole.
  * A 400 shows at the field its `param` names and the form keeps everything typed; ROLE-2's hint shows before sending.
  */
 export function SettingsEditor({ view }: { view: SettingsView }) {

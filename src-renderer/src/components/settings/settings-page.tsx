@@ -17,7 +17,7 @@ const section = (config: Record<string, unknown> | undefined, key: string): Reco
 };
 
 /**
- * The Settings screen (issue #13): the node's own config — role, identity, cluster token, slaves, where it listens,
+ * The Settings screen: the node's own config — role, identity, cluster token, slaves, where it listens,
  * models folder, Redis, lending — written whole; a save restarts the node, and the screen follows it back. Operators only.
  */
 export function SettingsPage() {
