@@ -13,7 +13,8 @@ commands:
   llama-engine [flags]       the built-in llama.cpp engine over node-llama-cpp
   make-model OUT.gguf [--embd N] [--layers N] [--type f32|f16|q8_0] [--seed N]
                              write a tiny llama GGUF model
-  schema [--out DIR]         write the JSON Schemas of the config files (default resources/schema)
+  schema [--out DIR] [--docs FILE]
+                             write the config files' JSON Schemas (default resources/schema) and docs/config.md
   replay --store DIR […] [--from T] [--to T] [--set cluster.KEY=VALUE …] [--links FILE] [--json FILE]
                              replay recorded arrivals through the lending rules in simulated time
   bare-proxy --upstream URL [--port N]
