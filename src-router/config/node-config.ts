@@ -15,15 +15,15 @@ export const serverSchema = z
     port: z.number().int().min(0).max(65535).default(8080).describe('port the node listens on; 0 picks a free port'),
     body_limit: z.number().int().positive().default(64 * 1024 * 1024).describe('largest request body in bytes (413 above)'),
     upload_limit: z.number().int().positive().default(100 * 1024 * 1024).describe('largest uploaded audio file in bytes'),
-    max_queue: z.number().int().positive().max(1_000_000).default(1000).describe('requests that may wait on this node for an engine at once; more get 429 with Retry-After'),
-    write_timeout: duration('60s').describe('a client that takes nothing of a streamed answer for this long is cut off; its engine request is cancelled'),
+    max_queue: z.number().int().positive().max(1_000_000).default(1000).describe('requests that may wait on this node for an engine at once (beyond what engines generate at once); more get 429 queue_full with Retry-After; a model config\'s max_queue bounds one model'),
+    write_timeout: duration('60s').describe('a client that takes nothing of a streamed answer for this long is cut off; its engine request is cancelled and the lane freed'),
     headers_timeout: duration('30s').describe('longest a client may take to send its request headers'),
     request_timeout: duration('5m').describe('longest a client may take to send its whole request (uploads included)'),
     keep_alive_timeout: duration('72s').describe('how long an idle keep-alive connection stays open (longer than the idle time of common client pools, so a reused connection is not closed under a request)'),
-    allowed_hosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides this node\'s own address, localhost and its cluster.public_url host (421 otherwise)'),
+    allowed_hosts: z.array(z.string().min(1)).default([]).describe('Host names accepted besides IP literals, localhost, this machine\'s name and cluster.public_url\'s host (421 otherwise: DNS rebinding)'),
     cors_origins: z.array(z.string().min(1)).default([]).describe('browser Origins allowed besides the node\'s own (403 otherwise); "*" allows any'),
-    api_keys: z.array(z.string().min(16, 'an API key needs at least 16 characters')).default([]).describe('client API keys for /v1/* and /api/* (Authorization: Bearer); none = open'),
-    api_keys_file: z.string().default('').describe('a file of client API keys, one per line (# comments); read at start'),
+    api_keys: z.array(z.string().min(16, 'an API key needs at least 16 characters')).default([]).describe('client API keys for /v1/* and /api/* (Authorization: Bearer, at least 16 characters); none = open. Wrong keys count in the per-address token throttle (429 too_many_failed_tokens)'),
+    api_keys_file: z.string().default('').describe('a file of client API keys, one per line (# comments), a regular file of at most 4 MiB; read at start'),
   })
   .strict();
 
@@ -56,7 +56,7 @@ export const modelsSchema = z
   .object({
     config_dir: z.string().default('').describe('folder of model configs, one YAML file each; empty: no local models, a routing-only master (ROLE-5)'),
     startup_model: z.string().default('').describe('public or local ID of a model loaded at start; empty: every model loads on its first request (ROLE-5)'),
-    shared_dir: z.string().default('').describe('folder assets are served from and fetched into (ASSET-2)'),
+    shared_dir: z.string().default('').describe('folder assets are served from and fetched into (ASSET-2); the models config folder, the store and the node config file are never an asset source or target (403 protected_folder)'),
     asset_max_bytes: z.number().int().positive().default(64 * 1024 ** 3).describe('largest asset a fetch from another node may transfer, in bytes (413 above)'),
     stt_selector: z.string().default('auto').describe('model name that asks the router to pick a transcription model (STT-2); an absent model means the same'),
   })
@@ -66,7 +66,7 @@ export const backendSchema = z
   .object({
     mode: z.enum(['llama_sdcpp', 'kobold']).default('llama_sdcpp').describe('llama_sdcpp: text, image and whisper lanes, each its own engine; kobold: one shared KoboldCpp process (HEALTH-3)'),
     load_timeout: duration('2m').describe('longest an engine may take to become healthy'),
-    max_restarts: z.number().int().min(0).default(3).describe('consecutive failed starts before a model is held failed'),
+    max_restarts: z.number().int().min(0).default(3).describe('consecutive failed starts after which a model answers 503 for restart_cooldown'),
     restart_cooldown: duration('30s').describe('how long a model stays failed after max_restarts failed starts'),
     health_interval: duration('10s').describe('how often a ready engine is health-checked; one that stops answering is killed and restarted'),
     health_timeout: duration('5s').describe('how long a health check of a ready engine may take before it counts as not answering'),
