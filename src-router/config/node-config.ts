@@ -11,8 +11,8 @@ export const MIN_CONSOLE_TOKEN_LENGTH = 16;
 
 export const serverSchema = z
   .object({
-    host: z.string().default('127.0.0.1').describe('address the node listens on (0.0.0.0: every interface)'),
-    port: z.number().int().min(0).max(65535).default(8080).describe('port the node listens on; 0 picks a free port'),
+    host: z.string().default('127.0.0.1').describe('address the node listens on: 127.0.0.1 this machine only, 0.0.0.0 every interface'),
+    port: z.number().int().min(0).max(65535).default(8080).describe('port the node listens on; 0: a free port chosen at start (kept across restarts)'),
     body_limit: z.number().int().positive().default(64 * 1024 * 1024).describe('largest request body in bytes (413 above)'),
     upload_limit: z.number().int().positive().default(100 * 1024 * 1024).describe('largest uploaded audio file in bytes'),
     max_queue: z.number().int().positive().max(1_000_000).default(1000).describe('requests that may wait on this node for an engine at once (beyond what engines generate at once); more get 429 queue_full with Retry-After; a model config\'s max_queue bounds one model'),
@@ -29,9 +29,9 @@ export const serverSchema = z
 
 export const clusterSchema = z
   .object({
-    role: z.enum(['standalone', 'master', 'slave']).default('standalone').describe('standalone, master or slave (ROLE-1)'),
-    node_id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore').default('local').describe('this node\'s ID, unique in the cluster (ROLE-2)'),
-    token: z.string().default('').describe('the cluster token every member shares for the node API; a master or slave refuses an empty or placeholder token (ROLE-2)'),
+    role: z.enum(['standalone', 'master', 'slave']).default('standalone').describe('standalone: a cluster of one; master: routes to its slaves and polls them; slave: registers with its master (ROLE-1)'),
+    node_id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore').default('local').describe('this node\'s ID, unique in the cluster: letters, digits, dot, dash, underscore (ROLE-2)'),
+    token: z.string().default('').describe('shared by every node of the cluster for the node API; a master or slave refuses an empty or placeholder token (ROLE-2)'),
     master_url: url.optional().describe('the master\'s URL; required on a slave (ROLE-3)'),
     public_url: url.optional().describe('the URL other nodes reach this node at; required on a slave (ROLE-3)'),
     slave_urls: z.array(url).default([]).describe('the only URLs a master accepts registrations from and polls (ROLE-4)'),
@@ -39,14 +39,14 @@ export const clusterSchema = z
     sync_interval: duration('10s').describe('how often a slave registers its snapshot with the master and reads its settings (HEALTH-1)'),
     health_interval: duration('5s').describe('how often a master polls its slaves; a failed poll marks a node unhealthy (HEALTH-2)'),
     request_timeout: duration('10m').describe('longest a proxied request may take before it is cut off'),
-    scheduling_backend_depth: z.number().int().min(1).max(64).default(2).describe('requests of an enrolled model at its engine at once; the rest wait in the router queue (QUEUE-1)'),
-    scheduling_refresh_interval: duration('2s').describe('how often the master plans leases without a queue event (LEASE-3)'),
+    scheduling_backend_depth: z.number().int().min(1).max(64).default(2).describe('requests of an enrolled model at its engine at once; more wait in the router queue, where they may be lent (QUEUE-1)'),
+    scheduling_refresh_interval: duration('2s').describe('how often the master polls every node\'s lending state and plans leases without a queue event (LEASE-3)'),
     scheduling_min_samples: z.number().int().min(1).default(5).describe('measured requests a model needs inside the sample window before it has its own cost fit (PRICE-2)'),
     scheduling_sample_window: duration('14d', { timer: false }).describe('how far back measured requests count for a cost fit (PRICE-2)'),
     scheduling_context_reserve: z.number().int().min(0).default(512).describe('tokens reserved for the answer of a request without max_tokens, in the context gate (LLM-3)'),
     offload_probe_idle: duration('5s').describe('how long a helper not chosen by cost must idle before it gets a one-request probe; twelve times as long when it must switch models (PROBE-1)'),
     offload_restore_delay: duration('1.5s').describe('quiet time before a model displaced by borrowed work or a guardian is loaded back (HELPER-4)'),
-    offload_lent_stall_timeout: duration('3m').describe('no change in a helper\'s lent requests for this long makes the master ask whether it still runs them (HELPER-5)'),
+    offload_lent_stall_timeout: duration('3m').describe('no change in a helper\'s lent requests this long: the master checks it and takes them back if it stalled (HELPER-5)'),
     offload_hold_for_faster_helper: z.boolean().default(true).describe('an owner may keep its second slot\'s next request for a helper predicted to finish it sooner (HOLD-1)'),
     offload_decisions_retention: duration('14d', { timer: false }).describe('how long decision-log rows are kept (LOG-1)'),
   })
@@ -54,7 +54,7 @@ export const clusterSchema = z
 
 export const modelsSchema = z
   .object({
-    config_dir: z.string().default('').describe('folder of model configs, one YAML file each; empty: no local models, a routing-only master (ROLE-5)'),
+    config_dir: z.string().default('').describe('folder of model configs, one YAML file per model, relative to the config file; empty: no local models, a routing-only master (ROLE-5)'),
     startup_model: z.string().default('').describe('public or local ID of a model loaded at start; empty: every model loads on its first request (ROLE-5)'),
     shared_dir: z.string().default('').describe('folder assets are served from and fetched into (ASSET-2); the models config folder, the store and the node config file are never an asset source or target (403 protected_folder)'),
     asset_max_bytes: z.number().int().positive().default(64 * 1024 ** 3).describe('largest asset a fetch from another node may transfer, in bytes (413 above)'),
@@ -76,7 +76,7 @@ export const backendSchema = z
   })
   .strict();
 
-export const redisSchema = z.object({ url: z.string().optional().describe('Redis URL of the keyspace (redis://host:port); absent: an embedded keyspace') }).strict();
+export const redisSchema = z.object({ url: z.string().optional().describe('Redis URL of the keyspace (redis://host:port); empty or absent: the embedded keyspace (a single node needs no Redis)') }).strict();
 
 export const consoleSchema = z
   .object({

@@ -42,7 +42,7 @@ describe('settings form ↔ the node config', () => {
   it('every field the form shows is in the node config\'s JSON Schema, with a placeholder from its default', () => {
     const at = (path: string) => path.split('.').reduce<Record<string, unknown> | undefined>((o, k) => (o?.properties as Record<string, Record<string, unknown>> | undefined)?.[k], SCHEMA);
     for (const f of [...SETTINGS_FIELDS.map((x) => x.path), 'cluster.slave_urls']) expect(at(f), f).toBeDefined();
-    expect(fieldFacts(SCHEMA, 'server.port')).toEqual({ default: 8080 });
+    expect(fieldFacts(SCHEMA, 'server.port')).toEqual({ default: 8080, description: 'port the node listens on; 0: a free port chosen at start (kept across restarts)' });
     expect(fieldPlaceholder(SCHEMA, SETTINGS_FIELDS.find((f) => f.path === 'cluster.offload_lent_stall_timeout')!)).toBe('default: 3m');
   });
 
