@@ -16,7 +16,7 @@ export const LENT_TO_HEADER = 'x-routerdesk-lent-to';
 /**
  * A master's worker call for a client stream that takes queue comments: the slave sends its own while the request
  * waits in its router queue (then its head goes out first and its queue time comes as a trailer). Without it (an
- * older master) a worker stream's head waits for the answer, as before.
+ * older master) a worker stream's head waits for the answer and carries every fact.
  */
 export const QUEUE_COMMENTS_HEADER = 'x-routerdesk-queue-comments';
 

@@ -9,7 +9,7 @@ import { closingQuote, depthAt, escapedAt, modelKey, namesLocal, withModelName }
  * (what the request's bookkeeping reads), and its one `"model"` key, if any, is a first-level key whose name can be
  * rewritten in place as `rewrite` would (`id-rewrite`'s rules: the exact local or helper ID, or a path ending in it).
  * Anything else — the role and finish chunks, spaced JSON, a nested or second `"model"`, a name that is not JSON,
- * bytes after the object — is parsed as before: null.
+ * bytes after the object — is not a plain delta (null) and is parsed like any other event.
  *
  * Keys are found as text, which is exact for JSON: inside a string value every `"` is escaped, so `"content":"`
  * only ever stands for a key followed by a string.
