@@ -1,0 +1,70 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src-router/http/app';
+import { buildOpenApiDocument, documentPath, operationId } from '../../src-router/http/openapi/document';
+import { OPERATIONS, STATIC_FILES_REASON, UNDOCUMENTED } from '../../src-router/http/openapi/operations';
+import { registeredRoutes, type RegisteredRoute } from '../../src-router/http/openapi/routes';
+import { stubDeps } from '../support/stub-deps';
+
+const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+
+describe('the OpenAPI document', () => {
+  it('validates as OpenAPI 3.1 with swagger-parser', async () => {
+    const doc = buildOpenApiDocument('1.2.3');
+    expect(doc.openapi).toBe('3.1.0');
+    // validate() dereferences in place: give it a copy.
+    const api = (await SwaggerParser.validate(structuredClone(doc) as unknown as OpenAPIV3_1.Document)) as OpenAPIV3_1.Document;
+    expect(api.info.version).toBe('1.2.3');
+    expect(Object.keys(api.paths ?? {}).length).toBeGreaterThan(50);
+  });
+
+  it('gives every operation a unique operation ID and path/method pair, and every path parameter a description', () => {
+    const ids = OPERATIONS.map(operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const pairs = OPERATIONS.map((op) => `${op.method} ${documentPath(op)}`);
+    expect(new Set(pairs).size).toBe(pairs.length);
+    for (const op of OPERATIONS) {
+      const inPath = [...documentPath(op).matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+      expect(Object.keys(op.params ?? {}).sort(), key(op)).toEqual(inPath);
+    }
+  });
+});
+
+describe('the routes fastify registers and the documented operations', () => {
+  let routes: readonly RegisteredRoute[];
+  let uiDir: string;
+  beforeAll(async () => {
+    // A UI build with two files: fastify-static registers a route per file, which the document leaves out.
+    uiDir = mkdtempSync(join(tmpdir(), 'routerdesk-ui-'));
+    mkdirSync(join(uiDir, 'assets'));
+    writeFileSync(join(uiDir, 'index.html'), '<!doctype html>');
+    writeFileSync(join(uiDir, 'assets', 'app.js'), '');
+    const app = await buildApp(stubDeps({ uiDir }), { logLevel: 'silent' });
+    routes = registeredRoutes(app);
+    await app.close();
+  });
+  afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
+
+  it('documents every registered route, or leaves it out with a reason', () => {
+    const documented = new Set(OPERATIONS.map(key));
+    const excluded = new Set(UNDOCUMENTED.map(key));
+    const missing = routes.filter((r) => {
+      if (documented.has(key(r)) || excluded.has(key(r)) || r.undocumented) return false;
+      // fastify's automatic HEAD of a GET answers as that GET does, without a body.
+      return !(r.method === 'HEAD' && documented.has(key({ method: 'GET', path: r.path })));
+    });
+    expect(missing.map(key)).toEqual([]);
+    expect(routes.filter((r) => r.undocumented).every((r) => r.undocumented === STATIC_FILES_REASON && r.method !== 'POST')).toBe(true);
+    expect(routes.some((r) => r.undocumented && r.path === '/assets/app.js')).toBe(true);
+  });
+
+  it('documents no operation that no route serves', () => {
+    const registered = new Set(routes.map(key));
+    expect(OPERATIONS.filter((op) => !registered.has(key(op))).map(key)).toEqual([]);
+    expect(UNDOCUMENTED.filter((u) => !registered.has(key(u))).map(key)).toEqual([]);
+  });
+});
