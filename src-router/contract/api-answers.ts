@@ -53,7 +53,8 @@ export const ollamaEmbeddingAnswerSchema = z.object({ embedding: z.array(z.numbe
 
 /** A lane of this node and what it holds (`GET /router/v1/console/lanes`). */
 export const laneStatusListSchema = z.object({ lanes: z.array(z.looseObject({ lane: z.string(), loaded: z.string().nullable(), state: z.string(), inflight: z.number(), queued: z.number() })) }).strict();
-export const modelLogsSchema = z.object({ localId: z.string(), lines: z.array(z.string()) }).strict();
+/** An engine's last output lines, oldest first (`at`: unix ms). */
+export const modelLogsSchema = z.object({ localId: z.string(), lines: z.array(z.object({ at: z.number(), stream: z.enum(['stdout', 'stderr']), text: z.string() }).strict()) }).strict();
 export const pushAppliedSchema = z.object({ applied: z.number().int(), stale: z.boolean() }).strict();
 export const leasePushAnswerSchema = z.object({ applied: z.boolean(), reason: z.literal('not_an_owner').optional(), ignored: z.literal(true).optional() }).strict();
 export const cancelAnswerSchema = z.object({ cancelled: z.number().int().nonnegative() }).strict();

@@ -6,6 +6,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src-router/http/app';
 import { buildOpenApiDocument, documentPath, operationId } from '../../src-router/http/openapi/document';
+import { EXAMPLES, missingExamples } from '../../src-router/http/openapi/examples';
 import { OPERATIONS, STATIC_FILES_REASON, UNDOCUMENTED } from '../../src-router/http/openapi/operations';
 import { registeredRoutes, type RegisteredRoute } from '../../src-router/http/openapi/routes';
 import { stubDeps } from '../support/stub-deps';
@@ -22,11 +23,14 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(api.paths ?? {}).length).toBeGreaterThan(50);
   });
 
-  it('gives every operation a unique operation ID and path/method pair, and every path parameter a description', () => {
+  it('gives every operation a unique operation ID and path/method pair, an example, and every path parameter a description', () => {
     const ids = OPERATIONS.map(operationId);
     expect(new Set(ids).size).toBe(ids.length);
     const pairs = OPERATIONS.map((op) => `${op.method} ${documentPath(op)}`);
     expect(new Set(pairs).size).toBe(pairs.length);
+    expect(missingExamples()).toEqual([]);
+    const keys = new Set(OPERATIONS.map(key));
+    expect(Object.keys(EXAMPLES).filter((k) => !keys.has(k))).toEqual([]);
     for (const op of OPERATIONS) {
       const inPath = [...documentPath(op).matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
       expect(Object.keys(op.params ?? {}).sort(), key(op)).toEqual(inPath);

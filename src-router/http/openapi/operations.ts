@@ -160,7 +160,6 @@ export const OPERATIONS: readonly Operation[] = [
     description: 'The remote is called once with the token before the profile is kept; the token is never shown again.', answers: { 201: json('ClusterView', 'Created') },
   },
   { method: 'PATCH', path: '/router/v1/console/clusters/:id', params: { id: 'a profile ID' }, summary: 'Change a connection profile', tag: 'Console', security: 'operator', body: { schema: 'ClusterProfilePatch' }, answers: { 200: json('ClusterView') } },
-  { method: 'DELETE', path: '/router/v1/console/clusters/:id', params: { id: 'a profile ID' }, summary: 'Remove a connection profile', tag: 'Console', security: 'operator', answers: { 204: noContent } },
   ...(['console', 'site'] as const).flatMap((api) =>
     (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): Operation => ({
       method, path: `/router/v1/console/clusters/:id/${api}/*`, wildcard: 'path', params: { id: 'a profile ID, or `local` for this node', path: `a path under /router/v1/${api}/ on that cluster` },
@@ -170,6 +169,7 @@ export const OPERATIONS: readonly Operation[] = [
       answers: { 200: json('AnyObject', "The remote's answer, as it came") },
     })),
   ),
+  { method: 'DELETE', path: '/router/v1/console/clusters/:id', params: { id: 'a profile ID' }, summary: 'Remove a connection profile', tag: 'Console', security: 'operator', answers: { 204: noContent } },
   { method: 'GET', path: '/router/v1/console/decisions', query: 'DecisionQuery', summary: "The cluster's decision log, newest first", tag: 'Console', security: 'console', answers: { 200: json('DecisionPage') } },
   {
     method: 'GET', path: '/router/v1/console/decisions/export', query: 'DecisionExportQuery', summary: 'Export the decision log', tag: 'Console', security: 'console',
@@ -204,16 +204,16 @@ export const OPERATIONS: readonly Operation[] = [
   { method: 'PUT', path: '/router/v1/site/guardians', summary: 'Set a guardian', tag: 'Site', security: 'operator', body: { schema: 'GuardianPut' }, answers: { 200: json('GuardianSetting') } },
   { method: 'DELETE', path: '/router/v1/site/guardians', summary: 'Remove a guardian setting', tag: 'Site', security: 'operator', body: { schema: 'GuardianDelete' }, answers: { 204: noContent } },
   { method: 'GET', path: RECIPES, summary: 'Split recipes', tag: 'Site', security: 'console', answers: { 200: json('RecipeList') } },
-  { method: 'GET', path: `${RECIPES}/:name`, params: { name: 'the recipe name (its public model ID)' }, summary: 'One recipe', tag: 'Site', security: 'console', answers: { 200: json('StoredRecipe') } },
   {
     method: 'PUT', path: `${RECIPES}/:name`, params: { name: 'the recipe name (its public model ID)' }, summary: 'Create or replace a recipe', tag: 'Site', security: 'operator', body: { schema: 'Recipe' },
     answers: { 200: json('StoredRecipe', 'Replaced'), 201: json('StoredRecipe', 'Created') },
   },
-  { method: 'DELETE', path: `${RECIPES}/:name`, params: { name: 'the recipe name' }, summary: 'Delete a recipe', tag: 'Site', security: 'operator', answers: { 204: noContent } },
+  { method: 'GET', path: `${RECIPES}/:name`, params: { name: 'the recipe name (its public model ID)' }, summary: 'One recipe', tag: 'Site', security: 'console', answers: { 200: json('StoredRecipe') } },
   {
     method: 'POST', path: `${RECIPES}/:name/load`, params: { name: 'the recipe name' }, summary: "Load every component of a recipe", tag: 'Site', security: 'operator',
     answers: { 200: json('RecipeLoad'), 502: json('RecipeLoad', 'A component failed to load (with `error`)') },
   },
+  { method: 'DELETE', path: `${RECIPES}/:name`, params: { name: 'the recipe name' }, summary: 'Delete a recipe', tag: 'Site', security: 'operator', answers: { 204: noContent } },
 
   // Node API
   { method: 'POST', path: '/router/v1/node/register', summary: 'A slave registers with its master', tag: 'Node', security: 'cluster', body: { schema: 'NodeSnapshot' }, answers: { 200: json('RegisterAnswer') } },
