@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelConfigInput } from '../../src-router/config';
@@ -163,5 +164,31 @@ describe('every documented operation answers as documented (master and slave, si
     const answer = await call('GET', cluster.master.url, '/v1/models', 'none');
     expect(answer.status).toBe(401);
     checkAnswer(op, answer, 'GET /v1/models without a key');
+  });
+});
+
+describe('/openapi.json and /docs', () => {
+  it('need no token, but the Host and Origin checks apply: another site\'s page gets 403, another host\'s name 421', async () => {
+    const page = await fetch(`${cluster.master.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('id="postV1ChatCompletions"');
+
+    const crossSite = await fetch(`${cluster.master.url}/openapi.json`, { headers: { origin: 'http://evil.example' } });
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as { error: { code: string } }).error.code).toBe('origin_not_allowed');
+
+    const { port } = new URL(cluster.master.url);
+    for (const target of ['http://evil.example/openapi.json', 'http://evil.example/docs']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'GET', path: target }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status, target).toBe(421);
+    }
   });
 });

@@ -5,6 +5,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src-router/http/app';
+import { docsPage } from '../../src-router/http/openapi/docs-page';
 import { buildOpenApiDocument, documentPath, operationId } from '../../src-router/http/openapi/document';
 import { EXAMPLES, missingExamples } from '../../src-router/http/openapi/examples';
 import { OPERATIONS, STATIC_FILES_REASON, UNDOCUMENTED } from '../../src-router/http/openapi/operations';
@@ -70,5 +71,24 @@ describe('the routes fastify registers and the documented operations', () => {
     const registered = new Set(routes.map(key));
     expect(OPERATIONS.filter((op) => !registered.has(key(op))).map(key)).toEqual([]);
     expect(UNDOCUMENTED.filter((u) => !registered.has(key(u))).map(key)).toEqual([]);
+  });
+});
+
+describe('the /docs page', () => {
+  const doc = buildOpenApiDocument('1.0.0');
+  const html = docsPage(doc);
+
+  it('shows every operation and every schema, and every schema link leads to one', () => {
+    for (const op of OPERATIONS) expect(html, key(op)).toContain(`id="${operationId(op)}"`);
+    const ids = new Set([...html.matchAll(/id="([^"]+)"/g)].map((m) => m[1]));
+    for (const name of Object.keys(doc.components.schemas)) expect(ids.has(`schema-${name.toLowerCase()}`), name).toBe(true);
+    const links = [...html.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(100);
+    expect(links.filter((l) => !ids.has(l))).toEqual([]);
+  });
+
+  it('escapes what the document says and needs no script or style (the node\'s CSP allows neither inline)', () => {
+    expect(html).not.toMatch(/<script|<style|style=|<path>/i);
+    expect(html).toContain('/router/v1/console/&lt;path&gt;');
   });
 });
