@@ -36,7 +36,8 @@ const helper = { nodeId: 'gpu-a', model: '{{helper}}' };
 function clientExamples(prefix: string, m: { chat: string; image: string; whisper: string }): Record<string, Example> {
   return {
     [`GET ${prefix}/v1/models`]: {},
-    [`GET ${prefix}/v1/models/*`]: prefix ? { params: { model: 'sim-chat' }, status: 200 } : { params: { model: m.chat } },
+    // The worker lists the catalog as clients see it: by public ID.
+    [`GET ${prefix}/v1/models/*`]: { params: { model: 'sim-chat' } },
     [`POST ${prefix}/v1/chat/completions`]: { body: { ...chat, model: m.chat }, ...(prefix ? {} : { stream: { ...chat, model: m.chat, stream: true } }) },
     [`POST ${prefix}/v1/completions`]: { body: { ...completion, model: m.chat }, ...(prefix ? {} : { stream: { ...completion, model: m.chat, stream: true } }) },
     [`POST ${prefix}/v1/embeddings`]: { body: { model: m.chat, input: 'hi' } },
