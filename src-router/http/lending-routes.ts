@@ -11,7 +11,6 @@ import { nudgedByPush } from './settings-nudge';
 import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
 
-
 export interface LendingHttp {
   lending: LendingNode;
   links: LinkStore;

@@ -48,9 +48,14 @@ describe('the routes fastify registers and the documented operations', () => {
     mkdirSync(join(uiDir, 'assets'));
     writeFileSync(join(uiDir, 'index.html'), '<!doctype html>');
     writeFileSync(join(uiDir, 'assets', 'app.js'), '');
-    const app = await buildApp(stubDeps({ uiDir }), { logLevel: 'silent' });
-    routes = registeredRoutes(app);
-    await app.close();
+    // Each role: a route registered for one role only is held against the document too.
+    const all = new Map<string, RegisteredRoute>();
+    for (const role of ['standalone', 'master', 'slave'] as const) {
+      const app = await buildApp(stubDeps({ uiDir, role }), { logLevel: 'silent' });
+      for (const r of registeredRoutes(app)) all.set(key(r), r);
+      await app.close();
+    }
+    routes = [...all.values()];
   });
   afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
 
