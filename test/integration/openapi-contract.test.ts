@@ -70,7 +70,7 @@ async function call(method: string, base: string, path: string, security: Operat
   const res = await fetch(`${base}${path}`, { method, headers, body });
   const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
   const text = method === 'HEAD' ? '' : await res.text();
-  return { status: res.status, type, text, body: type === 'application/json' && text ? (JSON.parse(text) as unknown) : text };
+  return { status: res.status, headers: res.headers, type, text, body: type === 'application/json' && text ? (JSON.parse(text) as unknown) : text };
 }
 
 /** `{{name}}` → ctx.name (the whole value when the string is only that, else spliced in as text). */
@@ -101,8 +101,9 @@ const refSchema = (ref: string): JsonSchema => ({ $ref: `openapi${ref}` });
 
 /** Checks an answer against the operation's documented answer for its status (or the error answer). */
 function checkAnswer(op: Operation, answer: Awaited<ReturnType<typeof call>>, what: string, stream = false) {
-  const documented = doc.paths[documentPath(op)][op.method.toLowerCase()] as { responses: Record<string, { content?: Record<string, JsonSchema> }> };
+  const documented = doc.paths[documentPath(op)][op.method.toLowerCase()] as { responses: Record<string, { content?: Record<string, JsonSchema>; headers?: Record<string, { required?: boolean }> }> };
   const response = documented.responses[String(answer.status)] ?? documented.responses.default;
+  for (const [name, header] of Object.entries(response.headers ?? {})) if (header.required) expect(answer.headers.get(name), `${what}: header ${name}`).toBeTruthy();
   const content = response.content ?? {};
   if (Object.keys(content).length === 0 || op.method === 'HEAD') return;
   const media = Object.entries(content).find(([type]) => type.split(';')[0].trim() === answer.type);

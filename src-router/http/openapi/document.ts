@@ -1,5 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { LENT_TO_HEADER, NODE_HEADER, QUEUE_MS_HEADER } from '../../contract/answer-facts';
+import { SERVED_BY_HEADER } from '../../serve/guardian-route';
+import { CLIENT_API_PATH } from '../answer-headers';
 import { OPERATIONS, type Answer, type Media, type Operation, type Security } from './operations';
 import { QUERIES, SCHEMAS, type SchemaName } from './schemas';
 
@@ -59,6 +62,17 @@ export function operationId(op: Pick<Operation, 'method' | 'path'>): string {
   return `${op.method.toLowerCase()}${words.join('')}${op.path.endsWith('*') ? 'Any' : ''}`;
 }
 
+/** What every answer of the client APIs says about where it ran (errors too). */
+const CLIENT_ANSWER_HEADERS: Record<string, JsonSchema> = {
+  [NODE_HEADER]: { required: true, description: 'The node that ran the request (a forwarded one: the node the master forwarded it to).', schema: { type: 'string' } },
+  [QUEUE_MS_HEADER]: {
+    description: 'Milliseconds it waited in router queues and for the lane before an engine took it (a lent one: at its owner plus at its helper). A stream whose head went out while it waited sends it as a trailer.',
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
+  [LENT_TO_HEADER]: { description: 'A lent request: the helper that answered it, `node/model` (its local ID there).', schema: { type: 'string' } },
+  [SERVED_BY_HEADER]: { description: "An image request a guardian answered for a text-only model: the guardian's public ID.", schema: { type: 'string' } },
+};
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** JSON Schemas of the named contract schemas, as requests (`input`) or answers (`output`) see them. */
@@ -104,6 +118,7 @@ export function buildOpenApiDocument(version: string, operations: readonly Opera
     for (const [status, answer] of Object.entries(op.answers)) answers[status] = answerObject(answer);
     if (op.security !== 'none') answers['401'] ??= { description: 'Missing or wrong token (429 with Retry-After after too many wrong ones)', content: { 'application/json': { schema: ref(errorSchema) } } };
     answers.default = { description: 'An error', content: { 'application/json': { schema: ref(errorSchema) } } };
+    if (CLIENT_API_PATH.test(op.path)) for (const answer of Object.values(answers)) answer.headers = CLIENT_ANSWER_HEADERS;
     const operation: JsonSchema = {
       operationId: operationId(op),
       summary: op.summary,
