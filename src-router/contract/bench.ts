@@ -48,3 +48,6 @@ export type BenchRunList = z.infer<typeof benchRunListSchema>;
 
 export const benchRunDetailSchema = z.object({ run: benchRunSchema, rows: z.array(benchRowSchema) }).strict();
 export type BenchRunDetail = z.infer<typeof benchRunDetailSchema>;
+
+/** `GET /router/v1/console/bench/runs` query: how many runs, newest first. */
+export const benchRunListQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }).strict();

@@ -77,3 +77,21 @@ export const borrowedAnswerStateSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('answered'), status: z.number().int().min(100).max(599), body: z.unknown() }).strict(),
   z.object({ state: z.enum(['failed', 'running', 'unknown']) }).strict(),
 ]);
+
+const peerModelRef = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).strict();
+
+/** An owner's queue event to the master; a slave sends its lending state with it, an older one does not. */
+export const offloadEventRequestSchema = z
+  .object({ owner: peerModelRef, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']), state: lendingNodeStateSchema.optional() })
+  .strict();
+
+/** LEASE-5: an owner asks the master to run one of its queued requests on the lease's helper. */
+export const relayRequestSchema = z
+  .object({ requestId: z.string(), owner: peerModelRef, helper: peerModelRef, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) })
+  .strict();
+
+/** The master's push of an owner's lease (null: none) to the slave that owns the model. */
+export const leasePushRequestSchema = z.object({ owner: peerModelRef, lease: leaseGrantSchema.nullable() }).strict();
+
+/** HOLD-4: an owner asks the master to cut off an overdue lent request. */
+export const cutoffRequestSchema = z.object({ requestId: z.string().min(1) }).strict();

@@ -197,7 +197,7 @@ export const routingViewSchema = z
   .strict();
 
 /** `POST runtime.setRouting` body: `routesEngine` only when the operator picked a profile (ROUTE-5). */
-export const setRoutingRequestSchema = z.object({ strategy: z.string(), routesEngine: z.string().optional() }).strict();
+export const setRoutingRequestSchema = z.object({ strategy: z.string({ error: 'strategy is required' }), routesEngine: z.string().optional() }).strict();
 export const setRoutingAnswerSchema = z
   .object({ desired: z.object({ strategy: z.string(), routes_engine: z.string().optional() }).strict() })
   .strict();

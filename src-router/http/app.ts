@@ -26,6 +26,7 @@ import { ollamaRoutes } from './ollama-routes';
 import { openaiRoutes } from './openai-routes';
 import { responsesRoutes } from './responses-routes';
 import { opsRoutes } from './ops-routes';
+import { openApiRoutes, recordRoutes } from './openapi/routes';
 
 export interface AppOptions {
   logLevel?: string;
@@ -51,6 +52,8 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   });
   // A client that never finishes its headers does not hold a connection (slowloris).
   app.server.headersTimeout = opts.headersTimeoutMs ?? 30_000;
+  // Every route is recorded as registered: a test holds them against the API document's operations.
+  recordRoutes(app);
   installErrorHandling(app);
   keepRawJson(app);
   installSecurityHeaders(app);
@@ -75,6 +78,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });
     await opsRoutes(scope, deps);
+    await openApiRoutes(scope, deps.version);
     await openaiRoutes(scope, deps);
     await responsesRoutes(scope, deps);
     await ollamaRoutes(scope, deps);

@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { RouterError } from '../contract';
+import { benchRunListQuerySchema, RouterError } from '../contract';
 import { requireToken } from './auth';
 import type { HttpDeps } from './deps';
-
-const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }).strict();
 
 /** ASSET-1: benchmark runs kept in this node's store by `routerdesk bench --store`, newest first, and one run's rows. */
 export async function benchRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
@@ -12,7 +9,7 @@ export async function benchRoutes(app: FastifyInstance, deps: HttpDeps): Promise
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
 
     scope.get('/router/v1/console/bench/runs', async (request) => {
-      const q = listQuerySchema.safeParse(request.query);
+      const q = benchRunListQuerySchema.safeParse(request.query);
       if (!q.success) throw new RouterError(400, 'invalid_query', `limit: ${q.error.issues[0]?.message ?? 'invalid'} (1–500)`, 'invalid_request_error', 'limit');
       return { runs: deps.benchRuns.list(q.data.limit) };
     });

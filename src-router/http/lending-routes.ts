@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isDeepStrictEqual } from 'node:util';
-import { z } from 'zod';
-import { leaseGrantSchema, lendingNodeStateSchema, linksPushSchema, QUEUE_MS_HEADER, RouterError, withdrawRequestSchema } from '../contract';
+import { cutoffRequestSchema, leasePushRequestSchema, linksPushSchema, offloadEventRequestSchema, QUEUE_MS_HEADER, relayRequestSchema, RouterError, withdrawRequestSchema } from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
@@ -11,12 +10,6 @@ import { allowRoles, requireToken } from './auth';
 import { nudgedByPush } from './settings-nudge';
 import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
-
-const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).strict();
-/** An owner's queue event; a slave sends its lending state with it, an older one does not. */
-const eventSchema = z.object({ owner: ref, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']), state: lendingNodeStateSchema.optional() }).strict();
-const relaySchema = z.object({ requestId: z.string(), owner: ref, helper: ref, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) }).strict();
-const leasePushSchema = z.object({ owner: ref, lease: leaseGrantSchema.nullable() }).strict();
 
 export interface LendingHttp {
   lending: LendingNode;
@@ -40,12 +33,12 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
     scope.post('/router/v1/node/offload/event', async (request) => {
-      const { owner, trigger, state } = parsePeerBody(eventSchema, request.body);
+      const { owner, trigger, state } = parsePeerBody(offloadEventRequestSchema, request.body);
       return { lease: await master().event(owner, trigger, state as NodeState | undefined) };
     });
 
     scope.post('/router/v1/node/offload/relay', async (request, reply) => {
-      const req = parsePeerBody(relaySchema, request.body);
+      const req = parsePeerBody(relayRequestSchema, request.body);
       const ctl = new AbortController();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) ctl.abort();
@@ -102,7 +95,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
     // HOLD-4, asked by an owner whose lent request is overdue: cut off only if its helper has not started it.
     scope.post('/router/v1/node/offload/cutoff', async (request) => {
-      const { requestId } = parsePeerBody(z.object({ requestId: z.string().min(1) }).strict(), request.body);
+      const { requestId } = parsePeerBody(cutoffRequestSchema, request.body);
       return { cut: await master().cutOff(requestId) };
     });
 
@@ -110,7 +103,7 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     // token can send one, and its helper, slots and TTL would steer this node's lending.
     scope.post('/router/v1/node/offload/lease', async (request) => {
       allowRoles(deps.role, ['slave'], 'lease pushes');
-      const { owner, lease } = parsePeerBody(leasePushSchema, request.body);
+      const { owner, lease } = parsePeerBody(leasePushRequestSchema, request.body);
       if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
       if (lease && (lease.owner.nodeId !== owner.nodeId || lease.owner.model !== owner.model)) throw new RouterError(400, 'invalid_lease', 'lease.owner must be the owner the push names', 'invalid_request_error', 'lease.owner');
       const held = await l.masterLease(owner).catch((err: Error) => {

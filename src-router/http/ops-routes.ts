@@ -3,6 +3,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { HealthAnswer } from '../contract';
 import type { HttpDeps } from './deps';
+import { STATIC_FILES_REASON } from './openapi/operations';
 
 /** Liveness, the router's Prometheus metrics, and the UI build. */
 export async function opsRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
@@ -16,6 +17,13 @@ export async function opsRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
   });
 
   if (deps.uiDir && existsSync(deps.uiDir)) {
-    await app.register(fastifyStatic, { root: deps.uiDir, prefix: '/', index: ['index.html'], wildcard: false });
+    const uiDir = deps.uiDir;
+    // One route per file of the build: marked so the API document leaves them out (`openapi/operations.ts`).
+    await app.register(async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        route.config = { ...(route.config as object), undocumented: STATIC_FILES_REASON } as typeof route.config;
+      });
+      await scope.register(fastifyStatic, { root: uiDir, prefix: '/', index: ['index.html'], wildcard: false });
+    });
   }
 }

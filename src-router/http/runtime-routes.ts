@@ -1,12 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { RouterError } from '../contract';
+import { RouterError, setRoutingRequestSchema } from '../contract';
 import { checkWriteGate } from '../routing';
 import { bearer, isOperator, requireToken, sameSecret } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-
-const setRoutingSchema = z.object({ strategy: z.string({ error: 'strategy is required' }), routesEngine: z.string().optional() }).strict();
 
 /**
  * The Runtime screen's procedures: `runtime.health` reads only the blob (RT-1); `runtime.routing` and
@@ -40,7 +37,7 @@ export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.post('/router/v1/console/runtime.setRouting', async (request, reply) => {
       const refusal = checkWriteGate(access(request), deps.writeGate);
       if (refusal) throw new RouterError(403, refusal.code, refusal.message, 'permission_error', refusal.gate);
-      const input = parseBody(setRoutingSchema, request.body);
+      const input = parseBody(setRoutingRequestSchema, request.body);
       const result = await deps.routing.live.setRouting(input).catch((err: Error) => {
         throw new RouterError(503, 'keyspace_unavailable', `routing state not written: ${err.message}`);
       });

@@ -75,6 +75,8 @@ export async function startLendingCluster(opts: {
   env?: Record<string, Record<string, string>>;
   /** The master's `console:` section (e.g. `operators`). */
   masterConsole?: NodeConfigInput['console'];
+  /** More `server:` settings of the master (e.g. `api_keys`). */
+  masterServer?: NodeConfigInput['server'];
   /** Each node on its own network host (named 'master' and as the slaves), port 8080 at its address. */
   hosts?: NetHosts;
 }): Promise<LendingCluster> {
@@ -100,7 +102,7 @@ export async function startLendingCluster(opts: {
     env: opts.env?.master,
     ...launch('master'),
     config: {
-      server: { port: ports.master, host: addressOf('master') },
+      server: { ...opts.masterServer, port: ports.master, host: addressOf('master') },
       ...(opts.masterConsole ? { console: opts.masterConsole } : {}),
       cluster: { role: 'master', node_id: 'master', token: CLUSTER_TOKEN, slave_urls: names.map((n) => urls[n]), ...fastLending({ ...opts.cluster, ...opts.clusterOf?.master }) } as NodeConfigInput['cluster'],
     },
