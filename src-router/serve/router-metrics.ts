@@ -3,13 +3,18 @@ import type { Supervisor } from '../backends';
 import type { ModelRegistry } from '../registry';
 import type { LoadEvent } from '../backends';
 import type { RequestRow } from '../store';
+import type { DecisionInput } from '../store/decision-log-row';
 import { BoundCounter, BoundHistogram } from './bound-metrics';
+import { DecisionMetrics } from './decision-metrics';
+import { registerLendingMetrics, type LendingMetricsSource } from './lending-metrics';
 
 const ENGINE_STATES = ['stopped', 'starting', 'ready', 'stopping', 'failed'] as const;
 
-/** The router's own Prometheus metrics: requests, durations, queue, loads, engine states. */
+/** The router's own Prometheus metrics: requests, durations, queue, loads, engine states, lending and its decisions. */
 export class RouterMetrics {
   readonly registry = new Registry();
+  private readonly decisions: DecisionMetrics;
+  private lendingSource?: LendingMetricsSource;
   private readonly requests;
   private readonly duration;
   private readonly queueWait;
@@ -47,6 +52,18 @@ export class RouterMetrics {
         }
       },
     });
+    this.decisions = new DecisionMetrics(this.registry);
+    registerLendingMetrics(this.registry, () => this.lendingSource, this.decisions);
+  }
+
+  /** One decision-log row as the writer queues it (the writer calls this for every row). */
+  decision(row: DecisionInput): void {
+    this.decisions.count(row);
+  }
+
+  /** Where the lending gauges read from, once lending is wired. */
+  watchLending(source: LendingMetricsSource): void {
+    this.lendingSource = source;
   }
 
   /** Each label set's children, bound once (issue #14). */
