@@ -124,6 +124,11 @@ export class DecisionMetrics {
     }
   }
 
+  /** Starts an enrolled model's native-wait histogram empty, so its series exists before the first wait. */
+  knownModel(model: string): void {
+    this.waited.get(this.models.fold(model));
+  }
+
   /** Starts a pair's lent counter at zero (an owner's configured link), so its series exists before the first lend. */
   knownPair(owner: { nodeId: string; model: string }, helper: { nodeId: string; model: string }): void {
     this.lent.get(this.nodes.fold(owner.nodeId), this.models.fold(owner.model), this.nodes.fold(helper.nodeId), this.models.fold(helper.model));

@@ -22,21 +22,19 @@ export interface LendingMetricsSource {
 }
 
 const STATES = ['queued', 'held', 'lent', 'active'] as const;
-const LANE_CAP = 16;
 
 export function registerLendingMetrics(registry: Registry, source: () => LendingMetricsSource | undefined, decisions: DecisionMetrics): void {
   const registers = [registry];
   const nodes = new OpenLabel(NODE_CAP);
   const models = new OpenLabel(MODEL_CAP);
-  const lanes = new OpenLabel(LANE_CAP);
   const lending = () => source()?.lending();
 
   new Gauge({
-    name: 'routerdesk_node_info', help: 'Always 1: this node\'s id, cluster role and router version', labelNames: ['node', 'role', 'version'], registers,
+    name: 'routerdesk_node_info', help: 'Always 1: this node\'s id, cluster role and router version', labelNames: ['node_id', 'role', 'version'], registers,
     collect() {
       this.reset();
       const s = source();
-      if (s) this.set({ node: nodes.fold(s.nodeId), role: s.role, version: s.version }, 1);
+      if (s) this.set({ node_id: nodes.fold(s.nodeId), role: s.role, version: s.version }, 1);
     },
   });
   new Gauge({
@@ -46,6 +44,7 @@ export function registerLendingMetrics(registry: Registry, source: () => Lending
       this.reset();
       for (const q of lending()?.queueCounts() ?? []) {
         const model = models.fold(q.model);
+        decisions.knownModel(q.model);
         for (const s of STATES) {
           this.set({ model, state: s, origin: 'own' }, q.own[s]);
           this.set({ model, state: s, origin: 'borrowed' }, q.borrowed[s]);
@@ -80,15 +79,18 @@ export function registerLendingMetrics(registry: Registry, source: () => Lending
     },
   });
   new Counter({
-    name: 'routerdesk_lending_restores_total', help: 'Lanes switched back to the model they held before borrowed work or a guardian displaced it (HELPER-4, GUARD-3), by outcome',
-    labelNames: ['lane', 'outcome'], registers,
+    name: 'routerdesk_lending_restores_total', help: 'Lanes switched back to the model they held before borrowed work or a guardian displaced it (HELPER-4, GUARD-3), by outcome (ok, failed)',
+    labelNames: ['outcome'], registers,
     collect() {
       this.reset();
-      for (const [lane, c] of lending()?.restorer.restores ?? []) {
-        const l = lanes.fold(lane);
-        this.inc({ lane: l, outcome: 'ok' }, c.ok);
-        this.inc({ lane: l, outcome: 'failed' }, c.failed);
+      let ok = 0;
+      let failed = 0;
+      for (const c of lending()?.restorer.restores.values() ?? []) {
+        ok += c.ok;
+        failed += c.failed;
       }
+      this.inc({ outcome: 'ok' }, ok);
+      this.inc({ outcome: 'failed' }, failed);
     },
   });
   new Gauge({
