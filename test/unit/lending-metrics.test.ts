@@ -124,6 +124,19 @@ describe('decision metrics', () => {
     db.close();
   });
 
+  it('names every metric by Prometheus conventions: routerdesk_ prefix, counters _total, histograms in seconds, a help text', async () => {
+    const all = await new RouterMetrics(() => undefined, () => undefined).registry.getMetricsAsJSON();
+    expect(all.length).toBeGreaterThan(30);
+    for (const m of all) {
+      expect(m.name, m.name).toMatch(/^routerdesk_[a-z][a-z_]*[a-z]$/);
+      expect(m.help.length, m.name).toBeGreaterThan(10);
+      if (m.type === 'counter') expect(m.name).toMatch(/_total$/);
+      else expect(m.name).not.toMatch(/_total$/);
+      if (m.type === 'histogram') expect(m.name).toMatch(/_seconds$/);
+      expect(m.name, 'no milliseconds: base units').not.toMatch(/_ms$|_millis/);
+    }
+  });
+
   it('passes promtool check metrics, with no lending wired and with rows counted', async () => {
     const promtool = ensurePromtool();
     const m = new RouterMetrics(() => undefined, () => undefined);
