@@ -130,9 +130,9 @@ describe('decision metrics', () => {
     for (const m of all) {
       expect(m.name, m.name).toMatch(/^routerdesk_[a-z][a-z_]*[a-z]$/);
       expect(m.help.length, m.name).toBeGreaterThan(10);
-      if (m.type === 'counter') expect(m.name).toMatch(/_total$/);
+      if (String(m.type) === 'counter') expect(m.name).toMatch(/_total$/);
       else expect(m.name).not.toMatch(/_total$/);
-      if (m.type === 'histogram') expect(m.name).toMatch(/_seconds$/);
+      if (String(m.type) === 'histogram') expect(m.name).toMatch(/_seconds$/);
       expect(m.name, 'no milliseconds: base units').not.toMatch(/_ms$|_millis/);
     }
   });
