@@ -9,7 +9,7 @@ import { startPrometheus, type PromSample, type TestPrometheus } from '../suppor
 import { ensurePromtool } from '../support/system-deps';
 
 /**
- * A real Prometheus (Debian's package) scrapes a three-node lending cluster (sim engines) through a lent burst: the
+ * A real Prometheus (Debian's package) scrapes a three-node lending cluster (sim engines) every second through a lent burst: the
  * lending series it stores equal the cluster's decision log, promtool accepts every node's /metrics, and every query
  * of the shipped Grafana dashboard returns series.
  */
@@ -32,7 +32,7 @@ describe('Prometheus scraping a lending cluster', () => {
 
   beforeAll(async () => {
     c = await startLendingCluster({ slaves: LENT_BURST_SLAVES });
-    prom = await startPrometheus({ master: c.master.url, owner: c.urls.owner, helper: c.urls.helper });
+    prom = await startPrometheus({ master: c.master.url, owner: c.urls.owner, helper: c.urls.helper }, 1_000);
     await prom.scrapedSince(0);
     await recordLentBurst(c);
     // The burst settles (nothing held, leases run out); then the log and Prometheus' last scrape agree on every
@@ -49,8 +49,8 @@ describe('Prometheus scraping a lending cluster', () => {
       if (held[0]?.value !== 0 || leases[0]?.value !== 0) throw new Error('the burst has not settled yet');
       expect(scraped).toEqual(logged);
       return true;
-    }, { timeoutMs: 60_000, everyMs: 500, what: 'the decision log and the scraped counters to agree' });
-  }, 180_000);
+    }, { timeoutMs: 90_000, everyMs: 500, what: 'the decision log and the scraped counters to agree' });
+  }, 240_000);
 
   afterAll(async () => {
     await prom?.stop();

@@ -31,7 +31,7 @@ process.once('exit', () => {
  * Debian's Prometheus on a free loopback port, with a generated config scraping `targets` (name → base URL) every
  * `scrapeMs` (each is its `instance`), and its own temp storage. Found or installed, never skipped.
  */
-export async function startPrometheus(targets: Record<string, string>, scrapeMs = 500): Promise<TestPrometheus> {
+export async function startPrometheus(targets: Record<string, string>, scrapeMs = 1_000): Promise<TestPrometheus> {
   const bin = ensurePrometheus();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'routerdesk-prometheus-'));
@@ -92,7 +92,7 @@ export async function startPrometheus(targets: Record<string, string>, scrapeMs 
         const bad = t.activeTargets.filter((a) => a.health !== 'up' || Date.parse(a.lastScrape) < since);
         if (bad.length) throw new Error(bad.map((b) => `${b.scrapeUrl}: ${b.health} ${b.lastError}`).join('; '));
         return t.activeTargets.length === Object.keys(targets).length;
-      }, { timeoutMs: 20_000, what: 'a scrape of every target' });
+      }, { timeoutMs: 30_000, everyMs: 200, what: 'a scrape of every target' });
     },
   };
 }
