@@ -283,7 +283,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     logRef = { warn: (m) => app.log.warn(m) };
     routing = createRoutingWiring({ config, keyspace, catalog, supervisor: sup, metrics, log: app.log });
     deps.routing = routing;
-    const decisions = (decisionsWriter = new DecisionLogWriter(db, { nodeId, routerVersion: version, retentionMs: config.cluster.offload_decisions_retention, onError: (err) => app.log.error(`decision log write failed: ${err.message}`) }));
+    const decisions = (decisionsWriter = new DecisionLogWriter(db, {
+      nodeId, routerVersion: version, retentionMs: config.cluster.offload_decisions_retention, observe: (row) => metrics.decision(row),
+      onError: (err) => app.log.error(`decision log write failed: ${err.message}`),
+    }));
     await registry.computeHashes(new ModelHashCache(db), (rec, err) => app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`));
     // After the model hashes, so weights next to their YAML are hashed once (the index reuses the cache).
     void assets.warm().catch((err: Error) => app.log.warn(`asset index: ${err.message}`));
@@ -302,6 +305,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     guardianWiring = createGuardianWiring({ config, db, catalog, log: app.log, membership });
     executor.deps.guardians = guardianWiring.directory;
     deps.guardians = guardianWiring;
+    const wired = lendingWiring;
+    metrics.watchLending({ nodeId, role, version, lending: () => wired.lending, coordinator: () => wired.coordinator, decisionLog: () => decisions });
     lendingHttp.lending = lendingWiring.lending;
     lendingHttp.links = lendingWiring.links;
     lendingHttp.coordinator = lendingWiring.coordinator;

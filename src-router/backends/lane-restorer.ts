@@ -26,6 +26,8 @@ export interface LaneRestorerDeps {
  */
 export class LaneRestorer {
   private readonly plans = new Map<string, RestorePlan>();
+  /** Restores done since start, per lane: reloaded (`ok`) or failed. */
+  readonly restores = new Map<string, { ok: number; failed: number }>();
 
   constructor(private readonly deps: LaneRestorerDeps) {}
 
@@ -79,10 +81,14 @@ export class LaneRestorer {
     this.plans.delete(plan.lane);
     if (lanes.find((l) => l.lane === plan.lane)?.loaded === plan.previous) return;
     const done = this.deps.ownBusy();
+    const counts = this.restores.get(plan.lane) ?? { ok: 0, failed: 0 };
+    this.restores.set(plan.lane, counts);
     try {
       await this.deps.supervisor.preload(plan.previous);
+      counts.ok++;
       this.deps.log.info(`restored ${plan.previous} after foreign work on the ${plan.lane} lane`);
     } catch (err) {
+      counts.failed++;
       this.deps.log.warn(`restore of ${plan.previous} failed: ${(err as Error).message}`);
     } finally {
       done();

@@ -274,6 +274,13 @@ export class Coordinator {
     return [...this.live.values()].filter((l) => l.expiresAt > now).map((l) => l.grant);
   }
 
+  /** Lent requests being relayed now, per helper node (the master's metrics). */
+  relaysByHelper(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const r of this.byRequest.values()) out.set(r.helper, (out.get(r.helper) ?? 0) + 1);
+    return out;
+  }
+
   /** A lent request from an owner (LEASE-5, LEASE-8): relayed to the helper named by a live lease, else refused. */
   async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
     const lease = this.live.get(refKey(req.helper));

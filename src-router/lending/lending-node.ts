@@ -5,7 +5,7 @@ import type { ClientGone } from '../backends/call-end';
 import type { NodeConfig } from '../config';
 import { hasImageInput, RouterError } from '../contract';
 import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, tokenProfile, type TokenProfile } from '../costs';
-import { lentEtas, ModelQueue, queueEtas, type QueueItem } from '../queue';
+import { lentEtas, ModelQueue, queueEtas, type ItemState, type QueueItem } from '../queue';
 import type { ModelRegistry } from '../registry';
 import type { AnalyticsStore } from '../store';
 import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
@@ -487,6 +487,22 @@ export class LendingNode implements LendingGate {
       lanes: Object.fromEntries(lanes.map((l) => [l.lane, l.state === 'ready' ? l.loaded : null])),
       borrowedInFlight: this.helper.borrowedInFlight(), models,
     };
+  }
+
+  /** Requests in each enrolled model's router queue by state and origin (the node's metrics; no request ids). */
+  queueCounts(): { model: string; own: Record<ItemState, number>; borrowed: Record<ItemState, number> }[] {
+    return [...this.queues.values()].map((q) => {
+      const own = { queued: 0, held: 0, lent: 0, active: 0 };
+      const borrowed = { queued: 0, held: 0, lent: 0, active: 0 };
+      const v = q.view();
+      for (const i of [...v.waiting, ...v.active, ...v.lent]) (i.borrowed ? borrowed : own)[i.state]++;
+      return { model: q.localId, own, borrowed };
+    });
+  }
+
+  /** Each configured model's fitted cost (PRICE-2) and mean load time (PRICE-4), as the master is told them. */
+  costFigures(): { model: string; fit: CostFit | null; loadMs: number | null }[] {
+    return this.deps.registry.all().map((r) => ({ model: r.localId, ...pick(this.costs(r.localId, laneOf(r.config.capabilities))) }));
   }
 
   /** Requests of enrolled models at their engine, for the Nodes page's active requests (UI-2, `cluster/active-requests`). */

@@ -80,6 +80,12 @@ export class OwnerSide {
     return l && l.expiresAt > this.deps.now() ? l.grant : null;
   }
 
+  /** Leases in force now, by owner model (the node's metrics). */
+  leasesInForce(): { model: string; grant: LeaseGrant }[] {
+    const now = this.deps.now();
+    return [...this.leases].filter(([, l]) => l.expiresAt > now).map(([model, l]) => ({ model, grant: l.grant }));
+  }
+
   /** A queue event of an enrolled model: tell the master (owners only) and lend what the lease allows. */
   onQueueEvent(localId: string, trigger: Trigger): void {
     if (!this.deps.isOwner(localId)) return;

@@ -3,13 +3,19 @@ import type { Supervisor } from '../backends';
 import type { ModelRegistry } from '../registry';
 import type { LoadEvent } from '../backends';
 import type { RequestRow } from '../store';
+import type { DecisionInput } from '../store/decision-log-row';
 import { BoundCounter, BoundHistogram } from './bound-metrics';
+import { DecisionMetrics } from './decision-metrics';
+import { ChildTree } from './metric-labels';
+import { registerLendingMetrics, type LendingMetricsSource } from './lending-metrics';
 
 const ENGINE_STATES = ['stopped', 'starting', 'ready', 'stopping', 'failed'] as const;
 
-/** The router's own Prometheus metrics: requests, durations, queue, loads, engine states. */
+/** The router's own Prometheus metrics: requests, durations, queue, loads, engine states, lending and its decisions. */
 export class RouterMetrics {
   readonly registry = new Registry();
+  private readonly decisions: DecisionMetrics;
+  private lendingSource?: LendingMetricsSource;
   private readonly requests;
   private readonly duration;
   private readonly queueWait;
@@ -47,23 +53,32 @@ export class RouterMetrics {
         }
       },
     });
+    this.decisions = new DecisionMetrics(this.registry);
+    registerLendingMetrics(this.registry, () => this.lendingSource, this.decisions);
   }
 
-  /** Each label set's children, bound once. */
-  private readonly bound = new Map<string, { requests: { inc(): void }; duration: { observe(v: number): void }; queueWait: { observe(v: number): void } }>();
+  /** One decision-log row as the writer queues it (the writer calls this for every row). */
+  decision(row: DecisionInput): void {
+    this.decisions.count(row);
+  }
+
+  /** Where the lending gauges read from, once lending is wired. */
+  watchLending(source: LendingMetricsSource): void {
+    this.lendingSource = source;
+  }
+
+  /** Each label set's children, bound once and found again without building a key per request. */
+  private readonly bound = new ChildTree<{ requests: { inc(): void }; duration: { observe(v: number): void }; queueWait: { observe(v: number): void } }>(
+    ['model', 'endpoint', 'outcome'],
+    (l) => ({
+      requests: this.requests.bind({ model: l.model, endpoint: l.endpoint, outcome: l.outcome }),
+      duration: this.duration.bind({ model: l.model, endpoint: l.endpoint }),
+      queueWait: this.queueWait.bind({ model: l.model }),
+    }),
+  );
 
   request(row: RequestRow) {
-    const key = `${row.model}\u0000${row.endpoint}\u0000${row.outcome}`;
-    let b = this.bound.get(key);
-    if (!b) {
-      if (this.bound.size > 10_000) this.bound.clear();
-      b = {
-        requests: this.requests.bind({ model: row.model, endpoint: row.endpoint, outcome: row.outcome }),
-        duration: this.duration.bind({ model: row.model, endpoint: row.endpoint }),
-        queueWait: this.queueWait.bind({ model: row.model }),
-      };
-      this.bound.set(key, b);
-    }
+    const b = this.bound.get(row.model, row.endpoint, row.outcome);
     b.requests.inc();
     b.duration.observe(row.durationMs / 1000);
     b.queueWait.observe(row.queueWaitMs / 1000);

@@ -14,6 +14,8 @@ export interface DecisionLogWriterOptions extends BatchedWriterOptions {
   routerVersion?: string;
   /** `cluster.offload_decisions_retention` in ms; 0 or less keeps everything. */
   retentionMs: number;
+  /** Called with every row queued, before it is written (the node's metrics count the log's rows here). */
+  observe?: (row: DecisionInput) => void;
 }
 
 export type DecisionLogStats = BatchedWriterStats;
@@ -26,9 +28,11 @@ export function pruneDecisions(db: Db, retentionMs: number, now: number): number
 
 export class DecisionLogWriter {
   private readonly writer: BatchedWriter<DecisionInput>;
+  private readonly observe?: (row: DecisionInput) => void;
 
   constructor(db: Db, options: DecisionLogWriterOptions) {
-    const { nodeId, routerVersion = ROUTER_VERSION, ...batching } = options;
+    const { nodeId, routerVersion = ROUTER_VERSION, observe, ...batching } = options;
+    this.observe = observe;
     const cols = DECISION_FIELDS.filter((f) => f !== 'id').map((f) => DECISION_COLUMNS[f]);
     const insert = db.prepare(`INSERT INTO offload_decisions (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
     const write = db.transaction((rows: DecisionInput[]) => eachRowCounted(rows, (row) => insert.run(toDbParams(row, nodeId, routerVersion))));
@@ -37,7 +41,15 @@ export class DecisionLogWriter {
 
   /** Queues one decision; never blocks or throws (satisfies lending's DecisionSink). */
   add(row: DecisionDraft): void {
-    this.writer.add(completeDecision(row));
+    const complete = completeDecision(row);
+    if (this.observe) {
+      try {
+        this.observe(complete);
+      } catch {
+        // counting never stops a decision from being logged
+      }
+    }
+    this.writer.add(complete);
   }
 
   get pending(): number {

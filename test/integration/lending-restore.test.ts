@@ -36,6 +36,8 @@ describe('borrowed work displaces the helper model and restores it after the run
     await eventually(async () => (await helperLane()).loaded === 'x', { timeoutMs: 10_000, what: 'x restored on the helper' });
     const loads = await c.node<{ lanes: Lane[] }>(c.urls.helper, '/router/v1/console/lanes', { headers: { authorization: `Bearer ${c.master.token}` } });
     expect(loads.lanes.find((l) => l.lane === 'text')!.loaded).toBe('x');
+    // The helper's /metrics counts the restore.
+    await eventually(async () => /^routerdesk_lending_restores_total\{outcome="ok"\} [1-9]/m.test(await (await fetch(`${c.urls.helper}/metrics`)).text()), { what: 'the restore counted in /metrics' });
   });
 
   it('the plan priced the switch including the reload of the displaced model (PRICE-5)', async () => {

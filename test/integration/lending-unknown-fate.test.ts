@@ -74,5 +74,16 @@ describe('issue #25: a lent request whose forward broke off is resolved at the h
       const ran = [...owner, ...helper].filter((e) => e.started && e.head.includes(`fate-marker-${i}`));
       expect(ran, `fate-marker-${i}`).toHaveLength(1);
     }
+    // The nodes' /metrics count the fates as the log has them, by reason (on the node that resolved each).
+    await eventually(async () => {
+      const logged: Record<string, number> = {};
+      for (const r of await c.decisions({ kind: 'dispatch', event: 'lent_fate' })) logged[r.reason!] = (logged[r.reason!] ?? 0) + 1;
+      const counted: Record<string, number> = {};
+      for (const url of [c.master.url, c.urls.owner, c.urls.helper]) {
+        for (const m of (await (await fetch(`${url}/metrics`)).text()).matchAll(/^routerdesk_lending_lent_fates_total\{[^}]*reason="([a-z_]+)"\} (\d+)$/gm)) counted[m[1]] = (counted[m[1]] ?? 0) + Number(m[2]);
+      }
+      expect(counted).toEqual(logged);
+      return true;
+    }, { what: 'the lent_fate counters to equal the log' });
   });
 });
