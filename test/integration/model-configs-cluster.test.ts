@@ -19,7 +19,7 @@ describe('issue #28 item 2: a master and a slave follow a slave\'s model config 
   const snapshot = async () => (await c.node<{ models: SnapshotModel[] }>(c.urls.gpu, '/router/v1/node/snapshot')).models;
 
   beforeAll(async () => {
-    c = await startLendingCluster({ slaves: { gpu: { first: simText('first-model', '2ms') } }, cluster: { health_interval: '60s', sync_interval: '60s' } });
+    c = await startLendingCluster({ masterModels: { home: simText('home-model', '2ms') }, slaves: { gpu: { first: simText('first-model', '2ms') } }, cluster: { health_interval: '60s', sync_interval: '60s' } });
   });
   afterAll(async () => {
     await c?.stop();
@@ -36,6 +36,8 @@ describe('issue #28 item 2: a master and a slave follow a slave\'s model config 
     const answer = await c.chat('master', 'second-model');
     expect(answer.status).toBe(200);
     expect(answer.body.model).toBe('second-model');
+    // A link can name it at once, and the slave enrols it (its router queue) without a restart.
+    await c.link('text', ['master', 'home'], ['gpu', 'second-model']);
   });
 
   it('a changed config reaches the master under the same cluster ID', async () => {
@@ -56,6 +58,16 @@ describe('issue #28 item 2: a master and a slave follow a slave\'s model config 
     expect(res.status).toBe(200);
     expect((await snapshot()).map((m) => m.publicId)).toEqual(['first-model']);
     await eventually(async () => !(await catalog()).some((m) => m.id === 'second-model'), { what: 'the model gone from the master' });
+    // The link that names it no longer enrols it: the slave's lending state leaves it out.
+    const state = await c.node<{ models: { model: string }[] }>(c.urls.gpu, '/router/v1/node/offload/state');
+    expect(state.models.map((m) => m.model)).not.toContain('second-model');
     expect((await c.chat('master', 'second-model')).status).toBe(404);
+  });
+
+  it('created again, it is enrolled by the link that names it and served', async () => {
+    expect((await slaveApi('', 'POST', { config: simText('second-model', '2ms') })).status).toBe(201);
+    await eventually(async () => (await c.node<{ models: { model: string }[] }>(c.urls.gpu, '/router/v1/node/offload/state')).models.some((m) => m.model === 'second-model'), { what: 'enrolled again' });
+    await eventually(async () => (await catalog()).some((m) => m.id === 'second-model'), { what: 'back in the master\'s catalog' });
+    expect((await c.chat('master', 'second-model')).status).toBe(200);
   });
 });
