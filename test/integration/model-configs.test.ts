@@ -172,6 +172,24 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
     expect((await chat(node.url, 'base-model')).status).toBe(200);
   });
 
+  it('a config changed while a request runs: the request finishes on the old engine, then the engine is switched', async () => {
+    expect((await api('', { method: 'POST', body: { config: simText('steady-model', '100ms') } })).status).toBe(201);
+    const laneOf = async () => (await node.console<{ lanes: { loaded: string | null; pid: number | null; state: string; inflight: number }[] }>('/router/v1/console/lanes')).lanes.find((l) => l.loaded === 'steady-model');
+    expect((await chat(node.url, 'steady-model', 1)).status).toBe(200);
+    const before = (await laneOf())!;
+    const running = chat(node.url, 'steady-model', 12);
+    await eventually(async () => ((await laneOf())?.inflight ?? 0) > 0, { what: 'the request running' });
+    expect((await api('/steady-model', { method: 'PUT', body: { config: { ...simText('steady-model', '100ms'), contextsize: 1024 } } })).status).toBe(200);
+    const done = await running;
+    expect(done.status).toBe(200);
+    expect(done.body.usage.completion_tokens).toBe(12);
+    await eventually(async () => {
+      const now = await laneOf();
+      return now && now.state === 'ready' && now.pid !== before.pid;
+    }, { what: 'the engine switched to the new config' });
+    expect((await api('/steady-model', { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('picks up a file written by hand', async () => {
     writeFileSync(join(modelsDir, 'by-hand.yaml'), stringify(simText('hand-model', '2ms')));
     await eventually(async () => (await servedIds()).includes('hand-model'), { what: 'the hand-written model served' });
