@@ -155,6 +155,7 @@ export class ModelConfigFolder {
       const done = this.deps.supervisor
         .removeModel(localId)
         .then(() => log.info({ modelConfig: localId, event: 'engine_stopped' }, `model '${was.config.name}' removed: its requests ended and its engine stopped`))
+        .catch((err: Error) => log.error({ modelConfig: localId }, `stopping the engine of removed model '${was.config.name}' failed: ${err.message}`))
         .finally(() => {
           this.removals.delete(localId);
           this.soon();
