@@ -13,6 +13,7 @@ import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../sup
 
 const OPERATOR = 'model-configs-operator-token-0123456789';
 const REMOTE_VIEWER = 'model-configs-proxy-console-token-0123';
+const PROXY_OPERATOR = 'model-configs-proxy-operator-token-0123';
 
 interface Answer { status: number; body: any }
 
@@ -72,7 +73,7 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
   beforeAll(async () => {
     [node, proxy] = await Promise.all([
       startNode({ models: { base: simText('base-model', '2ms') }, config: { console: { operators: [OPERATOR] } } }),
-      startNode({ models: {}, config: { cluster: { node_id: 'proxy-node' }, console: { token: REMOTE_VIEWER } } }),
+      startNode({ models: {}, config: { cluster: { node_id: 'proxy-node' }, console: { token: REMOTE_VIEWER, operators: [PROXY_OPERATOR] } } }),
     ]);
     modelsDir = join(node.dir, 'models');
   });
@@ -254,17 +255,24 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
     expect(files().filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 
-  it('reaches the node through the remote-cluster proxy', async () => {
-    const made = await call(proxy.url, '/router/v1/console/clusters', REMOTE_VIEWER, { method: 'POST', body: { name: 'models-node', url: node.url, token: OPERATOR } });
+  it('reaches the node through the remote-cluster proxy, for operators there only', async () => {
+    const made = await call(proxy.url, '/router/v1/console/clusters', PROXY_OPERATOR, { method: 'POST', body: { name: 'models-node', url: node.url, token: OPERATOR } });
     expect(made.status).toBe(201);
     const id = made.body.id as string;
-    const viaProxy = await call(proxy.url, `/router/v1/console/clusters/${id}/console/model-configs`, REMOTE_VIEWER);
+    const path = `/router/v1/console/clusters/${id}/console/model-configs`;
+    // The profile's token is an operator's on the node: a read-only console token at the proxy may not use it here.
+    expect((await call(proxy.url, path, REMOTE_VIEWER)).status).toBe(403);
+    expect((await call(proxy.url, path, REMOTE_VIEWER, { method: 'POST', body: { config: simText('proxied-model', '2ms') } })).status).toBe(403);
+    const viaProxy = await call(proxy.url, path, PROXY_OPERATOR);
     expect(viaProxy.status).toBe(200);
     expect(modelConfigListSchema.parse(viaProxy.body).configs.map((c) => c.name)).toContain('base-model');
-    const created = await call(proxy.url, `/router/v1/console/clusters/${id}/console/model-configs`, REMOTE_VIEWER, { method: 'POST', body: { config: simText('proxied-model', '2ms') } });
+    const created = await call(proxy.url, path, PROXY_OPERATOR, { method: 'POST', body: { config: simText('proxied-model', '2ms') } });
     expect(created.status).toBe(201);
     expect((await chat(node.url, 'proxied-model')).status).toBe(200);
-    const removed = await call(proxy.url, `/router/v1/console/clusters/${id}/console/model-configs/proxied-model`, REMOTE_VIEWER, { method: 'DELETE' });
+    const bad = await call(proxy.url, path, PROXY_OPERATOR, { method: 'POST', body: { config: { ...simText('proxied-bad', '2ms'), parallel: 0 } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('config.parallel');
+    const removed = await call(proxy.url, `${path}/proxied-model`, PROXY_OPERATOR, { method: 'DELETE' });
     expect(removed.status).toBe(200);
     expect((await chat(node.url, 'proxied-model')).status).toBe(404);
   });
