@@ -218,7 +218,7 @@ export class ModelConfigFolder {
       file: r.file,
       config: r.raw,
       error: r.error,
-      in_force: (this.inForce.get(r.localId)?.config as Json | undefined) ?? null,
+      in_force: this.inForce.get(r.localId)?.file === r.file ? (this.inForce.get(r.localId)!.config as Json) : null,
     }));
     return { config_dir: this.deps.dir, configs };
   }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +229,14 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
     expect(e.error!.path).toBe('(yaml)');
     expect(e.in_force).toBeNull();
     expect((await chat(node.url, 'base-model')).status).toBe(200);
+    // A second file of one stem would share its local ID: refused, the first stays in force.
+    writeFileSync(join(modelsDir, 'base.yml'), stringify(simText('other-base', '2ms')));
+    const twin = await eventually(async () => (await list()).configs.find((c) => c.file.endsWith('base.yml') && c.error), { what: 'the twin refused' });
+    expect(twin.error!.path).toBe('(file)');
+    expect(twin.in_force).toBeNull();
+    expect((await list()).configs.find((c) => c.file.endsWith('base.yaml'))!.in_force).toMatchObject({ name: 'base-model' });
+    expect(await servedIds()).not.toContain('other-base');
+    rmSync(join(modelsDir, 'base.yml'));
   });
 
   it('refuses a huge body unread, and path tricks in :name find nothing', async () => {
