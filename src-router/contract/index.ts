@@ -20,3 +20,4 @@ export * from './answer-facts';
 export * from './peer-read';
 export * from './master-settings';
 export * from './api-answers';
+export * from './model-configs';

@@ -3,7 +3,8 @@ import { mergeIdentities, type Assignment, type ClusterEntry, type NodeRecords }
 /** Where suffix assignments are kept (the store in production). */
 export interface AssignmentStore {
   suffixes(): Assignment[];
-  saveSuffixes(rows: Assignment[]): void;
+  /** Keeps new assignments, after forgetting `dropped` (assignments of groups gone whose ID was handed out again). */
+  saveSuffixes(rows: Assignment[], dropped?: Assignment[]): void;
 }
 
 /**
@@ -21,10 +22,11 @@ export class ClusterCatalog {
   }
 
   update(nodes: NodeRecords[]): void {
-    const { entries, added } = mergeIdentities(nodes, this.prior);
+    const { entries, added, dropped } = mergeIdentities(nodes, this.prior);
     if (added.length) {
-      this.store.saveSuffixes(added);
-      this.prior = [...this.prior, ...added];
+      this.store.saveSuffixes(added, dropped);
+      const gone = new Set(dropped);
+      this.prior = [...this.prior.filter((a) => !gone.has(a)), ...added];
     }
     this.entries = entries;
     this.byId = new Map(entries.map((e) => [e.id, e]));

@@ -36,9 +36,12 @@ export class ClusterStore {
     return (this.db.prepare('SELECT base_id, hash_key, cluster_id FROM identity_suffixes').all() as Record<string, string>[]).map((r) => ({ baseId: r.base_id, hashKey: r.hash_key, clusterId: r.cluster_id }));
   }
 
-  saveSuffixes(rows: { baseId: string; hashKey: string; clusterId: string }[]): void {
+  /** Keeps new assignments, after forgetting `dropped` ones (groups gone whose ID was handed out again). */
+  saveSuffixes(rows: { baseId: string; hashKey: string; clusterId: string }[], dropped: { baseId: string; hashKey: string }[] = []): void {
+    const drop = this.db.prepare('DELETE FROM identity_suffixes WHERE base_id = ? AND hash_key = ?');
     const stmt = this.db.prepare('INSERT OR IGNORE INTO identity_suffixes (base_id, hash_key, cluster_id, assigned_at) VALUES (?, ?, ?, ?)');
     this.db.transaction(() => {
+      for (const r of dropped) drop.run(r.baseId, r.hashKey);
       for (const r of rows) stmt.run(r.baseId, r.hashKey, r.clusterId, Date.now());
     })();
   }

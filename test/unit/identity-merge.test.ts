@@ -76,6 +76,45 @@ describe('cluster catalog', () => {
   });
 });
 
+describe('a config changed or replaced while the cluster runs (ID-2: a suffix for a conflict only)', () => {
+  it('a new group takes the ID of a group gone instead of a suffix, and the gone one is dropped', () => {
+    const first = mergeIdentities([node('a', [rec('m', 'x', 'c1')])], []);
+    const edited = mergeIdentities([node('a', [rec('m', 'x', 'c2')])], first.added);
+    expect(edited.entries.map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1']]);
+    expect(edited.added).toEqual([{ baseId: 'm', hashKey: 'c2:w1', clusterId: 'm' }]);
+    expect(edited.dropped).toEqual(first.added);
+    // The old config back later is a new group: the ID is in use, so it gets a suffix.
+    const prior = [...edited.added];
+    const both = mergeIdentities([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c1')])], prior);
+    expect(both.entries.map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1'], ['m-2', 'c1:w1']]);
+    expect(both.dropped).toEqual([]);
+  });
+
+  it('a suffixed group edited keeps its suffix while the conflict lasts', () => {
+    const first = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c2')])], []);
+    expect(first.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([['m', 'a'], ['m-2', 'b']]);
+    const edited = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c3')])], first.added);
+    expect(edited.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([['m', 'a'], ['m-2', 'b']]);
+    expect(edited.dropped.map((a) => a.hashKey)).toEqual(['c2:w1']);
+  });
+
+  it('the catalog forgets dropped assignments in its store, so a restart agrees', () => {
+    let rows: Assignment[] = [];
+    const store = {
+      suffixes: () => rows,
+      saveSuffixes: (added: Assignment[], dropped: Assignment[] = []) => void (rows = [...rows.filter((r) => !dropped.some((d) => d.baseId === r.baseId && d.hashKey === r.hashKey)), ...added]),
+    };
+    const catalog = new ClusterCatalog(store);
+    catalog.update([node('a', [rec('m', 'x', 'c1')])]);
+    catalog.update([node('a', [rec('m', 'x', 'c2')])]);
+    expect(catalog.all().map((e) => e.id)).toEqual(['m']);
+    expect(rows).toEqual([{ baseId: 'm', hashKey: 'c2:w1', clusterId: 'm' }]);
+    const restarted = new ClusterCatalog(store);
+    restarted.update([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c1')])]);
+    expect(restarted.all().map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1'], ['m-2', 'c1:w1']]);
+  });
+});
+
 describe('configs sharing a name on one node (ID-4)', () => {
   it('stay one model that rotates, even when their configs differ', () => {
     const { entries } = mergeIdentities([node('a', [rec('m', 'x', 'c1'), rec('m', 'y', 'c2')], { local: true })], []);
