@@ -103,6 +103,10 @@ export const EXAMPLES: Record<string, Example> = {
   'GET /router/v1/console/settings': {},
   // The config as read: nothing to write, so no restart.
   'PUT /router/v1/console/settings': { body: { config: '{{config}}' } },
+  'GET /router/v1/console/model-configs': {},
+  'POST /router/v1/console/model-configs': { body: { config: { name: 'openapi-probe', backend: 'sim' } }, status: 201 },
+  'PUT /router/v1/console/model-configs/:name': { params: { name: 'openapi-probe' }, body: { config: { name: 'openapi-probe', backend: 'sim', contextsize: 2048 } } },
+  'DELETE /router/v1/console/model-configs/:name': { params: { name: 'openapi-probe' } },
   'GET /router/v1/console/lending': {},
   'GET /router/v1/console/assets/inventory': {},
   'GET /router/v1/console/assets/bindings': { query: { limit: '5' } },

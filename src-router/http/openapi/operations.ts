@@ -193,6 +193,22 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'PUT', path: '/router/v1/console/settings', summary: 'Write the node config and restart on it', tag: 'Console', security: 'operator', body: { schema: 'SettingsPut' },
     description: 'Validated as start-up validates it (a 400 names the field path, nothing is written); the old file is kept as `.bak`.', answers: { 200: json('SettingsAnswer') },
   },
+  {
+    method: 'GET', path: '/router/v1/console/model-configs', summary: "The model configs of this node's models folder, each with its error and the config in force", tag: 'Console', security: 'operator',
+    answers: { 200: json('ModelConfigList') },
+  },
+  {
+    method: 'POST', path: '/router/v1/console/model-configs', summary: 'Create a model config in the models folder; taken in without a restart', tag: 'Console', security: 'operator', body: { schema: 'ModelConfigWrite' },
+    description: 'Validated as start-up validates a model config (a 400 names the field in `param`, nothing is written); 409 when the name or file exists.', answers: { 201: json('ModelConfigWritten', 'Created') },
+  },
+  {
+    method: 'PUT', path: '/router/v1/console/model-configs/:name', params: { name: 'a model name or config file stem' }, summary: 'Replace a model config; a loaded engine switches when its lane is idle', tag: 'Console', security: 'operator', body: { schema: 'ModelConfigWrite' },
+    answers: { 200: json('ModelConfigWritten', 'Replaced') },
+  },
+  {
+    method: 'DELETE', path: '/router/v1/console/model-configs/:name', params: { name: 'a model name or config file stem' }, summary: 'Remove a model config; answers once its running requests ended and its engine stopped', tag: 'Console', security: 'operator',
+    answers: { 200: json('ModelConfigRemoved') },
+  },
   { method: 'GET', path: '/router/v1/console/lending', summary: 'Leases, lending settings, held and active requests of every node', tag: 'Console', security: 'console', answers: { 200: json('LendingView') } },
   { method: 'GET', path: '/router/v1/console/assets/inventory', query: 'InventoryQuery', summary: "This node's file roots and their files", tag: 'Console', security: 'console', answers: { 200: json('AssetInventory') } },
   { method: 'GET', path: '/router/v1/console/assets/bindings', query: 'BindingsQuery', summary: 'How model configs were bound to files', tag: 'Console', security: 'console', answers: { 200: json('AssetBindings') } },
