@@ -57,6 +57,11 @@ export const modelsSchema = z
     config_dir: z.string().default(''),
     startup_model: z.string().default(''),
     shared_dir: z.string().default(''),
+    browse_dirs: z
+      .array(z.string().min(1, 'a folder path, not empty'))
+      .max(64)
+      .default([])
+      .describe('more folders the Add model dialog may browse and read GGUF headers in, besides models.shared_dir and models.config_dir; relative to the config file'),
     asset_max_bytes: z.number().int().positive().default(64 * 1024 ** 3).describe('largest asset a fetch from another node may transfer, in bytes (413 above)'),
     stt_selector: z.string().default('auto').describe('model name that asks the router to pick a transcription model (STT); an absent model means the same'),
   })
