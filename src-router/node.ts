@@ -27,6 +27,7 @@ import { buildApp, ConsoleCodes } from './http';
 import { createKeySpace, type KeySpace } from './kv';
 import { refreshLinkWeights } from './lending/links';
 import { createGuardianWiring, type GuardianWiring } from './node-guardians';
+import { ModelConfigFolder } from './node-model-configs';
 import { createLendingWiring, type LendingWiring } from './node-lending';
 import { createRoutingWiring } from './node-routing';
 import { runtimeKeyFor, startRuntimePublishing } from './node-runtime';
@@ -103,11 +104,12 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   let registrar: Registrar | undefined;
   let puller: SettingsPuller | undefined;
   let publisher: RuntimePublisher | undefined;
+  let modelFolder: ModelConfigFolder | undefined;
   let closed = false;
   const teardown = async () => {
     closed = true;
     const steps: (() => unknown)[] = [
-      () => membership?.stop(), () => registrar?.stop(), () => puller?.stop(), () => routing?.stop(), () => lendingWiring?.stop(), () => publisher?.stop(),
+      () => modelFolder?.stop(), () => membership?.stop(), () => registrar?.stop(), () => puller?.stop(), () => routing?.stop(), () => lendingWiring?.stop(), () => publisher?.stop(),
       () => replayRunner.stop(), () => replaySources.stop(),
       () => held.app?.close(), () => supervisor?.close(), () => held.keyspace?.close(), () => held.analytics?.close(), () => decisionsWriter?.close(), () => db.close(),
     ];
@@ -265,6 +267,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       assets,
       settings: options.settings ?? null,
       modelFileRoots: ModelFileRoots.fromConfig(config),
+      modelConfigs: undefined as unknown as ModelConfigFolder,
       selfUrl: () => selfUrl,
       clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),
       runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
@@ -308,10 +311,22 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     lendingHttp.links = lendingWiring.links;
     lendingHttp.coordinator = lendingWiring.coordinator;
     lendingWiring.start();
+    // The models folder is taken in while the node runs: the catalog, links and (on a slave) the master follow.
+    modelFolder = new ModelConfigFolder({
+      dir: config.models.config_dir, registry, supervisor: sup, hashCache: new ModelHashCache(db), mode: config.backend.mode, log: app.log,
+      changed: () => {
+        refreshCatalog();
+        const lending = lendingWiring?.lending;
+        lending?.applyLinks(lending.linksVersion, lending.appliedLinks());
+        void registrar?.registerNow();
+      },
+    });
+    deps.modelConfigs = modelFolder;
     stt = new SttScheduler({ localNodeId: nodeId, catalog, client, localStatus: statusNow, remotes: () => membership?.statusCapable() ?? [], log: app.log });
     refreshCatalog();
 
     const address = await app.listen({ host: config.server.host, port: config.server.port });
+    modelFolder.start();
     const url = address.replace('[::1]', '127.0.0.1');
     selfUrl = url;
     routing.start();

@@ -17,6 +17,13 @@ export interface LaneHost {
   idleUnloadMs(localId: string): number | null;
   /** The engine of `localId` was stopped after idling (the model unloaded). */
   onIdleUnload?(localId: string): void;
+  /**
+   * The running engine of `localId` was started from a config that is no longer the one in force (changed or removed):
+   * it is stopped once the lane is idle, and started again with the new config if `localId` still runs on this lane.
+   */
+  stale?(localId: string, proc: EngineProcess): boolean;
+  /** `localId` is still configured on this lane (not removed, not moved to another lane). */
+  configured?(localId: string): boolean;
   maxRestarts: number;
   restartCooldownMs: number;
   now(): number;
@@ -199,10 +206,15 @@ export class LaneRuntime {
   }
 
   private pump() {
+    this.pumpQueue();
+    this.settleGone();
+  }
+
+  private pumpQueue() {
     while (this.queue.length) {
       this.disarmIdle();
       const head = this.queue[0];
-      if (this.current?.localId === head.localId && this.current.proc.state === 'ready') {
+      if (this.current?.localId === head.localId && this.current.proc.state === 'ready' && !this.isStale(this.current)) {
         this.queue.shift();
         this.grant(head);
         continue;
@@ -214,6 +226,14 @@ export class LaneRuntime {
         continue;
       }
       this.startLoad(head.localId);
+      return;
+    }
+    // Nobody waits and nothing runs: an engine started from a config no longer in force is switched now (restarted
+    // with the new config, or stopped when its model was removed), as a model switch waits for the lane to drain.
+    const cur = this.current;
+    if (cur && !this.stopped && !this.switching && !this.unloading && this.inflight === 0 && this.isStale(cur)) {
+      if (this.host.configured?.(cur.localId) ?? true) this.startLoad(cur.localId);
+      else this.unload(cur);
       return;
     }
     // Nobody waits: a hung engine's model is restarted now rather than on its next request (issue #9), unless it
@@ -237,16 +257,61 @@ export class LaneRuntime {
     const timer = setTimeout(() => {
       this.idle = null;
       if (this.current !== cur || this.inflight > 0 || this.queue.length || this.switching || this.stopped) return;
-      this.current = null;
-      const done = cur.proc.stop().finally(() => {
-        this.unloading = null;
-        this.host.onIdleUnload?.(cur.localId);
-        this.pump();
-      });
-      this.unloading = { localId: cur.localId, done };
+      this.unload(cur);
     }, wait);
     timer.unref();
     this.idle = { timer, at: this.host.now() + wait };
+  }
+
+  /** Stops the idle engine `cur`; nothing starts on this lane until it is gone. */
+  private unload(cur: { localId: string; proc: EngineProcess }) {
+    this.current = null;
+    const done = cur.proc.stop().finally(() => {
+      this.unloading = null;
+      this.host.onIdleUnload?.(cur.localId);
+      this.pump();
+    });
+    this.unloading = { localId: cur.localId, done };
+  }
+
+  private isStale(cur: { localId: string; proc: EngineProcess }): boolean {
+    return this.host.stale?.(cur.localId, cur.proc) ?? false;
+  }
+
+  /** Nothing of `localId` runs, loads or stops on this lane. */
+  holds(localId: string): boolean {
+    return this.current?.localId === localId || this.switching === localId || this.unloading?.localId === localId;
+  }
+
+  /** Resolves once this lane holds nothing of `localId` (its running requests ended and its engine stopped). */
+  whenGone(localId: string): Promise<void> {
+    if (!this.holds(localId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.goneWaiters.push({ localId, resolve });
+      this.pump();
+    });
+  }
+
+  private goneWaiters: { localId: string; resolve(): void }[] = [];
+
+  private settleGone() {
+    if (!this.goneWaiters.length) return;
+    this.goneWaiters = this.goneWaiters.filter((w) => {
+      if (this.holds(w.localId)) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  /**
+   * `localId`'s config changed or was removed: its failure count and hold are forgotten (a new config gets a fresh
+   * start), requests still waiting for it get `err` when given, and a stale engine is switched once the lane is idle.
+   */
+  configChanged(localId: string, err?: Error): void {
+    this.failures.delete(localId);
+    if (err) this.rejectAll(localId, err);
+    if (this.restartPending === localId) this.restartPending = null;
+    this.pump();
   }
 
   private disarmIdle() {
@@ -346,5 +411,6 @@ export class LaneRuntime {
     const cur = this.current;
     this.current = null;
     await Promise.all([cur?.proc.stop(), this.loading?.stop(), this.unloading?.done]);
+    this.settleGone();
   }
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ModelConfig } from '../config';
 import type { EngineState, Lane } from '../contract';
 import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
-import { EngineError } from './errors';
+import { EngineError, modelUnavailable } from './errors';
 import type { ClientGone } from './call-end';
 import { ENGINE_OWN_GROUP, EngineProcess } from './engine-process';
 import { ENGINE_RECORDS_FILE, EngineRecords, type EngineRecordsLog } from './engine-records';
@@ -54,7 +54,10 @@ export interface SupervisorOptions {
  * runs so that the next start on the same store stops those a killed node left behind (issue #9).
  */
 export class Supervisor {
-  private readonly models = new Map<string, SupervisedModel & { adapter: EngineAdapter }>();
+  private readonly models = new Map<string, SupervisedModel & { adapter: EngineAdapter; removing: boolean }>();
+  /** The config each engine process was started from: an engine of a replaced config is switched when idle. */
+  private readonly launched = new WeakMap<EngineProcess, ModelConfig>();
+  private readonly now: () => number;
   private readonly lanes = new Map<Lane, LaneRuntime>();
   private readonly host: string;
   private closed = false;
@@ -69,33 +72,87 @@ export class Supervisor {
     private readonly opts: SupervisorOptions,
   ) {
     this.host = opts.host ?? '127.0.0.1';
-    const now = opts.now ?? Date.now;
+    this.now = opts.now ?? Date.now;
     if (opts.storeDir) this.records = new EngineRecords(join(opts.storeDir, ENGINE_RECORDS_FILE), opts.log);
     const log = opts.log ?? { warn: (m: string) => console.warn(m) };
     this.reaped = this.records ? this.records.reapLeftovers().catch((err: Error) => log.warn(`stopping engines left by a previous run: ${err.message}`)) : Promise.resolve();
-    for (const m of models) {
-      const adapter = adapterFor(m.config, opts.mode);
-      this.models.set(m.localId, { ...m, adapter });
-      if (!this.lanes.has(adapter.lane)) {
-        this.lanes.set(
-          adapter.lane,
-          new LaneRuntime(adapter.lane, {
-            createProcess: (id) => this.createProcess(id),
-            publicIdOf: (id) => this.models.get(id)?.publicId ?? id,
-            onLoad: (l) => {
-              const model = this.models.get(l.localId)!;
-              opts.onLoad?.({ ...l, publicId: model.publicId, backend: model.config.backend, lane: adapter.lane });
-            },
-            maxRestarts: opts.maxRestarts,
-            restartCooldownMs: opts.restartCooldownMs,
-            idleUnloadMs: (id) => this.idleUnloadMs(id),
-            // A request's keep_alive lasts until the model unloads; the next load starts from its config's ttl.
-            onIdleUnload: (id) => this.keepAlive.delete(id),
-            now,
-          }),
-        );
-      }
+    for (const m of models) this.addModel(m);
+  }
+
+  /** The lane runtime of `lane`, made on first use. */
+  private laneRuntime(lane: Lane): LaneRuntime {
+    let runtime = this.lanes.get(lane);
+    if (runtime) return runtime;
+    const opts = this.opts;
+    runtime = new LaneRuntime(lane, {
+      createProcess: (id) => this.createProcess(id),
+      publicIdOf: (id) => this.models.get(id)?.publicId ?? id,
+      onLoad: (l) => {
+        const model = this.models.get(l.localId);
+        opts.onLoad?.({ ...l, publicId: model?.publicId ?? l.localId, backend: model?.config.backend ?? 'unknown', lane });
+      },
+      maxRestarts: opts.maxRestarts,
+      restartCooldownMs: opts.restartCooldownMs,
+      idleUnloadMs: (id) => (this.models.has(id) ? this.idleUnloadMs(id) : null),
+      // A request's keep_alive lasts until the model unloads; the next load starts from its config's ttl.
+      onIdleUnload: (id) => this.keepAlive.delete(id),
+      stale: (id, proc) => {
+        const m = this.models.get(id);
+        return !m || m.removing || m.adapter.lane !== lane || this.launched.get(proc) !== m.config;
+      },
+      configured: (id) => {
+        const m = this.models.get(id);
+        return !!m && !m.removing && m.adapter.lane === lane;
+      },
+      now: this.now,
+    });
+    this.lanes.set(lane, runtime);
+    return runtime;
+  }
+
+  /** Adds a model (at start, or a config taken in while the node runs); it loads on its first request. */
+  addModel(m: SupervisedModel): void {
+    const adapter = adapterFor(m.config, this.opts.mode);
+    this.models.set(m.localId, { ...m, adapter, removing: false });
+    this.laneRuntime(adapter.lane);
+  }
+
+  /**
+   * Replaces the config of a model. A loaded engine keeps serving what it runs and is switched to the new config
+   * once its lane is idle, as a model switch is; requests arriving meanwhile wait for the new engine.
+   */
+  updateModel(m: SupervisedModel): void {
+    const old = this.get(m.localId);
+    const adapter = adapterFor(m.config, this.opts.mode);
+    this.models.set(m.localId, { ...m, adapter, removing: false });
+    this.keepAlive.delete(m.localId);
+    const lane = this.laneRuntime(adapter.lane);
+    if (old.adapter.lane !== adapter.lane) {
+      // Moved to another lane: whoever waits on the old one asks again.
+      this.lanes.get(old.adapter.lane)!.configChanged(m.localId, modelUnavailable(m.publicId, 'its config changed lanes; send the request again'));
     }
+    lane.configChanged(m.localId);
+  }
+
+  /**
+   * Removes a model: requests waiting for its engine are refused (503 `model_unavailable`), running ones finish, then
+   * its engine stops. Resolves once nothing of it runs; new requests must no longer be routed to it (the registry).
+   */
+  async removeModel(localId: string): Promise<void> {
+    const m = this.models.get(localId);
+    if (!m) return;
+    m.removing = true;
+    this.keepAlive.delete(localId);
+    const lane = this.lanes.get(m.adapter.lane)!;
+    lane.configChanged(localId, modelUnavailable(m.publicId, 'it was removed from this node'));
+    await lane.whenGone(localId);
+    if (this.models.get(localId) === m) this.models.delete(localId);
+  }
+
+  /** Whether `localId` is configured here (removed models are not). */
+  has(localId: string): boolean {
+    const m = this.models.get(localId);
+    return !!m && !m.removing;
   }
 
   adapter(localId: string): EngineAdapter {
@@ -124,6 +181,7 @@ export class Supervisor {
       healthWhileBusy: m.adapter.shape !== 'sd-server' && m.adapter.shape !== 'whisper-server',
       busy: () => this.laneOf(localId).inflight > 0,
     });
+    this.launched.set(proc, m.config);
     const records = this.records;
     if (records) {
       // Recorded while it runs, so that a node killed outright leaves a trace the next start can act on.
@@ -138,6 +196,8 @@ export class Supervisor {
   /** Waits for the lane of `localId` with it loaded; `client` gone meanwhile: rejected (499). */
   acquire(localId: string, client?: ClientGone): Promise<EngineLease> {
     if (this.closed) return Promise.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
+    const m = this.models.get(localId);
+    if (!m || m.removing) return Promise.reject(modelUnavailable(m?.publicId ?? localId, 'it was removed from this node'));
     return this.laneOf(localId).acquire(localId, client);
   }
 

@@ -111,6 +111,9 @@ export function loadModelConfigFile(file: string): ModelConfigFile {
   return { localId: basename(path, extname(path)), file: path, config: parseModelConfig(readYaml(path), path, dirname(path)) };
 }
 
+/** The names of model config files in the models folder. */
+export const MODEL_CONFIG_FILE = /\.ya?ml$/i;
+
 /** Every `*.yaml` / `*.yml` file in `dir`, in name order. A bad file fails start-up with its path. */
 export function loadModelConfigDir(dir: string): ModelConfigFile[] {
   if (!dir) return [];
@@ -122,7 +125,7 @@ export function loadModelConfigDir(dir: string): ModelConfigFile[] {
     throw new ConfigError(`models.config_dir ${dir}: ${(err as Error).message}`);
   }
   return names
-    .filter((n) => /\.ya?ml$/i.test(n))
+    .filter((n) => MODEL_CONFIG_FILE.test(n))
     .sort()
     .map((n) => loadModelConfigFile(join(dir, n)));
 }

@@ -4,10 +4,11 @@
  * the previous file as `.bak`.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { MASK_ITEM_SEPARATOR, SETTINGS_MASK } from '../contract/settings';
+import { fsyncDir, replaceFile } from './durable-file';
 import { ConfigError, parseNodeConfig } from './load';
 import type { NodeConfig } from './node-config';
 import { checkRole } from './role-checks';
@@ -171,45 +172,6 @@ export function restoreConfigBackup(file: string): boolean {
   replaceFile(file, readFileSync(`${file}.bak`));
   fsyncDir(dirname(file));
   return true;
-}
-
-/** `file` replaced by `content` through a fresh, fsynced, owner-only temp file in the same folder. */
-function replaceFile(file: string, content: string | Buffer): void {
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
-  const fd = openSync(tmp, 'wx', 0o600);
-  try {
-    try {
-      writeFileSync(fd, content);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already renamed or gone */
-    }
-    throw err;
-  }
-}
-
-/** fsync of a folder, so a rename in it survives a crash (not every platform can open a folder: skipped there). */
-function fsyncDir(dir: string): void {
-  let fd: number;
-  try {
-    fd = openSync(dir, 'r');
-  } catch {
-    return;
-  }
-  try {
-    fsyncSync(fd);
-  } catch {
-    /* a folder that cannot be fsynced (Windows, some filesystems) */
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export { ConfigError };

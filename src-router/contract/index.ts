@@ -20,3 +20,4 @@ export * from './answer-facts';
 export * from './peer-read';
 export * from './master-settings';
 export * from './model-files';
+export * from './model-configs';

@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { assetRoutes } from './asset-routes';
 import { clusterRoutes } from './cluster-routes';
 import { settingsRoutes } from './settings-routes';
+import { modelConfigRoutes } from './model-config-routes';
 import { benchRoutes } from './bench-routes';
 import { consoleRoutes } from './console-routes';
 import { nodeRoutes } from './node-routes';
@@ -93,6 +94,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await clusterRoutes(scope, deps);
     await settingsRoutes(scope, deps);
     await modelFileRoutes(scope, deps);
+    await modelConfigRoutes(scope, deps);
   });
   return app;
 }

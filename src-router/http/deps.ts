@@ -2,6 +2,7 @@ import type { GuardOptions } from './client-guard';
 import type { ModelFileRoots } from '../config/model-file-roots';
 import type { ConsoleCodes } from './console-codes';
 import type { SettingsHost } from './settings-routes';
+import type { ModelConfigsHost } from './model-config-routes';
 import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
@@ -90,6 +91,8 @@ export interface HttpDeps {
   uploadLimit: number;
   /** The Settings screen's config file and restart (null: this node was started without a host that can restart it). */
   settings: SettingsHost | null;
+  /** The models folder's configs: listed, created, replaced and removed while the node runs. */
+  modelConfigs: ModelConfigsHost;
   /** Where this node listens (known once it does). */
   selfUrl(): string;
   /** Remote clusters this node keeps profiles of, and their status (UI-5). */

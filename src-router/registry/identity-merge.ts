@@ -85,3 +85,36 @@ export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { en
 }
 
 const hasLocal = (replicas: Replica[]) => replicas.some((r) => r.local);
+
+/** An assignment moved to a group's new hash key: the group changed its config and keeps its cluster ID. */
+export interface CarriedAssignment {
+  baseId: string;
+  from: string;
+  to: string;
+  clusterId: string;
+}
+
+/**
+ * Which fresh assignments are a known group under a new hash key: a model whose config changed while the cluster ran
+ * (its node took in an edited config). A fresh group in `next` that holds a replica (node and local ID) of a group in
+ * `prev` with the same base ID, whose hash key no group of `next` has any more, takes over that group's cluster ID
+ * instead of a new suffix. Pure.
+ */
+export function carriedAssignments(prev: readonly ClusterEntry[], next: readonly ClusterEntry[], added: readonly Assignment[]): CarriedAssignment[] {
+  const present = new Set(next.map((e) => `${e.baseId}\u0000${e.hashKey}`));
+  const replicaKeys = (e: ClusterEntry) => new Set(e.replicas.map((r) => `${r.nodeId}\u0000${r.record.localId}`));
+  const used = new Set<ClusterEntry>();
+  const out: CarriedAssignment[] = [];
+  for (const a of added) {
+    const fresh = next.find((e) => e.baseId === a.baseId && e.hashKey === a.hashKey);
+    if (!fresh) continue;
+    const mine = replicaKeys(fresh);
+    const old = prev.find(
+      (e) => !used.has(e) && e.baseId === a.baseId && e.hashKey !== a.hashKey && !present.has(`${e.baseId}\u0000${e.hashKey}`) && [...replicaKeys(e)].some((k) => mine.has(k)),
+    );
+    if (!old) continue;
+    used.add(old);
+    out.push({ baseId: a.baseId, from: old.hashKey, to: a.hashKey, clusterId: old.id });
+  }
+  return out;
+}

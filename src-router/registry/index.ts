@@ -4,3 +4,4 @@ export * from './identity-merge';
 export * from './cluster-catalog';
 export * from './target';
 export * from './servable';
+export * from './model-config-diff';

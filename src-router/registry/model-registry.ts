@@ -14,7 +14,8 @@ export interface LocalModelRecord {
 }
 
 /**
- * The local model records of a node. Configs sharing a `name` are replicas of one public ID and rotate (ID-4).
+ * The local model records of a node. Configs sharing a `name` are replicas of one public ID and rotate (ID-4). The
+ * models folder's watcher adds, replaces and removes records while the node runs.
  */
 export class ModelRegistry {
   private readonly byLocal = new Map<string, LocalModelRecord>();
@@ -24,12 +25,30 @@ export class ModelRegistry {
   constructor(files: ModelConfigFile[]) {
     for (const f of files) {
       if (this.byLocal.has(f.localId)) throw new Error(`two model configs have the local ID '${f.localId}' (${f.file})`);
-      const rec: LocalModelRecord = { publicId: f.config.name, localId: f.localId, file: f.file, config: f.config, configHash: configHash(f.config), modelHash: null };
-      this.byLocal.set(f.localId, rec);
-      const list = this.byPublic.get(rec.publicId) ?? [];
-      list.push(rec);
-      this.byPublic.set(rec.publicId, list);
+      this.upsert(f, null);
     }
+  }
+
+  /** Adds the config of `f.localId`, or replaces it (a config taken in while the node runs). */
+  upsert(f: ModelConfigFile, modelHash: string | null): LocalModelRecord {
+    this.remove(f.localId);
+    const rec: LocalModelRecord = { publicId: f.config.name, localId: f.localId, file: f.file, config: f.config, configHash: configHash(f.config), modelHash };
+    this.byLocal.set(f.localId, rec);
+    const list = this.byPublic.get(rec.publicId) ?? [];
+    list.push(rec);
+    this.byPublic.set(rec.publicId, list);
+    return rec;
+  }
+
+  /** Forgets the config of `localId`; false when there was none. */
+  remove(localId: string): boolean {
+    const rec = this.byLocal.get(localId);
+    if (!rec) return false;
+    this.byLocal.delete(localId);
+    const list = (this.byPublic.get(rec.publicId) ?? []).filter((r) => r !== rec);
+    if (list.length) this.byPublic.set(rec.publicId, list);
+    else this.byPublic.delete(rec.publicId);
+    return true;
   }
 
   /** Fills model hashes from the weights files (cached in the store by path + size + mtime). */

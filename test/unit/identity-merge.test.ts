@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeModelRecord } from '../../src-router/contract';
-import { ClusterCatalog, mergeIdentities, type Assignment, type NodeRecords } from '../../src-router/registry';
+import { carriedAssignments, ClusterCatalog, mergeIdentities, type Assignment, type CarriedAssignment, type NodeRecords } from '../../src-router/registry';
 
 const rec = (publicId: string, localId: string, configHash: string, modelHash: string | null = 'w1', available = true): NodeModelRecord => ({
   publicId, localId, backend: 'sim', capabilities: ['text'], lane: 'text', configHash, modelHash, contextsize: 4096, parallel: 1, engine: null, available,
@@ -64,7 +64,7 @@ describe('identity merge (ID-2)', () => {
 describe('cluster catalog', () => {
   it('persists new assignments once and rotates replicas', () => {
     const saved: Assignment[][] = [];
-    const store = { suffixes: () => saved.flat(), saveSuffixes: (rows: Assignment[]) => saved.push(rows) };
+    const store = { suffixes: () => saved.flat(), saveSuffixes: (rows: Assignment[]) => saved.push(rows), carrySuffixes: () => {} };
     const catalog = new ClusterCatalog(store);
     const nodes = [node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'y', 'c1')])];
     catalog.update(nodes);
@@ -73,6 +73,38 @@ describe('cluster catalog', () => {
     const e = catalog.get('m')!;
     expect([1, 2, 3].map(() => catalog.rotate('m', e.replicas)!.nodeId)).toEqual(['a', 'b', 'a']);
     expect(new ClusterCatalog(store).all()).toEqual([]);
+  });
+});
+
+describe('a config changed while the cluster runs', () => {
+  it('keeps its cluster ID under its new hash key instead of a suffix, and a new config of that name still gets one', () => {
+    let rows: Assignment[] = [];
+    const carried: CarriedAssignment[] = [];
+    const store = {
+      suffixes: () => rows,
+      saveSuffixes: (added: Assignment[]) => void (rows = [...rows, ...added]),
+      carrySuffixes: (c: CarriedAssignment[]) => {
+        carried.push(...c);
+        rows = rows.map((a) => c.find((x) => x.baseId === a.baseId && x.from === a.hashKey) ? { ...a, hashKey: c.find((x) => x.from === a.hashKey)!.to } : a);
+      },
+    };
+    const catalog = new ClusterCatalog(store);
+    catalog.update([node('a', [rec('m', 'x', 'c1')])]);
+    catalog.update([node('a', [rec('m', 'x', 'c2')])]);
+    expect(catalog.all().map((e) => e.id)).toEqual(['m']);
+    expect(carried).toEqual([{ baseId: 'm', from: 'c1:w1', to: 'c2:w1', clusterId: 'm' }]);
+    expect(new ClusterCatalog(store).all()).toEqual([]);
+    // Another node's different config of the same name conflicts: it gets a suffix, as ID-2 says.
+    catalog.update([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c3')])]);
+    expect(catalog.all().map((e) => e.id)).toEqual(['m', 'm-2']);
+  });
+
+  it('carries nothing while the old group is still present or shares no replica', () => {
+    const prev = mergeIdentities([node('a', [rec('m', 'x', 'c1')])], []).entries;
+    const both = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c2')])], [{ baseId: 'm', hashKey: 'c1:w1', clusterId: 'm' }]);
+    expect(carriedAssignments(prev, both.entries, both.added)).toEqual([]);
+    const other = mergeIdentities([node('b', [rec('m', 'x', 'c2')])], [{ baseId: 'm', hashKey: 'c1:w1', clusterId: 'm' }]);
+    expect(carriedAssignments(prev, other.entries, other.added)).toEqual([]);
   });
 });
 

@@ -54,10 +54,10 @@ describe('Add model dialog: what a public name does', () => {
   it('a new name is a new public ID', () => {
     expect(nameAdvice({ name: 'fresh', localModels, catalog, nodeId: 'n1' }).kind).toBe('new');
   });
-  it('a name served on this node joins it as a replica', () => {
+  it('a name this node serves is taken (the node refuses a second config of it from the console)', () => {
     const a = nameAdvice({ name: 'embed', localModels, catalog, nodeId: 'n1' });
-    expect(a.kind).toBe('local-replica');
-    expect(a.message).toContain('replica');
+    expect(a.kind).toBe('taken');
+    expect(a.message).toContain('choose another name');
   });
   it('a name another node serves: a replica with the same config and weights, else the next free suffix', () => {
     const a = nameAdvice({ name: 'vision', localModels, catalog, nodeId: 'n1' });
@@ -67,7 +67,7 @@ describe('Add model dialog: what a public name does', () => {
   });
   it('editing a model and keeping its name is no collision; its other replicas are said', () => {
     expect(nameAdvice({ name: 'chat', editing: 'chat', localModels, catalog, nodeId: 'n1' })).toMatchObject({ kind: 'same', message: expect.stringContaining('1 other replica') });
-    expect(nameAdvice({ name: 'embed', editing: 'chat', localModels, catalog, nodeId: 'n1' }).kind).toBe('local-replica');
+    expect(nameAdvice({ name: 'embed', editing: 'chat', localModels, catalog, nodeId: 'n1' }).kind).toBe('taken');
   });
   it('the next suffix skips taken IDs', () => {
     expect(nextSuffix('a', ['a', 'a-2', 'a-3', 'b-4'])).toBe('a-4');

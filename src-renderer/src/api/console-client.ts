@@ -17,7 +17,7 @@ import {
   MODEL_FILE_INSPECT_PATH, MODEL_FILES_PATH, modelFileInspectionSchema, modelFileListSchema, type ModelFileInspection, type ModelFileList,
 } from '../../../src-router/contract';
 import {
-  ENGINES_PATH, engineListSchema, MODEL_CONFIGS_PATH, modelConfigListSchema, modelConfigWrittenSchema, type EngineList, type ModelConfigList, type ModelConfigWritten,
+  ENGINES_PATH, engineListSchema, MODEL_CONFIGS_PATH, modelConfigListSchema, modelConfigRemovedSchema, modelConfigWrittenSchema, type EngineList, type ModelConfigList, type ModelConfigRemoved, type ModelConfigWritten,
 } from './model-config-wire';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
@@ -124,7 +124,8 @@ export interface ConsoleClient {
   createModelConfig(config: Record<string, unknown>): Promise<ApiResult<ModelConfigWritten>>;
   /** Replaces the config of `name` (its file name without extension). */
   replaceModelConfig(name: string, config: Record<string, unknown>): Promise<ApiResult<ModelConfigWritten>>;
-  deleteModelConfig(name: string): Promise<ApiResult<unknown>>;
+  /** Answers once the model's running requests ended and its engine stopped. */
+  deleteModelConfig(name: string): Promise<ApiResult<ModelConfigRemoved>>;
   /** Engine discovery: which engine binaries the node can run, or why not and how to get them. */
   engines(): Promise<ApiResult<EngineList>>;
   /** One folder inside the folders the node may read (operators only); no `dir`: those folders. */
@@ -356,7 +357,10 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, rep
     modelConfigs: () => request(MODEL_CONFIGS_PATH, parseWith(modelConfigListSchema), undefined, true),
     createModelConfig: (config) => request(MODEL_CONFIGS_PATH, parseWith(modelConfigWrittenSchema), { method: 'POST', body: { config } }),
     replaceModelConfig: (name, config) => request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, parseWith(modelConfigWrittenSchema), { method: 'PUT', body: { config } }),
-    deleteModelConfig: (name) => request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, (body) => ({ ok: true, value: body }), { method: 'DELETE' }),
+    deleteModelConfig: (name) => request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, parseWith(modelConfigRemovedSchema), { method: 'DELETE' }, false, {
+        ms: 5 * 60_000,
+        timedOut: 'the node did not confirm the removal within 5 min (it waits for the model\'s running requests): read the models again',
+      }),
     engines: () => request(ENGINES_PATH, parseWith(engineListSchema), undefined, true),
     modelFiles: (dir) => request(dir ? `${MODEL_FILES_PATH}?${new URLSearchParams({ dir })}` : MODEL_FILES_PATH, parseWith(modelFileListSchema), undefined, true),
     inspectModelFile: (path) => request(MODEL_FILE_INSPECT_PATH, parseWith(modelFileInspectionSchema), { method: 'POST', body: { path } }),

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ConsoleModel } from '../../../src-router/contract';
 import { LOCAL_CLUSTER } from '../api/cluster-path';
-import type { ModelConfigEntry } from '../api/model-config-wire';
+import { configStem, type ModelConfigEntry } from '../api/model-config-wire';
 import { useClustersStore } from '../store/use-clusters-store';
 import { ModelDialog } from './models/model-dialog';
 import { RemoveModelDialog } from './models/remove-model-dialog';
@@ -89,7 +89,7 @@ export function ModelsPage() {
   const [open, setOpen] = useState<Open>(null);
   // The console may change models when it may read the models folder (operators); a slave's are its own as well.
   const writable = configs.value !== null;
-  const entryOf = (m: ConsoleModel) => configs.value?.configs.find((c) => c.name === m.localId && c.config);
+  const entryOf = (m: ConsoleModel) => configs.value?.configs.find((c) => configStem(c.file) === m.localId && c.config);
   const actions: RowActions | undefined = writable
     ? (m) => {
         const entry = entryOf(m);
@@ -98,7 +98,7 @@ export function ModelsPage() {
             <button type="button" disabled={!entry} title={entry ? undefined : 'no config file of this name in the models folder'} onClick={() => entry && setOpen({ kind: 'edit', entry })} data-testid="model-edit">
               Edit
             </button>
-            <button type="button" className="danger" disabled={!entry} onClick={() => entry && setOpen({ kind: 'remove', model: m, configName: entry.name })} data-testid="model-remove">
+            <button type="button" className="danger" disabled={!entry} onClick={() => entry && setOpen({ kind: 'remove', model: m, configName: configStem(entry.file) })} data-testid="model-remove">
               Remove
             </button>
           </span>

@@ -112,7 +112,7 @@ export function fieldOfParam(param: string | null | undefined): ModelField | nul
   return FIELD_OF_KEY[key] ?? null;
 }
 
-export type NameAdviceKind = 'new' | 'same' | 'local-replica' | 'cluster-replica-or-suffix';
+export type NameAdviceKind = 'new' | 'same' | 'taken' | 'cluster-replica-or-suffix';
 
 export interface NameAdvice {
   kind: NameAdviceKind;
@@ -129,9 +129,9 @@ export function nextSuffix(base: string, taken: readonly string[]): string {
 
 /**
  * What a public name does (ID-2, ID-4): a name no model has is a new public ID; one of this node's models has it:
- * the new config joins that ID as a replica (requests rotate between them); another node of the cluster has it:
- * the same config and weights join as a replica there, different ones are listed as `name-N`. `editing`: the
- * model's own current name (keeping it is no collision). Pure.
+ * taken (the node refuses a second config of one name from the console; two files of one name, written by hand, are
+ * replicas); another node of the cluster has it: the same config and weights join it as a replica, different ones
+ * are listed as `name-N`. `editing`: the model's own current name (keeping it is no collision). Pure.
  */
 export function nameAdvice(input: { name: string; editing?: string | null; localModels: readonly ConsoleModel[] | null; catalog: readonly ClusterModel[] | null; nodeId: string | null }): NameAdvice {
   const name = input.name.trim();
@@ -142,7 +142,10 @@ export function nameAdvice(input: { name: string; editing?: string | null; local
   }
   const local = (input.localModels ?? []).filter((m) => m.publicId === name);
   if (local.length) {
-    return { kind: 'local-replica', message: `${name} is already served here (${local.map((m) => m.localId).join(', ')}): this joins it as a replica, and requests for ${name} rotate between them. Choose another name for a separate model.` };
+    return {
+      kind: 'taken',
+      message: `${name} is already a model of this node (${local.map((m) => m.localId).join(', ')}): choose another name. (Two config files of one name are replicas of one ID: write the second file by hand for that.)`,
+    };
   }
   const remote = (input.catalog ?? []).filter((e) => e.baseId === name && e.replicas.some((r) => r.nodeId !== input.nodeId));
   if (remote.length) {

@@ -1,6 +1,6 @@
 import type { ModelFileInspection, ModelFileList } from '../../../src-router/contract';
 import type { ApiFailure, ApiResult } from '../api/console-client';
-import type { EngineList, ModelConfigList, ModelConfigWritten } from '../api/model-config-wire';
+import type { EngineList, ModelConfigList, ModelConfigRemoved, ModelConfigWritten } from '../api/model-config-wire';
 import type { SliceCreator } from './types';
 
 export interface ReadState<T> {
@@ -19,7 +19,7 @@ export interface ModelConfigsSlice {
   /** Writes return the node's answer as is (a 400 names the field); the models are read again after a write. */
   createModelConfig(config: Record<string, unknown>): Promise<ApiResult<ModelConfigWritten>>;
   replaceModelConfig(name: string, config: Record<string, unknown>): Promise<ApiResult<ModelConfigWritten>>;
-  deleteModelConfig(name: string): Promise<ApiResult<unknown>>;
+  deleteModelConfig(name: string): Promise<ApiResult<ModelConfigRemoved>>;
   /** The dialog's file browser and header read: passed through, nothing kept. */
   listModelFiles(dir?: string): Promise<ApiResult<ModelFileList>>;
   inspectModelFile(path: string): Promise<ApiResult<ModelFileInspection>>;

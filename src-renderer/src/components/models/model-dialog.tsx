@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { ModelFileInspection } from '../../../../src-router/contract';
-import type { ModelConfigEntry } from '../../api/model-config-wire';
+import { configStem, type ModelConfigEntry } from '../../api/model-config-wire';
 import { formatContextSize } from '../../format';
 import {
   backendOptions, configFromDraft, draftErrors, draftFromConfig, draftWithInspection, emptyDraft, fieldOfParam, FORM_CAPABILITIES, nameAdvice,
@@ -80,7 +80,7 @@ export function ModelDialog({ onClose, editing, native }: { onClose(): void; edi
     if (Object.keys(local).length) return setErrors(local);
     setSaving(true);
     const config = configFromDraft(draft, base);
-    const result = editing ? await replaceModelConfig(editing.name, config) : await createModelConfig(config);
+    const result = editing ? await replaceModelConfig(configStem(editing.file), config) : await createModelConfig(config);
     setSaving(false);
     if (result.ok) return onClose();
     const field = fieldOfParam(result.failure.param);
@@ -94,7 +94,7 @@ export function ModelDialog({ onClose, editing, native }: { onClose(): void; edi
   return (
     <div className="dialog-backdrop">
       <form className="dialog card model-dialog" role="dialog" aria-modal="true" aria-labelledby="model-dialog-title" data-testid="model-dialog" onSubmit={(e) => void submit(e)} noValidate>
-        <h2 id="model-dialog-title">{editing ? `Edit ${editing.name}` : 'Add a model'}</h2>
+        <h2 id="model-dialog-title">{editing ? `Edit ${configStem(editing.file)}` : 'Add a model'}</h2>
         <p className="muted small">
           {editing ? <>Rewrites <code>{editing.file}</code>; </> : 'Writes a model config into this node’s models folder; '}
           the node takes it in without a restart (a running model switches when it is idle).

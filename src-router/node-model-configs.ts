@@ -1,0 +1,305 @@
+/**
+ * The models folder while the node runs: configs created, replaced and removed through the console API or by hand
+ * are taken in without a restart. The folder is watched (fs.watch, debounced) and rescanned periodically in case a
+ * change event is missed; a file that does not parse (half-written, or edited into a mistake) keeps its last good
+ * config in force and shows its error. Scans and API writes run one at a time.
+ */
+import { accessSync, constants, existsSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Supervisor } from './backends';
+import { ConfigError, parseModelConfig, type ModelConfig, type ModelConfigFile } from './config';
+import { removeDurably, writeDurably } from './config/durable-file';
+import { modelConfigYaml, modelFileStem, readModelConfigFolder, type ModelConfigIssue, type ModelConfigRead } from './config/model-config-files';
+import { RouterError, type ModelConfigEntry, type ModelConfigList, type ModelConfigRemoved, type ModelConfigWritten } from './contract';
+import { adapterFor, type BackendMode } from './engines';
+import { diffModelConfigs, type ModelRegistry } from './registry';
+import type { ModelHashCache } from './store';
+
+/** How long the folder must be quiet after a change event before it is read. */
+const DEBOUNCE_MS = 150;
+/** The periodic rescan, for change events a filesystem does not deliver (network folders, some editors). */
+const RESCAN_MS = 2_000;
+
+export interface ModelConfigFolderDeps {
+  dir: string;
+  registry: ModelRegistry;
+  supervisor: Supervisor;
+  hashCache: ModelHashCache;
+  mode: BackendMode;
+  log: FastifyBaseLogger;
+  /** The set of configs in force changed: the catalog, links and the master follow. */
+  changed(): void;
+  rescanMs?: number;
+}
+
+type Json = Record<string, unknown>;
+
+const fieldError = (status: number, code: string, issue: ModelConfigIssue) =>
+  new RouterError(status, code, `config.${issue.path}: ${issue.message}`, 'invalid_request_error', `config.${issue.path}`);
+
+export class ModelConfigFolder {
+  private readonly inForce = new Map<string, ModelConfigFile>();
+  private read: ModelConfigRead[] = [];
+  /** Removals waiting for their running requests and engine. */
+  private readonly removals = new Map<string, Promise<void>>();
+  /** The error last logged per file, so a file that stays invalid is logged once. */
+  private readonly reported = new Map<string, string>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private watcher?: FSWatcher;
+  private timer?: NodeJS.Timeout;
+  private debounce?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(private readonly deps: ModelConfigFolderDeps) {
+    for (const r of deps.registry.all()) this.inForce.set(r.localId, { localId: r.localId, file: r.file, config: r.config });
+  }
+
+  start(): void {
+    const { dir } = this.deps;
+    if (!dir) return;
+    try {
+      this.watcher = watch(dir, { persistent: false }, () => this.soon());
+      this.watcher.on('error', (err) => this.deps.log.warn(`models folder watch failed (the periodic rescan goes on): ${err.message}`));
+    } catch (err) {
+      this.deps.log.warn(`cannot watch the models folder ${dir} (the periodic rescan goes on): ${(err as Error).message}`);
+    }
+    this.timer = setInterval(() => void this.rescan(), this.deps.rescanMs ?? RESCAN_MS);
+    this.timer.unref();
+    void this.rescan();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watcher?.close();
+    clearInterval(this.timer);
+    clearTimeout(this.debounce);
+  }
+
+  private soon(): void {
+    clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => void this.rescan(), DEBOUNCE_MS);
+    this.debounce.unref();
+  }
+
+  /** One at a time: scans and API writes. */
+  private serial<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Reads the folder and takes in what changed. */
+  rescan(): Promise<void> {
+    return this.serial(() => this.scan());
+  }
+
+  private async scan(): Promise<void> {
+    const { dir, log } = this.deps;
+    if (!dir || this.stopped) return;
+    let read: ModelConfigRead[];
+    try {
+      read = readModelConfigFolder(dir);
+    } catch (err) {
+      if (this.reported.get(dir) !== (err as Error).message) log.warn(`models folder ${dir} cannot be read: ${(err as Error).message}`);
+      this.reported.set(dir, (err as Error).message);
+      return;
+    }
+    this.reported.delete(dir);
+    const stems = new Set<string>();
+    for (const r of read) {
+      // Two files of one stem (a.yaml, a.yml) would share a local ID: the second is refused.
+      if (stems.has(r.localId)) Object.assign(r, { config: null, error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` } });
+      stems.add(r.localId);
+      if (r.config) {
+        const issue = this.modelIssue(r.config, r.localId);
+        if (issue) Object.assign(r, { config: null, error: issue });
+      }
+    }
+    this.read = read;
+    for (const r of read) this.report(r);
+    const diff = diffModelConfigs(this.inForce, read.map((r) => ({ localId: r.localId, file: r.file, config: r.config })));
+    let changed = false;
+    for (const f of [...diff.added, ...diff.changed]) {
+      // The same local ID still being removed comes back once its engine has stopped.
+      if (this.removals.has(f.localId)) continue;
+      const modelHash = await this.hashOf(f);
+      const was = this.inForce.get(f.localId);
+      this.deps.registry.upsert(f, modelHash);
+      const sup = { localId: f.localId, publicId: f.config.name, config: f.config };
+      if (was) this.deps.supervisor.updateModel(sup);
+      else this.deps.supervisor.addModel(sup);
+      this.inForce.set(f.localId, f);
+      changed = true;
+      log.info({ modelConfig: f.localId, file: f.file, model: f.config.name, event: was ? 'replaced' : 'added' }, `model config ${was ? 'replaced' : 'taken in'}: ${f.file} (model '${f.config.name}')`);
+    }
+    for (const localId of diff.removed) {
+      const was = this.inForce.get(localId)!;
+      this.inForce.delete(localId);
+      this.deps.registry.remove(localId);
+      changed = true;
+      log.info({ modelConfig: localId, file: was.file, model: was.config.name, event: 'removed' }, `model config removed: ${was.file} (model '${was.config.name}'); its engine stops once its running requests end`);
+      const done = this.deps.supervisor
+        .removeModel(localId)
+        .then(() => log.info({ modelConfig: localId, event: 'engine_stopped' }, `model '${was.config.name}' removed: its requests ended and its engine stopped`))
+        .finally(() => {
+          this.removals.delete(localId);
+          this.soon();
+        });
+      this.removals.set(localId, done);
+    }
+    if (changed) this.deps.changed();
+  }
+
+  /** A file's error is logged when it appears or changes; its last good config stays in force meanwhile. */
+  private report(r: ModelConfigRead): void {
+    const before = this.reported.get(r.file);
+    if (!r.error) {
+      if (before !== undefined) this.reported.delete(r.file);
+      return;
+    }
+    const text = `${r.error.path}: ${r.error.message}`;
+    if (before === text) return;
+    this.reported.set(r.file, text);
+    const kept = this.inForce.has(r.localId);
+    this.deps.log.warn(
+      { modelConfig: r.localId, file: r.file, path: r.error.path, event: 'refused' },
+      `model config ${r.file} refused at ${text}${kept ? ' (its last good config stays in force)' : ''}`,
+    );
+  }
+
+  private async hashOf(f: ModelConfigFile): Promise<string | null> {
+    if (!f.config.model) return null;
+    try {
+      return await this.deps.hashCache.hash(f.config.model);
+    } catch (err) {
+      this.deps.log.warn({ model: f.localId }, `cannot hash weights ${f.config.model}: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  /** What start-up would refuse in one model config beyond its schema: an engine it cannot launch, weights it cannot read. */
+  private modelIssue(config: ModelConfig, localId: string): ModelConfigIssue | null {
+    try {
+      adapterFor(config, this.deps.mode);
+    } catch (err) {
+      return { path: /`model`/.test((err as Error).message) ? 'model' : 'backend', message: (err as Error).message };
+    }
+    if (config.model) {
+      try {
+        if (!statSync(config.model).isFile()) return { path: 'model', message: `${config.model} is not a regular file` };
+        accessSync(config.model, constants.R_OK);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        return { path: 'model', message: `${config.model} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}` };
+      }
+    }
+    void localId;
+    return null;
+  }
+
+  /** The folder as last read, each file with its error and the config in force for it. */
+  list(): ModelConfigList {
+    const configs: ModelConfigEntry[] = this.read.map((r) => ({
+      name: typeof r.raw?.name === 'string' && r.raw.name ? r.raw.name : r.localId,
+      file: r.file,
+      config: r.raw,
+      error: r.error,
+      in_force: (this.inForce.get(r.localId)?.config as Json | undefined) ?? null,
+    }));
+    return { config_dir: this.deps.dir, configs };
+  }
+
+  /** Lists after a fresh read, so an answer reflects the folder now. */
+  async current(): Promise<ModelConfigList> {
+    await this.rescan();
+    return this.list();
+  }
+
+  private folder(): string {
+    if (!this.deps.dir) throw new RouterError(409, 'no_models_folder', 'this node has no models folder (models.config_dir): set one in Settings first');
+    return this.deps.dir;
+  }
+
+  /** Validates a config body as start-up would, for the file `file`; a 400 names the first bad field. */
+  private validate(raw: Json, file: string, localId: string): ModelConfig {
+    let config: ModelConfig;
+    try {
+      config = parseModelConfig(raw, file, this.deps.dir);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      throw fieldError(400, 'invalid_config', err.issues[0] ?? { path: '(root)', message: err.message });
+    }
+    const issue = this.modelIssue(config, localId);
+    if (issue) throw fieldError(400, issue.path === 'model' ? 'model_not_readable' : 'invalid_config', issue);
+    return config;
+  }
+
+  /** The file named `name` in the API: its local ID (file stem) first, else the one file whose config has that name. */
+  private find(name: string): ModelConfigRead {
+    const byStem = this.read.find((r) => r.localId === name);
+    if (byStem) return byStem;
+    const byName = this.read.filter((r) => r.raw?.name === name);
+    if (byName.length === 1) return byName[0];
+    if (byName.length > 1) throw new RouterError(409, 'model_config_ambiguous', `${byName.length} files configure the model '${name}' (${byName.map((r) => r.localId).join(', ')}): name one by its file`, 'invalid_request_error', 'name');
+    throw new RouterError(404, 'model_config_not_found', `no model config '${name}' in ${this.deps.dir}`, 'invalid_request_error', 'name');
+  }
+
+  private nameTaken(name: string, except?: string): ModelConfigRead | undefined {
+    return this.read.find((r) => r.localId !== except && (r.raw?.name === name || this.inForce.get(r.localId)?.config.name === name));
+  }
+
+  /** Writes a new config file `<dir>/<stem of its name>.yaml` and takes it in. */
+  create(raw: Json): Promise<ModelConfigWritten> {
+    return this.serial(async () => {
+      const dir = this.folder();
+      await this.scan();
+      const name = typeof raw.name === 'string' ? raw.name : '';
+      const stem = name ? modelFileStem(name) : null;
+      if (name && !stem) throw fieldError(400, 'invalid_config', { path: 'name', message: 'a model name with a path separator, ".." or NUL cannot name a file' });
+      const file = join(dir, `${stem ?? 'model'}.yaml`);
+      const config = this.validate(raw, file, stem ?? '');
+      const taken = this.nameTaken(config.name);
+      if (taken) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      if (this.read.some((r) => r.localId === stem) || existsSync(file) || existsSync(join(dir, `${stem}.yml`))) {
+        throw new RouterError(409, 'model_config_exists', `the file ${file} exists`, 'invalid_request_error', 'config.name');
+      }
+      writeDurably(file, modelConfigYaml(raw));
+      this.deps.log.info({ modelConfig: stem, file }, `model config written from the console: ${file}`);
+      await this.scan();
+      return { name: config.name, file, config: raw };
+    });
+  }
+
+  /** Replaces the config of the file named `name`; its file stays (a new model name must be free). */
+  replace(name: string, raw: Json): Promise<ModelConfigWritten> {
+    return this.serial(async () => {
+      this.folder();
+      await this.scan();
+      const entry = this.find(name);
+      const config = this.validate(raw, entry.file, entry.localId);
+      const taken = this.nameTaken(config.name, entry.localId);
+      const own = entry.raw?.name === config.name || this.inForce.get(entry.localId)?.config.name === config.name;
+      if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      writeDurably(entry.file, modelConfigYaml(raw));
+      this.deps.log.info({ modelConfig: entry.localId, file: entry.file }, `model config replaced from the console: ${entry.file}`);
+      await this.scan();
+      return { name: config.name, file: entry.file, config: raw };
+    });
+  }
+
+  /** Removes the file named `name`; resolves once the model's running requests ended and its engine stopped. */
+  async remove(name: string): Promise<ModelConfigRemoved> {
+    const { localId, shown } = await this.serial(async () => {
+      this.folder();
+      await this.scan();
+      const entry = this.find(name);
+      removeDurably(entry.file);
+      this.deps.log.info({ modelConfig: entry.localId, file: entry.file }, `model config removed from the console: ${entry.file}`);
+      await this.scan();
+      return { localId: entry.localId, shown: typeof entry.raw?.name === 'string' ? entry.raw.name : entry.localId };
+    });
+    await this.removals.get(localId);
+    return { name: shown, removed: true };
+  }
+}
