@@ -59,8 +59,8 @@ type Open = { kind: 'add' } | { kind: 'edit'; entry: ModelConfigEntry } | { kind
 
 /** Config files of the models folder that do not parse: the last good config stays in force. */
 function ConfigErrors() {
-  const configs = useAppStore((s) => s.modelConfigs.value?.configs ?? []);
-  const broken = configs.filter((c) => c.error);
+  const list = useAppStore((s) => s.modelConfigs.value);
+  const broken = (list?.configs ?? []).filter((c) => c.error);
   if (!broken.length) return null;
   return (
     <Notice kind="error" testId="model-config-errors">
