@@ -26,6 +26,7 @@ describe('GGUF inspection', () => {
     expect(skipped.metadata.get('tokenizer.ggml.tokens')).toEqual([]);
     expect(skipped.metadata.get('llama.context_length')).toBe(4096);
     await expect(readGgufHeader(file, { metadataOnly: true, skipArrays: true, maxBytes: 100_000 })).rejects.toBeInstanceOf(GgufHeaderTooLarge);
+    await expect(readGgufHeader(file, { metadataOnly: true, skipArrays: true, maxMetadataKeys: 1 })).rejects.toThrow('implausible metadata count: 2 keys');
     const whole = await readGgufHeader(file);
     expect((whole.metadata.get('tokenizer.ggml.tokens') as string[]).length).toBe(20_000);
   });

@@ -171,6 +171,8 @@ export interface ReadHeaderOptions {
   metadataOnly?: boolean;
   /** Array values (vocabularies, merges) are moved past and read as empty arrays. Default false. */
   skipArrays?: boolean;
+  /** More metadata keys than this is an error (a real model has a few dozen). Default: no limit but the format's. */
+  maxMetadataKeys?: number;
 }
 
 export async function readGgufHeader(path: string, opts: ReadHeaderOptions = {}): Promise<GgufHeader> {
@@ -184,6 +186,7 @@ export async function readGgufHeader(path: string, opts: ReadHeaderOptions = {})
     if (version < 2 || version > 3) throw new Error(`unsupported GGUF version ${version}`);
     const tensorCount = await c.count('tensor count');
     const kvCount = await c.count('metadata count');
+    if (opts.maxMetadataKeys !== undefined && kvCount > opts.maxMetadataKeys) throw new Error(`implausible metadata count: ${kvCount} keys`);
     const metadata = new Map<string, GgufValue>();
     for (let i = 0; i < kvCount; i++) {
       const key = await c.str();
