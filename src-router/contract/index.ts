@@ -21,3 +21,4 @@ export * from './peer-read';
 export * from './master-settings';
 export * from './model-files';
 export * from './model-configs';
+export * from './engines';

@@ -124,3 +124,27 @@ test('a wrong path is shown at the model file field and nothing is written', asy
   await dialog.getByTestId('model-dialog-cancel').click();
   await expect(dialog).toHaveCount(0);
 });
+
+test('engine discovery: the Runtime screen lists each engine with where it was found or why not; the dialog offers them', async ({ page, request }) => {
+  const api = await request.get(`${node.url}/router/v1/console/engines`, { headers: { Authorization: `Bearer ${node.consoleToken}` } });
+  const { engines } = (await api.json()) as { engines: { family: string; available: boolean; reason: string | null }[] };
+  await page.goto(`${node.url}/?token=${node.consoleToken}#runtime`);
+  const card = page.getByTestId('engines-card');
+  await expect(card.getByTestId('engine-row')).toHaveCount(engines.length);
+  await expect(card.locator('[data-family="llama-node"]').getByTestId('engine-found-in')).toHaveText('built in');
+  for (const e of engines.filter((x) => !x.available)) {
+    await expect(card.locator(`[data-family="${e.family}"]`).getByTestId('engine-reason')).toContainText(e.reason!);
+  }
+  await page.screenshot({ path: shot('runtime-engines'), fullPage: true });
+
+  await page.goto(`${node.url}/?token=${node.consoleToken}#models`);
+  await page.getByTestId('add-model').click();
+  const select = page.getByTestId('model-dialog').getByTestId('model-backend-select');
+  for (const e of engines.filter((x) => x.family !== 'sim')) {
+    const option = select.locator(`option[value="${e.family}"]`);
+    if (e.available) await expect(option).toBeEnabled();
+    else await expect(option).toBeDisabled();
+  }
+  const missing = engines.filter((x) => !x.available && x.family !== 'sim');
+  if (missing.length) await expect(page.getByTestId('model-backend-missing')).toContainText(missing[0].reason!);
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterModel, ConsoleModel, LinkRecord, ModelFileInspection } from '../../src-router/contract';
+import type { ClusterModel, ConsoleModel, EngineInfo, LinkRecord, ModelFileInspection } from '../../src-router/contract';
 import {
   backendOptions, configFromDraft, draftErrors, draftFromConfig, draftWithInspection, emptyDraft, fieldOfParam, linksUsing, nameAdvice, nameFromPath, nextSuffix,
 } from '../../src-renderer/src/models/model-form';
@@ -76,9 +76,9 @@ describe('Add model dialog: what a public name does', () => {
 });
 
 describe('Add model dialog: backends and links', () => {
-  const engines = [
+  const engines: EngineInfo[] = [
     { family: 'llama-node', available: true, found_in: 'builtin', version: null, path: null, reason: null, how_to_get: null, binary: null },
-    { family: 'llama-server', available: true, found_in: 'path', version: 'b6000', path: '/usr/bin/llama-server', reason: null, how_to_get: null, binary: 'llama-server' },
+    { family: 'llama-server', available: true, found_in: 'path', version: 'b6000\nbuilt with cc', path: '/usr/bin/llama-server', reason: null, how_to_get: null, binary: 'llama-server' },
     { family: 'koboldcpp', available: false, found_in: null, version: null, path: null, reason: 'koboldcpp is not on PATH', how_to_get: 'download it from its releases', binary: 'koboldcpp' },
   ];
 

@@ -173,7 +173,7 @@ export function backendOptions(engines: readonly EngineView[] | null, current: s
   const out: BackendOption[] = [{ value: BUILTIN_BACKEND, label: `${BUILTIN_BACKEND} (built-in)`, disabled: false, note: '' }];
   for (const e of engines ?? []) {
     if (e.family === BUILTIN_BACKEND || e.family === 'sim') continue;
-    if (e.available) out.push({ value: e.family, label: [e.family, e.version, e.path && `(${e.path})`].filter(Boolean).join(' '), disabled: false, note: '' });
+    if (e.available) out.push({ value: e.family, label: [e.family, firstLine(e.version), e.path && `(${e.path})`].filter(Boolean).join(' '), disabled: false, note: '' });
   }
   for (const e of engines ?? []) {
     if (e.family === BUILTIN_BACKEND || e.family === 'sim' || e.available) continue;
@@ -182,6 +182,9 @@ export function backendOptions(engines: readonly EngineView[] | null, current: s
   if (!out.some((o) => o.value === current) && current) out.push({ value: current, label: current, disabled: false, note: '' });
   return out;
 }
+
+/** The first line of a `--version` answer (some print several). */
+export const firstLine = (text: string | null | undefined) => (text ?? '').split('\n')[0].trim();
 
 /** The links (both lanes) whose owner or helper is this model on its node. */
 export function linksUsing(model: { nodeId: string; localId: string }, links: readonly LinkRecord[]): LinkRecord[] {

@@ -1,4 +1,5 @@
 import type { EngineView } from '../api/model-config-wire';
+import { firstLine } from '../models/model-form';
 
 export interface EngineRow {
   family: string;
@@ -18,7 +19,7 @@ export function engineRows(engines: readonly EngineView[] | null): EngineRow[] {
   const rows = (engines ?? []).map((e) => ({
     family: e.family,
     available: e.available,
-    version: e.version ?? null,
+    version: firstLine(e.version) || null,
     path: e.path ?? null,
     where: e.found_in ? (FOUND_IN[e.found_in] ?? e.found_in) : '',
     reason: e.reason ?? (e.available ? '' : 'not found'),
