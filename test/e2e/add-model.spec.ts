@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,4 +147,16 @@ test('engine discovery: the Runtime screen lists each engine with where it was f
   }
   const missing = engines.filter((x) => !x.available && x.family !== 'sim');
   if (missing.length) await expect(page.getByTestId('model-backend-missing')).toContainText(missing[0].reason!);
+});
+
+test('a config file written by hand that does not validate is shown with its field; removing it clears the notice', async ({ page }) => {
+  await page.goto(`${node.url}/?token=${node.consoleToken}`);
+  await expect(page.getByTestId('models-empty')).toBeVisible();
+  const file = join(node.dir, 'models', 'broken.yaml');
+  writeFileSync(file, `name: broken\nbackend: llama-node\nmodel: ${join(ggufs, 'tiny-chat.gguf')}\ncontextsize: -1\n`);
+  const notice = page.locator('[data-testid="model-config-error"][data-file$="broken.yaml"]');
+  await expect(notice).toContainText('contextsize');
+  await page.screenshot({ path: shot('model-config-error'), fullPage: true });
+  rmSync(file);
+  await expect(page.getByTestId('model-config-errors')).toHaveCount(0);
 });

@@ -64,6 +64,7 @@ function ConfigErrors() {
   if (!broken.length) return null;
   return (
     <Notice kind="error" testId="model-config-errors">
+      Model config files the node could not take in (fix them in an editor, or with Edit on their row):
       <ul className="model-config-errors">
         {broken.map((c) => (
           <li key={c.file} data-testid="model-config-error" data-file={c.file}>
