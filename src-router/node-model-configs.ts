@@ -112,7 +112,7 @@ export class ModelConfigFolder {
       if (stems.has(r.localId)) Object.assign(r, { config: null, error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` } });
       stems.add(r.localId);
       if (r.config) {
-        const issue = this.modelIssue(r.config, r.localId);
+        const issue = this.modelIssue(r.config);
         if (issue) Object.assign(r, { config: null, error: issue });
       }
     }
@@ -179,7 +179,7 @@ export class ModelConfigFolder {
   }
 
   /** What start-up would refuse in one model config beyond its schema: an engine it cannot launch, weights it cannot read. */
-  private modelIssue(config: ModelConfig, localId: string): ModelConfigIssue | null {
+  private modelIssue(config: ModelConfig): ModelConfigIssue | null {
     try {
       adapterFor(config, this.deps.mode);
     } catch (err) {
@@ -194,7 +194,6 @@ export class ModelConfigFolder {
         return { path: 'model', message: `${config.model} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}` };
       }
     }
-    void localId;
     return null;
   }
 
@@ -222,7 +221,7 @@ export class ModelConfigFolder {
   }
 
   /** Validates a config body as start-up would, for the file `file`; a 400 names the first bad field. */
-  private validate(raw: Json, file: string, localId: string): ModelConfig {
+  private validate(raw: Json, file: string): ModelConfig {
     let config: ModelConfig;
     try {
       config = parseModelConfig(raw, file, this.deps.dir);
@@ -230,7 +229,7 @@ export class ModelConfigFolder {
       if (!(err instanceof ConfigError)) throw err;
       throw fieldError(400, 'invalid_config', err.issues[0] ?? { path: '(root)', message: err.message });
     }
-    const issue = this.modelIssue(config, localId);
+    const issue = this.modelIssue(config);
     if (issue) throw fieldError(400, issue.path === 'model' ? 'model_not_readable' : 'invalid_config', issue);
     return config;
   }
@@ -258,7 +257,7 @@ export class ModelConfigFolder {
       const stem = name ? modelFileStem(name) : null;
       if (name && !stem) throw fieldError(400, 'invalid_config', { path: 'name', message: 'a model name with a path separator, ".." or NUL cannot name a file' });
       const file = join(dir, `${stem ?? 'model'}.yaml`);
-      const config = this.validate(raw, file, stem ?? '');
+      const config = this.validate(raw, file);
       const taken = this.nameTaken(config.name);
       if (taken) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
       if (this.read.some((r) => r.localId === stem) || existsSync(file) || existsSync(join(dir, `${stem}.yml`))) {
@@ -277,7 +276,7 @@ export class ModelConfigFolder {
       this.folder();
       await this.scan();
       const entry = this.find(name);
-      const config = this.validate(raw, entry.file, entry.localId);
+      const config = this.validate(raw, entry.file);
       const taken = this.nameTaken(config.name, entry.localId);
       const own = entry.raw?.name === config.name || this.inForce.get(entry.localId)?.config.name === config.name;
       if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');

@@ -1,11 +1,10 @@
-import { carriedAssignments, mergeIdentities, type Assignment, type CarriedAssignment, type ClusterEntry, type NodeRecords } from './identity-merge';
+import { mergeIdentities, type Assignment, type ClusterEntry, type NodeRecords } from './identity-merge';
 
 /** Where suffix assignments are kept (the store in production). */
 export interface AssignmentStore {
   suffixes(): Assignment[];
-  saveSuffixes(rows: Assignment[]): void;
-  /** Moves assignments to their group's new hash key (its config changed). */
-  carrySuffixes(rows: CarriedAssignment[]): void;
+  /** Keeps new assignments, after forgetting `dropped` (assignments of groups gone whose ID was handed out again). */
+  saveSuffixes(rows: Assignment[], dropped?: Assignment[]): void;
 }
 
 /**
@@ -23,21 +22,11 @@ export class ClusterCatalog {
   }
 
   update(nodes: NodeRecords[]): void {
-    let { entries, added } = mergeIdentities(nodes, this.prior);
-    // A group whose config changed (taken in while running) keeps its cluster ID rather than getting a suffix.
-    const carried = carriedAssignments(this.entries, entries, added);
-    if (carried.length) {
-      this.store.carrySuffixes(carried);
-      const moved = new Map(carried.map((c) => [`${c.baseId}\u0000${c.from}`, c]));
-      this.prior = this.prior.map((a) => {
-        const c = moved.get(`${a.baseId}\u0000${a.hashKey}`);
-        return c ? { baseId: a.baseId, hashKey: c.to, clusterId: c.clusterId } : a;
-      });
-      ({ entries, added } = mergeIdentities(nodes, this.prior));
-    }
+    const { entries, added, dropped } = mergeIdentities(nodes, this.prior);
     if (added.length) {
-      this.store.saveSuffixes(added);
-      this.prior = [...this.prior, ...added];
+      this.store.saveSuffixes(added, dropped);
+      const gone = new Set(dropped);
+      this.prior = [...this.prior.filter((a) => !gone.has(a)), ...added];
     }
     this.entries = entries;
     this.byId = new Map(entries.map((e) => [e.id, e]));

@@ -38,10 +38,13 @@ export const hashKeyOf = (r: Pick<NodeModelRecord, 'configHash' | 'modelHash'>) 
 /**
  * ID-2: records with the same public ID and identical hashes become one model with several replicas; a group with
  * different hashes gets a numeric suffix (`name-2`, `name-3`, …). Pure and deterministic: the same records and prior
- * assignments give the same result whatever the order of nodes, and prior assignments are never changed, so a suffix
- * stays with its group across restarts. Returns the entries and the assignments made now (to persist).
+ * assignments give the same result whatever the order of nodes. A present group keeps its prior assignment, so a
+ * suffix stays with its group across restarts and while the conflict lasts. A suffix is for a conflict only: a new
+ * group (a config edited or replaced, on this node or a member) may take an ID whose prior group is present no more,
+ * and that prior assignment is then dropped (its group, if it ever comes back, is new). Returns the entries, the
+ * assignments made now (to persist) and the ones dropped (to forget).
  */
-export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { entries: ClusterEntry[]; added: Assignment[] } {
+export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { entries: ClusterEntry[]; added: Assignment[]; dropped: Assignment[] } {
   const groups = new Map<string, Map<string, Replica[]>>();
   for (const n of nodes) {
     // Configs sharing a name on one node are replicas by the operator's choice (ID-4): one group per node and name.
@@ -56,65 +59,43 @@ export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { en
       groups.set(record.publicId, byHash);
     }
   }
-  const priorByKey = new Map(prior.map((a) => [`${a.baseId}\u0000${a.hashKey}`, a.clusterId]));
-  const taken = new Set(prior.map((a) => a.clusterId));
+  const keyOf = (baseId: string, hashKey: string) => `${baseId}\u0000${hashKey}`;
+  const present = new Set([...groups].flatMap(([baseId, byHash]) => [...byHash.keys()].map((k) => keyOf(baseId, k))));
+  const priorByKey = new Map(prior.map((a) => [keyOf(a.baseId, a.hashKey), a.clusterId]));
+  // IDs held by present groups are taken; an ID of a group gone may be handed out again (its assignment dropped).
+  const taken = new Set(prior.filter((a) => present.has(keyOf(a.baseId, a.hashKey))).map((a) => a.clusterId));
+  const absentById = new Map(prior.filter((a) => !present.has(keyOf(a.baseId, a.hashKey))).map((a) => [a.clusterId, a]));
   const baseIds = new Set(groups.keys());
   const added: Assignment[] = [];
+  const dropped: Assignment[] = [];
   const entries: ClusterEntry[] = [];
 
   for (const baseId of [...groups.keys()].sort()) {
     const byHash = groups.get(baseId)!;
     const keys = [...byHash.keys()];
     const fresh = keys
-      .filter((k) => !priorByKey.has(`${baseId}\u0000${k}`))
+      .filter((k) => !priorByKey.has(keyOf(baseId, k)))
       .sort((a, b) => Number(hasLocal(byHash.get(b)!)) - Number(hasLocal(byHash.get(a)!)) || (a < b ? -1 : a > b ? 1 : 0));
     for (const hashKey of fresh) {
       let clusterId = baseId;
       for (let n = 2; taken.has(clusterId) || (clusterId !== baseId && baseIds.has(clusterId)); n++) clusterId = `${baseId}-${n}`;
       taken.add(clusterId);
-      priorByKey.set(`${baseId}\u0000${hashKey}`, clusterId);
+      const gone = absentById.get(clusterId);
+      if (gone) {
+        dropped.push(gone);
+        absentById.delete(clusterId);
+      }
+      priorByKey.set(keyOf(baseId, hashKey), clusterId);
       added.push({ baseId, hashKey, clusterId });
     }
     for (const hashKey of keys) {
       const replicas = byHash.get(hashKey)!.sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : a.record.localId < b.record.localId ? -1 : 1));
-      entries.push({ id: priorByKey.get(`${baseId}\u0000${hashKey}`)!, baseId, hashKey, replicas });
+      entries.push({ id: priorByKey.get(keyOf(baseId, hashKey))!, baseId, hashKey, replicas });
     }
   }
   entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { entries, added };
+  return { entries, added, dropped };
 }
 
 const hasLocal = (replicas: Replica[]) => replicas.some((r) => r.local);
 
-/** An assignment moved to a group's new hash key: the group changed its config and keeps its cluster ID. */
-export interface CarriedAssignment {
-  baseId: string;
-  from: string;
-  to: string;
-  clusterId: string;
-}
-
-/**
- * Which fresh assignments are a known group under a new hash key: a model whose config changed while the cluster ran
- * (its node took in an edited config). A fresh group in `next` that holds a replica (node and local ID) of a group in
- * `prev` with the same base ID, whose hash key no group of `next` has any more, takes over that group's cluster ID
- * instead of a new suffix. Pure.
- */
-export function carriedAssignments(prev: readonly ClusterEntry[], next: readonly ClusterEntry[], added: readonly Assignment[]): CarriedAssignment[] {
-  const present = new Set(next.map((e) => `${e.baseId}\u0000${e.hashKey}`));
-  const replicaKeys = (e: ClusterEntry) => new Set(e.replicas.map((r) => `${r.nodeId}\u0000${r.record.localId}`));
-  const used = new Set<ClusterEntry>();
-  const out: CarriedAssignment[] = [];
-  for (const a of added) {
-    const fresh = next.find((e) => e.baseId === a.baseId && e.hashKey === a.hashKey);
-    if (!fresh) continue;
-    const mine = replicaKeys(fresh);
-    const old = prev.find(
-      (e) => !used.has(e) && e.baseId === a.baseId && e.hashKey !== a.hashKey && !present.has(`${e.baseId}\u0000${e.hashKey}`) && [...replicaKeys(e)].some((k) => mine.has(k)),
-    );
-    if (!old) continue;
-    used.add(old);
-    out.push({ baseId: a.baseId, from: old.hashKey, to: a.hashKey, clusterId: old.id });
-  }
-  return out;
-}

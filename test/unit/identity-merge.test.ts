@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeModelRecord } from '../../src-router/contract';
-import { carriedAssignments, ClusterCatalog, mergeIdentities, type Assignment, type CarriedAssignment, type NodeRecords } from '../../src-router/registry';
+import { ClusterCatalog, mergeIdentities, type Assignment, type NodeRecords } from '../../src-router/registry';
 
 const rec = (publicId: string, localId: string, configHash: string, modelHash: string | null = 'w1', available = true): NodeModelRecord => ({
   publicId, localId, backend: 'sim', capabilities: ['text'], lane: 'text', configHash, modelHash, contextsize: 4096, parallel: 1, engine: null, available,
@@ -64,7 +64,7 @@ describe('identity merge (ID-2)', () => {
 describe('cluster catalog', () => {
   it('persists new assignments once and rotates replicas', () => {
     const saved: Assignment[][] = [];
-    const store = { suffixes: () => saved.flat(), saveSuffixes: (rows: Assignment[]) => saved.push(rows), carrySuffixes: () => {} };
+    const store = { suffixes: () => saved.flat(), saveSuffixes: (rows: Assignment[]) => saved.push(rows) };
     const catalog = new ClusterCatalog(store);
     const nodes = [node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'y', 'c1')])];
     catalog.update(nodes);
@@ -76,35 +76,42 @@ describe('cluster catalog', () => {
   });
 });
 
-describe('a config changed while the cluster runs', () => {
-  it('keeps its cluster ID under its new hash key instead of a suffix, and a new config of that name still gets one', () => {
+describe('a config changed or replaced while the cluster runs (ID-2: a suffix for a conflict only)', () => {
+  it('a new group takes the ID of a group gone instead of a suffix, and the gone one is dropped', () => {
+    const first = mergeIdentities([node('a', [rec('m', 'x', 'c1')])], []);
+    const edited = mergeIdentities([node('a', [rec('m', 'x', 'c2')])], first.added);
+    expect(edited.entries.map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1']]);
+    expect(edited.added).toEqual([{ baseId: 'm', hashKey: 'c2:w1', clusterId: 'm' }]);
+    expect(edited.dropped).toEqual(first.added);
+    // The old config back later is a new group: the ID is in use, so it gets a suffix.
+    const prior = [...edited.added];
+    const both = mergeIdentities([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c1')])], prior);
+    expect(both.entries.map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1'], ['m-2', 'c1:w1']]);
+    expect(both.dropped).toEqual([]);
+  });
+
+  it('a suffixed group edited keeps its suffix while the conflict lasts', () => {
+    const first = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c2')])], []);
+    expect(first.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([['m', 'a'], ['m-2', 'b']]);
+    const edited = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c3')])], first.added);
+    expect(edited.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([['m', 'a'], ['m-2', 'b']]);
+    expect(edited.dropped.map((a) => a.hashKey)).toEqual(['c2:w1']);
+  });
+
+  it('the catalog forgets dropped assignments in its store, so a restart agrees', () => {
     let rows: Assignment[] = [];
-    const carried: CarriedAssignment[] = [];
     const store = {
       suffixes: () => rows,
-      saveSuffixes: (added: Assignment[]) => void (rows = [...rows, ...added]),
-      carrySuffixes: (c: CarriedAssignment[]) => {
-        carried.push(...c);
-        rows = rows.map((a) => c.find((x) => x.baseId === a.baseId && x.from === a.hashKey) ? { ...a, hashKey: c.find((x) => x.from === a.hashKey)!.to } : a);
-      },
+      saveSuffixes: (added: Assignment[], dropped: Assignment[] = []) => void (rows = [...rows.filter((r) => !dropped.some((d) => d.baseId === r.baseId && d.hashKey === r.hashKey)), ...added]),
     };
     const catalog = new ClusterCatalog(store);
     catalog.update([node('a', [rec('m', 'x', 'c1')])]);
     catalog.update([node('a', [rec('m', 'x', 'c2')])]);
     expect(catalog.all().map((e) => e.id)).toEqual(['m']);
-    expect(carried).toEqual([{ baseId: 'm', from: 'c1:w1', to: 'c2:w1', clusterId: 'm' }]);
-    expect(new ClusterCatalog(store).all()).toEqual([]);
-    // Another node's different config of the same name conflicts: it gets a suffix, as ID-2 says.
-    catalog.update([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c3')])]);
-    expect(catalog.all().map((e) => e.id)).toEqual(['m', 'm-2']);
-  });
-
-  it('carries nothing while the old group is still present or shares no replica', () => {
-    const prev = mergeIdentities([node('a', [rec('m', 'x', 'c1')])], []).entries;
-    const both = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c2')])], [{ baseId: 'm', hashKey: 'c1:w1', clusterId: 'm' }]);
-    expect(carriedAssignments(prev, both.entries, both.added)).toEqual([]);
-    const other = mergeIdentities([node('b', [rec('m', 'x', 'c2')])], [{ baseId: 'm', hashKey: 'c1:w1', clusterId: 'm' }]);
-    expect(carriedAssignments(prev, other.entries, other.added)).toEqual([]);
+    expect(rows).toEqual([{ baseId: 'm', hashKey: 'c2:w1', clusterId: 'm' }]);
+    const restarted = new ClusterCatalog(store);
+    restarted.update([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c1')])]);
+    expect(restarted.all().map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1'], ['m-2', 'c1:w1']]);
   });
 });
 
