@@ -117,10 +117,15 @@ test('a wrong path is shown at the model file field and nothing is written', asy
   await page.screenshot({ path: shot('add-model-wrong-path'), fullPage: true });
   expect(readdirSync(join(node.dir, 'models'))).toEqual([]);
 
-  // A path outside the folders the node may read is refused at the field as well, naming the setting.
-  await dialog.getByTestId('model-path').fill('/etc/hostname');
+  // A file outside the folders the node may browse: its header is not read (said, naming the setting), and the
+  // node's own check of the config still decides.
+  await dialog.getByTestId('model-path').fill('/etc/no-such-model.gguf');
   await dialog.getByTestId('model-name').click();
-  await expect(dialog.getByTestId('model-path-error')).toContainText('models.browse_dirs');
+  await expect(dialog.getByTestId('model-path-note')).toContainText('models.browse_dirs');
+  await expect(dialog.getByTestId('model-path-error')).toHaveCount(0);
+  await dialog.getByTestId('model-dialog-submit').click();
+  await expect(dialog.getByTestId('model-path-error')).toContainText('does not exist');
+  expect(readdirSync(join(node.dir, 'models'))).toEqual([]);
   await dialog.getByTestId('model-dialog-cancel').click();
   await expect(dialog).toHaveCount(0);
 });

@@ -4,6 +4,8 @@ import {
   backendOptions, configFromDraft, draftErrors, draftFromConfig, draftWithInspection, emptyDraft, fieldOfParam, linksUsing, nameAdvice, nameFromPath, nextSuffix,
 } from '../../src-renderer/src/models/model-form';
 import { engineRows } from '../../src-renderer/src/runtime/engine-rows';
+import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
+import { createAppStore } from '../../src-renderer/src/store/app-store';
 
 const model = (publicId: string, localId: string, nodeId = 'n1') => ({ publicId, localId, nodeId }) as ConsoleModel;
 const entry = (id: string, baseId: string, nodes: string[]) =>
@@ -101,5 +103,37 @@ describe('Add model dialog: backends and links', () => {
       ({ id, lane: 'text', owner: { node_id: owner[0], model: owner[1] }, helper: { node_id: helper[0], model: helper[1] } }) as LinkRecord;
     const links = [link('1', ['n1', 'chat'], ['n2', 'chat']), link('2', ['n2', 'x'], ['n1', 'chat']), link('3', ['n2', 'chat'], ['n3', 'chat'])];
     expect(linksUsing({ nodeId: 'n1', localId: 'chat' }, links).map((l) => l.id)).toEqual(['1', '2']);
+  });
+});
+
+describe('Models screen store: the models folder', () => {
+  const nodeList = { node: { nodeId: 'n1', role: 'standalone', version: '0.1.0', startedAt: '2025-01-01T00:00:00.000Z' }, models: [] };
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+  it('a token refused the folder (not an operator) is not asked again on every poll; a write re-reads folder and models', async () => {
+    const calls: string[] = [];
+    const answers: Record<string, Response[]> = {};
+    const fetch: FetchLike = async (url, init) => {
+      const path = new URL(url).pathname;
+      calls.push(`${init?.method ?? 'GET'} ${path}`);
+      return answers[path]?.shift() ?? json(404, { error: { message: 'none' } });
+    };
+    const store = createAppStore('http://n', { client: createConsoleClient({ url: 'http://n', token: 't', fetch }), now: () => 0 });
+    answers['/router/v1/console/models'] = [json(200, nodeList), json(200, nodeList)];
+    answers['/router/v1/console/model-configs'] = [json(403, { error: { message: 'only operators', code: 'not_an_operator' } })];
+    await store.getState().refreshModels();
+    expect(store.getState().modelConfigs.failure).toMatchObject({ kind: 'refused', status: 403 });
+    await store.getState().refreshModels();
+    expect(calls.filter((c) => c.endsWith('/model-configs'))).toHaveLength(1);
+
+    const operator = createAppStore('http://n', { client: createConsoleClient({ url: 'http://n', token: 't', fetch }), now: () => 0 });
+    calls.length = 0;
+    const folder = { config_dir: '/m', configs: [] };
+    answers['/router/v1/console/model-configs'] = [json(201, { name: 'x', file: '/m/x.yaml', config: { name: 'x' } }), json(200, folder)];
+    answers['/router/v1/console/models'] = [json(200, nodeList)];
+    const written = await operator.getState().createModelConfig({ name: 'x' });
+    expect(written.ok).toBe(true);
+    expect(calls).toEqual(['POST /router/v1/console/model-configs', 'GET /router/v1/console/models', 'GET /router/v1/console/model-configs']);
+    expect(operator.getState().modelConfigs.value).toEqual(folder);
   });
 });

@@ -41,7 +41,9 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
       await Promise.all([get().fetchModels()]);
     },
     refreshModels: async () => {
-      await Promise.all([get().fetchModels(), get().fetchModelConfigs()]);
+      // A token that is not an operator's was refused the models folder once: it is not asked again on every poll.
+      const refused = get().modelConfigs.failure?.kind === 'refused';
+      await Promise.all([get().fetchModels(), refused ? undefined : get().fetchModelConfigs()]);
       if (get().connection.node?.role === 'master') await Promise.all([get().fetchCluster(), get().fetchLanes()]);
     },
     refreshRuntime: async () => {

@@ -30,6 +30,8 @@ export function ModelDialog({ onClose, editing, native }: { onClose(): void; edi
   const [draft, setDraft] = useState<ModelDraft>(() => (editing?.config ? draftFromConfig(editing.config) : emptyDraft()));
   const [inspection, setInspection] = useState<ModelFileInspection | null>(null);
   const [inspecting, setInspecting] = useState(false);
+  /** Why the header of the chosen file was not read (outside the folders the node may browse), when it was not. */
+  const [unread, setUnread] = useState<string | null>(null);
   const [errors, setErrors] = useState<Errors>({});
   const [saving, setSaving] = useState(false);
   const inspected = useRef<string | null>(null);
@@ -48,9 +50,17 @@ export function ModelDialog({ onClose, editing, native }: { onClose(): void; edi
     if (inspected.current !== path) return;
     if (!result.ok) {
       setInspection(null);
-      setErrors((e) => ({ ...e, path: result.failure.message }));
+      // A file outside the folders the node may browse can still be served: its header is just not read.
+      if (result.failure.code === 'outside_model_folders') {
+        setUnread(result.failure.message);
+        setErrors((e) => ({ ...e, path: undefined }));
+      } else {
+        setUnread(null);
+        setErrors((e) => ({ ...e, path: result.failure.message }));
+      }
       return;
     }
+    setUnread(null);
     setInspection(result.value);
     setErrors((e) => ({ ...e, path: result.value.capabilities.length ? undefined : 'this is a vision projector (mmproj), not a model: choose the model file beside it' }));
     // Editing keeps the stored name and capabilities unless the file changed.
@@ -102,6 +112,11 @@ export function ModelDialog({ onClose, editing, native }: { onClose(): void; edi
 
         <ModelFileField value={draft.path} error={errors.path ?? null} native={native} onChange={(v) => set('path', v)} onPick={pick} />
         {inspecting && <span className="muted small" data-testid="model-inspecting">Reading the GGUF header…</span>}
+        {unread && (
+          <span className="warn-text small" role="status" data-testid="model-path-note">
+            The header was not read, so set the capabilities yourself: {unread}
+          </span>
+        )}
         {inspection && (
           <p className="muted small" data-testid="model-inspection">
             {[inspection.architecture && `architecture ${inspection.architecture}`, inspection.name, inspection.context_length && `trained context ${formatContextSize(inspection.context_length)}`, inspection.embedding && 'an embedding model']
