@@ -18,6 +18,8 @@ import type { ModelHashCache } from './store';
 
 /** How long the folder must be quiet after a change event before it is read. */
 const DEBOUNCE_MS = 150;
+/** A file changed more recently than this may still be being written: it is read again once it has settled. */
+const SETTLE_MS = 150;
 /** The periodic rescan, for change events a filesystem does not deliver (network folders, some editors). */
 const RESCAN_MS = 2_000;
 
@@ -94,7 +96,8 @@ export class ModelConfigFolder {
     return this.serial(() => this.scan());
   }
 
-  private async scan(): Promise<void> {
+  /** `written`: a file the API has just written whole (renamed into place), taken in without waiting for it to settle. */
+  private async scan(written?: string): Promise<void> {
     const { dir, log } = this.deps;
     if (!dir || this.stopped) return;
     let read: ModelConfigRead[];
@@ -117,8 +120,18 @@ export class ModelConfigFolder {
       }
     }
     this.read = read;
-    for (const r of read) this.report(r);
-    const diff = diffModelConfigs(this.inForce, read.map((r) => ({ localId: r.localId, file: r.file, config: r.config })));
+    // A file written a moment ago by someone else may be half-written: it changes nothing until it has settled.
+    const now = Date.now();
+    // (A modification time ahead of this clock, a network folder's, counts as settled: it would never settle otherwise.)
+    const young = new Set(read.filter((r) => r.file !== written && now - r.mtimeMs >= 0 && now - r.mtimeMs < SETTLE_MS).map((r) => r.localId));
+    if (young.size) this.soon();
+    for (const r of read) if (!young.has(r.localId)) this.report(r);
+    const settled = read.flatMap((r) => {
+      if (!young.has(r.localId)) return [{ localId: r.localId, file: r.file, config: r.config }];
+      const kept = this.inForce.get(r.localId);
+      return kept ? [kept] : [];
+    });
+    const diff = diffModelConfigs(this.inForce, settled);
     let changed = false;
     for (const f of [...diff.added, ...diff.changed]) {
       // The same local ID still being removed comes back once its engine has stopped.
@@ -142,6 +155,7 @@ export class ModelConfigFolder {
       const done = this.deps.supervisor
         .removeModel(localId)
         .then(() => log.info({ modelConfig: localId, event: 'engine_stopped' }, `model '${was.config.name}' removed: its requests ended and its engine stopped`))
+        .catch((err: Error) => log.error({ modelConfig: localId }, `stopping the engine of removed model '${was.config.name}' failed: ${err.message}`))
         .finally(() => {
           this.removals.delete(localId);
           this.soon();
@@ -204,7 +218,7 @@ export class ModelConfigFolder {
       file: r.file,
       config: r.raw,
       error: r.error,
-      in_force: (this.inForce.get(r.localId)?.config as Json | undefined) ?? null,
+      in_force: this.inForce.get(r.localId)?.file === r.file ? (this.inForce.get(r.localId)!.config as Json) : null,
     }));
     return { config_dir: this.deps.dir, configs };
   }
@@ -265,7 +279,7 @@ export class ModelConfigFolder {
       }
       writeDurably(file, modelConfigYaml(raw));
       this.deps.log.info({ modelConfig: stem, file }, `model config written from the console: ${file}`);
-      await this.scan();
+      await this.scan(file);
       return { name: config.name, file, config: raw };
     });
   }
@@ -282,7 +296,7 @@ export class ModelConfigFolder {
       if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
       writeDurably(entry.file, modelConfigYaml(raw));
       this.deps.log.info({ modelConfig: entry.localId, file: entry.file }, `model config replaced from the console: ${entry.file}`);
-      await this.scan();
+      await this.scan(entry.file);
       return { name: config.name, file: entry.file, config: raw };
     });
   }

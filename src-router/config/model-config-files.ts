@@ -27,6 +27,8 @@ export interface ModelConfigRead {
   raw: Record<string, unknown> | null;
   config: ModelConfig | null;
   error: ModelConfigIssue | null;
+  /** When the file was last modified (epoch ms; 0 when it cannot be read). */
+  mtimeMs: number;
 }
 
 /** Parses one config file's text: its mapping and parsed config, or the first problem by field path. */
@@ -53,15 +55,17 @@ export function parseModelConfigText(text: string, file: string): Pick<ModelConf
 export function readModelConfigFile(file: string): ModelConfigRead {
   const localId = basename(file, extname(file));
   let text: string;
+  let mtimeMs = 0;
   try {
     const st = statSync(file);
+    mtimeMs = st.mtimeMs;
     if (!st.isFile()) throw new Error('not a regular file');
     if (st.size > MODEL_CONFIG_MAX_BYTES) throw new Error(`larger than ${MODEL_CONFIG_MAX_BYTES / 1024} KiB`);
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return { localId, file, raw: null, config: null, error: { path: '(file)', message: `cannot read ${file}: ${(err as Error).message}` } };
+    return { localId, file, raw: null, config: null, error: { path: '(file)', message: `cannot read ${file}: ${(err as Error).message}` }, mtimeMs };
   }
-  return { localId, file, ...parseModelConfigText(text, file) };
+  return { localId, file, ...parseModelConfigText(text, file), mtimeMs };
 }
 
 /** Every model config file of `dir`, in name order, each parsed or with its error; a folder that cannot be listed throws. */

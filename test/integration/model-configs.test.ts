@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../sup
 
 const OPERATOR = 'model-configs-operator-token-0123456789';
 const REMOTE_VIEWER = 'model-configs-proxy-console-token-0123';
+const PROXY_OPERATOR = 'model-configs-proxy-operator-token-0123';
 
 interface Answer { status: number; body: any }
 
@@ -72,7 +73,7 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
   beforeAll(async () => {
     [node, proxy] = await Promise.all([
       startNode({ models: { base: simText('base-model', '2ms') }, config: { console: { operators: [OPERATOR] } } }),
-      startNode({ models: {}, config: { cluster: { node_id: 'proxy-node' }, console: { token: REMOTE_VIEWER } } }),
+      startNode({ models: {}, config: { cluster: { node_id: 'proxy-node' }, console: { token: REMOTE_VIEWER, operators: [PROXY_OPERATOR] } } }),
     ]);
     modelsDir = join(node.dir, 'models');
   });
@@ -172,6 +173,24 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
     expect((await chat(node.url, 'base-model')).status).toBe(200);
   });
 
+  it('a config changed while a request runs: the request finishes on the old engine, then the engine is switched', async () => {
+    expect((await api('', { method: 'POST', body: { config: simText('steady-model', '100ms') } })).status).toBe(201);
+    const laneOf = async () => (await node.console<{ lanes: { loaded: string | null; pid: number | null; state: string; inflight: number }[] }>('/router/v1/console/lanes')).lanes.find((l) => l.loaded === 'steady-model');
+    expect((await chat(node.url, 'steady-model', 1)).status).toBe(200);
+    const before = (await laneOf())!;
+    const running = chat(node.url, 'steady-model', 12);
+    await eventually(async () => ((await laneOf())?.inflight ?? 0) > 0, { what: 'the request running' });
+    expect((await api('/steady-model', { method: 'PUT', body: { config: { ...simText('steady-model', '100ms'), contextsize: 1024 } } })).status).toBe(200);
+    const done = await running;
+    expect(done.status).toBe(200);
+    expect(done.body.usage.completion_tokens).toBe(12);
+    await eventually(async () => {
+      const now = await laneOf();
+      return now && now.state === 'ready' && now.pid !== before.pid;
+    }, { what: 'the engine switched to the new config' });
+    expect((await api('/steady-model', { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('picks up a file written by hand', async () => {
     writeFileSync(join(modelsDir, 'by-hand.yaml'), stringify(simText('hand-model', '2ms')));
     await eventually(async () => (await servedIds()).includes('hand-model'), { what: 'the hand-written model served' });
@@ -210,6 +229,14 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
     expect(e.error!.path).toBe('(yaml)');
     expect(e.in_force).toBeNull();
     expect((await chat(node.url, 'base-model')).status).toBe(200);
+    // A second file of one stem would share its local ID: refused, the first stays in force.
+    writeFileSync(join(modelsDir, 'base.yml'), stringify(simText('other-base', '2ms')));
+    const twin = await eventually(async () => (await list()).configs.find((c) => c.file.endsWith('base.yml') && c.error), { what: 'the twin refused' });
+    expect(twin.error!.path).toBe('(file)');
+    expect(twin.in_force).toBeNull();
+    expect((await list()).configs.find((c) => c.file.endsWith('base.yaml'))!.in_force).toMatchObject({ name: 'base-model' });
+    expect(await servedIds()).not.toContain('other-base');
+    rmSync(join(modelsDir, 'base.yml'));
   });
 
   it('refuses a huge body unread, and path tricks in :name find nothing', async () => {
@@ -236,17 +263,24 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
     expect(files().filter((f) => f.includes('.tmp-'))).toEqual([]);
   });
 
-  it('reaches the node through the remote-cluster proxy', async () => {
-    const made = await call(proxy.url, '/router/v1/console/clusters', REMOTE_VIEWER, { method: 'POST', body: { name: 'models-node', url: node.url, token: OPERATOR } });
+  it('reaches the node through the remote-cluster proxy, for operators there only', async () => {
+    const made = await call(proxy.url, '/router/v1/console/clusters', PROXY_OPERATOR, { method: 'POST', body: { name: 'models-node', url: node.url, token: OPERATOR } });
     expect(made.status).toBe(201);
     const id = made.body.id as string;
-    const viaProxy = await call(proxy.url, `/router/v1/console/clusters/${id}/console/model-configs`, REMOTE_VIEWER);
+    const path = `/router/v1/console/clusters/${id}/console/model-configs`;
+    // The profile's token is an operator's on the node: a read-only console token at the proxy may not use it here.
+    expect((await call(proxy.url, path, REMOTE_VIEWER)).status).toBe(403);
+    expect((await call(proxy.url, path, REMOTE_VIEWER, { method: 'POST', body: { config: simText('proxied-model', '2ms') } })).status).toBe(403);
+    const viaProxy = await call(proxy.url, path, PROXY_OPERATOR);
     expect(viaProxy.status).toBe(200);
     expect(modelConfigListSchema.parse(viaProxy.body).configs.map((c) => c.name)).toContain('base-model');
-    const created = await call(proxy.url, `/router/v1/console/clusters/${id}/console/model-configs`, REMOTE_VIEWER, { method: 'POST', body: { config: simText('proxied-model', '2ms') } });
+    const created = await call(proxy.url, path, PROXY_OPERATOR, { method: 'POST', body: { config: simText('proxied-model', '2ms') } });
     expect(created.status).toBe(201);
     expect((await chat(node.url, 'proxied-model')).status).toBe(200);
-    const removed = await call(proxy.url, `/router/v1/console/clusters/${id}/console/model-configs/proxied-model`, REMOTE_VIEWER, { method: 'DELETE' });
+    const bad = await call(proxy.url, path, PROXY_OPERATOR, { method: 'POST', body: { config: { ...simText('proxied-bad', '2ms'), parallel: 0 } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('config.parallel');
+    const removed = await call(proxy.url, `${path}/proxied-model`, PROXY_OPERATOR, { method: 'DELETE' });
     expect(removed.status).toBe(200);
     expect((await chat(node.url, 'proxied-model')).status).toBe(404);
   });
