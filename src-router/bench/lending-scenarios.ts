@@ -335,7 +335,7 @@ type RealEngine = 'llama-node' | 'llama-server';
  * The model config of one side of real-engines. llama-server runs from PATH or the engines cache, one thread like the
  * built-in engine, without `--jinja` (random weights would fail the template's answer format now and then).
  */
-function realModel(engine: RealEngine, name: string, model: string): ModelConfigInput {
+export function realModel(engine: RealEngine, name: string, model: string): ModelConfigInput {
   if (engine === 'llama-node') return llama(name, model);
   return {
     name, backend: 'llama-server', model, capabilities: ['text'], contextsize: 512, parallel: 1,
@@ -344,7 +344,7 @@ function realModel(engine: RealEngine, name: string, model: string): ModelConfig
 }
 
 /** The row of a real-engines run that could not start: what is missing and the command that gets it. */
-function notRunRow(engine: RealEngine, why: string): ScenarioRow {
+export function notRunRow(engine: RealEngine, why: string): ScenarioRow {
   return {
     benchmark: 'lending-scenarios', scenario: 'real-engines', engine, makespan_ms: null, p95_ms: null, optimum_ms: null, no_lending_ms: null,
     ratio_optimum: null, ratio_no_lending: null, target: `not run: ${why}`, meets: false, not_run: why,
@@ -380,7 +380,7 @@ async function realEngines(o: BenchOptions, reps: number, k: number, engine: Rea
   }
 }
 
-function report(rows: ScenarioRow[]): BenchResult {
+export function report(rows: ScenarioRow[]): BenchResult {
   const ms = (v: unknown) => (typeof v === 'number' ? formatNumber(v, 0) : null);
   return {
     tables: [{
