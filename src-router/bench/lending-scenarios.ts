@@ -333,13 +333,14 @@ type RealEngine = 'llama-node' | 'llama-server';
 
 /**
  * The model config of one side of real-engines. llama-server runs from PATH or the engines cache, one thread like the
- * built-in engine, without `--jinja` (random weights would fail the template's answer format now and then).
+ * built-in engine, with `--skip-chat-parsing`: its chat parser checks each answer against the template's format, which
+ * random weights fail now and then (a 500 "does not match the expected peg-native format").
  */
 export function realModel(engine: RealEngine, name: string, model: string): ModelConfigInput {
   if (engine === 'llama-node') return llama(name, model);
   return {
     name, backend: 'llama-server', model, capabilities: ['text'], contextsize: 512, parallel: 1,
-    command: 'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL} --metrics --slots -t 1',
+    command: 'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL} --metrics --slots -t 1 --skip-chat-parsing',
   };
 }
 

@@ -17,12 +17,13 @@ describe('real-engines bench rows', () => {
     expect(result.summary[0]!.value).toBe('not run');
   });
 
-  it('llama-server models name the bare binary (PATH, else the engines cache), one thread, no --jinja; llama-node models stay built in', () => {
+  it('llama-server models name the bare binary (PATH, else the engines cache), one thread, no chat parsing; llama-node models stay built in', () => {
     const server = realModel('llama-server', 'llama-a', '/tmp/a.gguf');
     expect(server.backend).toBe('llama-server');
     expect(server.command!.split(' ')[0]).toBe('llama-server');
     expect(server.command).toContain('-t 1');
     expect(server.command).not.toContain('--jinja');
+    expect(server.command).toContain('--skip-chat-parsing');
     expect(parseModelConfig(server, 'llama-a.yaml', '/tmp').command).toBe(server.command);
     expect(realModel('llama-node', 'llama-a', '/tmp/a.gguf').backend).toBe('llama-node');
   });

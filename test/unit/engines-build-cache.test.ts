@@ -49,7 +49,7 @@ describe('engines cache naming', () => {
 
 describe('engine --version output', () => {
   it('keeps the first two lines of llama-server’s', () => {
-    expect(versionSummary('version: 1 (80fb11a)\nbuilt with GNU 12.2.0 for Linux x86_64\n')).toBe('version: 1 (80fb11a); built with GNU 12.2.0 for Linux x86_64');
+    expect(versionSummary('version: 0.4.0-dev (build 1, commit 80fb11a)\nbuilt with GNU 12.2.0 for Linux x86_64\n')).toBe('version: 0.4.0-dev (build 1, commit 80fb11a); built with GNU 12.2.0 for Linux x86_64');
   });
   it('is null for a binary that does not know --version (whisper-server prints its usage) or prints nothing', () => {
     expect(versionSummary('error: unknown argument: --version\n\nusage: whisper-server [options]\n')).toBeNull();
