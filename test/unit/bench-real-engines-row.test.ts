@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../src-router/config';
-import { notRunRow, realModel, report } from '../../src-router/bench/lending-scenarios';
+import { notRunRow, realExtra, realModel, report } from '../../src-router/bench/lending-scenarios';
 
 // The real-engines lending scenario has a row per engine kind; a llama-server that is not built gives a row saying
 // how to build it (the bench goes on), and the llama-server models run the bare `llama-server` a node resolves.
@@ -17,13 +17,17 @@ describe('real-engines bench rows', () => {
     expect(result.summary[0]!.value).toBe('not run');
   });
 
-  it('llama-server models name the bare binary (PATH, else the engines cache), one thread, no chat parsing; llama-node models stay built in', () => {
+  it('llama-server models name the bare binary (PATH, else the engines cache), one thread, no --jinja, no high bytes; llama-node models stay built in', () => {
     const server = realModel('llama-server', 'llama-a', '/tmp/a.gguf');
     expect(server.backend).toBe('llama-server');
     expect(server.command!.split(' ')[0]).toBe('llama-server');
     expect(server.command).toContain('-t 1');
     expect(server.command).not.toContain('--jinja');
-    expect(server.command).toContain('--skip-chat-parsing');
+    // The high bytes are banned on llama-server (its answers must be UTF-8 text): the 128 byte tokens 0x80-0xFF.
+    const bias = realExtra('llama-server').logit_bias as Record<string, number>;
+    expect(Object.keys(bias)).toHaveLength(128);
+    expect(Object.values(bias).every((v) => v === -100)).toBe(true);
+    expect(realExtra('llama-node')).toEqual({ temperature: 0 });
     expect(parseModelConfig(server, 'llama-a.yaml', '/tmp').command).toBe(server.command);
     expect(realModel('llama-node', 'llama-a', '/tmp/a.gguf').backend).toBe('llama-node');
   });
