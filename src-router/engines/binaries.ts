@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { engineEnv } from '../backends/engine-env';
 import type { EngineFamily, EngineInfo } from '../contract/engines';
 import { enginesCacheRoot, isBuildable, isBuildFolderOf, type BuildableEngine } from './build/cache-key';
 import { readBuildRecord } from './build/build-engine';
@@ -126,7 +127,8 @@ export function describeEngines(path = process.env.PATH ?? '', cacheRoot = engin
     ENGINE_FAMILIES.map(async (family) => {
       if (family === 'llama-node' || family === 'sim') return decideEngine(family, null, null);
       const located = locateEngine(family, path, cacheRoot);
-      return decideEngine(family, located, located ? await probeVersion(located.path, { PATH: path }) : null);
+      // The binary is asked in the environment an engine gets, so a Python engine (vLLM) finds its interpreter.
+      return decideEngine(family, located, located ? await probeVersion(located.path, { ...engineEnv(process.env), PATH: path }) : null);
     }),
   );
   cached = { at: Date.now(), key, answer };

@@ -3,6 +3,7 @@
  * (path, `--version`, and whether PATH, the engines cache or the config named it), or, when there is none, what to do.
  */
 import { isAbsolute } from 'node:path';
+import { engineEnv } from '../backends/engine-env';
 import { EXTERNAL_ENGINES, cachedBuilds } from '../engines/binaries';
 import { enginesCacheRoot, isBuildable } from '../engines/build/cache-key';
 import { probeVersion } from '../engines/build/version-probe';
@@ -29,7 +30,7 @@ export function engineFamilyCheck(family: External, command: string, opts: { pat
       }
       const build = isBuildable(family) ? cachedBuilds(family, cacheRoot).find((b) => b.binary === found) : undefined;
       const where = build ? 'the engines cache' : found === command ? 'the config' : 'PATH';
-      const probe = await probeVersion(found, { PATH: pathEnv }, PROBE_MS);
+      const probe = await probeVersion(found, { ...engineEnv(process.env), PATH: pathEnv }, PROBE_MS);
       if (probe.error) return { status: 'fail', detail: `${found} from ${where}: ${probe.error}` };
       const version = probe.version ?? build?.version ?? 'no --version';
       return { status: 'pass', detail: `${found} (${version}) from ${where}` };

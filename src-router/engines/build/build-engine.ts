@@ -104,6 +104,8 @@ export async function buildEngine(engine: BuildableEngine, opts: BuildOptions = 
   const recipe = recipeFor(engine);
   const progress = opts.progress ?? (() => {});
   const root = opts.cacheRoot ?? enginesCacheRoot();
+  // A bundled source is identified with git (`git bundle list-heads`), so git comes first.
+  if (recipe.bundle) ensureDebianTool(`git (to build ${engine})`, 'git', () => findOnPath('git'));
   const sourceId = recipe.sourceId();
   const key = buildKey(sourceId, recipe.cmakeFlags);
   const folder = join(root, buildFolderName(engine, key));

@@ -15,7 +15,7 @@ export function versionSummary(output: string): string | null {
   return lines.join('; ').slice(0, 200);
 }
 
-/** Runs `file --version` with no stdin and an empty-ish environment, and summarises what it prints (stdout and stderr). */
+/** Runs `file --version` with no stdin in `env` (an engine's environment), and summarises what it prints (stdout and stderr). */
 export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' }, timeoutMs = VERSION_TIMEOUT_MS): Promise<{ version: string | null; error: string | null }> {
   return new Promise((resolve) => {
     let out = '';
@@ -37,6 +37,11 @@ export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: proc
       finish(`--version did not finish within ${timeoutMs / 1000} s`);
     }, timeoutMs);
     child.once('error', (err) => finish(`cannot run ${file}: ${err.message}`));
-    child.once('close', () => finish(null));
+    // 126/127: the loader could not run it (a missing library, a wrong architecture); a signal: it crashed.
+    child.once('close', (code, signal) => {
+      if (signal) finish(`--version was killed by ${signal}`);
+      else if (code === 126 || code === 127) finish(`--version exited with code ${code}: ${out.trim().split('\n')[0]?.slice(0, 200) ?? ''}`);
+      else finish(null);
+    });
   });
 }
