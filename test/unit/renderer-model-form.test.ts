@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterModel, ConsoleModel, EngineInfo, LinkRecord, ModelFileInspection } from '../../src-router/contract';
 import {
-  backendOptions, configFromDraft, draftErrors, draftFromConfig, draftWithInspection, emptyDraft, fieldOfParam, linksUsing, nameAdvice, nameFromPath, nextSuffix,
+  backendOptions, configFromDraft, draftErrors, draftFromConfig, draftWithInspection, emptyDraft, fieldOfParam, linksUsing, nameAdvice, nameFromPath, nextSuffix, projectorNote,
 } from '../../src-renderer/src/models/model-form';
 import { engineRows } from '../../src-renderer/src/runtime/engine-rows';
 import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
@@ -46,6 +46,15 @@ describe('Add model dialog: form → config body', () => {
     expect(draftWithInspection(emptyDraft(), inspection, '')).toMatchObject({ path: '/m/nomic-embed.gguf', name: 'nomic-embed', capabilities: ['embedding'] });
     expect(draftWithInspection({ ...emptyDraft(), name: 'mine' }, inspection, '/m/old.gguf').name).toBe('mine');
     expect(draftWithInspection({ ...emptyDraft(), name: 'old' }, inspection, '/m/old.gguf').name).toBe('nomic-embed');
+  });
+});
+
+describe('Add model dialog: a multimodal model needs its projector in a command', () => {
+  it('says so for llama-server (naming the projector) and other engines, not with a command or without multimodal', () => {
+    expect(projectorNote({ backend: 'llama-server', capabilities: ['text', 'multimodal'] }, '/m/mmproj.gguf', false)).toContain('--mmproj /m/mmproj.gguf');
+    expect(projectorNote({ backend: 'llama-node', capabilities: ['text', 'multimodal'] }, '/m/mmproj.gguf', false)).toContain('may be refused');
+    expect(projectorNote({ backend: 'llama-server', capabilities: ['text', 'multimodal'] }, '/m/mmproj.gguf', true)).toBeNull();
+    expect(projectorNote({ backend: 'llama-server', capabilities: ['text'] }, '/m/mmproj.gguf', false)).toBeNull();
   });
 });
 

@@ -183,6 +183,18 @@ export function backendOptions(engines: readonly EngineView[] | null, current: s
   return out;
 }
 
+/**
+ * What a multimodal model still needs that the dialog does not write: model configs have no projector key, so only
+ * an external engine whose command names the projector reads images. Null when nothing is missing. Pure.
+ */
+export function projectorNote(draft: Pick<ModelDraft, 'backend' | 'capabilities'>, projector: string | null, hasCommand: boolean): string | null {
+  if (!draft.capabilities.includes('multimodal') || hasCommand) return null;
+  if (draft.backend === 'llama-server') {
+    return `llama-server reads images only with its projector: add a command to the config naming it (the default command with --mmproj ${projector ?? '<mmproj file>'}); without one, image requests are refused`;
+  }
+  return `${draft.backend} is not known to read images from this config: image requests may be refused (llama-server with --mmproj in its command does)`;
+}
+
 /** The first line of a `--version` answer (some print several). */
 export const firstLine = (text: string | null | undefined) => (text ?? '').split('\n')[0].trim();
 

@@ -3,7 +3,7 @@ import type { ModelFileInspection } from '../../../../src-router/contract';
 import { configStem, type ModelConfigEntry } from '../../api/model-config-wire';
 import { formatContextSize } from '../../format';
 import {
-  backendOptions, configFromDraft, draftErrors, draftFromConfig, draftWithInspection, emptyDraft, fieldOfParam, FORM_CAPABILITIES, nameAdvice,
+  backendOptions, configFromDraft, draftErrors, draftFromConfig, draftWithInspection, emptyDraft, fieldOfParam, FORM_CAPABILITIES, nameAdvice, projectorNote,
   type ModelDraft, type ModelField,
 } from '../../models/model-form';
 import { useAppStore } from '../../store/use-app-store';
@@ -100,6 +100,7 @@ export function ModelDialog({ onClose, editing, native }: { onClose(): void; edi
   const advice = nameAdvice({ name: draft.name, editing: originalName, localModels, catalog, nodeId });
   const options = backendOptions(engines.value?.engines ?? null, draft.backend);
   const missing = options.filter((o) => o.note);
+  const projector = projectorNote(draft, inspection?.vision_projector ?? null, typeof base.command === 'string' && base.command !== '');
 
   return (
     <div className="dialog-backdrop">
@@ -187,6 +188,7 @@ export function ModelDialog({ onClose, editing, native }: { onClose(): void; edi
             ))}
           </div>
           {errors.capabilities && <span className="error-text small" role="alert" data-testid="model-capabilities-error">{errors.capabilities}</span>}
+          {projector && <span className="warn-text small" data-testid="model-projector-note">{projector}</span>}
         </fieldset>
 
         {errors.form && (
