@@ -165,3 +165,26 @@ test('a config file written by hand that does not validate is shown with its fie
   rmSync(file);
   await expect(page.getByTestId('model-config-errors')).toHaveCount(0);
 });
+
+test('a folder added on the Settings screen (Model folders) can be browsed in the dialog after the restart', async ({ page }) => {
+  test.setTimeout(90_000);
+  const more = join(area, 'more-models');
+  mkdirSync(more);
+  execFileSync(process.execPath, [CLI, 'make-model', join(more, 'second.gguf'), '--embd', '64', '--layers', '1', '--seed', '4']);
+  await page.goto(`${node.url}/?token=${node.consoleToken}#settings`);
+  const dirs = page.getByTestId('settings-field-models.browse_dirs');
+  await expect(dirs).toHaveValue(ggufs);
+  await dirs.fill(`${ggufs}\n${more}`);
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-restarted')).toBeVisible({ timeout: 30_000 });
+  await expect(dirs).toHaveValue(`${ggufs}\n${more}`);
+
+  await page.goto(`${node.url}/?token=${node.consoleToken}#models`);
+  await page.getByTestId('add-model').click();
+  const dialog = page.getByTestId('model-dialog');
+  await dialog.getByTestId('model-browse').click();
+  await dialog.locator(`[data-testid="model-browse-entry"][data-name="${more}"]`).click();
+  await dialog.locator('[data-testid="model-browse-entry"][data-name="second.gguf"]').click();
+  await expect(dialog.getByTestId('model-name')).toHaveValue('second');
+  await expect(dialog.getByTestId('model-inspection')).toContainText('architecture llama');
+});
