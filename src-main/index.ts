@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell } from 'electron';
 import { busyPortFallback, NodeHost } from '../src-router/node-host';
 import { resolveConfigPath } from './config-path';
-import { CONNECTION_CHANNEL } from './connection-channel';
+import { CONNECTION_CHANNEL, PICK_MODEL_FILE_CHANNEL } from './connection-channel';
 import { ensureDesktopConfig } from './first-run';
 import { keychainSealer } from './keychain-sealer';
 import { tokenStorageOf } from './token-storage';
@@ -43,6 +43,12 @@ async function start(): Promise<void> {
   // Only this window's own preload is answered the console token.
   ipcMain.on(CONNECTION_CHANNEL, (event) => {
     event.returnValue = event.sender === own.webContents ? { url: running.current.url, token: running.current.consoleToken, tokenStorage } : {};
+  });
+  // The Add model dialog's native file dialog, for this window only: the path of one .gguf file, or null.
+  ipcMain.handle(PICK_MODEL_FILE_CHANNEL, async (event) => {
+    if (event.sender !== own.webContents) return null;
+    const picked = await dialog.showOpenDialog(own, { title: 'Choose a model file', properties: ['openFile'], filters: [{ name: 'GGUF models', extensions: ['gguf'] }] });
+    return picked.canceled ? null : (picked.filePaths[0] ?? null);
   });
   own.once('ready-to-show', () => own.show());
   // The node serves this same renderer build (out/renderer) at `/`. Loading it from there keeps the page on the

@@ -1,3 +1,4 @@
+import { ModelFileRoots } from './config/model-file-roots';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Supervisor } from './backends';
@@ -265,6 +266,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       staticRoutes: config.routing.static_routes,
       assets,
       settings: options.settings ?? null,
+      modelFileRoots: ModelFileRoots.fromConfig(config),
       modelConfigs: undefined as unknown as ModelConfigFolder,
       selfUrl: () => selfUrl,
       clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),

@@ -52,6 +52,7 @@ export function parseNodeConfig(raw: unknown, source = 'config', baseDir = proce
   config.cluster.store_dir = within(baseDir, config.cluster.store_dir);
   config.models.config_dir = within(baseDir, config.models.config_dir);
   config.models.shared_dir = within(baseDir, config.models.shared_dir);
+  config.models.browse_dirs = config.models.browse_dirs.map((d) => within(baseDir, d));
   config.server.api_keys_file = within(baseDir, config.server.api_keys_file);
   return config;
 }

@@ -57,6 +57,11 @@ export const modelsSchema = z
     config_dir: z.string().default('').describe('folder of model configs, one YAML file per model, relative to the config file; empty: no local models, a routing-only master (ROLE-5)'),
     startup_model: z.string().default('').describe('public or local ID of a model loaded at start; empty: every model loads on its first request (ROLE-5)'),
     shared_dir: z.string().default('').describe('folder assets are served from and fetched into (ASSET-2); the models config folder, the store and the node config file are never an asset source or target (403 protected_folder)'),
+    browse_dirs: z
+      .array(z.string().min(1, 'a folder path, not empty'))
+      .max(64)
+      .default([])
+      .describe('more folders the Add model dialog may browse and read GGUF headers in, besides models.shared_dir and models.config_dir; relative to the config file'),
     asset_max_bytes: z.number().int().positive().default(64 * 1024 ** 3).describe('largest asset a fetch from another node may transfer, in bytes (413 above)'),
     stt_selector: z.string().default('auto').describe('model name that asks the router to pick a transcription model (STT-2); an absent model means the same'),
   })

@@ -20,4 +20,6 @@ export * from './answer-facts';
 export * from './peer-read';
 export * from './master-settings';
 export * from './api-answers';
+export * from './model-files';
 export * from './model-configs';
+export * from './engines';

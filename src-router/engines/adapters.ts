@@ -66,10 +66,11 @@ function templateVars(config: ModelConfig, ctx: LaunchContext) {
   };
 }
 
+/** A template's first word names the program, which the context may resolve (the node: to the engines cache's build). */
 function fromTemplate(template: string, config: ModelConfig, ctx: LaunchContext): LaunchSpec {
   const [command, ...args] = expandCommand(template, templateVars(config, ctx));
   if (!command) throw new Error('command template is empty');
-  return { command, args, env: config.env };
+  return { command: ctx.resolveCommand?.(command) ?? command, args, env: config.env };
 }
 
 function builtin(ctx: LaunchContext, sub: string, args: (string | number)[], config: ModelConfig): LaunchSpec {

@@ -1,3 +1,4 @@
+import { modelFileRoutes } from './model-file-routes';
 import { CLIENT_API_PATH, defaultAnswerHeaders } from './answer-headers';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -96,6 +97,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     await assetRoutes(scope, deps);
     await clusterRoutes(scope, deps);
     await settingsRoutes(scope, deps);
+    await modelFileRoutes(scope, deps);
     await modelConfigRoutes(scope, deps);
   });
   return app;

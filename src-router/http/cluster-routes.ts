@@ -10,7 +10,7 @@ import { parseBody } from './errors';
 const PASSED_HEADERS = ['content-type', 'content-disposition', 'cache-control', 'x-routerdesk-served-by'];
 
 /** Remote reads that need an operator there, so here too: the first path segment under each API. */
-const OPERATOR_READS: Record<'console' | 'site', readonly string[]> = { console: ['settings', 'model-configs'], site: [] };
+const OPERATOR_READS: Record<'console' | 'site', readonly string[]> = { console: ['settings', 'model-configs', 'model-files'], site: [] };
 
 /**
  * Connection profiles and the cluster proxy (UI-5), behind the local console token:

@@ -1,4 +1,5 @@
 import type { GuardOptions } from './client-guard';
+import type { ModelFileRoots } from '../config/model-file-roots';
 import type { ConsoleCodes } from './console-codes';
 import type { SettingsHost } from './settings-routes';
 import type { ModelConfigsHost } from './model-config-routes';
@@ -96,6 +97,8 @@ export interface HttpDeps {
   selfUrl(): string;
   /** Remote clusters this node keeps profiles of, and their status (UI-5). */
   clusters: ClusterDirectory;
+  /** The folders the Add model dialog may browse and inspect GGUF files in (models.shared_dir, config_dir, browse_dirs). */
+  modelFileRoots: ModelFileRoots;
   /** The built renderer (out/renderer), served at `/` when present. */
   uiDir?: string;
 }

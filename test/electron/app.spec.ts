@@ -16,6 +16,8 @@ test('first launch: the window shows the Models screen', async () => {
     const win = await app.firstWindow();
     await expect(win.getByRole('heading', { name: 'Models' })).toBeVisible({ timeout: 60_000 });
     expect(existsSync(join(userData, 'node.yaml'))).toBe(true);
+    // The Add model dialog's native file dialog crosses the bridge as one function (the web UI has none).
+    expect(await win.evaluate(() => typeof (globalThis as { routerdesk?: { pickModelFile?: unknown } }).routerdesk?.pickModelFile)).toBe('function');
     await win.screenshot({ path: join(root, 'test-results', 'electron-first-launch.png') });
   } finally {
     await app.close();

@@ -176,3 +176,15 @@ describe('a master\'s slaves on the Settings screen', () => {
     expect(slaveRows(null, [])).toEqual([]);
   });
 });
+
+describe('Settings: the folders the Add model dialog may browse', () => {
+  it('models.browse_dirs is edited one folder a line and written as a list; emptied, the key is removed', () => {
+    const form = formFromConfig({ ...CONFIG, models: { config_dir: './models', browse_dirs: ['/srv/a'] } }, SCHEMA);
+    expect(form.values['models.browse_dirs']).toBe('/srv/a');
+    const two = settingsFormReducer(form, { type: 'field', path: 'models.browse_dirs', value: '/srv/a\n  /srv/b  \n\n' });
+    expect((configFromForm(two).models as Record<string, unknown>).browse_dirs).toEqual(['/srv/a', '/srv/b']);
+    const none = settingsFormReducer(form, { type: 'field', path: 'models.browse_dirs', value: '' });
+    expect((configFromForm(none).models as Record<string, unknown>).browse_dirs).toBeUndefined();
+    expect(fieldOfParam('config.models.browse_dirs.1')).toBe('models.browse_dirs');
+  });
+});

@@ -13,6 +13,12 @@ import { clusterPath } from './cluster-path';
 import { benchRunListSchema, type BenchRunList } from '../../../src-router/contract';
 import { timelinePageSchema, type TimelinePageWire } from '../../../src-router/contract';
 import { replayResultSchema, type ReplayRequestWire, type ReplayResultWire } from '../../../src-router/contract/replay';
+import {
+  MODEL_FILE_INSPECT_PATH, MODEL_FILES_PATH, modelFileInspectionSchema, modelFileListSchema, type ModelFileInspection, type ModelFileList,
+} from '../../../src-router/contract';
+import {
+  ENGINES_PATH, engineListSchema, MODEL_CONFIGS_PATH, modelConfigListSchema, modelConfigRemovedSchema, modelConfigWrittenSchema, type EngineList, type ModelConfigList, type ModelConfigRemoved, type ModelConfigWritten,
+} from './model-config-wire';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
 
@@ -112,6 +118,20 @@ export interface ConsoleClient {
   health(): Promise<ApiResult<HealthAnswer>>;
   /** Benchmark runs kept in the node's store (ASSET-1), newest first. */
   benchRuns(): Promise<ApiResult<BenchRunList>>;
+  /** The node's models folder: each config file with its config or its error. */
+  modelConfigs(): Promise<ApiResult<ModelConfigList>>;
+  /** Writes a new model config; a 400 is `http` with the field path (`param`: `config.contextsize`), a 409 names the taken file. */
+  createModelConfig(config: Record<string, unknown>): Promise<ApiResult<ModelConfigWritten>>;
+  /** Replaces the config of `name` (its file name without extension). */
+  replaceModelConfig(name: string, config: Record<string, unknown>): Promise<ApiResult<ModelConfigWritten>>;
+  /** Answers once the model's running requests ended and its engine stopped. */
+  deleteModelConfig(name: string): Promise<ApiResult<ModelConfigRemoved>>;
+  /** Engine discovery: which engine binaries the node can run, or why not and how to get them. */
+  engines(): Promise<ApiResult<EngineList>>;
+  /** One folder inside the folders the node may read (operators only); no `dir`: those folders. */
+  modelFiles(dir?: string): Promise<ApiResult<ModelFileList>>;
+  /** What a GGUF file's header says (operators only); a 400/403 names `param` `path`. */
+  inspectModelFile(path: string): Promise<ApiResult<ModelFileInspection>>;
 }
 
 /** The node's own settings. */
@@ -334,6 +354,16 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, rep
     putSettings: (config) => request(SETTINGS_PATH, parseWith(settingsAnswerSchema), { method: 'PUT', body: { config } }),
     health: () => get('/health', parseWith(healthAnswerSchema)),
     benchRuns: () => get('/router/v1/console/bench/runs', parseWith(benchRunListSchema)),
+    modelConfigs: () => request(MODEL_CONFIGS_PATH, parseWith(modelConfigListSchema), undefined, true),
+    createModelConfig: (config) => request(MODEL_CONFIGS_PATH, parseWith(modelConfigWrittenSchema), { method: 'POST', body: { config } }),
+    replaceModelConfig: (name, config) => request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, parseWith(modelConfigWrittenSchema), { method: 'PUT', body: { config } }),
+    deleteModelConfig: (name) => request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, parseWith(modelConfigRemovedSchema), { method: 'DELETE' }, false, {
+        ms: 5 * 60_000,
+        timedOut: 'the node did not confirm the removal within 5 min (it waits for the model\'s running requests): read the models again',
+      }),
+    engines: () => request(ENGINES_PATH, parseWith(engineListSchema), undefined, true),
+    modelFiles: (dir) => request(dir ? `${MODEL_FILES_PATH}?${new URLSearchParams({ dir })}` : MODEL_FILES_PATH, parseWith(modelFileListSchema), undefined, true),
+    inspectModelFile: (path) => request(MODEL_FILE_INSPECT_PATH, parseWith(modelFileInspectionSchema), { method: 'POST', body: { path } }),
   };
 }
 

@@ -1,9 +1,13 @@
+import type { ReactNode } from 'react';
 import type { ConsoleModel } from '../../../src-router/contract';
 import { DASH, formatCapabilities, formatContextSize, formatIdleUnload, orDash, shortHash } from '../format';
 import { StatePill } from './state-pill';
 import { sourceLabel } from '../record-source';
 
-function ModelRow({ model }: { model: ConsoleModel }) {
+/** A row's own buttons (Edit, Remove), when the console may change this node's models. */
+export type RowActions = (model: ConsoleModel) => ReactNode;
+
+function ModelRow({ model, actions }: { model: ConsoleModel; actions?: RowActions }) {
   return (
     <tr data-testid="model-row" data-model-id={model.publicId}>
       <td>
@@ -44,11 +48,12 @@ function ModelRow({ model }: { model: ConsoleModel }) {
       <td className={model.lastError ? 'error-text' : 'muted'} data-testid="model-last-error">
         {orDash(model.lastError)}
       </td>
+      {actions && <td className="nowrap">{actions(model)}</td>}
     </tr>
   );
 }
 
-export function ModelsTable({ models }: { models: ConsoleModel[] }) {
+export function ModelsTable({ models, actions }: { models: ConsoleModel[]; actions?: RowActions }) {
   return (
     <table className="data-table" data-testid="models-table">
       <caption className="visually-hidden">Models on this node</caption>
@@ -66,11 +71,16 @@ export function ModelsTable({ models }: { models: ConsoleModel[] }) {
           </th>
           <th scope="col">Unloads</th>
           <th scope="col">Last error</th>
+          {actions && (
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          )}
         </tr>
       </thead>
       <tbody>
         {models.map((m) => (
-          <ModelRow key={`${m.nodeId}/${m.localId}`} model={m} />
+          <ModelRow key={`${m.nodeId}/${m.localId}`} model={m} actions={actions} />
         ))}
       </tbody>
     </table>

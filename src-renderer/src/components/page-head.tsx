@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { formatClock } from '../format';
 
 /** The head of every screen: title, optional count, when it was last read, and a Refresh that only re-reads. */
@@ -10,6 +11,8 @@ export function PageHead(props: {
   loading: boolean;
   onRefresh(): void;
   refreshTitle?: string;
+  /** The screen's own buttons (Add model), before Refresh. */
+  actions?: ReactNode;
 }) {
   const { id } = props;
   return (
@@ -21,6 +24,7 @@ export function PageHead(props: {
         </span>
       )}
       <span className="spacer" />
+      {props.actions}
       <span className="muted small" data-testid={`${id}-updated`}>
         updated {formatClock(props.fetchedAt ?? null)}
       </span>

@@ -10,7 +10,7 @@ import { isPlaceholderToken, SETTINGS_MASK } from '../../../src-router/contract'
 type Json = Record<string, unknown>;
 
 /** How a field is typed and written back: integers and durations that are plain numbers go as numbers. */
-export type FieldKind = 'text' | 'secret' | 'integer' | 'duration' | 'boolean' | 'role';
+export type FieldKind = 'text' | 'secret' | 'integer' | 'duration' | 'boolean' | 'role' | 'lines';
 export type FieldGroup = 'node' | 'lending';
 
 export interface SettingsField {
@@ -36,6 +36,8 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   { path: 'server.host', label: 'Listen address', kind: 'text', group: 'node', help: '127.0.0.1: this machine only; 0.0.0.0: every interface' },
   { path: 'server.port', label: 'Port', kind: 'integer', group: 'node', help: '0: a free port chosen at start (kept across restarts)' },
   { path: 'models.config_dir', label: 'Models folder', kind: 'text', group: 'node', help: 'a folder of model configs (one YAML file per model); relative to the config file' },
+  { path: 'models.shared_dir', label: 'Shared folder', kind: 'text', group: 'node', help: 'a folder of model files and assets other nodes may fetch; the Add model dialog browses it' },
+  { path: 'models.browse_dirs', label: 'Model folders', kind: 'lines', group: 'node', help: 'more folders the Add model dialog may browse, one a line' },
   { path: 'redis.url', label: 'Redis URL', kind: 'text', group: 'node', help: 'empty: the embedded keyspace (a single node needs no Redis)' },
   { path: 'cluster.scheduling_backend_depth', label: 'Engine depth', kind: 'integer', group: 'lending', help: 'requests of an enrolled model at its engine at once; more wait in the router queue, where they may be lent' },
   { path: 'cluster.scheduling_refresh_interval', label: 'Refresh interval', kind: 'duration', group: 'lending', help: 'how often the master polls every node\'s lending state without an event (LEASE-3)' },
@@ -86,6 +88,7 @@ function setPath(config: Json, path: string, value: unknown): void {
 function shown(field: SettingsField, value: unknown, fallback: unknown): FieldValue {
   if (field.kind === 'boolean') return typeof value === 'boolean' ? value : fallback === true;
   if (field.kind === 'role') return typeof value === 'string' ? value : 'standalone';
+  if (field.kind === 'lines') return Array.isArray(value) ? value.map(String).join('\n') : '';
   return value === undefined || value === null ? '' : String(value);
 }
 
@@ -109,6 +112,7 @@ function written(field: SettingsField, value: FieldValue): unknown {
   if (typeof value === 'boolean') return value;
   const text = value.trim();
   if (text === '') return undefined;
+  if (field.kind === 'lines') return text.split('\n').map((l) => l.trim()).filter(Boolean);
   if (field.kind === 'integer' && INTEGER.test(text)) return Number(text);
   if (field.kind === 'duration' && PLAIN_NUMBER.test(text)) return Number(text);
   return text;

@@ -9,6 +9,7 @@ import { createLanesSlice } from './lanes-slice';
 import { createLendingSlice } from './lending-slice';
 import { createLinksSlice } from './links-slice';
 import { createModelsSlice } from './models-slice';
+import { createModelConfigsSlice } from './model-configs-slice';
 import { createRoutingSlice } from './routing-slice';
 import { createRuntimeSlice } from './runtime-slice';
 import { createSettingsSlice } from './settings-slice';
@@ -35,15 +36,18 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     ...createBenchSlice(deps)(set, get, api),
     ...createTimelineSlice(deps)(set, get, api),
     ...createReplaySlice(deps)(set, get, api),
+    ...createModelConfigsSlice(deps)(set, get, api),
     refresh: async () => {
       await Promise.all([get().fetchModels()]);
     },
     refreshModels: async () => {
-      await get().fetchModels();
+      // A token that is not an operator's was refused the models folder once: it is not asked again on every poll.
+      const refused = get().modelConfigs.failure?.kind === 'refused';
+      await Promise.all([get().fetchModels(), refused ? undefined : get().fetchModelConfigs()]);
       if (get().connection.node?.role === 'master') await Promise.all([get().fetchCluster(), get().fetchLanes()]);
     },
     refreshRuntime: async () => {
-      await Promise.all([get().fetchRuntimeHealth(), get().fetchRouting(), get().fetchCluster()]);
+      await Promise.all([get().fetchRuntimeHealth(), get().fetchRouting(), get().fetchCluster(), get().fetchEngines()]);
     },
     refreshNodes: async () => {
       await Promise.all([get().fetchCluster(), get().fetchLending()]);

@@ -9,6 +9,7 @@ import type { LanesSlice } from './lanes-slice';
 import type { LendingSlice } from './lending-slice';
 import type { LinksSlice } from './links-slice';
 import type { ModelsSlice } from './models-slice';
+import type { ModelConfigsSlice } from './model-configs-slice';
 import type { RoutingSlice } from './routing-slice';
 import type { RuntimeSlice } from './runtime-slice';
 import type { SettingsSlice } from './settings-slice';
@@ -36,7 +37,7 @@ export interface RootActions {
   refreshModels(): Promise<void>;
   /**
    * Re-reads what the Runtime screen shows: runtime.health (of the picked node), runtime.routing, runtime.upstreams,
-   * the cluster's nodes (the node picker). Reads only (RT-6).
+   * the cluster's nodes (the node picker), engine discovery. Reads only (RT-6).
    */
   refreshRuntime(): Promise<void>;
   /** Re-reads what the Nodes screen shows: cluster nodes (and catalog), the Lending view (held requests). */
@@ -64,6 +65,7 @@ export type AppState = ConnectionSlice &
   BenchSlice &
   TimelineSlice &
   ReplaySlice &
+  ModelConfigsSlice &
   RootActions;
 
 /** A slice sees the whole store (to call other slices' actions) but owns only its own keys. */

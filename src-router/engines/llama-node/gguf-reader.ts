@@ -45,11 +45,12 @@ class Cursor {
   private buf = Buffer.alloc(0);
   private bufStart = 0;
   pos = 0;
-  constructor(private readonly file: FileHandle, readonly size: number) {}
+  constructor(private readonly file: FileHandle, readonly size: number, private readonly maxBytes = Infinity) {}
 
   private async need(n: number): Promise<Buffer> {
     const end = this.pos + n;
     if (end > this.size) throw new Error(`truncated GGUF: needs byte ${end}, file has ${this.size}`);
+    if (end > this.maxBytes) throw new GgufHeaderTooLarge(this.maxBytes);
     if (end > this.bufStart + this.buf.length) {
       const keep = this.buf.subarray(this.pos - this.bufStart);
       const want = Math.max(CHUNK, n - keep.length);
@@ -61,6 +62,18 @@ class Cursor {
     const at = this.pos - this.bufStart;
     this.pos = end;
     return this.buf.subarray(at, at + n);
+  }
+
+  /** Moves past `n` bytes without reading them. */
+  skip(n: number): void {
+    const end = this.pos + n;
+    if (end > this.size) throw new Error(`truncated GGUF: needs byte ${end}, file has ${this.size}`);
+    if (end > this.maxBytes) throw new GgufHeaderTooLarge(this.maxBytes);
+    if (end > this.bufStart + this.buf.length) {
+      this.buf = Buffer.alloc(0);
+      this.bufStart = end;
+    }
+    this.pos = end;
   }
 
   async u8() { return (await this.need(1)).readUInt8(0); }
@@ -89,7 +102,27 @@ function narrow(v: bigint): number | bigint {
   return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v;
 }
 
-async function readValue(c: Cursor, type: number): Promise<GgufValue> {
+/** Bytes of a fixed-size GGUF value type; undefined for strings and arrays. */
+const FIXED_SIZE: Partial<Record<number, number>> = {
+  [GgufValueType.u8]: 1, [GgufValueType.i8]: 1, [GgufValueType.bool]: 1, [GgufValueType.u16]: 2, [GgufValueType.i16]: 2,
+  [GgufValueType.u32]: 4, [GgufValueType.i32]: 4, [GgufValueType.f32]: 4, [GgufValueType.u64]: 8, [GgufValueType.i64]: 8, [GgufValueType.f64]: 8,
+};
+
+/** Moves past one array's items without keeping them (a tokenizer's vocabulary, say). */
+async function skipArray(c: Cursor, itemType: number, n: number): Promise<void> {
+  const fixed = FIXED_SIZE[itemType];
+  if (fixed !== undefined) return c.skip(n * fixed);
+  for (let i = 0; i < n; i++) {
+    if (itemType === GgufValueType.string) {
+      const len = await c.u64();
+      if (typeof len !== 'number' || len > MAX_STRING) throw new Error(`implausible string length ${len}`);
+      c.skip(len);
+    } else if (itemType === GgufValueType.array) await skipArray(c, await c.u32(), await c.count('array length'));
+    else throw new Error(`unknown GGUF value type ${itemType} at byte ${c.pos}`);
+  }
+}
+
+async function readValue(c: Cursor, type: number, skipArrays = false): Promise<GgufValue> {
   switch (type) {
     case GgufValueType.u8: return c.u8();
     case GgufValueType.i8: return c.i8();
@@ -106,6 +139,10 @@ async function readValue(c: Cursor, type: number): Promise<GgufValue> {
     case GgufValueType.array: {
       const itemType = await c.u32();
       const n = await c.count('array length');
+      if (skipArrays) {
+        await skipArray(c, itemType, n);
+        return [];
+      }
       const items: GgufValue[] = new Array(n);
       for (let i = 0; i < n; i++) items[i] = await readValue(c, itemType);
       return items;
@@ -120,23 +157,43 @@ function toCount(v: number | bigint, what: string): number {
   return v;
 }
 
-export async function readGgufHeader(path: string): Promise<GgufHeader> {
+/** The header runs past the bound a reader set (`ReadHeaderOptions.maxBytes`). */
+export class GgufHeaderTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the GGUF header is larger than ${maxBytes} bytes`);
+  }
+}
+
+export interface ReadHeaderOptions {
+  /** Read no byte past this offset (GgufHeaderTooLarge instead); default: the whole header. */
+  maxBytes?: number;
+  /** Stop after the metadata: `tensors` is empty and `dataOffset` 0. Default false. */
+  metadataOnly?: boolean;
+  /** Array values (vocabularies, merges) are moved past and read as empty arrays. Default false. */
+  skipArrays?: boolean;
+  /** More metadata keys than this is an error (a real model has a few dozen). Default: no limit but the format's. */
+  maxMetadataKeys?: number;
+}
+
+export async function readGgufHeader(path: string, opts: ReadHeaderOptions = {}): Promise<GgufHeader> {
   const file = await open(path, 'r');
   try {
     const { size } = await file.stat();
-    const c = new Cursor(file, size);
+    const c = new Cursor(file, size, opts.maxBytes);
     const magic = await c.u32();
     if (magic !== GGUF_MAGIC) throw new Error(`${path} is not a GGUF file (magic 0x${magic.toString(16)})`);
     const version = await c.u32();
     if (version < 2 || version > 3) throw new Error(`unsupported GGUF version ${version}`);
     const tensorCount = await c.count('tensor count');
     const kvCount = await c.count('metadata count');
+    if (opts.maxMetadataKeys !== undefined && kvCount > opts.maxMetadataKeys) throw new Error(`implausible metadata count: ${kvCount} keys`);
     const metadata = new Map<string, GgufValue>();
     for (let i = 0; i < kvCount; i++) {
       const key = await c.str();
-      metadata.set(key, await readValue(c, await c.u32()));
+      metadata.set(key, await readValue(c, await c.u32(), opts.skipArrays));
     }
     const tensors: GgufTensorInfo[] = [];
+    if (opts.metadataOnly) return { version, tensorCount, metadata, tensors, alignment: GGUF_DEFAULT_ALIGNMENT, dataOffset: 0, fileSize: size };
     for (let i = 0; i < tensorCount; i++) {
       const name = await c.str();
       const nDims = await c.u32();

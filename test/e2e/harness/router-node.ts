@@ -61,6 +61,8 @@ export interface RouterNodeOptions {
   healthTimeoutMs?: number;
   /** More keys of the `console:` section, as YAML lines without indent (e.g. `routing_writes_enabled: false`). */
   consoleLines?: string[];
+  /** More keys of the `models:` section, as YAML lines without indent (e.g. `browse_dirs: [/srv/models]`). */
+  modelsLines?: string[];
   /** Whole further sections of the node config, as YAML (e.g. a `routing:` block). */
   extraYaml?: string;
   /** Environment of the node process besides this one's (e.g. `INFERENCE_DEPLOY_ENABLED`). */
@@ -88,6 +90,7 @@ export async function startRouterNode(opts: RouterNodeOptions): Promise<RouterNo
       `  store_dir: ${join(dir, 'store')}`,
       'models:',
       `  config_dir: ${modelsDir}`,
+      ...(opts.modelsLines ?? []).map((l) => `  ${l}`),
       'console:',
       `  token: ${E2E_CONSOLE_TOKEN}`,
       ...(opts.consoleLines ?? []).map((l) => `  ${l}`),

@@ -5,6 +5,7 @@ import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
 import { BenchRunsCard } from './bench-runs-card';
+import { EnginesCard } from './engines-card';
 import { GaugeCards } from './gauge-cards';
 import { RoutingCard } from './routing-card';
 import { RuntimeBanner } from './runtime-banner';
@@ -56,6 +57,7 @@ export function RuntimePage() {
           </div>
         </>
       )}
+      <EnginesCard />
       <RoutingCard />
       <BenchRunsCard />
     </section>

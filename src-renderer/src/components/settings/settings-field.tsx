@@ -48,6 +48,22 @@ export function SettingsFieldRow(props: {
         ))}
       </select>
     );
+  } else if (field.kind === 'lines') {
+    input = (
+      <textarea
+        id={id}
+        className="spec-input mono"
+        rows={Math.max(2, String(value).split('\n').length)}
+        spellCheck={false}
+        value={String(value)}
+        placeholder="/srv/models"
+        disabled={disabled}
+        onChange={(e) => props.onChange(e.target.value)}
+        data-testid={testId}
+        aria-invalid={invalid}
+        aria-describedby={`${id}-help`}
+      />
+    );
   } else {
     input = (
       <input
