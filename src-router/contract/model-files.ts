@@ -12,6 +12,9 @@ export const MODEL_FILE_INSPECT_PATH = '/router/v1/console/model-files/inspect';
 /** Entries a listing returns at most (folders first, then files, each by name); `truncated` says when more exist. */
 export const MODEL_FILES_MAX_ENTRIES = 1000;
 
+/** Query of the folder listing: one folder inside the allowed ones; absent, the allowed folders themselves. */
+export const modelFilesQuerySchema = z.object({ dir: z.string().optional() }).strict();
+
 export const modelFileEntrySchema = z
   .object({
     name: z.string(),

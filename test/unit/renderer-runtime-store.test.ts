@@ -74,7 +74,7 @@ describe('runtime slice (RT-1, RT-6)', () => {
     expect(store.getState().runtime.failure?.message).toContain('blob');
   });
 
-  it('refreshRuntime re-reads health, routing, upstreams and the cluster (node picker), all GETs (Refresh only re-reads)', async () => {
+  it('refreshRuntime re-reads health, routing, upstreams, the engines and the cluster (node picker), all GETs (Refresh only re-reads)', async () => {
     const { store, calls } = setup({
       'runtime.health': [json(200, health)], 'runtime.routing': [json(200, routingView())], 'runtime.upstreams': [json(200, upstreams)],
       nodes: [json(200, { nodes: [] })], models: [json(200, { models: [] })],
@@ -83,6 +83,7 @@ describe('runtime slice (RT-1, RT-6)', () => {
     expect(calls.map((c) => `${c.init?.method} ${new URL(c.url).pathname}`).sort()).toEqual([
       'GET /router/v1/console/cluster/models',
       'GET /router/v1/console/cluster/nodes',
+      'GET /router/v1/console/engines',
       'GET /router/v1/console/runtime.health',
       'GET /router/v1/console/runtime.routing',
       'GET /router/v1/console/runtime.upstreams',

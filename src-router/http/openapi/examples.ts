@@ -107,6 +107,10 @@ export const EXAMPLES: Record<string, Example> = {
   'POST /router/v1/console/model-configs': { body: { config: { name: 'openapi-probe', backend: 'sim' } }, status: 201 },
   'PUT /router/v1/console/model-configs/:name': { params: { name: 'openapi-probe' }, body: { config: { name: 'openapi-probe', backend: 'sim', contextsize: 2048 } } },
   'DELETE /router/v1/console/model-configs/:name': { params: { name: 'openapi-probe' } },
+  'GET /router/v1/console/model-files': {},
+  // A file outside the allowed folders: refused before anything is read.
+  'POST /router/v1/console/model-files/inspect': { body: { path: '/etc/hostname' }, status: 403 },
+  'GET /router/v1/console/engines': {},
   'GET /router/v1/console/lending': {},
   'GET /router/v1/console/assets/inventory': {},
   'GET /router/v1/console/assets/bindings': { query: { limit: '5' } },

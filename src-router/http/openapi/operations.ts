@@ -209,6 +209,15 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'DELETE', path: '/router/v1/console/model-configs/:name', params: { name: 'a model name or config file stem' }, summary: 'Remove a model config; answers once its running requests ended and its engine stopped', tag: 'Console', security: 'operator',
     answers: { 200: json('ModelConfigRemoved') },
   },
+  {
+    method: 'GET', path: '/router/v1/console/model-files', query: 'ModelFilesQuery', summary: 'List a folder the node may read model files from (models.shared_dir, models.config_dir, models.browse_dirs)', tag: 'Console', security: 'operator',
+    description: 'Checked by real path: a folder outside the allowed ones (through a symlink or `..` too) is a 403.', answers: { 200: json('ModelFileList') },
+  },
+  {
+    method: 'POST', path: '/router/v1/console/model-files/inspect', summary: "What a GGUF file's header says: architecture, context length, embedding, vision projector, suggested capabilities", tag: 'Console', security: 'operator', body: { schema: 'ModelFileInspectRequest' },
+    answers: { 200: json('ModelFileInspection') },
+  },
+  { method: 'GET', path: '/router/v1/console/engines', summary: 'The engines this node can run: built-in ones and each external binary found on PATH or in the engines cache, with its version', tag: 'Console', security: 'console', answers: { 200: json('Engines') } },
   { method: 'GET', path: '/router/v1/console/lending', summary: 'Leases, lending settings, held and active requests of every node', tag: 'Console', security: 'console', answers: { 200: json('LendingView') } },
   { method: 'GET', path: '/router/v1/console/assets/inventory', query: 'InventoryQuery', summary: "This node's file roots and their files", tag: 'Console', security: 'console', answers: { 200: json('AssetInventory') } },
   { method: 'GET', path: '/router/v1/console/assets/bindings', query: 'BindingsQuery', summary: 'How model configs were bound to files', tag: 'Console', security: 'console', answers: { 200: json('AssetBindings') } },

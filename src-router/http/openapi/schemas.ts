@@ -72,6 +72,10 @@ export const SCHEMAS = {
   SettingsPut: c.settingsPutSchema,
   SettingsAnswer: c.settingsAnswerSchema,
   ModelConfigList: c.modelConfigListSchema,
+  ModelFileList: c.modelFileListSchema,
+  ModelFileInspectRequest: c.modelFileInspectRequestSchema,
+  ModelFileInspection: c.modelFileInspectionSchema,
+  Engines: c.enginesAnswerSchema,
   ModelConfigWrite: c.modelConfigWriteSchema,
   ModelConfigWritten: c.modelConfigWrittenSchema,
   ModelConfigRemoved: c.modelConfigRemovedSchema,
@@ -141,6 +145,7 @@ export const QUERIES = {
   InventoryQuery: c.inventoryQuerySchema,
   BindingsQuery: c.bindingsQuerySchema,
   BenchRunListQuery: c.benchRunListQuerySchema,
+  ModelFilesQuery: c.modelFilesQuerySchema,
 } satisfies Record<string, z.ZodObject>;
 
 export type QueryName = keyof typeof QUERIES;
