@@ -57,7 +57,7 @@ export class RouterMetrics {
     registerLendingMetrics(this.registry, () => this.lendingSource, this.decisions);
   }
 
-  /** One decision-log row as the writer queues it (the writer calls this for every row). */
+  /** One decision-log row the writer wrote (it calls this for every row once its batch is committed). */
   decision(row: DecisionInput): void {
     this.decisions.count(row);
   }
