@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TIMELINE_MAX_LIMIT } from './timeline';
 
 /**
  * Answers and query strings of the HTTP APIs that had no wire schema of their own, for the API document
@@ -70,16 +71,40 @@ export const recipeLoadAnswerSchema = z.looseObject({ ok: z.boolean(), component
 export const anyObjectSchema = z.looseObject({});
 
 const text = z.string().optional();
+
+/** Rows of one decision-log page at most, and of one export. */
+export const DECISION_PAGE_MAX = 1000;
+export const DECISION_EXPORT_MAX = 1_000_000;
+
+const wholeNumbers = new Map<number, RegExp>();
+
+/**
+ * A whole number from 1 to `most` (a digit then zeros: 1000, 20000) as a query string carries it, no sign and no
+ * leading zero: the pattern the API document shows and the route checks.
+ */
+export function wholeNumberUpTo(most: number): RegExp {
+  let re = wholeNumbers.get(most);
+  if (re) return re;
+  const s = String(most);
+  if (!/^[1-9]0*$/.test(s)) throw new Error(`${most} is not a digit followed by zeros`);
+  const k = s.length - 1;
+  const d = Number(s[0]);
+  const parts = [k > 0 ? `[1-9]\\d{0,${k - 1}}` : '', d > 1 ? `${d > 2 ? `[1-${d - 1}]` : '1'}\\d{${k}}` : '', s].filter(Boolean);
+  wholeNumbers.set(most, (re = new RegExp(`^(?:${parts.join('|')})$`)));
+  return re;
+}
+
+const upTo = (most: number) => z.string().regex(wholeNumberUpTo(most), `a whole number from 1 to ${most}`).optional();
 /** Filters of the decision log: times are unix ms or ISO 8601; lists are comma-separated. */
 export const decisionQuerySchema = z.object({
   from: text, to: text, node: text, model: text, kind: text, event: text, outcome: text, reason: text,
-  cursor: text.describe('nextCursor of the page before'), limit: z.string().regex(/^\d+$/).optional().describe('1 to 1000'),
+  cursor: text.describe('nextCursor of the page before'), limit: upTo(DECISION_PAGE_MAX).describe(`1 to ${DECISION_PAGE_MAX}`),
 }).strict();
 export const decisionExportQuerySchema = z.object({
   from: text, to: text, node: text, model: text, kind: text, event: text, outcome: text, reason: text,
-  format: z.enum(['csv', 'jsonl']).optional(), max: z.string().regex(/^\d+$/).optional().describe('rows at most, 1 to 1000000 (default 100000)'),
+  format: z.enum(['csv', 'jsonl']).optional(), max: upTo(DECISION_EXPORT_MAX).describe(`rows at most, 1 to ${DECISION_EXPORT_MAX} (default 100000)`),
 }).strict();
-export const timeRangeQuerySchema = z.object({ from: text.describe('unix ms or ISO 8601 (default: 15 minutes before to)'), to: text.describe('unix ms or ISO 8601 (default: now)'), limit: z.string().regex(/^\d+$/).optional() }).strict();
+export const timeRangeQuerySchema = z.object({ from: text.describe('unix ms or ISO 8601 (default: 15 minutes before to)'), to: text.describe('unix ms or ISO 8601 (default: now)'), limit: upTo(TIMELINE_MAX_LIMIT).describe(`rows of each table per node, 1 to ${TIMELINE_MAX_LIMIT} (default 5000)`) }).strict();
 export const replaySourceQuerySchema = z.object({ from: z.string().describe('unix ms or ISO 8601'), to: z.string().describe('unix ms or ISO 8601') }).strict();
 export const nodeQuerySchema = z.object({ node: z.string().min(1).describe('a node ID') }).strict();
 export const optionalNodeQuerySchema = z.object({ node: z.string().optional().describe('a node ID (default: this node)') }).strict();

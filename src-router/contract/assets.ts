@@ -19,7 +19,8 @@ export const assetFetchRequestSchema = z
     root: z.string().min(1).optional().describe('destination root on this node'),
   })
   .strict()
-  .refine((b) => (b.nodeId === undefined) !== (b.url === undefined), { message: 'give exactly one of nodeId and url', path: ['nodeId'] });
+  .refine((b) => (b.nodeId === undefined) !== (b.url === undefined), { message: 'give exactly one of nodeId and url', path: ['nodeId'] })
+  .meta({ oneOf: [{ required: ['nodeId'] }, { required: ['url'] }] });
 export type AssetFetchRequest = z.infer<typeof assetFetchRequestSchema>;
 
 /** POST /router/v1/node/load: preload one local model config (explicit recipe loading, ASSET-4). */

@@ -69,7 +69,8 @@ export const ollamaEmbedSchema = z.looseObject({
 /** `/api/show`: the model by `model` (or its older name, `name`). */
 export const ollamaModelNameSchema = z
   .looseObject({ model: z.string().min(1).optional(), name: z.string().min(1).optional(), verbose: z.boolean().optional() })
-  .refine((b) => b.model !== undefined || b.name !== undefined, { message: 'model is required', path: ['model'] });
+  .refine((b) => b.model !== undefined || b.name !== undefined, { message: 'model is required', path: ['model'] })
+  .meta({ anyOf: [{ required: ['model'] }, { required: ['name'] }] });
 
 const IMAGE_PART_TYPES = new Set(['image_url', 'input_image', 'image']);
 

@@ -6,10 +6,16 @@ import { z } from 'zod';
  * never read back. Shared with the renderer: zod only.
  */
 
+const URL_MESSAGE = 'an http(s) URL of a router node, without a path, query or credentials (e.g. http://10.0.0.5:8080)';
+
+/** The shape of such a URL as the API document can say it (scheme, authority without credentials, no path). */
+const NODE_URL_PATTERN = /^\s*[hH][tT][tT][pP][sS]?:\/\/[^\s/?#@]+\/?\s*$/;
+
 const httpUrl = z
   .string()
   .trim()
   .max(2000)
+  .regex(NODE_URL_PATTERN, URL_MESSAGE)
   .refine((u) => {
     try {
       const p = new URL(u);
@@ -17,7 +23,7 @@ const httpUrl = z
     } catch {
       return false;
     }
-  }, 'an http(s) URL of a router node, without a path, query or credentials (e.g. http://10.0.0.5:8080)');
+  }, URL_MESSAGE);
 
 const name = z.string().trim().min(1, 'a name is required').max(80);
 const token = z.string().min(1, 'the remote console token is required').max(1000);
@@ -30,7 +36,8 @@ export type ClusterProfileCreate = z.infer<typeof clusterProfileCreateSchema>;
 export const clusterProfilePatchSchema = z
   .object({ name: name.optional(), url: httpUrl.optional(), token: token.optional() })
   .strict()
-  .refine((p) => p.name !== undefined || p.url !== undefined || p.token !== undefined, 'nothing to change: name, url or token');
+  .refine((p) => p.name !== undefined || p.url !== undefined || p.token !== undefined, 'nothing to change: name, url or token')
+  .meta({ anyOf: [{ required: ['name'] }, { required: ['url'] }, { required: ['token'] }] });
 export type ClusterProfilePatch = z.infer<typeof clusterProfilePatchSchema>;
 
 export const clusterRoleSchema = z.enum(['standalone', 'master', 'slave']);

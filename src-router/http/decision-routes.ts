@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RouterError } from '../contract';
+import { DECISION_EXPORT_MAX, DECISION_PAGE_MAX, RouterError, wholeNumberUpTo } from '../contract';
 import { decisionPages, gatherDecisions, type GatherDeps } from '../cluster/decision-gather';
 import { csvHeader, csvLines, exportFileName, toJsonLines, type DecisionFilter, type DecisionPage, type DecisionQuery } from '../store';
 import { requireToken } from './auth';
@@ -26,10 +26,10 @@ function filterOf(q: Query): DecisionFilter {
   };
 }
 
-/** A positive whole number of rows from the query (at most `most`), or undefined when absent; anything else is a 400. */
+/** A whole number of rows from the query (1 to `most`, as the document's pattern says), or undefined when absent; anything else is a 400. */
 export function count(v: string | undefined, name: string, most: number): number | undefined {
   if (v === undefined || v === '') return undefined;
-  if (!/^\d{1,9}$/.test(v) || Number(v) < 1 || Number(v) > most) throw new RouterError(400, 'invalid_request', `${name}: a whole number from 1 to ${most}, not ${JSON.stringify(v)}`, 'invalid_request_error', name);
+  if (!wholeNumberUpTo(most).test(v)) throw new RouterError(400, 'invalid_request', `${name}: a whole number from 1 to ${most}, not ${JSON.stringify(v)}`, 'invalid_request_error', name);
   return Number(v);
 }
 
@@ -51,7 +51,7 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
     scope.get<{ Querystring: Query }>('/router/v1/node/decisions', async (request) => {
       const q = request.query;
-      return own({ ...filterOf(q), cursor: q.cursor || undefined, limit: count(q.limit, 'limit', 1000) });
+      return own({ ...filterOf(q), cursor: q.cursor || undefined, limit: count(q.limit, 'limit', DECISION_PAGE_MAX) });
     });
   });
 
@@ -60,13 +60,13 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions', async (request) => {
       const q = request.query;
-      return gatherDecisions(gatherDeps(request), { ...filterOf(q), cursor: q.cursor || undefined, limit: count(q.limit, 'limit', 1000) });
+      return gatherDecisions(gatherDeps(request), { ...filterOf(q), cursor: q.cursor || undefined, limit: count(q.limit, 'limit', DECISION_PAGE_MAX) });
     });
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions/export', async (request, reply) => {
       const format = request.query.format === 'jsonl' ? 'jsonl' : request.query.format === 'csv' || !request.query.format ? 'csv' : null;
       if (!format) throw new RouterError(400, 'invalid_request', 'format: csv or jsonl', 'invalid_request_error', 'format');
-      const max = count(request.query.max, 'max', 1_000_000) ?? 100_000;
+      const max = count(request.query.max, 'max', DECISION_EXPORT_MAX) ?? 100_000;
       // Streamed page by page (flat memory whatever the size): the header first, then each gathered page's lines.
       const pages = decisionPages(gatherDeps(request), filterOf(request.query), max);
       async function* chunks() {

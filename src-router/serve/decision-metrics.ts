@@ -1,7 +1,8 @@
 /**
- * Prometheus counters of the decision log (LOG-1..4): every row the node's writer is handed is counted here once, by
- * its event and reason, and the lending events also by owner and helper. The writer calls `count` for each row it
- * queues, so the counts equal the log's rows by construction. Label values are folded (metric-labels.ts).
+ * Prometheus counters of the decision log (LOG-1..4): every row the node's writer writes is counted here once, by
+ * its event and reason, and the lending events also by owner and helper. The writer calls `count` for each row once
+ * its batch is committed, so the counts equal the log's rows (a dropped row is not counted). Label values are
+ * folded (metric-labels.ts).
  */
 import type { Registry } from 'prom-client';
 import type { BorrowedReturnedReason, GuardianRoutedReason, LeaseClearedReason, LentFateReason, RelayRefusedReason, ReturnedReason } from '../lending/decision-rows';

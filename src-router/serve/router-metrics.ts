@@ -5,8 +5,8 @@ import type { LoadEvent } from '../backends';
 import type { RequestRow } from '../store';
 import type { DecisionInput } from '../store/decision-log-row';
 import { BoundCounter, BoundHistogram } from './bound-metrics';
-import { DecisionMetrics } from './decision-metrics';
-import { ChildTree } from './metric-labels';
+import { DecisionMetrics, MODEL_CAP } from './decision-metrics';
+import { ChildTree, OpenLabel } from './metric-labels';
 import { registerLendingMetrics, type LendingMetricsSource } from './lending-metrics';
 
 const ENGINE_STATES = ['stopped', 'starting', 'ready', 'stopping', 'failed'] as const;
@@ -21,6 +21,8 @@ export class RouterMetrics {
   private readonly queueWait;
   private readonly loads;
   private readonly fallbacks;
+  /** Model names come from the cluster's catalog, which peers fill: at most MODEL_CAP of them, each of bounded length. */
+  private readonly models = new OpenLabel(MODEL_CAP);
 
   constructor(supervisor: () => Supervisor | undefined, models: () => ModelRegistry | undefined) {
     const registers = [this.registry];
@@ -57,7 +59,7 @@ export class RouterMetrics {
     registerLendingMetrics(this.registry, () => this.lendingSource, this.decisions);
   }
 
-  /** One decision-log row as the writer queues it (the writer calls this for every row). */
+  /** One decision-log row the writer wrote (it calls this for every row once its batch is committed). */
   decision(row: DecisionInput): void {
     this.decisions.count(row);
   }
@@ -78,17 +80,17 @@ export class RouterMetrics {
   );
 
   request(row: RequestRow) {
-    const b = this.bound.get(row.model, row.endpoint, row.outcome);
+    const b = this.bound.get(this.models.fold(row.model), row.endpoint, row.outcome);
     b.requests.inc();
     b.duration.observe(row.durationMs / 1000);
     b.queueWait.observe(row.queueWaitMs / 1000);
   }
 
   routingFallback(model: string, missing: readonly string[]) {
-    this.fallbacks.inc({ model, missing: missing.join(',') });
+    this.fallbacks.inc({ model: this.models.fold(model), missing: missing.join(',') });
   }
 
   load(e: LoadEvent) {
-    this.loads.inc({ model: e.publicId, success: String(e.success) });
+    this.loads.inc({ model: this.models.fold(e.publicId), success: String(e.success) });
   }
 }

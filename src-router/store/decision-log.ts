@@ -14,7 +14,7 @@ export interface DecisionLogWriterOptions extends BatchedWriterOptions {
   routerVersion?: string;
   /** `cluster.offload_decisions_retention` in ms; 0 or less keeps everything. */
   retentionMs: number;
-  /** Called with every row queued, before it is written (the node's metrics count the log's rows here). */
+  /** Called with every row once its batch is committed (the node's metrics count the log's rows here). */
   observe?: (row: DecisionInput) => void;
 }
 
@@ -35,21 +35,34 @@ export class DecisionLogWriter {
     this.observe = observe;
     const cols = DECISION_FIELDS.filter((f) => f !== 'id').map((f) => DECISION_COLUMNS[f]);
     const insert = db.prepare(`INSERT INTO offload_decisions (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
-    const write = db.transaction((rows: DecisionInput[]) => eachRowCounted(rows, (row) => insert.run(toDbParams(row, nodeId, routerVersion))));
+    const insertAll = db.transaction((rows: DecisionInput[], written: DecisionInput[]) =>
+      eachRowCounted(rows, (row) => {
+        insert.run(toDbParams(row, nodeId, routerVersion));
+        written.push(row);
+      }),
+    );
+    // Rows are observed after their transaction commits: a row dropped from the queue, refused by SQLite or rolled
+    // back with its batch is never counted.
+    const write = (rows: DecisionInput[]) => {
+      const written: DecisionInput[] = [];
+      const result = insertAll(rows, written);
+      if (observe) for (const row of written) this.observeRow(row);
+      return result;
+    };
     this.writer = new BatchedWriter({ write, prune: (retentionMs, now) => pruneDecisions(db, retentionMs, now) }, batching);
   }
 
   /** Queues one decision; never blocks or throws (satisfies lending's DecisionSink). */
   add(row: DecisionDraft): void {
-    const complete = completeDecision(row);
-    if (this.observe) {
-      try {
-        this.observe(complete);
-      } catch {
-        // counting never stops a decision from being logged
-      }
+    this.writer.add(completeDecision(row));
+  }
+
+  private observeRow(row: DecisionInput): void {
+    try {
+      this.observe?.(row);
+    } catch {
+      // counting never stops a decision from being logged
     }
-    this.writer.add(complete);
   }
 
   get pending(): number {

@@ -109,7 +109,7 @@ describe('decision metrics', () => {
     expect(lentSeries.some((l) => l.includes('owner_node="other"'))).toBe(true);
   });
 
-  it('the decision-log writer hands the metrics every row it queues: the counts equal the rows written', async () => {
+  it('the decision-log writer hands the metrics every row it writes: the counts equal the rows written', async () => {
     const m = new RouterMetrics(() => undefined, () => undefined);
     const db = openStore(tempDir());
     const w = new DecisionLogWriter(db, { nodeId: 'gpu-a', retentionMs: 0, autoFlush: false, observe: (row) => m.decision(row) });
@@ -121,6 +121,25 @@ describe('decision metrics', () => {
     const logged = queryDecisions(db, { limit: 100 }).rows;
     expect(value(text, `routerdesk_lending_lent_total{${pair}}`)).toBe(logged.filter((r) => r.event === 'lent').length);
     expect(value(text, `routerdesk_lending_returned_total{${pair},reason="busy_on_arrival"}`)).toBe(1);
+    db.close();
+  });
+
+  it('counts only the rows the writer wrote: none it dropped (queue full, closed) and none before they are written', async () => {
+    const m = new RouterMetrics(() => undefined, () => undefined);
+    const db = openStore(tempDir());
+    const w = new DecisionLogWriter(db, { nodeId: 'gpu-a', retentionMs: 0, autoFlush: false, maxQueued: 2, observe: (row) => m.decision(row) });
+    for (let i = 0; i < 3; i++) w.add(lentRow({ ...lease, requestId: `req-${i}` }));
+    const lent = `routerdesk_lending_lent_total{${pair}}`;
+    expect(value(await m.registry.metrics(), lent), 'queued, not written yet').toBeUndefined();
+    w.flush();
+    w.close();
+    w.add(lentRow({ ...lease, requestId: 'req-late' }));
+    expect(w.stats()).toMatchObject({ written: 2, dropped: 2 });
+    const text = await m.registry.metrics();
+    const logged = queryDecisions(db, { limit: 100 }).rows;
+    expect(logged).toHaveLength(2);
+    expect(value(text, lent)).toBe(2);
+    expect(value(text, 'routerdesk_decisions_total{kind="dispatch",event="lent",reason="none"}')).toBe(2);
     db.close();
   });
 

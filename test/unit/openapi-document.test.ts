@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src-router/http/app';
 import { docsPage } from '../../src-router/http/openapi/docs-page';
-import { buildOpenApiDocument, documentPath, operationId } from '../../src-router/http/openapi/document';
+import { buildOpenApiDocument, documentPath, openApiDocument, operationId } from '../../src-router/http/openapi/document';
 import { EXAMPLES, missingExamples } from '../../src-router/http/openapi/examples';
 import { OPERATIONS, STATIC_FILES_REASON, UNDOCUMENTED } from '../../src-router/http/openapi/operations';
 import { registeredRoutes, type RegisteredRoute } from '../../src-router/http/openapi/routes';
@@ -95,5 +95,29 @@ describe('the /docs page', () => {
   it('escapes what the document says and needs no script or style (the node\'s CSP allows neither inline)', () => {
     expect(html).not.toMatch(/<script|<style|style=|<path>/i);
     expect(html).toContain('/router/v1/console/&lt;path&gt;');
+  });
+});
+
+describe('/openapi.json', () => {
+  it('serializes the document once per process, not per request (a public, unauthenticated route)', async () => {
+    const deps = stubDeps({ role: 'standalone' });
+    const app = await buildApp(deps, { logLevel: 'silent' });
+    const doc = openApiDocument(deps.version);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const bodies: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await app.inject({ method: 'GET', url: '/openapi.json', headers: { host: '127.0.0.1' } });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        bodies.push(res.body);
+      }
+      expect(JSON.parse(bodies[2])).toEqual(doc);
+      expect(new Set(bodies).size).toBe(1);
+      expect(stringify.mock.calls.filter(([value]) => value === doc).length).toBeLessThanOrEqual(1);
+    } finally {
+      stringify.mockRestore();
+      await app.close();
+    }
   });
 });

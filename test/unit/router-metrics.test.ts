@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MODEL_CAP } from '../../src-router/serve/decision-metrics';
+import { MAX_LABEL_LENGTH } from '../../src-router/serve/metric-labels';
 import { RouterMetrics } from '../../src-router/serve/router-metrics';
 import type { RequestRow } from '../../src-router/store';
 
@@ -41,5 +43,20 @@ describe('router metrics', () => {
     const text = await m.registry.metrics();
     expect(text).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1');
     expect(text).toContain('routerdesk_queue_wait_seconds_count{model="a \\"quoted\\" \\\\ name"} 1');
+  });
+
+  it('keeps the model label bounded: a name a peer made too long, or one past the cap of names, counts as other', async () => {
+    const m = new RouterMetrics(() => undefined, () => undefined);
+    const huge = 'x'.repeat(MAX_LABEL_LENGTH + 1);
+    m.request(row({ model: huge }));
+    m.routingFallback(huge, ['kv_cache']);
+    for (let i = 0; i < MODEL_CAP + 50; i++) m.request(row({ model: `peer-model-${i}` }));
+    const text = await m.registry.metrics();
+    expect(text).not.toContain(huge);
+    const series = text.split('\n').filter((l) => l.startsWith('routerdesk_requests_total{'));
+    expect(series.length).toBeLessThanOrEqual(MODEL_CAP + 1);
+    expect(series.reduce((n, l) => n + Number(l.split(' ').pop()), 0)).toBe(MODEL_CAP + 51);
+    expect(text).toContain('routerdesk_requests_total{model="other",endpoint="chat",outcome="ok"} 51');
+    expect(text).toContain('routerdesk_routing_fallbacks_total{model="other",missing="kv_cache"} 1');
   });
 });

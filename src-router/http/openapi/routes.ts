@@ -8,8 +8,10 @@ import type { Method } from './operations';
  * and `/metrics`: it describes the routes and their tokens, never a secret, and the Host and Origin checks still apply.
  */
 export async function openApiRoutes(app: FastifyInstance, version: string): Promise<void> {
+  // Both answers are made once, on first request: the document is static for a build.
+  let json: string | undefined;
   let page: string | undefined;
-  app.get('/openapi.json', async () => openApiDocument(version));
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send((json ??= JSON.stringify(openApiDocument(version)))));
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send((page ??= docsPage(openApiDocument(version)))));
 }
 
