@@ -4,7 +4,7 @@
  * plan row per owner–helper pair; it answers each owner with one lease or no lease.
  */
 import { predict } from '../costs/fit';
-import { leaseSlots, ownerDrainMs, paysOff, pricePair, recentlyBusy, type PairPrice } from './pricing';
+import { leaseSlots, ownerDrainMs, paysOff, pricePair, recentlyBusy, sharedDrainMs, type PairPrice } from './pricing';
 import { compareProbeCandidates, probeTiming, type ProbeTiming } from './probes';
 import { claimKey, cmp, drainedLeaseHolders, findModel, findNode, liveClaims, ownersWithHeldWork } from './snapshot';
 import {
@@ -24,6 +24,8 @@ interface PairEval {
   /** Why the cost rule does not choose the helper (a probe may still go). */
   cost: SkipReason | null;
   probe: ProbeTiming | null;
+  /** The owner's backlog drained with this helper's help (sharedDrainMs), null when unpriced. */
+  drain: number | null;
 }
 
 interface Owner {
@@ -87,11 +89,17 @@ function evaluate(input: PlanInput, owner: Owner, link: LinkSpec, live: Map<stri
   const gate = gateReason(owner, link, node, helper, price, isClaimed(owner.ref, claim, live, planned));
   const cost = node && price ? costReason(owner.state, node, price) : null;
   const probe = node && price ? probeTiming(input.now, node.ownIdleMs, input.settings, price.mustSwitch) : null;
-  return { link, helperKey: refKey(link.helper), claim, node, helper, price, gate, cost, probe };
+  return { link, helperKey: refKey(link.helper), claim, node, helper, price, gate, cost, probe, drain: price ? sharedDrainMs(owner.state, price) : null };
 }
 
-/** When several helpers pay off, the best wins: earliest first job back, then fastest per job, then by name. */
+/**
+ * When several helpers pay off, the best wins: the one with which the owner's backlog drains soonest, then the
+ * earliest first job back, then fastest per job, then by name.
+ */
 function comparePayers(a: PairEval, b: PairEval): number {
+  const da = a.drain ?? Infinity;
+  const db = b.drain ?? Infinity;
+  if (da !== db) return da - db;
   const ca = a.price?.helperCostMs ?? Infinity;
   const cb = b.price?.helperCostMs ?? Infinity;
   if (ca !== cb) return ca - cb;

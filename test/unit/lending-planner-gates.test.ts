@@ -139,8 +139,8 @@ describe('text lending gates (LLM-1, LLM-2)', () => {
 });
 
 describe('outranked (several helpers pay off)', () => {
-  const nodes = () => [
-    node('o', [owner('a')]),
+  const nodes = (held = 8) => [
+    node('o', [owner('a', held)]),
     node('h1', [fast('b', { fit: per(9000) })]),
     node('h2', [fast('b', { fit: per(6000) })]),
     node('h3', [fast('b', { loaded: false, loadMs: 5000, fit: per(2000) })], { lanes: { image: null } }),
@@ -148,13 +148,23 @@ describe('outranked (several helpers pay off)', () => {
   ];
   const links = [link('L1', 'o/a', 'h1/b'), link('L2', 'o/a', 'h2/b'), link('L3', 'o/a', 'h3/b'), link('L4', 'o/a', 'h4/b')];
 
-  it('the earliest first job back wins (load included); the rest are outranked, in a deterministic order', () => {
+  it('the helper with which the backlog drains soonest wins, load included: a deep backlog amortises h3\'s load', () => {
+    // 8 held + 2 at the engine, 10 s each (100 s alone): with h3 (5 s load, then 2 s a job) it drains in ~21 s,
+    // with h2 or h4 (6 s a job, loaded) in ~38 s. The faster helper that must load is leased first.
     const r = plan(input(nodes(), links));
-    // h3 needs a 5 s load + a 2 s job = 7 s; h2 and h4 hand back in 6 s; h2 beats h4 on the node name.
+    expect(reasons(r.rows)).toEqual(['a->h1/b:skipped:outranked', 'a->h2/b:skipped:outranked', 'a->h3/b:granted:-', 'a->h4/b:skipped:outranked']);
+    expect(r.leases).toHaveLength(1);
+    expect(r.leases[0]).toMatchObject({ helper: { nodeId: 'h3', model: 'b' }, helperSwitchMs: 5000 });
+  });
+
+  it('when the backlog drains as soon with either, the earliest first job back wins; the rest are outranked, in a deterministic order', () => {
+    // 2 held + 2 at the engine: the 20 s the owner's engine jobs take bound every helper; h2 and h4 hand back in
+    // 6 s, h3 in 7 s; h2 beats h4 on the node name.
+    const r = plan(input(nodes(2), links));
     expect(reasons(r.rows)).toEqual(['a->h1/b:skipped:outranked', 'a->h2/b:granted:-', 'a->h3/b:skipped:outranked', 'a->h4/b:skipped:outranked']);
     expect(r.leases).toHaveLength(1);
     expect(r.leases[0]).toMatchObject({ helper: { nodeId: 'h2', model: 'b' }, slots: 2 });
-    const reversed = plan(input(nodes().reverse(), [...links].reverse()));
+    const reversed = plan(input(nodes(2).reverse(), [...links].reverse()));
     expect(reversed.rows).toEqual(r.rows);
   });
 });
