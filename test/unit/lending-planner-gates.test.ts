@@ -89,6 +89,28 @@ describe('gates, each with its skip reason (LOG-2)', () => {
     expect(r.noLease).toEqual([{ nodeId: 'o', model: 'a' }]);
   });
 
+  it('two owners contend for one helper: the one whose backlog takes longest to drain alone plans first, not the one with more held', () => {
+    // q: 6 held + 2 at its engine at 1 s a job (8 s); a: 3 held + 2 at 10 s a job (50 s). The helper goes to a.
+    const nodes = [node('o', [owner('a', 3)]), node('p', [owner('q', 6, { fit: per(1000) })]), node('h', [fast('b', { fit: per(800) })])];
+    const r = plan(input(nodes, [link('L1', 'o/a', 'h/b'), link('L2', 'p/q', 'h/b')]));
+    expect(reasons(r.rows)).toEqual(['a->h/b:granted:-', 'q->h/b:skipped:helper_claimed']);
+    expect(r.noLease).toEqual([{ nodeId: 'p', model: 'q' }]);
+  });
+
+  it('a live lease yields its helper to an owner whose backlog takes more than twice as long to drain; not to one of similar need', () => {
+    // x holds the lease with 1 held + 2 at its engine (30 s); a has 8 held + 2 (100 s > 2 × 30 s): a takes the helper.
+    const links = [link('L1', 'o/a', 'h/b'), link('L2', 'o/x', 'h/b')];
+    const taken = plan(input([node('o', [owner('a'), owner('x', 1)]), node('h', [fast()])], links, { live: [lease('x', 'h/b')] }));
+    expect(reasons(taken.rows)).toEqual(['a->h/b:granted:-', 'x->h/b:skipped:helper_claimed']);
+    expect(taken.noLease).toEqual([{ nodeId: 'o', model: 'x' }]);
+    // x with 4 held (60 s): a's 100 s is not more than twice that, so x keeps the helper it holds.
+    const kept = plan(input([node('o', [owner('a'), owner('x', 4)]), node('h', [fast()])], links, { live: [lease('x', 'h/b')] }));
+    expect(reasons(kept.rows)).toEqual(['a->h/b:skipped:helper_claimed', 'x->h/b:granted:-']);
+    // A holder whose drain is unpriced keeps its claim.
+    const unpriced = plan(input([node('o', [owner('a'), owner('x', 1, { fit: null })]), node('h', [fast()])], links, { live: [lease('x', 'h/b')] }));
+    expect(unpriced.rows[0]).toMatchObject({ owner: { model: 'a' }, outcome: 'skipped', reason: 'helper_claimed' });
+  });
+
   it('a helper on another lane of the same node is not claimed', () => {
     const h = node('h', [fast('b'), model('t', { lane: 'text', fit: per(1000), contextsize: 8192, eligible: true })]);
     const o = node('o', [owner('a'), owner('txt', 4, { lane: 'text', meanHeldTokens: 1000 })]);
