@@ -326,7 +326,7 @@ export const lendingScenarios: Benchmark = {
     if (wanted('real-engines')) rows.push(await realEngines(o, reps, o.quick ? 12 : 24));
     for (const m of multiScenarios(o.quick)) if (wanted(m.name)) rows.push((await runMultiScenario(m, o, reps)) as ScenarioRow);
     const trace = wanted('trace') ? await runTrace(o) : null;
-    const out = report(rows);
+    const out = rows.length ? report(rows) : { tables: [], summary: [], json: [] };
     if (trace) {
       out.tables.push(...trace.tables);
       out.summary.push(...trace.summary);

@@ -72,11 +72,20 @@ function nodeWork(dir: string, nodeId: string, from: number, to: number): { load
   const db = new Database(join(dir, 'store', 'router.db'), { readonly: true, fileMustExist: true });
   try {
     const loads = (db.prepare('SELECT COUNT(*) AS n FROM load_analytics WHERE node_id = ? AND success = 1 AND finished_at BETWEEN ? AND ?').get(nodeId, from, to) as { n: number }).n;
-    const busy = (db.prepare('SELECT COALESCE(SUM(duration_ms - queue_wait_ms), 0) AS ms FROM request_analytics WHERE node_id = ? AND finished_at BETWEEN ? AND ?').get(nodeId, from, to) as { ms: number }).ms;
+    const busy = (db.prepare('SELECT COALESCE(SUM(service_ms), 0) AS ms FROM request_analytics WHERE node_id = ? AND finished_at BETWEEN ? AND ?').get(nodeId, from, to) as { ms: number }).ms;
     return { loads, busyMs: busy };
   } finally {
     db.close();
   }
+}
+
+/**
+ * The master's count of picks where least-request lacked a replica's engine metrics and took a random ready pod
+ * (ROUTE-2): a replica whose lane holds another model has no engine to scrape for this one.
+ */
+async function routingFallbacks(masterUrl: string): Promise<number> {
+  const text = await (await fetch(`${masterUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  return text.split('\n').filter((l) => l.startsWith('routerdesk_routing_fallbacks_total')).reduce((a, l) => a + Number(l.trim().split(/\s+/).pop()), 0);
 }
 
 /** The figures of one setup: JSON row fields (pure over the answers and the nodes' work). */
@@ -152,10 +161,11 @@ export async function runTrace(o: BenchOptions): Promise<BenchResult> {
       if (setup === 'replicas') await c.unlinkAll();
       await home(c, agent);
       o.log(`trace: replaying ${setup}`);
+      const fallbacksBefore = await routingFallbacks(c.master.url);
       const run = await replay(c, agent, reqs, setup === 'replicas');
       await c.settle();
       const work = Object.fromEntries(NODES.map((n) => [n, nodeWork(c.node(n).dir!, n, run.from, run.to)]));
-      rows.push(traceRow(setup, run.answers, work));
+      rows.push({ ...traceRow(setup, run.answers, work), ...(setup === 'replicas' ? { routing_fallbacks: (await routingFallbacks(c.master.url)) - fallbacksBefore } : {}) });
     }
   } finally {
     agent.destroy();
@@ -167,13 +177,13 @@ export async function runTrace(o: BenchOptions): Promise<BenchResult> {
   const ms = (x: unknown) => (typeof x === 'number' ? formatNumber(x, 0) : null);
   const none = rows.find((r) => r.setup === 'no-links')!;
   const tableRows = rows.flatMap((r) => NODES.map((n, i) => [
-    i === 0 ? r.setup as string : '', n,
+    r.setup as string, n,
     Object.entries((r.own_by_model as Record<string, Record<string, { p50_ms: number | null; p95_ms: number | null }>>)[n]).map(([m, x]) => `${m} ${ms(x.p50_ms)}/${ms(x.p95_ms)}`).join(', '),
     ms((r.own_p95_ms as Record<string, number | null>)[n]),
     formatRatio(((r.own_p95_ms as Record<string, number | null>)[n] ?? NaN) / ((none.own_p95_ms as Record<string, number | null>)[n] ?? NaN)),
     (r.loads as Record<string, number | null>)[n], ms((r.busy_ms as Record<string, number | null>)[n]),
-    i === 0 ? ms(r.owner_p95_ms) : '', i === 0 ? (r.bursts as { node: string; makespan_ms: number }[]).map((b) => `${b.node} ${ms(b.makespan_ms)}`).join(', ') : '',
-    i === 0 ? `${r.failed}/${r.requests}` : '',
+    i === 0 ? ms(r.owner_p95_ms) : null, i === 0 ? (r.bursts as { node: string; makespan_ms: number }[]).map((b) => `${b.node} ${ms(b.makespan_ms)}`).join(', ') : null,
+    i === 0 ? `${r.failed}/${r.requests}` : null,
   ]));
   return {
     tables: [{
@@ -181,8 +191,9 @@ export async function runTrace(o: BenchOptions): Promise<BenchResult> {
       columns: ['setup', 'node', 'own p50/p95 ms by model', 'own p95 ms', '÷ no links', 'loads', 'busy ms', 'owners p95 ms', 'burst makespans ms', 'failed'],
       rows: tableRows,
       notes: [
-        'own: each node\'s steady traffic (its clients, its models); owners: the burst requests; loads: model loads the node did during the replay;',
+        'own: each node\'s steady traffic (its clients, its models); owners: the burst requests; loads: model loads the node did during the replay; busy: its engines\' service time;',
         'links: n1 ↔ n3 on chat-a, n2 ↔ n4 on chat-b, n4 → n2 on paint (load if unloaded, restore); replicas: every client to the master, least-request over the 4 replicas;',
+        `replicas: ${rows.find((r) => r.setup === 'replicas')?.routing_fallbacks ?? '—'} of ${reqs.length} picks fell back to a random replica (least-request lacks the engine metrics of a replica whose lane holds another model; ROUTE-2);`,
         `target: ${v.target}: ${v.meets ? 'meets' : 'MISSES'} (worst own p95 ratio ${formatRatio(v.worstOwnRatio)}; owners p95 links ${ms(links.owner_p95_ms)} ms, replicas ${ms(rows.find((r) => r.setup === 'replicas')!.owner_p95_ms)} ms).`,
       ],
     }],
