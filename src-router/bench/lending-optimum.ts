@@ -128,6 +128,7 @@ export function optimalCluster(i: ClusterInput): ClusterSplit | null {
         next.set(key, { finish, on });
       }
     }
+    if (next.size === 0) throw new Error(`a job released at ${job.releaseMs} ms has no machine it may run on`);
     if (next.size > cap) return null;
     states = next;
   }

@@ -76,6 +76,10 @@ describe('optimal assignment over several nodes', () => {
     expect(c).toEqual({ makespanMs: 300, jobsOn: [3, 0] });
   });
 
+  it('a job with nowhere to run is a scenario error, not a silent optimum', () => {
+    expect(() => optimalCluster({ jobs: cjobs(1, 0, 0, [null, 100], 1), loadMs: [0, 0] })).toThrow(/no machine/);
+  });
+
   it('gives up past the state cap, and the lower bound then never exceeds the optimum', () => {
     const tok = [4, 40, 12, 28, 8, 36, 20, 4, 32, 16, 24, 10];
     const jobs = tok.map((w, i) => ({ releaseMs: i < 6 ? 0 : 300, owner: i < 6 ? 0 : 1, costMs: [i < 6 ? w * 10 : null, i < 6 ? null : w * 12, w * 7], pinned: false }));
