@@ -1,7 +1,7 @@
 /**
- * A lending cluster for the benchmarks: a master (no models) and two slaves, `owner` and `helper`, each a real
- * `routerdesk node` process on loopback with its own engines; links made through the site API; what each node
- * reports (lending state, lanes, the gathered decision log); bursts of chat requests with their latencies.
+ * Lending clusters for the benchmarks: a master (no models) and slaves (`Trio`: `owner` and `helper`; `Cluster`: any
+ * number), each a real `routerdesk node` process on loopback with its own engines; links made through the site API;
+ * what each node reports (lending state, lanes, the gathered decision log); bursts of chat requests with their latencies.
  */
 import type { Agent } from 'node:http';
 import { freePort } from '../backends/free-port';
@@ -19,6 +19,7 @@ export const FAST_LENDING = {
   health_interval: '400ms', sync_interval: '400ms',
 };
 
+const linkPath = (lane: 'text' | 'image') => (lane === 'text' ? 'text-routing-groups' : 'routing-groups');
 const consoleAuth = { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` };
 const clusterAuth = { authorization: `Bearer ${TRIO_CLUSTER_TOKEN}` };
 
@@ -71,48 +72,107 @@ export interface BurstResult {
   endedAt: number[];
 }
 
-export class Trio {
-  private constructor(
+/** A master and any number of slaves, each a real `routerdesk node` process, named by node ID. */
+export interface ClusterOptions {
+  /** Each slave's model configs (file name → config), keyed by node ID. */
+  nodes: Record<string, Record<string, ModelConfigInput>>;
+  /** Extra cluster settings for every node. */
+  cluster?: Record<string, unknown>;
+  /** More cluster settings of one node (or of `master`), over `cluster`. */
+  clusterOf?: Record<string, Record<string, unknown>>;
+  /** models.startup_model per slave (loaded at boot). */
+  startup?: Record<string, string>;
+  /** backend settings of the slaves (e.g. engine_nice). */
+  backend?: NodeConfigInput['backend'];
+  /** The master's routing settings (its strategy among replicas). */
+  routing?: NodeConfigInput['routing'];
+  /** Each node on its own network host (named as the node, the master `master`), port 8080 at its address; default: loopback. */
+  hosts?: NetHosts;
+}
+
+/** A model on a node, as links name it. */
+export interface NodeModel {
+  node: string;
+  model: string;
+}
+
+/**
+ * A lending cluster of any size: links made through the site API (either lane), what each node reports, the
+ * decision log the master gathers. `Trio` is the two-slave case the single-pair benchmarks use.
+ */
+export class Cluster {
+  protected constructor(
     readonly master: CliProcess,
-    readonly owner: CliProcess,
-    readonly helper: CliProcess,
+    readonly nodes: Record<string, CliProcess>,
   ) {}
 
-  static async start(scope: BenchScope, o: TrioOptions): Promise<Trio> {
+  static async startNodes(scope: BenchScope, o: ClusterOptions): Promise<Cluster> {
+    const { master, nodes } = await Cluster.boot(scope, o);
+    return new Cluster(master, nodes);
+  }
+
+  protected static async boot(scope: BenchScope, o: ClusterOptions): Promise<{ master: CliProcess; nodes: Record<string, CliProcess> }> {
     const hosts = o.hosts;
+    const ids = Object.keys(o.nodes);
     const port = async () => (hosts ? 8080 : await freePort());
-    const [mp, op, hp] = [await port(), await port(), await port()];
-    const host = (name: 'master' | 'owner' | 'helper') => (hosts ? hosts.address(name) : '127.0.0.1');
-    const launch = (name: 'master' | 'owner' | 'helper'): Launch | undefined => (hosts ? (command, args, options) => hosts.spawn(name, command, args, options) : undefined);
-    const url = (name: 'master' | 'owner' | 'helper', p: number) => `http://${host(name)}:${p}`;
-    const cluster = (name: 'master' | 'owner' | 'helper') => ({ ...FAST_LENDING, ...o.cluster, ...o.clusterOf?.[name] });
-    const slave = (id: 'owner' | 'helper', port: number, startup?: string): NodeConfigInput => ({
-      server: { port, host: host(id) },
-      cluster: { role: 'slave', node_id: id, token: TRIO_CLUSTER_TOKEN, master_url: url('master', mp), public_url: url(id, port), ...cluster(id) } as NodeConfigInput['cluster'],
-      ...(startup ? { models: { startup_model: startup } } : {}),
+    const mp = await port();
+    const ports: Record<string, number> = {};
+    for (const id of ids) ports[id] = await port();
+    const host = (name: string) => (hosts ? hosts.address(name) : '127.0.0.1');
+    const launch = (name: string): Launch | undefined => (hosts ? (command, args, options) => hosts.spawn(name, command, args, options) : undefined);
+    const url = (name: string, p: number) => `http://${host(name)}:${p}`;
+    const cluster = (name: string) => ({ ...FAST_LENDING, ...o.cluster, ...o.clusterOf?.[name] });
+    const slave = (id: string): NodeConfigInput => ({
+      server: { port: ports[id], host: host(id) },
+      cluster: { role: 'slave', node_id: id, token: TRIO_CLUSTER_TOKEN, master_url: url('master', mp), public_url: url(id, ports[id]), ...cluster(id) } as NodeConfigInput['cluster'],
+      ...(o.startup?.[id] ? { models: { startup_model: o.startup[id] } } : {}),
       ...(o.backend ? { backend: o.backend } : {}),
     });
-    const [owner, helper, master] = await Promise.all([
-      scope.startNode(o.owner, slave('owner', op, o.startup?.owner), launch('owner')),
-      scope.startNode(o.helper, slave('helper', hp, o.startup?.helper), launch('helper')),
-      scope.startNode({}, { server: { port: mp, host: host('master') }, cluster: { role: 'master', node_id: 'master', token: TRIO_CLUSTER_TOKEN, slave_urls: [url('owner', op), url('helper', hp)], ...cluster('master') } as NodeConfigInput['cluster'] }, launch('master')),
+    // Several nodes booting at once on a shared machine: more time than one node's default.
+    const bootMs = 20_000 + 10_000 * Math.max(0, ids.length - 2);
+    const [master, ...slaves] = await Promise.all([
+      scope.startNode({}, {
+        server: { port: mp, host: host('master') },
+        cluster: { role: 'master', node_id: 'master', token: TRIO_CLUSTER_TOKEN, slave_urls: ids.map((id) => url(id, ports[id])), ...cluster('master') } as NodeConfigInput['cluster'],
+        ...(o.routing ? { routing: o.routing } : {}),
+      }, launch('master'), bootMs),
+      ...ids.map((id) => scope.startNode(o.nodes[id], slave(id), launch(id), bootMs)),
     ]);
     await until(async () => {
       const { nodes } = await getJson<{ nodes: { healthy: boolean }[] }>(`${master.url}/router/v1/console/cluster/nodes`, consoleAuth);
-      return nodes.length === 3 && nodes.every((n) => n.healthy);
+      return nodes.length === ids.length + 1 && nodes.every((n) => n.healthy);
     }, 'the cluster to be healthy', 30_000, 100);
-    return new Trio(master, owner, helper);
+    return { master, nodes: Object.fromEntries(ids.map((id, i) => [id, slaves[i]])) };
   }
 
-  /** A text link owner/`ownerModel` → helper/`helperModel` (local IDs), applied on both ends before it returns. */
-  async link(ownerModel: string, helperModel: string, flags: { load_if_unloaded?: boolean; restore_after_borrow?: boolean } = {}): Promise<void> {
-    const res = await fetch(`${this.master.url}/router/v1/site/text-routing-groups`, {
+  node(id: string): CliProcess {
+    const n = this.nodes[id];
+    if (!n) throw new Error(`no node ${id} in this cluster`);
+    return n;
+  }
+
+  /** A link owner → helper on `lane` (local IDs), applied on both ends before it returns. */
+  async linkModels(owner: NodeModel, helper: NodeModel, flags: { load_if_unloaded?: boolean; restore_after_borrow?: boolean } = {}, lane: 'text' | 'image' = 'text'): Promise<string> {
+    const res = await fetch(`${this.master.url}/router/v1/site/${linkPath(lane)}`, {
       method: 'POST', headers: { ...consoleAuth, 'content-type': 'application/json' },
-      body: JSON.stringify({ owner: { node_id: 'owner', model: ownerModel }, helper: { node_id: 'helper', model: helperModel }, acknowledge_different_weights: true, ...flags }),
+      body: JSON.stringify({ owner: { node_id: owner.node, model: owner.model }, helper: { node_id: helper.node, model: helper.model }, acknowledge_different_weights: true, ...flags }),
     });
     if (res.status !== 201) throw new Error(`creating the link: ${res.status} ${await res.text()}`);
-    for (const [node, model] of [[this.owner, ownerModel], [this.helper, helperModel]] as const) {
-      await until(async () => (await getJson<{ models: { model: string }[] }>(`${node.url}/router/v1/node/held`, clusterAuth)).models.some((m) => m.model === model), `${model} enrolled`);
+    const { id } = (await res.json()) as { id: string };
+    for (const { node, model } of [owner, helper]) {
+      await until(async () => (await getJson<{ models: { model: string }[] }>(`${this.node(node).url}/router/v1/node/held`, clusterAuth)).models.some((m) => m.model === model), `${model} enrolled`);
+    }
+    return id;
+  }
+
+  /** Deletes every link of both lanes. */
+  async unlinkAll(): Promise<void> {
+    for (const lane of ['text', 'image'] as const) {
+      const { links } = await getJson<{ links: { id: string }[] }>(`${this.master.url}/router/v1/site/${linkPath(lane)}`, consoleAuth);
+      for (const l of links) {
+        const res = await fetch(`${this.master.url}/router/v1/site/${linkPath(lane)}/${encodeURIComponent(l.id)}`, { method: 'DELETE', headers: consoleAuth });
+        if (res.status !== 204) throw new Error(`deleting link ${l.id}: ${res.status} ${await res.text()}`);
+      }
     }
   }
 
@@ -148,10 +208,34 @@ export class Trio {
     return (await getJson<{ requests: number }>(`http://127.0.0.1:${port}/sim/stats`)).requests;
   }
 
-  /** Nothing in flight or queued on either slave, then a pause for leases and restores to clear. */
+  /** Nothing in flight or queued on any slave, then a pause for leases and restores to clear. */
   async settle(pauseMs = 700): Promise<void> {
-    await until(async () => [...(await this.lanes(this.owner)), ...(await this.lanes(this.helper))].every((l) => l.inflight === 0 && l.queued === 0), 'the slaves to drain', 60_000, 50);
+    await until(async () => (await Promise.all(Object.values(this.nodes).map((n) => this.lanes(n)))).flat().every((l) => l.inflight === 0 && l.queued === 0), 'the slaves to drain', 60_000, 50);
     await sleep(pauseMs);
+  }
+}
+
+/** The single-pair cluster: a master, an `owner` slave and a `helper` slave. */
+export class Trio extends Cluster {
+  get owner(): CliProcess {
+    return this.node('owner');
+  }
+
+  get helper(): CliProcess {
+    return this.node('helper');
+  }
+
+  static async start(scope: BenchScope, o: TrioOptions): Promise<Trio> {
+    const { master, nodes } = await Cluster.boot(scope, {
+      nodes: { owner: o.owner, helper: o.helper }, cluster: o.cluster, clusterOf: o.clusterOf, backend: o.backend, hosts: o.hosts,
+      startup: { ...(o.startup?.owner ? { owner: o.startup.owner } : {}), ...(o.startup?.helper ? { helper: o.startup.helper } : {}) },
+    });
+    return new Trio(master, nodes);
+  }
+
+  /** A text link owner/`ownerModel` → helper/`helperModel` (local IDs), applied on both ends before it returns. */
+  async link(ownerModel: string, helperModel: string, flags: { load_if_unloaded?: boolean; restore_after_borrow?: boolean } = {}): Promise<void> {
+    await this.linkModels({ node: 'owner', model: ownerModel }, { node: 'helper', model: helperModel }, flags);
   }
 }
 

@@ -96,7 +96,7 @@ export class BenchScope {
    * `routerdesk node --config <tmp yaml>` with these model configs, its store in a temp folder, on a loopback port
    * unless `launch` starts it on a network host of its own (then `config.server.host` is that host's address).
    */
-  async startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}, launch?: Launch): Promise<CliProcess> {
+  async startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}, launch?: Launch, timeoutMs?: number): Promise<CliProcess> {
     const dir = this.tempDir('routerdesk-bench-node-');
     const modelsDir = join(dir, 'models');
     mkdirSync(modelsDir, { recursive: true });
@@ -110,7 +110,7 @@ export class BenchScope {
     };
     const file = join(dir, 'node.yaml');
     writeFileSync(file, stringify(full));
-    return { ...(await this.startCli(['node', '--config', file], { launch })), dir };
+    return { ...(await this.startCli(['node', '--config', file], { launch, timeoutMs })), dir };
   }
 
   /** Starts a node again on the config and store `startNode` gave it (after it stopped). */

@@ -4,7 +4,7 @@
  * plan row per owner–helper pair; it answers each owner with one lease or no lease.
  */
 import { predict } from '../costs/fit';
-import { leaseSlots, ownerDrainMs, paysOff, pricePair, recentlyBusy, type PairPrice } from './pricing';
+import { leaseSlots, ownerDrainMs, paysOff, pricePair, recentlyBusy, sharedDrainMs, type PairPrice } from './pricing';
 import { compareProbeCandidates, probeTiming, type ProbeTiming } from './probes';
 import { claimKey, cmp, drainedLeaseHolders, findModel, findNode, liveClaims, ownersWithHeldWork } from './snapshot';
 import {
@@ -24,6 +24,8 @@ interface PairEval {
   /** Why the cost rule does not choose the helper (a probe may still go). */
   cost: SkipReason | null;
   probe: ProbeTiming | null;
+  /** The owner's backlog drained with this helper's help (sharedDrainMs), null when unpriced. */
+  drain: number | null;
 }
 
 interface Owner {
@@ -68,15 +70,43 @@ function costReason(owner: ModelState, node: NodeState, p: PairPrice): SkipReaso
 }
 
 /**
+ * A live lease yields its helper to an owner whose backlog would take more than this many times as long to drain
+ * alone as the holder's: a helper stays with the owner that gains most from it, and the margin keeps two owners of
+ * similar need from passing it back and forth (each move refuses the lent requests still on their way).
+ */
+export const YIELD_FACTOR = 2;
+
+/**
  * Claims: another owner's live lease on the helper's runtime lane, or a lease granted to another owner earlier
  * in this plan. Interpretation: a live lease counts until the coordinator replaces it with a later answer, even
- * if this same plan gives its owner no lease; the helper is free at the next decision.
+ * if this same plan gives its owner no lease; the helper is free at the next decision. A live lease of an owner
+ * whose drain is priced yields to an owner whose drain is more than YIELD_FACTOR times longer.
  */
-function isClaimed(owner: ModelRef, claim: string, live: Map<string, LiveLease[]>, planned: Map<string, string>): boolean {
-  const ownKey = refKey(owner);
+function isClaimed(input: PlanInput, owner: Owner, claim: string, live: Map<string, LiveLease[]>, planned: Map<string, string>): boolean {
+  const ownKey = refKey(owner.ref);
   const byPlan = planned.get(claim);
   if (byPlan !== undefined && byPlan !== ownKey) return true;
-  return (live.get(claim) ?? []).some((l) => refKey(l.owner) !== ownKey);
+  const mine = ownerDrainMs(owner.state);
+  return (live.get(claim) ?? []).some((l) => {
+    if (refKey(l.owner) === ownKey) return false;
+    const holder = findModel(findNode(input, l.owner.nodeId), l.owner.model);
+    const theirs = holder ? ownerDrainMs(holder) : null;
+    return mine === null || theirs === null || mine <= YIELD_FACTOR * theirs;
+  });
+}
+
+/**
+ * Planning order: the owner whose backlog takes longest to drain alone plans first (it gains most from a helper
+ * two owners contend for); owners whose drain is unpriced after them, each group in the snapshot's order (most held first).
+ */
+function byNeed(owners: Owner[]): Owner[] {
+  const drain = new Map(owners.map((o) => [o, ownerDrainMs(o.state)]));
+  return [...owners].sort((a, b) => {
+    const da = drain.get(a) ?? null;
+    const db = drain.get(b) ?? null;
+    if (da === null || db === null) return da === db ? 0 : da === null ? 1 : -1;
+    return db - da;
+  });
 }
 
 function evaluate(input: PlanInput, owner: Owner, link: LinkSpec, live: Map<string, LiveLease[]>, planned: Map<string, string>): PairEval {
@@ -84,14 +114,20 @@ function evaluate(input: PlanInput, owner: Owner, link: LinkSpec, live: Map<stri
   const helper = findModel(node, link.helper.model);
   const price = node && helper ? pricePair(owner.state, node, helper) : null;
   const claim = claimKey(input, link.helper);
-  const gate = gateReason(owner, link, node, helper, price, isClaimed(owner.ref, claim, live, planned));
+  const gate = gateReason(owner, link, node, helper, price, isClaimed(input, owner, claim, live, planned));
   const cost = node && price ? costReason(owner.state, node, price) : null;
   const probe = node && price ? probeTiming(input.now, node.ownIdleMs, input.settings, price.mustSwitch) : null;
-  return { link, helperKey: refKey(link.helper), claim, node, helper, price, gate, cost, probe };
+  return { link, helperKey: refKey(link.helper), claim, node, helper, price, gate, cost, probe, drain: price ? sharedDrainMs(owner.state, price) : null };
 }
 
-/** When several helpers pay off, the best wins: earliest first job back, then fastest per job, then by name. */
+/**
+ * When several helpers pay off, the best wins: the one with which the owner's backlog drains soonest, then the
+ * earliest first job back, then fastest per job, then by name.
+ */
 function comparePayers(a: PairEval, b: PairEval): number {
+  const da = a.drain ?? Infinity;
+  const db = b.drain ?? Infinity;
+  if (da !== db) return da - db;
   const ca = a.price?.helperCostMs ?? Infinity;
   const cb = b.price?.helperCostMs ?? Infinity;
   if (ca !== cb) return ca - cb;
@@ -197,7 +233,7 @@ export function plan(input: PlanInput): PlanResult {
   const live = liveClaims(input);
   const planned = new Map<string, string>();
   const result: PlanResult = { leases: [], noLease: [], rows: [], wakeAt: null };
-  for (const owner of ownersWithHeldWork(input)) {
+  for (const owner of byNeed(ownersWithHeldWork(input))) {
     const p = planOwner(input, owner, live, planned);
     result.rows.push(...p.rows);
     if (p.lease && p.claim !== null) {

@@ -119,6 +119,23 @@ export function paysOff(p: PairPrice): boolean {
   return p.helperCostMs !== null && p.ownerDrainMs !== null && p.helperCostMs < p.ownerDrainMs;
 }
 
+/**
+ * When the owner's backlog would be drained if this helper took lent jobs from it: the owner keeps serving at its
+ * job time, the helper joins after its switch and the work already at it, both as fluid rates, and the owner's
+ * part that cannot be lent (pinned and engine jobs) bounds it from below. Ranks helpers that all pay off: a faster
+ * helper that must load wins over a slower loaded one when the backlog is deep enough to amortise the load.
+ * Null when any part is unpriced. The restore comes after the last lent job, off the owner's path.
+ */
+export function sharedDrainMs(owner: ModelState, p: PairPrice): number | null {
+  const { ownerDrainMs: drain, ownerJobMs: o, helperServiceMs: h, helperSwitchMs: sw, helperBusyMs: busy } = p;
+  if (drain === null || o === null || h === null || sw === null || busy === null || o <= 0 || h <= 0) return null;
+  const start = sw + busy;
+  if (drain <= start) return drain;
+  const fluid = (drain * h + start * o) / (h + o);
+  const unlendable = drain - owner.held * o;
+  return Math.min(drain, Math.max(fluid, unlendable, start + h));
+}
+
 /** LEASE-9: 2 in flight when the helper's predicted time per job is at most the owner's, else 1. */
 export function leaseSlots(helperJobMs: number | null, ownerJobMs: number | null): 1 | 2 {
   return helperJobMs !== null && ownerJobMs !== null && helperJobMs <= ownerJobMs ? 2 : 1;

@@ -89,6 +89,28 @@ describe('gates, each with its skip reason (LOG-2)', () => {
     expect(r.noLease).toEqual([{ nodeId: 'o', model: 'a' }]);
   });
 
+  it('two owners contend for one helper: the one whose backlog takes longest to drain alone plans first, not the one with more held', () => {
+    // q: 6 held + 2 at its engine at 1 s a job (8 s); a: 3 held + 2 at 10 s a job (50 s). The helper goes to a.
+    const nodes = [node('o', [owner('a', 3)]), node('p', [owner('q', 6, { fit: per(1000) })]), node('h', [fast('b', { fit: per(800) })])];
+    const r = plan(input(nodes, [link('L1', 'o/a', 'h/b'), link('L2', 'p/q', 'h/b')]));
+    expect(reasons(r.rows)).toEqual(['a->h/b:granted:-', 'q->h/b:skipped:helper_claimed']);
+    expect(r.noLease).toEqual([{ nodeId: 'p', model: 'q' }]);
+  });
+
+  it('a live lease yields its helper to an owner whose backlog takes more than twice as long to drain; not to one of similar need', () => {
+    // x holds the lease with 1 held + 2 at its engine (30 s); a has 8 held + 2 (100 s > 2 × 30 s): a takes the helper.
+    const links = [link('L1', 'o/a', 'h/b'), link('L2', 'o/x', 'h/b')];
+    const taken = plan(input([node('o', [owner('a'), owner('x', 1)]), node('h', [fast()])], links, { live: [lease('x', 'h/b')] }));
+    expect(reasons(taken.rows)).toEqual(['a->h/b:granted:-', 'x->h/b:skipped:helper_claimed']);
+    expect(taken.noLease).toEqual([{ nodeId: 'o', model: 'x' }]);
+    // x with 4 held (60 s): a's 100 s is not more than twice that, so x keeps the helper it holds.
+    const kept = plan(input([node('o', [owner('a'), owner('x', 4)]), node('h', [fast()])], links, { live: [lease('x', 'h/b')] }));
+    expect(reasons(kept.rows)).toEqual(['a->h/b:skipped:helper_claimed', 'x->h/b:granted:-']);
+    // A holder whose drain is unpriced keeps its claim.
+    const unpriced = plan(input([node('o', [owner('a'), owner('x', 1, { fit: null })]), node('h', [fast()])], links, { live: [lease('x', 'h/b')] }));
+    expect(unpriced.rows[0]).toMatchObject({ owner: { model: 'a' }, outcome: 'skipped', reason: 'helper_claimed' });
+  });
+
   it('a helper on another lane of the same node is not claimed', () => {
     const h = node('h', [fast('b'), model('t', { lane: 'text', fit: per(1000), contextsize: 8192, eligible: true })]);
     const o = node('o', [owner('a'), owner('txt', 4, { lane: 'text', meanHeldTokens: 1000 })]);
@@ -139,8 +161,8 @@ describe('text lending gates (LLM-1, LLM-2)', () => {
 });
 
 describe('outranked (several helpers pay off)', () => {
-  const nodes = () => [
-    node('o', [owner('a')]),
+  const nodes = (held = 8) => [
+    node('o', [owner('a', held)]),
     node('h1', [fast('b', { fit: per(9000) })]),
     node('h2', [fast('b', { fit: per(6000) })]),
     node('h3', [fast('b', { loaded: false, loadMs: 5000, fit: per(2000) })], { lanes: { image: null } }),
@@ -148,13 +170,23 @@ describe('outranked (several helpers pay off)', () => {
   ];
   const links = [link('L1', 'o/a', 'h1/b'), link('L2', 'o/a', 'h2/b'), link('L3', 'o/a', 'h3/b'), link('L4', 'o/a', 'h4/b')];
 
-  it('the earliest first job back wins (load included); the rest are outranked, in a deterministic order', () => {
+  it('the helper with which the backlog drains soonest wins, load included: a deep backlog amortises h3\'s load', () => {
+    // 8 held + 2 at the engine, 10 s each (100 s alone): with h3 (5 s load, then 2 s a job) it drains in ~21 s,
+    // with h2 or h4 (6 s a job, loaded) in ~38 s. The faster helper that must load is leased first.
     const r = plan(input(nodes(), links));
-    // h3 needs a 5 s load + a 2 s job = 7 s; h2 and h4 hand back in 6 s; h2 beats h4 on the node name.
+    expect(reasons(r.rows)).toEqual(['a->h1/b:skipped:outranked', 'a->h2/b:skipped:outranked', 'a->h3/b:granted:-', 'a->h4/b:skipped:outranked']);
+    expect(r.leases).toHaveLength(1);
+    expect(r.leases[0]).toMatchObject({ helper: { nodeId: 'h3', model: 'b' }, helperSwitchMs: 5000 });
+  });
+
+  it('when the backlog drains as soon with either, the earliest first job back wins; the rest are outranked, in a deterministic order', () => {
+    // 2 held + 2 at the engine: the 20 s the owner's engine jobs take bound every helper; h2 and h4 hand back in
+    // 6 s, h3 in 7 s; h2 beats h4 on the node name.
+    const r = plan(input(nodes(2), links));
     expect(reasons(r.rows)).toEqual(['a->h1/b:skipped:outranked', 'a->h2/b:granted:-', 'a->h3/b:skipped:outranked', 'a->h4/b:skipped:outranked']);
     expect(r.leases).toHaveLength(1);
     expect(r.leases[0]).toMatchObject({ helper: { nodeId: 'h2', model: 'b' }, slots: 2 });
-    const reversed = plan(input(nodes().reverse(), [...links].reverse()));
+    const reversed = plan(input(nodes(2).reverse(), [...links].reverse()));
     expect(reversed.rows).toEqual(r.rows);
   });
 });
