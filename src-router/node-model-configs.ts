@@ -33,12 +33,65 @@ export interface ModelConfigFolderDeps {
   /** The set of configs in force changed: the catalog, links and the master follow. */
   changed(): void;
   rescanMs?: number;
+  /** The folder as start-up read it (`readModelConfigsAtStart`): its invalid files are logged and listed at once. */
+  initial?: ModelConfigRead[];
 }
 
 type Json = Record<string, unknown>;
 
 const fieldError = (status: number, code: string, issue: ModelConfigIssue) =>
   new RouterError(status, code, `config.${issue.path}: ${issue.message}`, 'invalid_request_error', `config.${issue.path}`);
+
+/** What start-up would refuse in one model config beyond its schema: an engine it cannot launch, weights it cannot read. */
+function modelIssue(config: ModelConfig, mode: BackendMode): ModelConfigIssue | null {
+  try {
+    adapterFor(config, mode);
+  } catch (err) {
+    return { path: /`model`/.test((err as Error).message) ? 'model' : 'backend', message: (err as Error).message };
+  }
+  if (config.model) {
+    try {
+      if (!statSync(config.model).isFile()) return { path: 'model', message: `${config.model} is not a regular file` };
+      accessSync(config.model, constants.R_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return { path: 'model', message: `${config.model} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}` };
+    }
+  }
+  return null;
+}
+
+/** Marks, in place, what a folder read cannot serve beyond a file's own parse: a second file of one stem, a model issue. */
+function checkModelConfigs(read: ModelConfigRead[], mode: BackendMode): void {
+  const stems = new Set<string>();
+  for (const r of read) {
+    // Two files of one stem (a.yaml, a.yml) would share a local ID: the second is refused.
+    if (stems.has(r.localId)) Object.assign(r, { config: null, error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` } });
+    stems.add(r.localId);
+    if (r.config) {
+      const issue = modelIssue(r.config, mode);
+      if (issue) Object.assign(r, { config: null, error: issue });
+    }
+  }
+}
+
+/**
+ * The models folder as start-up reads it: the configs it serves and every file as read. An invalid file is skipped
+ * (listed with its error, not served), so a mistake made by hand never stops the node; a folder that cannot be read
+ * does (ConfigError at `models.config_dir`).
+ */
+export function readModelConfigsAtStart(dir: string, mode: BackendMode): { files: ModelConfigFile[]; read: ModelConfigRead[] } {
+  if (!dir) return { files: [], read: [] };
+  let read: ModelConfigRead[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    read = readModelConfigFolder(dir);
+  } catch (err) {
+    throw new ConfigError(`models.config_dir ${dir}: ${(err as Error).message}`);
+  }
+  checkModelConfigs(read, mode);
+  return { files: read.flatMap((r) => (r.config ? [{ localId: r.localId, file: r.file, config: r.config }] : [])), read };
+}
 
 export class ModelConfigFolder {
   private readonly inForce = new Map<string, ModelConfigFile>();
@@ -55,6 +108,8 @@ export class ModelConfigFolder {
 
   constructor(private readonly deps: ModelConfigFolderDeps) {
     for (const r of deps.registry.all()) this.inForce.set(r.localId, { localId: r.localId, file: r.file, config: r.config });
+    this.read = deps.initial ?? [];
+    for (const r of this.read) this.report(r);
   }
 
   start(): void {
@@ -109,16 +164,7 @@ export class ModelConfigFolder {
       return;
     }
     this.reported.delete(dir);
-    const stems = new Set<string>();
-    for (const r of read) {
-      // Two files of one stem (a.yaml, a.yml) would share a local ID: the second is refused.
-      if (stems.has(r.localId)) Object.assign(r, { config: null, error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` } });
-      stems.add(r.localId);
-      if (r.config) {
-        const issue = this.modelIssue(r.config);
-        if (issue) Object.assign(r, { config: null, error: issue });
-      }
-    }
+    checkModelConfigs(read, this.deps.mode);
     this.read = read;
     // A file written a moment ago by someone else may be half-written: it changes nothing until it has settled.
     const now = Date.now();
@@ -192,25 +238,6 @@ export class ModelConfigFolder {
     }
   }
 
-  /** What start-up would refuse in one model config beyond its schema: an engine it cannot launch, weights it cannot read. */
-  private modelIssue(config: ModelConfig): ModelConfigIssue | null {
-    try {
-      adapterFor(config, this.deps.mode);
-    } catch (err) {
-      return { path: /`model`/.test((err as Error).message) ? 'model' : 'backend', message: (err as Error).message };
-    }
-    if (config.model) {
-      try {
-        if (!statSync(config.model).isFile()) return { path: 'model', message: `${config.model} is not a regular file` };
-        accessSync(config.model, constants.R_OK);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        return { path: 'model', message: `${config.model} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}` };
-      }
-    }
-    return null;
-  }
-
   /** The folder as last read, each file with its error and the config in force for it. */
   list(): ModelConfigList {
     const configs: ModelConfigEntry[] = this.read.map((r) => ({
@@ -243,7 +270,7 @@ export class ModelConfigFolder {
       if (!(err instanceof ConfigError)) throw err;
       throw fieldError(400, 'invalid_config', err.issues[0] ?? { path: '(root)', message: err.message });
     }
-    const issue = this.modelIssue(config);
+    const issue = modelIssue(config, this.deps.mode);
     if (issue) throw fieldError(400, issue.path === 'model' ? 'model_not_readable' : 'invalid_config', issue);
     return config;
   }
