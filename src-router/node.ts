@@ -26,6 +26,7 @@ import { buildApp, ConsoleCodes } from './http';
 import { createKeySpace, type KeySpace } from './kv';
 import { refreshLinkWeights } from './lending/links';
 import { createGuardianWiring, type GuardianWiring } from './node-guardians';
+import { ModelConfigReadCache } from './config/model-config-files';
 import { ModelConfigFolder, readModelConfigsAtStart } from './node-model-configs';
 import { createLendingWiring, type LendingWiring } from './node-lending';
 import { createRoutingWiring } from './node-routing';
@@ -122,7 +123,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     const analytics = (held.analytics = new AnalyticsStore(db, nodeId, { retentionMs: config.cluster.offload_decisions_retention, onError: (err) => logRef.warn(`analytics write failed: ${err.message}`) }));
     const clusterStore = new ClusterStore(db);
     // An invalid model config is skipped (listed with its error, logged, a self-test warning), not fatal.
-    const modelsAtStart = readModelConfigsAtStart(config.models.config_dir, config.backend.mode);
+    const modelReadCache = new ModelConfigReadCache();
+    const modelsAtStart = await readModelConfigsAtStart(config.models.config_dir, config.backend.mode, modelReadCache);
     const registry = new ModelRegistry(modelsAtStart.files);
     const catalog = new ClusterCatalog(clusterStore);
     const activity = new ActivityTracker();
@@ -318,7 +320,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     lendingWiring.start();
     // The models folder is taken in while the node runs: the catalog, links and (on a slave) the master follow.
     modelFolder = new ModelConfigFolder({
-      dir: config.models.config_dir, registry, supervisor: sup, hashCache: new ModelHashCache(db), mode: config.backend.mode, log: app.log, initial: modelsAtStart.read,
+      dir: config.models.config_dir, registry, supervisor: sup, hashCache: new ModelHashCache(db), mode: config.backend.mode, log: app.log, initial: modelsAtStart.read, cache: modelReadCache,
       changed: () => {
         refreshCatalog();
         const lending = lendingWiring?.lending;
