@@ -313,8 +313,12 @@ export class ModelConfigFolder {
     throw new RouterError(404, 'model_config_not_found', `no model config '${name}' in ${this.deps.dir}`, 'invalid_request_error', 'name');
   }
 
+  /**
+   * Another file that has the model name `name`, or whose stem is `name`: the API finds a file by its stem first, so a
+   * model named after another file's stem could not be edited or removed by its name.
+   */
   private nameTaken(name: string, except?: string): ModelConfigRead | undefined {
-    return this.read.find((r) => r.localId !== except && (r.raw?.name === name || this.inForce.get(r.localId)?.config.name === name));
+    return this.read.find((r) => r.localId !== except && (r.localId === name || r.raw?.name === name || this.inForce.get(r.localId)?.config.name === name));
   }
 
   /** Writes a new config file `<dir>/<stem of its name>.yaml` and takes it in. */
@@ -328,7 +332,7 @@ export class ModelConfigFolder {
       const file = join(dir, `${stem ?? 'model'}.yaml`);
       const config = await this.validate(raw, file);
       const taken = this.nameTaken(config.name);
-      if (taken) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      if (taken) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`, 'invalid_request_error', 'config.name');
       if (this.read.some((r) => r.localId === stem) || existsSync(file) || existsSync(join(dir, `${stem}.yml`))) {
         throw new RouterError(409, 'model_config_exists', `the file ${file} exists`, 'invalid_request_error', 'config.name');
       }
@@ -348,7 +352,7 @@ export class ModelConfigFolder {
       const config = await this.validate(raw, entry.file);
       const taken = this.nameTaken(config.name, entry.localId);
       const own = entry.raw?.name === config.name || this.inForce.get(entry.localId)?.config.name === config.name;
-      if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`, 'invalid_request_error', 'config.name');
       writeDurably(entry.file, modelConfigYaml(raw));
       this.deps.log.info({ modelConfig: entry.localId, file: entry.file }, `model config replaced from the console: ${entry.file}`);
       await this.scan(entry.file);
