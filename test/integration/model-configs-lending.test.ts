@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simText, startLendingCluster, type HeldView, type LendingCluster } from '../support/lending-cluster';
+import { CLUSTER_TOKEN, simText, startLendingCluster, type HeldView, type LendingCluster } from '../support/lending-cluster';
 import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 
 // A model removed through the console API while it is enrolled in a lending link and requests wait in its router
@@ -13,10 +13,11 @@ describe('issue #28: DELETE of an enrolled model with queued and lent requests',
 
   beforeAll(async () => {
     c = await startLendingCluster({
-      masterModels: { home: simText('home-model', '2ms') },
+      masterModels: { home: simText('home-model', '2ms'), lender: simText('lender-model', '40ms') },
       slaves: { gpu: { victim: simText('victim-model', '40ms'), stay: simText('stay-model', '2ms') } },
     });
     await c.link('text', ['gpu', 'victim'], ['master', 'home']);
+    await c.link('text', ['gpu', 'stay'], ['master', 'lender']);
   });
   afterAll(async () => {
     await c?.stop();
@@ -49,5 +50,34 @@ describe('issue #28: DELETE of an enrolled model with queued and lent requests',
     }, { what: 'the removed model\'s queue empty' });
     expect((await c.chat('gpu', 'stay-model')).status).toBe(200);
     expect((await c.chat('gpu', 'victim-model')).status).toBe(404);
+  });
+
+  it('the helper\'s model removed while it holds borrowed requests: each not started is handed back to its owner, none refused', async () => {
+    // Borrowed requests as the master relays them to the helper (LEASE-5): the worker API, the owner named.
+    const borrowed = (id: string) =>
+      fetch(`${c.master.url}/router/v1/node/worker/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json', 'x-routerdesk-borrowed-from': 'gpu/stay', 'x-routerdesk-request-id': id },
+        body: JSON.stringify({ model: 'lender', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 25, stream: false }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as { choices?: unknown[]; error?: { code?: string; reason?: string } } }));
+    const answers = Array.from({ length: 5 }, (_, i) => borrowed(`borrowed-${i}-${Date.now()}`));
+    await eventually(async () => {
+      const m = (await held(c.master.url)).models.find((x) => x.model === 'lender');
+      return m && m.held.length >= 2;
+    }, { what: 'borrowed requests waiting at the helper', everyMs: 10 });
+    const del = await api(c.master.url, '/lender', 'DELETE');
+    expect(del.status, await del.clone().text()).toBe(200);
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('a borrowed request never got its answer')), 60_000)));
+    const all = await Promise.race([Promise.all(answers), hung]).finally(() => clearTimeout(timer));
+    for (const a of all) {
+      if (a.status === 200) expect(a.body.choices).toHaveLength(1);
+      else {
+        // Not started here: handed back, so its owner runs it — never refused as unavailable for the owner's client.
+        expect(a.status, JSON.stringify(a.body)).toBe(409);
+        expect(a.body.error).toMatchObject({ code: 'offload_returned', reason: 'no_link' });
+      }
+    }
+    expect((await c.chat('master', 'home-model')).status).toBe(200);
   });
 });
