@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -173,5 +173,41 @@ describe('issue #28: a Settings save of a models folder that holds invalid model
     expect(at('pipe.yaml')).toMatchObject({ error: { path: '(file)' }, in_force: null });
     if (unreadable) expect(at('locked.yaml')).toMatchObject({ error: { path: '(file)' }, in_force: null });
     expect(node.proc.exitCode).toBeNull();
+  });
+
+  it('a Settings change of models.config_dir while running: the new folder is watched, the old one no longer (no fs.watch handle left behind)', async () => {
+    // The inotify watches the node process holds (fs.watch on Linux): one per watched folder.
+    const watches = () => readdirSync(`/proc/${node.proc.pid}/fdinfo`).reduce((n, fd) => {
+      try {
+        return n + (readFileSync(`/proc/${node.proc.pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm)?.length ?? 0);
+      } catch {
+        return n;
+      }
+    }, 0);
+    const auth = { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` };
+    const move = async (dir: string) => {
+      const started = await startedAt();
+      const { config } = settingsViewSchema.parse(await (await fetch(`${node.url}/router/v1/console/settings`, { headers: auth })).json()) as { config: Config };
+      config.models.config_dir = dir;
+      const res = await fetch(`${node.url}/router/v1/console/settings`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ config }) });
+      expect(res.status, await res.clone().text()).toBe(200);
+      await eventually(async () => (await startedAt().catch(() => started)) !== started, { what: `the node restarted on ${dir}`, timeoutMs: 20_000 });
+    };
+    const served = async () => ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
+    const a = join(node.dir, 'folder-a');
+    const b = join(node.dir, 'folder-b');
+    for (const d of [a, b]) {
+      mkdirSync(d);
+      if (AS_USER) execFileSync('chown', ['-R', `${AS_USER.uid}:${AS_USER.gid}`, d]);
+    }
+    for (const d of [a, b, a, b]) await move(d);
+    await eventually(() => watches() === 1, { what: 'one watched folder' });
+    // A config written into the folder no longer configured changes nothing; one in the folder in force is served.
+    writeFileSync(join(a, 'old.yaml'), stringify(simText('old-folder-model', '5ms')));
+    writeFileSync(join(b, 'new.yaml'), stringify(simText('new-folder-model', '5ms')));
+    if (AS_USER) execFileSync('chown', ['-R', `${AS_USER.uid}:${AS_USER.gid}`, a, b]);
+    await eventually(async () => (await served()).includes('new-folder-model'), { what: 'the new folder\'s model' });
+    expect(await served()).toEqual(['new-folder-model']);
+    expect(watches()).toBe(1);
   });
 });
