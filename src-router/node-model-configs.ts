@@ -45,6 +45,12 @@ type Json = Record<string, unknown>;
 const fieldError = (status: number, code: string, issue: ModelConfigIssue) =>
   new RouterError(status, code, `config.${issue.path}: ${issue.message}`, 'invalid_request_error', `config.${issue.path}`);
 
+/** Which folder is at `dir` now: its inode and birth time. */
+function folderIdentity(dir: string): string {
+  const st = statSync(dir);
+  return `${st.ino}:${st.birthtimeMs}`;
+}
+
 /** How long a weights file's check may take (a network folder that hangs): the config is refused meanwhile. */
 const WEIGHTS_CHECK_MS = 5_000;
 /** Weights checks under way, by path: a path that hangs has one check outstanding, not one per rescan. */
@@ -126,6 +132,9 @@ export class ModelConfigFolder {
   private readonly reported = new Map<string, string>();
   private chain: Promise<unknown> = Promise.resolve();
   private watcher?: FSWatcher;
+  /** The folder the watch was made on (inode and birth time: a folder made again may get the same inode). */
+  private watchedIno?: string;
+  private watching = false;
   private timer?: NodeJS.Timeout;
   private debounce?: NodeJS.Timeout;
   private stopped = false;
@@ -140,15 +149,29 @@ export class ModelConfigFolder {
   start(): void {
     const { dir } = this.deps;
     if (!dir) return;
+    this.watch();
+    this.timer = setInterval(() => void this.rescan(), this.deps.rescanMs ?? RESCAN_MS);
+    this.timer.unref();
+    void this.rescan();
+  }
+
+  /**
+   * Watches the models folder as it is now. A watch follows the folder it was made on: a folder deleted and made
+   * again (or replaced) is watched anew when a scan finds another one at the path.
+   */
+  private watch(): void {
+    const { dir } = this.deps;
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.watching = true;
     try {
+      // A folder that cannot be watched is not tried again until another folder is at the path.
+      this.watchedIno = folderIdentity(dir);
       this.watcher = watch(dir, { persistent: false }, () => this.soon());
       this.watcher.on('error', (err) => this.deps.log.warn(`models folder watch failed (the periodic rescan goes on): ${err.message}`));
     } catch (err) {
       this.deps.log.warn(`cannot watch the models folder ${dir} (the periodic rescan goes on): ${(err as Error).message}`);
     }
-    this.timer = setInterval(() => void this.rescan(), this.deps.rescanMs ?? RESCAN_MS);
-    this.timer.unref();
-    void this.rescan();
   }
 
   stop(): void {
@@ -189,6 +212,15 @@ export class ModelConfigFolder {
       return;
     }
     this.reported.delete(dir);
+    if (this.watching) {
+      let ino: string | undefined;
+      try {
+        ino = folderIdentity(dir);
+      } catch {
+        /* gone again: the next scan sees it */
+      }
+      if (ino !== undefined && ino !== this.watchedIno) this.watch();
+    }
     await checkModelConfigs(read, this.deps.mode);
     if (this.stopped) return;
     this.read = read;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -23,6 +23,15 @@ describe('issue #28: the models folder as operators leave it', () => {
   const list = async () => modelConfigListSchema.parse(await node.console('/router/v1/console/model-configs')) as ModelConfigList;
   const at = async (f: string) => (await list()).configs.find((c) => c.file === join(models, f));
   const served = async () => ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
+
+  /** The inotify watches the node process holds (fs.watch on Linux): one per watched folder. */
+  const watches = () => readdirSync(`/proc/${node.proc.pid}/fdinfo`).reduce((n, fd) => {
+    try {
+      return n + (readFileSync(`/proc/${node.proc.pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm)?.length ?? 0);
+    } catch {
+      return n;
+    }
+  }, 0);
 
   beforeAll(async () => {
     node = await startNode({ models: { base: simText('base-model', '2ms') } });
@@ -94,5 +103,7 @@ describe('issue #28: the models folder as operators leave it', () => {
     mkdirSync(models);
     writeFileSync(join(models, 'reborn.yaml'), stringify(simText('reborn-model', '2ms')));
     await eventually(async () => (await served()).join() === 'reborn-model', { what: 'the new folder taken in', timeoutMs: 15_000 });
+    // The new folder is watched again (a change is seen at once, not only by the periodic rescan).
+    await eventually(() => watches() === 1, { what: 'the new folder watched' });
   });
 });
