@@ -80,4 +80,16 @@ describe('issue #28: DELETE of an enrolled model with queued and lent requests',
     }
     expect((await c.chat('master', 'home-model')).status).toBe(200);
   });
+
+  it('a model renamed through PUT keeps its link (the link names its file, the local ID): still enrolled, served under the new name', async () => {
+    const res = await fetch(`${c.urls.gpu}/router/v1/console/model-configs/stay`, {
+      method: 'PUT', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ config: simText('stay-renamed', '2ms') }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await held(c.urls.gpu)).models.map((m) => m.model)).toContain('stay');
+    expect((await c.chat('gpu', 'stay-renamed')).status).toBe(200);
+    expect((await c.chat('gpu', 'stay-model')).status).toBe(404);
+    await eventually(async () => (await c.console<{ models: { id: string }[] }>('/router/v1/console/cluster/models')).models.some((m) => m.id === 'stay-renamed'), { what: 'the new name in the master\'s catalog' });
+    expect((await c.chat('master', 'stay-renamed')).status).toBe(200);
+  });
 });
