@@ -4,13 +4,14 @@
  * change event is missed; a file that does not parse (half-written, or edited into a mistake) keeps its last good
  * config in force and shows its error. Scans and API writes run one at a time.
  */
-import { accessSync, constants, existsSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { constants, existsSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
 import { ConfigError, parseModelConfig, type ModelConfig, type ModelConfigFile } from './config';
 import { removeDurably, writeDurably } from './config/durable-file';
-import { modelConfigYaml, modelFileStem, readModelConfigFolder, type ModelConfigIssue, type ModelConfigRead } from './config/model-config-files';
+import { ModelConfigReadCache, modelConfigYaml, modelFileStem, readModelConfigFolder, type ModelConfigIssue, type ModelConfigRead } from './config/model-config-files';
 import { RouterError, type ModelConfigEntry, type ModelConfigList, type ModelConfigRemoved, type ModelConfigWritten } from './contract';
 import { adapterFor, type BackendMode } from './engines';
 import { diffModelConfigs, type ModelRegistry } from './registry';
@@ -33,6 +34,10 @@ export interface ModelConfigFolderDeps {
   /** The set of configs in force changed: the catalog, links and the master follow. */
   changed(): void;
   rescanMs?: number;
+  /** The folder as start-up read it (`readModelConfigsAtStart`): its invalid files are logged and listed at once. */
+  initial?: ModelConfigRead[];
+  /** The parse cache start-up read the folder with. */
+  cache?: ModelConfigReadCache;
 }
 
 type Json = Record<string, unknown>;
@@ -40,35 +45,133 @@ type Json = Record<string, unknown>;
 const fieldError = (status: number, code: string, issue: ModelConfigIssue) =>
   new RouterError(status, code, `config.${issue.path}: ${issue.message}`, 'invalid_request_error', `config.${issue.path}`);
 
+/** Which folder is at `dir` now: its inode and birth time. */
+function folderIdentity(dir: string): string {
+  const st = statSync(dir);
+  return `${st.ino}:${st.birthtimeMs}`;
+}
+
+/** How long a weights file's check may take (a network folder that hangs): the config is refused meanwhile. */
+const WEIGHTS_CHECK_MS = 5_000;
+/** Weights checks under way, by path: a path that hangs has one check outstanding, not one per rescan. */
+const weightsChecks = new Map<string, Promise<ModelConfigIssue | null>>();
+
+/** Whether a weights file is a regular file this node can read, asked off the event loop and bounded in time. */
+function weightsIssue(path: string): Promise<ModelConfigIssue | null> {
+  let check = weightsChecks.get(path);
+  if (!check) {
+    check = (async (): Promise<ModelConfigIssue | null> => {
+      try {
+        if (!(await stat(path)).isFile()) return { path: 'model', message: `${path} is not a regular file` };
+        await access(path, constants.R_OK);
+        return null;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        return { path: 'model', message: `${path} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}` };
+      }
+    })().finally(() => weightsChecks.delete(path));
+    weightsChecks.set(path, check);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<ModelConfigIssue>((resolve) => {
+    timer = setTimeout(() => resolve({ path: 'model', message: `${path} did not answer within ${WEIGHTS_CHECK_MS / 1000} s (a network folder that hangs?)` }), WEIGHTS_CHECK_MS);
+    timer.unref();
+  });
+  return Promise.race([check, late]).finally(() => clearTimeout(timer));
+}
+
+/** What start-up would refuse in one model config beyond its schema: an engine it cannot launch, weights it cannot read. */
+async function modelIssue(config: ModelConfig, mode: BackendMode): Promise<ModelConfigIssue | null> {
+  try {
+    adapterFor(config, mode);
+  } catch (err) {
+    return { path: /`model`/.test((err as Error).message) ? 'model' : 'backend', message: (err as Error).message };
+  }
+  return config.model ? weightsIssue(config.model) : null;
+}
+
+/** Marks, in place, what a folder read cannot serve beyond a file's own parse: a second file of one stem, a model issue. */
+async function checkModelConfigs(read: ModelConfigRead[], mode: BackendMode): Promise<void> {
+  const stems = new Set<string>();
+  for (const r of read) {
+    // Two files of one stem (a.yaml, a.yml) would share a local ID: the second is refused.
+    if (stems.has(r.localId)) Object.assign(r, { config: null, error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` } });
+    stems.add(r.localId);
+  }
+  await Promise.all(read.map(async (r) => {
+    const issue = r.config ? await modelIssue(r.config, mode) : null;
+    if (issue) Object.assign(r, { config: null, error: issue });
+  }));
+}
+
+/**
+ * The models folder as start-up reads it: the configs it serves and every file as read. An invalid file is skipped
+ * (listed with its error, not served), so a mistake made by hand never stops the node; a folder that cannot be read
+ * does (ConfigError at `models.config_dir`).
+ */
+export async function readModelConfigsAtStart(dir: string, mode: BackendMode, cache?: ModelConfigReadCache): Promise<{ files: ModelConfigFile[]; read: ModelConfigRead[] }> {
+  if (!dir) return { files: [], read: [] };
+  let read: ModelConfigRead[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    read = readModelConfigFolder(dir, cache);
+  } catch (err) {
+    throw new ConfigError(`models.config_dir ${dir}: ${(err as Error).message}`);
+  }
+  await checkModelConfigs(read, mode);
+  return { files: read.flatMap((r) => (r.config ? [{ localId: r.localId, file: r.file, config: r.config }] : [])), read };
+}
+
 export class ModelConfigFolder {
   private readonly inForce = new Map<string, ModelConfigFile>();
   private read: ModelConfigRead[] = [];
+  private readonly cache: ModelConfigReadCache;
   /** Removals waiting for their running requests and engine. */
   private readonly removals = new Map<string, Promise<void>>();
   /** The error last logged per file, so a file that stays invalid is logged once. */
   private readonly reported = new Map<string, string>();
   private chain: Promise<unknown> = Promise.resolve();
   private watcher?: FSWatcher;
+  /** The folder the watch was made on (inode and birth time: a folder made again may get the same inode). */
+  private watchedIno?: string;
+  private watching = false;
   private timer?: NodeJS.Timeout;
   private debounce?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(private readonly deps: ModelConfigFolderDeps) {
     for (const r of deps.registry.all()) this.inForce.set(r.localId, { localId: r.localId, file: r.file, config: r.config });
+    this.read = deps.initial ?? [];
+    this.cache = deps.cache ?? new ModelConfigReadCache();
+    for (const r of this.read) this.report(r);
   }
 
   start(): void {
     const { dir } = this.deps;
     if (!dir) return;
+    this.watch();
+    this.timer = setInterval(() => void this.rescan(), this.deps.rescanMs ?? RESCAN_MS);
+    this.timer.unref();
+    void this.rescan();
+  }
+
+  /**
+   * Watches the models folder as it is now. A watch follows the folder it was made on: a folder deleted and made
+   * again (or replaced) is watched anew when a scan finds another one at the path.
+   */
+  private watch(): void {
+    const { dir } = this.deps;
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.watching = true;
     try {
+      // A folder that cannot be watched is not tried again until another folder is at the path.
+      this.watchedIno = folderIdentity(dir);
       this.watcher = watch(dir, { persistent: false }, () => this.soon());
       this.watcher.on('error', (err) => this.deps.log.warn(`models folder watch failed (the periodic rescan goes on): ${err.message}`));
     } catch (err) {
       this.deps.log.warn(`cannot watch the models folder ${dir} (the periodic rescan goes on): ${(err as Error).message}`);
     }
-    this.timer = setInterval(() => void this.rescan(), this.deps.rescanMs ?? RESCAN_MS);
-    this.timer.unref();
-    void this.rescan();
   }
 
   stop(): void {
@@ -102,23 +205,24 @@ export class ModelConfigFolder {
     if (!dir || this.stopped) return;
     let read: ModelConfigRead[];
     try {
-      read = readModelConfigFolder(dir);
+      read = readModelConfigFolder(dir, this.cache);
     } catch (err) {
       if (this.reported.get(dir) !== (err as Error).message) log.warn(`models folder ${dir} cannot be read: ${(err as Error).message}`);
       this.reported.set(dir, (err as Error).message);
       return;
     }
     this.reported.delete(dir);
-    const stems = new Set<string>();
-    for (const r of read) {
-      // Two files of one stem (a.yaml, a.yml) would share a local ID: the second is refused.
-      if (stems.has(r.localId)) Object.assign(r, { config: null, error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` } });
-      stems.add(r.localId);
-      if (r.config) {
-        const issue = this.modelIssue(r.config);
-        if (issue) Object.assign(r, { config: null, error: issue });
+    if (this.watching) {
+      let ino: string | undefined;
+      try {
+        ino = folderIdentity(dir);
+      } catch {
+        /* gone again: the next scan sees it */
       }
+      if (ino !== undefined && ino !== this.watchedIno) this.watch();
     }
+    await checkModelConfigs(read, this.deps.mode);
+    if (this.stopped) return;
     this.read = read;
     // A file written a moment ago by someone else may be half-written: it changes nothing until it has settled.
     const now = Date.now();
@@ -137,6 +241,8 @@ export class ModelConfigFolder {
       // The same local ID still being removed comes back once its engine has stopped.
       if (this.removals.has(f.localId)) continue;
       const modelHash = await this.hashOf(f);
+      // A node torn down meanwhile (a Settings restart) takes nothing in.
+      if (this.stopped) return;
       const was = this.inForce.get(f.localId);
       this.deps.registry.upsert(f, modelHash);
       const sup = { localId: f.localId, publicId: f.config.name, config: f.config };
@@ -192,25 +298,6 @@ export class ModelConfigFolder {
     }
   }
 
-  /** What start-up would refuse in one model config beyond its schema: an engine it cannot launch, weights it cannot read. */
-  private modelIssue(config: ModelConfig): ModelConfigIssue | null {
-    try {
-      adapterFor(config, this.deps.mode);
-    } catch (err) {
-      return { path: /`model`/.test((err as Error).message) ? 'model' : 'backend', message: (err as Error).message };
-    }
-    if (config.model) {
-      try {
-        if (!statSync(config.model).isFile()) return { path: 'model', message: `${config.model} is not a regular file` };
-        accessSync(config.model, constants.R_OK);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        return { path: 'model', message: `${config.model} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}` };
-      }
-    }
-    return null;
-  }
-
   /** The folder as last read, each file with its error and the config in force for it. */
   list(): ModelConfigList {
     const configs: ModelConfigEntry[] = this.read.map((r) => ({
@@ -235,7 +322,7 @@ export class ModelConfigFolder {
   }
 
   /** Validates a config body as start-up would, for the file `file`; a 400 names the first bad field. */
-  private validate(raw: Json, file: string): ModelConfig {
+  private async validate(raw: Json, file: string): Promise<ModelConfig> {
     let config: ModelConfig;
     try {
       config = parseModelConfig(raw, file, this.deps.dir);
@@ -243,7 +330,7 @@ export class ModelConfigFolder {
       if (!(err instanceof ConfigError)) throw err;
       throw fieldError(400, 'invalid_config', err.issues[0] ?? { path: '(root)', message: err.message });
     }
-    const issue = this.modelIssue(config);
+    const issue = await modelIssue(config, this.deps.mode);
     if (issue) throw fieldError(400, issue.path === 'model' ? 'model_not_readable' : 'invalid_config', issue);
     return config;
   }
@@ -258,8 +345,12 @@ export class ModelConfigFolder {
     throw new RouterError(404, 'model_config_not_found', `no model config '${name}' in ${this.deps.dir}`, 'invalid_request_error', 'name');
   }
 
+  /**
+   * Another file that has the model name `name`, or whose stem is `name`: the API finds a file by its stem first, so a
+   * model named after another file's stem could not be edited or removed by its name.
+   */
   private nameTaken(name: string, except?: string): ModelConfigRead | undefined {
-    return this.read.find((r) => r.localId !== except && (r.raw?.name === name || this.inForce.get(r.localId)?.config.name === name));
+    return this.read.find((r) => r.localId !== except && (r.localId === name || r.raw?.name === name || this.inForce.get(r.localId)?.config.name === name));
   }
 
   /** Writes a new config file `<dir>/<stem of its name>.yaml` and takes it in. */
@@ -271,9 +362,9 @@ export class ModelConfigFolder {
       const stem = name ? modelFileStem(name) : null;
       if (name && !stem) throw fieldError(400, 'invalid_config', { path: 'name', message: 'a model name with a path separator, ".." or NUL cannot name a file' });
       const file = join(dir, `${stem ?? 'model'}.yaml`);
-      const config = this.validate(raw, file);
+      const config = await this.validate(raw, file);
       const taken = this.nameTaken(config.name);
-      if (taken) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      if (taken) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`, 'invalid_request_error', 'config.name');
       if (this.read.some((r) => r.localId === stem) || existsSync(file) || existsSync(join(dir, `${stem}.yml`))) {
         throw new RouterError(409, 'model_config_exists', `the file ${file} exists`, 'invalid_request_error', 'config.name');
       }
@@ -290,10 +381,10 @@ export class ModelConfigFolder {
       this.folder();
       await this.scan();
       const entry = this.find(name);
-      const config = this.validate(raw, entry.file);
+      const config = await this.validate(raw, entry.file);
       const taken = this.nameTaken(config.name, entry.localId);
       const own = entry.raw?.name === config.name || this.inForce.get(entry.localId)?.config.name === config.name;
-      if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}' exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`, 'invalid_request_error', 'config.name');
       writeDurably(entry.file, modelConfigYaml(raw));
       this.deps.log.info({ modelConfig: entry.localId, file: entry.file }, `model config replaced from the console: ${entry.file}`);
       await this.scan(entry.file);

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
 import type { NodeConfig } from './config';
+import type { ModelConfigRead } from './config/model-config-files';
 import { adapterFor, type CliRef } from './engines';
 import { EXTERNAL_ENGINES, resolveEngineCommand } from './engines/binaries';
 import { engineFamilyCheck } from './runtime/engine-family-check';
@@ -15,9 +17,13 @@ import {
 /** Where a node publishes its runtime blob: the seed's key on a master or standalone node, a per-node key on a slave. */
 export const runtimeKeyFor = (config: NodeConfig) => (config.cluster.role === 'slave' ? `${RUNTIME_BLOB_KEY}:${config.cluster.node_id}` : RUNTIME_BLOB_KEY);
 
-/** Boot self-tests, in order (RT-6): store, disk, each engine's binary, the keyspace, the port. */
-export function bootChecks(config: NodeConfig, registry: ModelRegistry, cli: CliRef, keyspace: KeySpace, port: number): SelfTestCheck[] {
+/** Boot self-tests, in order (RT-6): store, disk, each model config the start skipped, each engine's binary, the keyspace, the port. */
+export function bootChecks(config: NodeConfig, registry: ModelRegistry, cli: CliRef, keyspace: KeySpace, port: number, refused: readonly ModelConfigRead[] = []): SelfTestCheck[] {
   const checks: SelfTestCheck[] = [storeWritableCheck(config.cluster.store_dir), freeSpaceCheck(config.cluster.store_dir)];
+  // A model config the start skipped: the node runs without it until the file is fixed.
+  for (const r of refused) {
+    checks.push({ name: `model config ${basename(r.file)}`, run: async () => ({ status: 'warn', detail: `${r.file} refused at ${r.error?.path}: ${r.error?.message}; not served until it is fixed` }) });
+  }
   const seen = new Set<string>();
   for (const rec of registry.all()) {
     const spec = adapterFor(rec.config, config.backend.mode).launch(rec.config, { host: '127.0.0.1', port: 0, localId: rec.localId, cli, resolveCommand: resolveEngineCommand });
@@ -50,8 +56,10 @@ export function servingConfigOf(registry: ModelRegistry, supervisor: Supervisor)
 /** Runs the boot diagnostics once, then publishes the blob on an interval (RT-1). */
 export async function startRuntimePublishing(opts: {
   config: NodeConfig; registry: ModelRegistry; supervisor: Supervisor; keyspace: KeySpace; cli: CliRef; port: number; version: string; startedAt: Date; log: FastifyBaseLogger;
+  /** Model config files the start skipped: each a warning. */
+  refusedModelConfigs?: readonly ModelConfigRead[];
 }): Promise<{ publisher: RuntimePublisher; selfTests: SelfTestResult[] }> {
-  const selfTests = await runSelfTests(bootChecks(opts.config, opts.registry, opts.cli, opts.keyspace, opts.port));
+  const selfTests = await runSelfTests(bootChecks(opts.config, opts.registry, opts.cli, opts.keyspace, opts.port, opts.refusedModelConfigs));
   for (const t of selfTests) if (t.status !== 'pass') opts.log.warn(`self-test ${t.name}: ${t.status}: ${t.detail}`);
   const publisher = new RuntimePublisher({
     keyspace: opts.keyspace,

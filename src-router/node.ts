@@ -19,7 +19,7 @@ import type { SettingsHost } from './http/settings-routes';
 import { gatherClusterLanes } from './cluster/lane-gather';
 import { runtimeStatus } from './cluster/runtime-status';
 import { SttScheduler } from './cluster/stt-scheduler';
-import { checkRole, clientApiKeys, ConfigError, loadModelConfigDir, MIN_CONSOLE_TOKEN_LENGTH, resolveWriteGates, type NodeConfig } from './config';
+import { checkRole, clientApiKeys, ConfigError, MIN_CONSOLE_TOKEN_LENGTH, resolveWriteGates, type NodeConfig } from './config';
 import { RouterError, type MasterSettings } from './contract';
 import type { ModelRef } from './lending/types';
 import type { CliRef } from './engines';
@@ -27,7 +27,8 @@ import { buildApp, ConsoleCodes } from './http';
 import { createKeySpace, type KeySpace } from './kv';
 import { refreshLinkWeights } from './lending/links';
 import { createGuardianWiring, type GuardianWiring } from './node-guardians';
-import { ModelConfigFolder } from './node-model-configs';
+import { ModelConfigReadCache } from './config/model-config-files';
+import { ModelConfigFolder, readModelConfigsAtStart } from './node-model-configs';
 import { createLendingWiring, type LendingWiring } from './node-lending';
 import { createRoutingWiring } from './node-routing';
 import { runtimeKeyFor, startRuntimePublishing } from './node-runtime';
@@ -122,7 +123,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   try {
     const analytics = (held.analytics = new AnalyticsStore(db, nodeId, { retentionMs: config.cluster.offload_decisions_retention, onError: (err) => logRef.warn(`analytics write failed: ${err.message}`) }));
     const clusterStore = new ClusterStore(db);
-    const registry = new ModelRegistry(loadModelConfigDir(config.models.config_dir));
+    // An invalid model config is skipped (listed with its error, logged, a self-test warning), not fatal.
+    const modelReadCache = new ModelConfigReadCache();
+    const modelsAtStart = await readModelConfigsAtStart(config.models.config_dir, config.backend.mode, modelReadCache);
+    const registry = new ModelRegistry(modelsAtStart.files);
     const catalog = new ClusterCatalog(clusterStore);
     const activity = new ActivityTracker();
     // UI-2: every request this node runs, listed on the Nodes page (enrolled models' from their router queues).
@@ -318,7 +322,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     lendingWiring.start();
     // The models folder is taken in while the node runs: the catalog, links and (on a slave) the master follow.
     modelFolder = new ModelConfigFolder({
-      dir: config.models.config_dir, registry, supervisor: sup, hashCache: new ModelHashCache(db), mode: config.backend.mode, log: app.log,
+      dir: config.models.config_dir, registry, supervisor: sup, hashCache: new ModelHashCache(db), mode: config.backend.mode, log: app.log, initial: modelsAtStart.read, cache: modelReadCache,
       changed: () => {
         refreshCatalog();
         const lending = lendingWiring?.lending;
@@ -336,7 +340,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     selfUrl = url;
     routing.start();
     let closing: Promise<void> | undefined;
-    void startRuntimePublishing({ config, registry, supervisor: sup, keyspace, cli, port: new URL(url).port ? Number(new URL(url).port) : config.server.port, version, startedAt, log: app.log })
+    void startRuntimePublishing({ config, registry, refusedModelConfigs: modelsAtStart.read.filter((r) => r.error), supervisor: sup, keyspace, cli, port: new URL(url).port ? Number(new URL(url).port) : config.server.port, version, startedAt, log: app.log })
       .then((r) => {
         if (closed) void r.publisher.stop();
         else publisher = r.publisher;

@@ -12,6 +12,8 @@ interface Member {
   lastSeen: number | null;
   lastError: string | null;
   polling: boolean;
+  /** A registration arrived while a poll was under way: that poll may have read the state before it, so poll again. */
+  again?: boolean;
 }
 
 export interface MembershipOptions {
@@ -70,8 +72,12 @@ export class Membership {
     await Promise.all([...this.members.values()].map((m) => this.poll(m)));
   }
 
-  private async poll(m: Member): Promise<void> {
-    if (m.polling || this.stopped) return;
+  private async poll(m: Member, registered = false): Promise<void> {
+    if (this.stopped) return;
+    if (m.polling) {
+      if (registered) m.again = true;
+      return;
+    }
     m.polling = true;
     try {
       const snapshot = await this.opts.client.snapshot(m.url);
@@ -80,6 +86,10 @@ export class Membership {
       if (!this.stopped) this.markUnhealthy(m, err instanceof RouterError ? err.message : (err as Error).message);
     } finally {
       m.polling = false;
+    }
+    if (m.again) {
+      m.again = false;
+      await this.poll(m);
     }
   }
 
@@ -104,7 +114,7 @@ export class Membership {
       void this.poll(m);
       throw new RouterError(409, 'registration_mismatch', `registration as '${snapshot.nodeId}' refused: ${m.url} reports node_id '${m.nodeId}'`);
     }
-    void this.poll(m);
+    void this.poll(m, true);
     return { masterId: this.opts.localNodeId };
   }
 

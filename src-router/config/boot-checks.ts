@@ -6,8 +6,8 @@
  */
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { ConfigError, clientApiKeys, loadModelConfigDir } from './load';
+import { dirname } from 'node:path';
+import { clientApiKeys } from './load';
 import type { NodeConfig } from './node-config';
 
 export interface BootIssue {
@@ -78,8 +78,8 @@ export function bindIssue(host: string, port: number): Promise<BootIssue | null>
 }
 
 /**
- * Every problem that would stop `config` from starting, by field: the models folder and its model configs, the
- * shared folder, the store folder, the API keys file, the listen address. `own` is where the running node listens:
+ * Every problem that would stop `config` from starting, by field: the models folder (an invalid model config in it is
+ * not one: the start skips that file and lists its error), the shared folder, the store folder, the API keys file, the listen address. `own` is where the running node listens:
  * that port (or port 0, which keeps it) counts as free.
  */
 export async function bootIssues(config: NodeConfig, own: OwnAddress): Promise<BootIssue[]> {
@@ -88,16 +88,6 @@ export async function bootIssues(config: NodeConfig, own: OwnAddress): Promise<B
   if (modelsDir) {
     const folder = readableFolder(modelsDir);
     if (folder) issues.push({ path: 'models.config_dir', message: `the models folder ${folder}` });
-    else {
-      try {
-        // A model config that is no regular file (a FIFO, a folder) would hang or fail the start's read.
-        const odd = readdirSync(modelsDir).filter((n) => /\.ya?ml$/i.test(n) && !statSync(join(modelsDir, n)).isFile());
-        if (odd.length) throw new ConfigError(`${join(modelsDir, odd[0])} is not a regular file`);
-        loadModelConfigDir(modelsDir);
-      } catch (err) {
-        issues.push({ path: 'models.config_dir', message: err instanceof ConfigError ? err.message : `a model config in ${modelsDir} ${reason(err)}` });
-      }
-    }
   }
   if (sharedDir) {
     const folder = readableFolder(sharedDir);

@@ -1,5 +1,5 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { nodeConfigSchema, type NodeConfig } from './node-config';
@@ -106,26 +106,5 @@ export function parseModelConfig(raw: unknown, source: string, baseDir: string):
   return config;
 }
 
-export function loadModelConfigFile(file: string): ModelConfigFile {
-  const path = resolve(file);
-  return { localId: basename(path, extname(path)), file: path, config: parseModelConfig(readYaml(path), path, dirname(path)) };
-}
-
 /** The names of model config files in the models folder. */
 export const MODEL_CONFIG_FILE = /\.ya?ml$/i;
-
-/** Every `*.yaml` / `*.yml` file in `dir`, in name order. A bad file fails start-up with its path. */
-export function loadModelConfigDir(dir: string): ModelConfigFile[] {
-  if (!dir) return [];
-  let names: string[];
-  try {
-    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
-    names = readdirSync(dir);
-  } catch (err) {
-    throw new ConfigError(`models.config_dir ${dir}: ${(err as Error).message}`);
-  }
-  return names
-    .filter((n) => MODEL_CONFIG_FILE.test(n))
-    .sort()
-    .map((n) => loadModelConfigFile(join(dir, n)));
-}

@@ -51,29 +51,66 @@ export function parseModelConfigText(text: string, file: string): Pick<ModelConf
   }
 }
 
+/**
+ * What was parsed of each file, by the file's identity (modification and change time, size, inode): a rescan parses
+ * only the files that changed since, so its cost is one stat per file. Files no longer listed leave it.
+ */
+export class ModelConfigReadCache {
+  private readonly byFile = new Map<string, { key: string; parsed: Pick<ModelConfigRead, 'raw' | 'config' | 'error'> }>();
+
+  get size(): number {
+    return this.byFile.size;
+  }
+
+  get(file: string, key: string): Pick<ModelConfigRead, 'raw' | 'config' | 'error'> | undefined {
+    const hit = this.byFile.get(file);
+    return hit?.key === key ? hit.parsed : undefined;
+  }
+
+  set(file: string, key: string, parsed: Pick<ModelConfigRead, 'raw' | 'config' | 'error'>): void {
+    this.byFile.set(file, { key, parsed });
+  }
+
+  /** Keeps only the entries of `files`. */
+  keep(files: ReadonlySet<string>): void {
+    for (const f of this.byFile.keys()) if (!files.has(f)) this.byFile.delete(f);
+  }
+}
+
 /** Reads one config file: a regular file of bounded size (a FIFO would block the read, a device never end it). */
-export function readModelConfigFile(file: string): ModelConfigRead {
+export function readModelConfigFile(file: string, cache?: ModelConfigReadCache): ModelConfigRead {
   const localId = basename(file, extname(file));
   let text: string;
   let mtimeMs = 0;
+  let key = '';
   try {
     const st = statSync(file);
     mtimeMs = st.mtimeMs;
     if (!st.isFile()) throw new Error('not a regular file');
     if (st.size > MODEL_CONFIG_MAX_BYTES) throw new Error(`larger than ${MODEL_CONFIG_MAX_BYTES / 1024} KiB`);
+    key = `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`;
+    const hit = cache?.get(file, key);
+    if (hit) return { localId, file, ...hit, mtimeMs };
     text = readFileSync(file, 'utf8');
   } catch (err) {
     return { localId, file, raw: null, config: null, error: { path: '(file)', message: `cannot read ${file}: ${(err as Error).message}` }, mtimeMs };
   }
-  return { localId, file, ...parseModelConfigText(text, file), mtimeMs };
+  const parsed = parseModelConfigText(text, file);
+  cache?.set(file, key, parsed);
+  return { localId, file, ...parsed, mtimeMs };
 }
 
-/** Every model config file of `dir`, in name order, each parsed or with its error; a folder that cannot be listed throws. */
-export function readModelConfigFolder(dir: string): ModelConfigRead[] {
-  return readdirSync(dir)
+/**
+ * Every model config file of `dir`, in name order, each parsed or with its error (a new object each call, its parsed
+ * config from `cache` when the file did not change); a folder that cannot be listed throws.
+ */
+export function readModelConfigFolder(dir: string, cache?: ModelConfigReadCache): ModelConfigRead[] {
+  const files = readdirSync(dir)
     .filter((n) => MODEL_CONFIG_FILE.test(n))
     .sort()
-    .map((n) => readModelConfigFile(join(dir, n)));
+    .map((n) => join(dir, n));
+  cache?.keep(new Set(files));
+  return files.map((f) => readModelConfigFile(f, cache));
 }
 
 /**

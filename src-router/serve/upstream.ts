@@ -68,6 +68,10 @@ export async function openLocal(supervisor: Supervisor, target: Target, p: Reque
       const reason = (p.acquireSignal.reason as Error | undefined)?.message === 'withdrawn' ? 'withdrawn' : 'own_work_arrived';
       throw new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`, 'invalid_request_error', null, { reason });
     }
+    // A borrowed request whose model was removed here before it started: its owner runs it (no link covers it now).
+    if (p.acquireSignal && !p.client.aborted && !supervisor.has(target.localId)) {
+      throw new RouterError(409, 'offload_returned', 'borrowed request handed back to its owner (no_link: the model was removed from this node)', 'invalid_request_error', null, { reason: 'no_link' });
+    }
     throw err;
   });
   if (p.onClaimed?.() === false) {

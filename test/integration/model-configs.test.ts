@@ -99,6 +99,25 @@ describe('issue #28 items 1 and 2: model configs through the console API, taken 
     expect(files()).toEqual(['base.yaml']);
   });
 
+  it('a non-operator cannot write an engine command (llama-server running /bin/sh -c …): POST, PUT, DELETE and the proxy\'s local path are refused, nothing is written or run', async () => {
+    const marker = join(node.dir, 'pwned');
+    const shell = { name: 'shell-model', backend: 'llama-server', model: join(modelsDir, 'base.yaml'), command: `/bin/sh -c "touch ${marker}" \${PORT}` };
+    const tries = [
+      await api('', { method: 'POST', body: { config: shell } }, TEST_CONSOLE_TOKEN),
+      await api('/base', { method: 'PUT', body: { config: { ...shell, name: 'base-model' } } }, TEST_CONSOLE_TOKEN),
+      await api('/base', { method: 'DELETE' }, TEST_CONSOLE_TOKEN),
+      await call(node.url, '/router/v1/console/clusters/local/console/model-configs', TEST_CONSOLE_TOKEN, { method: 'POST', body: { config: shell } }),
+      await call(node.url, '/router/v1/console/clusters/local/console/model-configs/base', TEST_CONSOLE_TOKEN, { method: 'PUT', body: { config: { ...shell, name: 'base-model' } } }),
+    ];
+    for (const t of tries) {
+      expect(t.status, JSON.stringify(t.body)).toBe(403);
+      expect(t.body.error.code).toBe('not_an_operator');
+    }
+    expect(files()).toEqual(['base.yaml']);
+    expect(parseYaml(readFileSync(join(modelsDir, 'base.yaml'), 'utf8'))).toMatchObject({ name: 'base-model', backend: 'sim' });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('creates a config that serves requests at once, without a restart', async () => {
     const res = await api('', { method: 'POST', body: { config: simText('added:model-v1', '2ms') } });
     expect(res.status).toBe(201);

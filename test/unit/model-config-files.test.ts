@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { modelConfigYaml, modelFileStem, parseModelConfigText, readModelConfigFolder, MODEL_CONFIG_MAX_BYTES } from '../../src-router/config/model-config-files';
+import { modelConfigYaml, modelFileStem, parseModelConfigText, readModelConfigFolder, ModelConfigReadCache, MODEL_CONFIG_MAX_BYTES } from '../../src-router/config/model-config-files';
 import { parseModelConfig, type ModelConfigFile } from '../../src-router/config';
 import { diffModelConfigs } from '../../src-router/registry';
 
@@ -70,6 +70,30 @@ describe('the models folder as read', () => {
     writeFileSync(join(dir, 'notes.txt'), 'not a config');
     const read = readModelConfigFolder(dir);
     expect(read.map((r) => [r.localId, r.error?.path ?? null])).toEqual([['a', 'contextsize'], ['b', null], ['c', '(file)']]);
+  });
+
+  it('issue #28: a rescan of a large folder parses only the files that changed since the last read (the cost of a rescan is a stat per file)', () => {
+    const big = mkdtempSync(join(tmpdir(), 'routerdesk-model-folder-big-'));
+    try {
+      for (let i = 0; i < 2_000; i++) writeFileSync(join(big, `m${String(i).padStart(4, '0')}.yaml`), `name: m${i}\nbackend: sim\n`);
+      const cache = new ModelConfigReadCache();
+      const first = readModelConfigFolder(big, cache);
+      expect(first).toHaveLength(2_000);
+      const again = readModelConfigFolder(big, cache);
+      // The parsed config of an unchanged file is the one read before (not parsed again), each read a fresh entry.
+      expect(again.every((r, i) => r.config === first[i].config && r !== first[i])).toBe(true);
+      writeFileSync(join(big, 'm0007.yaml'), 'name: m7\nbackend: sim\ncontextsize: 1024\n');
+      const changed = readModelConfigFolder(big, cache);
+      expect(changed[7].config).not.toBe(first[7].config);
+      expect(changed[7].config?.contextsize).toBe(1024);
+      expect(changed[8].config).toBe(first[8].config);
+      // A file removed leaves the cache.
+      rmSync(join(big, 'm0009.yaml'));
+      expect(readModelConfigFolder(big, cache)).toHaveLength(1_999);
+      expect(cache.size).toBe(1_999);
+    } finally {
+      rmSync(big, { recursive: true, force: true });
+    }
   });
 });
 
