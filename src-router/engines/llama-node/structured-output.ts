@@ -8,6 +8,7 @@
  *   whether to call, and a call's parameters are generated under the function's schema.
  */
 import { randomUUID } from 'node:crypto';
+import { boundJsonNumbers, boundSchemaNumbers } from './bounded-numbers';
 import type { ChatModelFunctions, GbnfJsonSchema, Llama, LlamaGrammar } from './llama-api';
 import { EngineHttpError, type ChatRequest, type ChatTool } from './openai-requests';
 
@@ -64,11 +65,20 @@ export function nativeFunctions(tools: ChatTool[]): ChatModelFunctions {
   return Object.fromEntries(tools.map((t) => [t.function.name, { ...(t.function.description ? { description: t.function.description } : {}), params: params(t) }]));
 }
 
-/** The grammar a plan needs, if any; a schema node-llama-cpp cannot turn into a grammar is the client's 400. */
+/** node-llama-cpp's grammar with its number rules bounded (`rewrite`), the same triggers and trimming. */
+async function bounded(llama: Llama, made: LlamaGrammar, rewrite: (gbnf: string) => string): Promise<LlamaGrammar> {
+  return llama.createGrammar({ grammar: rewrite(made.grammar), stopGenerationTriggers: made.stopGenerationTriggers, trimWhitespaceSuffix: made.trimWhitespaceSuffix });
+}
+
+/**
+ * The grammar a plan needs, if any, its numbers bounded so that a finished answer's integers are safe integers and
+ * its numbers finite; a schema node-llama-cpp cannot turn into a grammar is the client's 400.
+ */
 export async function grammarFor(llama: Llama, plan: OutputPlan): Promise<LlamaGrammar | undefined> {
   try {
-    if (plan.kind === 'json') return plan.schema ? await llama.createGrammarForJsonSchema(plan.schema) : await llama.getGrammarFor('json');
-    if (plan.kind === 'call') return await llama.createGrammarForJsonSchema(callSchema(plan.tools));
+    if (plan.kind === 'json' && !plan.schema) return await bounded(llama, await llama.getGrammarFor('json'), boundJsonNumbers);
+    const schema = plan.kind === 'json' ? plan.schema : plan.kind === 'call' ? callSchema(plan.tools) : undefined;
+    if (schema) return await bounded(llama, await llama.createGrammarForJsonSchema(schema), boundSchemaNumbers);
     return undefined;
   } catch (err) {
     const where = plan.kind === 'call' ? 'tools: a function\'s parameters' : 'response_format: the schema';
