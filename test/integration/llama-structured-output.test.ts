@@ -27,7 +27,8 @@ const answerSchema = {
   additionalProperties: false,
 } as const;
 
-// Numbers of every kind the grammar makes, nested and in arrays; no strings, so every answer ends within max_tokens.
+// Numbers of every kind the grammar makes, nested, in arrays and among alternatives; no strings, so every answer ends
+// within max_tokens.
 const numbersSchema = {
   type: 'object',
   properties: {
@@ -41,8 +42,9 @@ const numbersSchema = {
       additionalProperties: false,
     },
     values: { type: 'array', items: { type: ['number', 'null'] }, maxItems: 4 },
+    either: { anyOf: [{ type: 'integer' }, { type: 'boolean' }] },
   },
-  required: ['a', 'b', 'pick', 'inner', 'values'],
+  required: ['a', 'b', 'pick', 'inner', 'values', 'either'],
   additionalProperties: false,
 } as const;
 const oneInteger = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false } as const;

@@ -65,6 +65,18 @@ export function nativeFunctions(tools: ChatTool[]): ChatModelFunctions {
   return Object.fromEntries(tools.map((t) => [t.function.name, { ...(t.function.description ? { description: t.function.description } : {}), params: params(t) }]));
 }
 
+/**
+ * The schema as node-llama-cpp's grammar maker reads it: `anyOf`, which it does not know (it would generate `null`),
+ * becomes `oneOf`, which it generates as the same alternation; every other keyword is kept, at any depth.
+ */
+export function grammarSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(grammarSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k] = k === 'enum' || k === 'const' ? v : grammarSchema(v);
+  return out;
+}
+
 /** node-llama-cpp's grammar with its number rules bounded (`rewrite`), the same triggers and trimming. */
 async function bounded(llama: Llama, made: LlamaGrammar, rewrite: (gbnf: string) => string): Promise<LlamaGrammar> {
   return llama.createGrammar({ grammar: rewrite(made.grammar), stopGenerationTriggers: made.stopGenerationTriggers, trimWhitespaceSuffix: made.trimWhitespaceSuffix });
@@ -78,7 +90,7 @@ export async function grammarFor(llama: Llama, plan: OutputPlan): Promise<LlamaG
   try {
     if (plan.kind === 'json' && !plan.schema) return await bounded(llama, await llama.getGrammarFor('json'), boundJsonNumbers);
     const schema = plan.kind === 'json' ? plan.schema : plan.kind === 'call' ? callSchema(plan.tools) : undefined;
-    if (schema) return await bounded(llama, await llama.createGrammarForJsonSchema(schema), boundSchemaNumbers);
+    if (schema) return await bounded(llama, await llama.createGrammarForJsonSchema(grammarSchema(schema) as GbnfJsonSchema), boundSchemaNumbers);
     return undefined;
   } catch (err) {
     const where = plan.kind === 'call' ? 'tools: a function\'s parameters' : 'response_format: the schema';
