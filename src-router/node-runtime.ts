@@ -3,6 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
 import type { NodeConfig } from './config';
 import { adapterFor, type CliRef } from './engines';
+import { EXTERNAL_ENGINES } from './engines/binaries';
+import { engineFamilyCheck } from './runtime/engine-family-check';
 import { type KeySpace, redactRedisUrl } from './kv';
 import type { ModelRegistry } from './registry';
 import {
@@ -26,7 +28,9 @@ export function bootChecks(config: NodeConfig, registry: ModelRegistry, cli: Cli
     checks.push(
       builtin
         ? { name: `engine ${rec.config.backend} (built in)`, run: async () => (existsSync(cli.script) ? { status: 'pass', detail: `${cli.script}` } : { status: 'fail', detail: `${cli.script} missing: run npm run build` }) }
-        : engineBinaryCheck(spec.command, { name: `engine ${rec.config.backend} binary` }),
+        : rec.config.backend in EXTERNAL_ENGINES
+          ? engineFamilyCheck(rec.config.backend as keyof typeof EXTERNAL_ENGINES, spec.command)
+          : engineBinaryCheck(spec.command, { name: `engine ${rec.config.backend} binary` }),
     );
   }
   checks.push(keyspaceReachableCheck(keyspace, { label: config.redis.url ? redactRedisUrl(config.redis.url) : 'embedded' }));

@@ -1,6 +1,6 @@
 /**
  * lending-scenarios: lending proven scenario by scenario on real node processes (a master, an owner slave and a
- * helper slave; sim engines, and the built-in llama.cpp engine for `real-engines`). Each scenario starts its own
+ * helper slave; sim engines, and for `real-engines` the built-in llama.cpp engine and llama-server, one row each). Each scenario starts its own
  * cluster, warms it so that every fit and load is measured by the nodes themselves, runs bursts without the link
  * (the no-lending baseline) and with it, and compares the makespan with the exact optimum: the best split of the
  * burst's discrete jobs over owner and helper from the nodes' own measured per-job and load costs and the depth-2
@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from 'node:http';
 import type { ModelConfigInput } from '../config';
+import { decideEngine, locateEngine } from '../engines/binaries';
 import { writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import { keepAliveAgent } from './http-client';
 import { optimalSplit, type JobCosts } from './lending-optimum';
@@ -320,13 +321,46 @@ export const lendingScenarios: Benchmark = {
     for (const s of burstScenarios) if (wanted(s.name)) rows.push(await runBurstScenario(s, o, reps));
     if (wanted('helper-busy')) rows.push(await helperBusy(o, reps));
     if (wanted('cold-start')) rows.push(await coldStart(o));
-    if (wanted('real-engines')) rows.push(await realEngines(o, reps, o.quick ? 12 : 24));
+    if (wanted('real-engines')) {
+      rows.push(await realEngines(o, reps, o.quick ? 12 : 24, 'llama-node'));
+      rows.push(await realEngines(o, reps, o.quick ? 12 : 24, 'llama-server'));
+    }
     return report(rows);
   },
 };
 
-/** real-engines: two built-in llama.cpp models of different sizes (generated GGUFs), the bigger one on the owner. */
-async function realEngines(o: BenchOptions, reps: number, k: number): Promise<ScenarioRow> {
+type RealEngine = 'llama-node' | 'llama-server';
+
+/**
+ * The model config of one side of real-engines. llama-server runs from PATH or the engines cache, one thread like the
+ * built-in engine, without `--jinja` (random weights would fail the template's answer format now and then).
+ */
+function realModel(engine: RealEngine, name: string, model: string): ModelConfigInput {
+  if (engine === 'llama-node') return llama(name, model);
+  return {
+    name, backend: 'llama-server', model, capabilities: ['text'], contextsize: 512, parallel: 1,
+    command: 'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL} --metrics --slots -t 1',
+  };
+}
+
+/** The row of a real-engines run that could not start: what is missing and the command that gets it. */
+function notRunRow(engine: RealEngine, why: string): ScenarioRow {
+  return {
+    benchmark: 'lending-scenarios', scenario: 'real-engines', engine, makespan_ms: null, p95_ms: null, optimum_ms: null, no_lending_ms: null,
+    ratio_optimum: null, ratio_no_lending: null, target: `not run: ${why}`, meets: false, not_run: why,
+  };
+}
+
+/** real-engines: two real llama.cpp engines of one kind, models of different sizes (generated GGUFs), the bigger one on the owner. */
+async function realEngines(o: BenchOptions, reps: number, k: number, engine: RealEngine): Promise<ScenarioRow> {
+  if (engine === 'llama-server') {
+    const found = decideEngine('llama-server', locateEngine('llama-server'), null);
+    if (!found.available) {
+      o.log(`real-engines on llama-server: not run: ${found.reason}; run ${found.how_to_get}`);
+      return notRunRow(engine, `${found.reason}: run ${found.how_to_get}`);
+    }
+    o.log(`real-engines on llama-server: ${found.path}`);
+  }
   const scope = new BenchScope();
   try {
     const { big, small } = await ggufPair(scope);
@@ -334,13 +368,13 @@ async function realEngines(o: BenchOptions, reps: number, k: number): Promise<Sc
       name: 'real-engines', ownerModel: 'llama-a', tokens: Array(k).fill(96), helperHolds: null, target: { against: 'optimum', max: 1.15 },
       extra: { temperature: 0 }, costs: 'contended',
       // Both engines saturate a core each on this 2-core machine: niceness 10 keeps the nodes' relays responsive.
-      trio: { owner: { a: llama('llama-a', big) }, helper: { b: llama('llama-b', small) }, backend: { engine_nice: 10 } }, link: { owner: 'a', helper: 'b' },
+      trio: { owner: { a: realModel(engine, 'llama-a', big) }, helper: { b: realModel(engine, 'llama-b', small) }, backend: { engine_nice: 10 } }, link: { owner: 'a', helper: 'b' },
       warm: async (t, agent) => {
         await sequential(t.owner, agent, bodies('llama-a', 4, [96]).map((b) => ({ ...b, temperature: 0 })));
         await sequential(t.helper, agent, bodies('llama-b', 4, [96]).map((b) => ({ ...b, temperature: 0 })));
       },
     };
-    return await runBurstScenario(s, o, reps);
+    return { ...(await runBurstScenario(s, o, reps)), engine };
   } finally {
     await scope.close();
   }
@@ -353,9 +387,9 @@ function report(rows: ScenarioRow[]): BenchResult {
       title: 'lending-scenarios: bursts to an owner on real nodes, with the link against without it and against the exact optimum',
       columns: ['scenario', 'makespan ms', 'p95 ms', 'optimum ms', 'no lending ms', '÷ optimum', '÷ no lending', 'lent / burst', 'target', 'meets'],
       rows: rows.map((r) => [
-        r.scenario, ms(r.makespan_ms), ms(r.p95_ms), ms(r.optimum_ms), ms(r.no_lending_ms), formatRatio(r.ratio_optimum), formatRatio(r.ratio_no_lending),
+        r.engine ? `${r.scenario} (${r.engine})` : r.scenario, ms(r.makespan_ms), ms(r.p95_ms), ms(r.optimum_ms), ms(r.no_lending_ms), formatRatio(r.ratio_optimum), formatRatio(r.ratio_no_lending),
         typeof r.lent_per_burst === 'number' ? formatNumber(r.lent_per_burst, 1) : r.scenario === 'cold-start' ? `${r.requests_before_lease ?? '—'} own / ${r.answered_before_lease ?? '—'} answered before the lease` : null,
-        r.target, r.meets ? 'yes' : 'NO',
+        r.target, r.not_run ? 'not run' : r.meets ? 'yes' : 'NO',
       ]),
       notes: [
         'optimum: the best split of the burst\'s jobs over owner and helper, from the per-job fits and load times the nodes measured themselves;',
@@ -365,8 +399,8 @@ function report(rows: ScenarioRow[]): BenchResult {
       ],
     }],
     summary: rows.map((r) => ({
-      benchmark: 'lending-scenarios', measure: `${r.scenario}: ${r.target}`,
-      value: `${r.meets ? 'meets' : 'MISSES'}${r.scenario === 'cold-start' ? ` (${r.requests_before_lease ?? '—'} requests)` : ''}`,
+      benchmark: 'lending-scenarios', measure: `${r.engine ? `${r.scenario} (${r.engine})` : r.scenario}: ${r.target}`,
+      value: `${r.not_run ? 'not run' : r.meets ? 'meets' : 'MISSES'}${r.scenario === 'cold-start' ? ` (${r.requests_before_lease ?? '—'} requests)` : ''}`,
       ratio: r.scenario === 'cold-start' ? null : r.target.includes('optimum') ? r.ratio_optimum : r.ratio_no_lending,
       against: r.scenario === 'cold-start' ? '—' : r.target.includes('optimum') ? 'exact optimum' : 'no lending',
     })),

@@ -6,18 +6,48 @@ import { stringify } from 'yaml';
 import { withoutNodeVariables } from '../backends/engine-env';
 import type { ModelConfigInput, NodeConfig } from '../config';
 import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
+import { locateEngine } from '../engines/binaries';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
+import { describeTinyWhisper, writeTinyWhisperModel } from '../engines/whisper-model/writer';
 import { busyPortFallback, NodeHost } from '../node-host';
 import { DEFAULT_SERVE_DIR } from '../paths';
 import { StoreLockedError } from '../store';
 import { stopOnSignals } from './node-command';
 
-/** The models `serve` sets up on first run: a real tiny llama.cpp model, and sim image and transcription models. */
+/**
+ * The models `serve` sets up on first run: a real tiny llama.cpp model, a sim image model, and for transcription the
+ * real whisper-server on a generated tiny model when one is on PATH or built (`routerdesk engines build`), else the sim.
+ */
 export const SERVE_MODELS: Record<string, ModelConfigInput> = {
   'tiny-chat': { name: 'tiny-chat', backend: 'llama-node', capabilities: ['text', 'embedding'], model: '../weights/tiny-chat.gguf', contextsize: 512, parallel: 1, llama_node: { threads: 1 } },
   'sim-image': { name: 'sim-image', backend: 'sim', capabilities: ['image'], engine: 'clutch-layers', sim: { load_time: '300ms', step_time: '20ms' } },
   'sim-whisper': { name: 'sim-whisper', backend: 'sim', capabilities: ['transcription'], engine: 'clutch-layers', sim: { load_time: '300ms', audio_time_per_second: '50ms' } },
 };
+
+/** The transcription model `serve` writes in sim-whisper's place when whisper-server is found. */
+export const SERVE_WHISPER_MODEL: ModelConfigInput = { name: 'tiny-whisper', backend: 'whisper-server', capabilities: ['transcription'], model: '../weights/tiny-whisper.bin' };
+const TINY_WHISPER_WEIGHTS = 'tiny-whisper.bin';
+
+/** The first-run model files: sim-whisper's place goes to whisper-server when `whisperServer` is found. */
+export function serveModels(whisperServer: boolean): Record<string, ModelConfigInput> {
+  if (!whisperServer) return SERVE_MODELS;
+  const { 'sim-whisper': _sim, ...rest } = SERVE_MODELS;
+  return { ...rest, 'tiny-whisper': SERVE_WHISPER_MODEL };
+}
+
+/** One line for the startup output: what transcription runs on here, and how to get the real engine when it is the sim. */
+function transcriptionLine(modelsDir: string): string {
+  if (existsSync(join(modelsDir, 'tiny-whisper.yaml'))) {
+    const found = locateEngine('whisper-server');
+    return found ? `tiny-whisper on whisper-server ${found.path}` : 'tiny-whisper on whisper-server, which is not found now: run routerdesk engines build --only whisper-server';
+  }
+  if (existsSync(join(modelsDir, 'sim-whisper.yaml'))) {
+    return locateEngine('whisper-server')
+      ? 'sim-whisper (the sim; whisper-server is available now: remove models/ to have serve set it up)'
+      : 'sim-whisper (the sim; for the real whisper-server run routerdesk engines build --only whisper-server)';
+  }
+  return 'as configured in models/';
+}
 
 /** Writes the embedded defaults into `dir` where missing (never overwrites what an operator edited); returns the node config path. */
 export async function prepareServeDir(dir: string, port: number): Promise<string> {
@@ -30,7 +60,13 @@ export async function prepareServeDir(dir: string, port: number): Promise<string
   const modelsDir = join(dir, 'models');
   if (!existsSync(modelsDir)) {
     mkdirSync(modelsDir, { recursive: true });
-    for (const [file, config] of Object.entries(SERVE_MODELS)) writeFileSync(join(modelsDir, `${file}.yaml`), stringify(config));
+    for (const [file, config] of Object.entries(serveModels(locateEngine('whisper-server') !== null))) writeFileSync(join(modelsDir, `${file}.yaml`), stringify(config));
+  }
+  // The generated whisper model is written whenever the config uses it and it is missing.
+  const whisperWeights = join(dir, 'weights', TINY_WHISPER_WEIGHTS);
+  if (existsSync(join(modelsDir, 'tiny-whisper.yaml')) && !existsSync(whisperWeights)) {
+    mkdirSync(join(dir, 'weights'), { recursive: true });
+    process.stdout.write(`${describeTinyWhisper(await writeTinyWhisperModel(whisperWeights, { seed: 1 }))}\n`);
   }
   const configFile = join(dir, 'node.yaml');
   writeNodeConfigIfMissing(configFile, defaultNodeConfig(port), '# Routerdesk node config written by `npm run serve`; edit freely (schema: resources/schema/node-config.schema.json)\n');
@@ -74,7 +110,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const more = process.stdin.isTTY ? '; press Enter for a new link' : '';
   process.stdout.write(
     `\nRouterdesk is serving (${node.config.cluster.role}, config ${configFile})\n  UI:      ${printed()}  (opens the console once, within ${PRINTED_CODE_TTL_MS / 60_000} minutes${more})\n` +
-      `  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n`,
+      `  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n` +
+      `  speech:  ${transcriptionLine(join(dir, 'models'))}\n`,
   );
   if (process.stdin.isTTY) {
     process.stdin.on('data', () => process.stdout.write(`  UI:      ${printed()}\n`));

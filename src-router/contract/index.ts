@@ -19,3 +19,4 @@ export * from './timeline';
 export * from './answer-facts';
 export * from './peer-read';
 export * from './master-settings';
+export * from './engines';

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { consoleSessionRequestSchema, type ConsoleCode, type ConsoleModelList, type ConsoleSession } from '../contract';
+import { consoleSessionRequestSchema, enginesAnswerSchema, type ConsoleCode, type ConsoleModelList, type ConsoleSession, type EnginesAnswer } from '../contract';
+import { describeEngines } from '../engines/binaries';
 import type { HttpDeps } from './deps';
 import { authThrottle, requireToken } from './auth';
 import { clientKey } from './auth-throttle';
@@ -69,6 +70,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.get('/router/v1/console/lanes', async () => ({ lanes: deps.supervisor.laneStatus() }));
 
     scope.get('/router/v1/console/cluster/lanes', async () => deps.clusterLanes());
+
+    // Which binary each engine family runs on this node (PATH, then the engines cache), probed at most every few seconds.
+    scope.get('/router/v1/console/engines', async (): Promise<EnginesAnswer> => enginesAnswerSchema.parse({ engines: await describeEngines() }));
 
     scope.get<{ Params: { localId: string }; Querystring: { lines?: string } }>('/router/v1/console/models/:localId/logs', async (request) => {
       const rec = deps.registry.byLocalId(request.params.localId);

@@ -6,18 +6,22 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
 import { CLI, tempDir, wavFile, pidAlive } from '../support/node-harness';
+import { REAL_ENGINES_TIMEOUT_MS, realWhisperServer } from '../support/real-engines';
 
 // The README's first command: `npm run serve` is `routerdesk serve` on the embedded defaults. This starts it for real
 // and checks what the issue promises: chat (streamed and not) and embeddings from the real llama.cpp engine,
-// an image and a transcription from the sim engine, public model IDs everywhere, from the openai and ollama clients.
+// an image from the sim engine, a transcription from the real whisper-server (built by `routerdesk engines build`, on
+// the tiny model serve generates), public model IDs everywhere, from the openai and ollama clients.
 describe('routerdesk serve', () => {
   let proc: ChildProcess;
   let out = '';
   let url = '';
   let link = '';
   const dir = tempDir('routerdesk-serve-');
+  let whisperServer = '';
 
   beforeAll(async () => {
+    whisperServer = (await realWhisperServer()).whisperServer;
     const port = await freePort();
     proc = spawn(process.execPath, [CLI, 'serve', '--dir', dir, '--port', String(port), '--no-open'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn' } });
     proc.stdout!.on('data', (d) => (out += d));
@@ -34,7 +38,7 @@ describe('routerdesk serve', () => {
       proc.on('exit', (code) => reject(new Error(`serve exited ${code}:\n${out}`)));
     });
     url = new URL(link).origin;
-  });
+  }, REAL_ENGINES_TIMEOUT_MS);
 
   afterAll(async () => {
     if (proc && proc.exitCode === null) {
@@ -45,9 +49,14 @@ describe('routerdesk serve', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('writes the embedded defaults: a generated GGUF, model configs, a node config, a store', () => {
+  it('writes the embedded defaults: a generated GGUF and whisper model, model configs, a node config, a store', () => {
     expect(readFileSync(join(dir, 'weights', 'tiny-chat.gguf')).subarray(0, 4).toString()).toBe('GGUF');
+    expect(readFileSync(join(dir, 'weights', 'tiny-whisper.bin')).readUInt32LE(0)).toBe(0x67676d6c);
     expect(existsSync(join(dir, 'models', 'tiny-chat.yaml'))).toBe(true);
+    // whisper-server is built, so it takes the sim's place for transcription, and serve says so.
+    expect(readFileSync(join(dir, 'models', 'tiny-whisper.yaml'), 'utf8')).toMatch(/backend: whisper-server/);
+    expect(existsSync(join(dir, 'models', 'sim-whisper.yaml'))).toBe(false);
+    expect(out).toContain(`speech:  tiny-whisper on whisper-server ${whisperServer}`);
     expect(readFileSync(join(dir, 'node.yaml'), 'utf8')).toMatch(/role: standalone/);
     expect(existsSync(join(dir, 'store', 'router.db'))).toBe(true);
     expect(link).toMatch(/\/\?code=[\w-]{20,}$/);
@@ -76,13 +85,13 @@ describe('routerdesk serve', () => {
     expect(emb.data[0].embedding.some((x) => x !== 0)).toBe(true);
   });
 
-  it('answers the openai client from the sim engine: image and transcription', async () => {
-    const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  it('answers the openai client: an image from the sim engine, a transcription from whisper-server', async () => {
+    const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120_000 });
     const img = await openai.images.generate({ model: 'sim-image', prompt: 'a cat', size: '256x256' });
     expect(img.data![0].b64_json!.length).toBeGreaterThan(50);
-    const t = await openai.audio.transcriptions.create({ model: 'sim-whisper', file: await toFile(wavFile(1), 'a.wav') });
-    expect(t.text.length).toBeGreaterThan(0);
-  });
+    const t = await openai.audio.transcriptions.create({ model: 'tiny-whisper', file: await toFile(wavFile(1), 'a.wav') });
+    expect(typeof t.text).toBe('string');
+  }, 120_000);
 
   it('answers the ollama client: chat (streamed and not) and embed', async () => {
     const ollama = new Ollama({ host: url });
@@ -105,7 +114,7 @@ describe('routerdesk serve', () => {
     const { token } = (await session.json()) as { token: string };
     const { lanes } = (await (await fetch(`${url}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${token}` } })).json()) as { lanes: { pid: number | null }[] };
     const pids = lanes.map((l) => l.pid).filter((p): p is number => p !== null);
-    expect(pids.length).toBe(3); // text (llama-node), image and whisper (sim) lanes all ran
+    expect(pids.length).toBe(3); // text (llama-node), image (sim) and whisper (whisper-server) lanes all ran
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);
