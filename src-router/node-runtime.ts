@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
 import type { NodeConfig } from './config';
 import { adapterFor, type CliRef } from './engines';
-import { EXTERNAL_ENGINES } from './engines/binaries';
+import { EXTERNAL_ENGINES, resolveEngineCommand } from './engines/binaries';
 import { engineFamilyCheck } from './runtime/engine-family-check';
 import { type KeySpace, redactRedisUrl } from './kv';
 import type { ModelRegistry } from './registry';
@@ -20,7 +20,7 @@ export function bootChecks(config: NodeConfig, registry: ModelRegistry, cli: Cli
   const checks: SelfTestCheck[] = [storeWritableCheck(config.cluster.store_dir), freeSpaceCheck(config.cluster.store_dir)];
   const seen = new Set<string>();
   for (const rec of registry.all()) {
-    const spec = adapterFor(rec.config, config.backend.mode).launch(rec.config, { host: '127.0.0.1', port: 0, localId: rec.localId, cli });
+    const spec = adapterFor(rec.config, config.backend.mode).launch(rec.config, { host: '127.0.0.1', port: 0, localId: rec.localId, cli, resolveCommand: resolveEngineCommand });
     const builtin = spec.command === cli.node;
     const key = builtin ? `builtin:${rec.config.backend}` : spec.command;
     if (seen.has(key)) continue;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { ModelConfig } from '../config';
 import type { EngineState, Lane } from '../contract';
 import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
+import { resolveEngineCommand } from '../engines/binaries';
 import { EngineError } from './errors';
 import type { ClientGone } from './call-end';
 import { ENGINE_OWN_GROUP, EngineProcess } from './engine-process';
@@ -116,7 +117,7 @@ export class Supervisor {
     await this.reaped;
     const m = this.get(localId);
     const port = await freePort(this.host);
-    const launch = m.adapter.launch(m.config, { host: this.host, port, localId, cli: this.opts.cli });
+    const launch = m.adapter.launch(m.config, { host: this.host, port, localId, cli: this.opts.cli, resolveCommand: resolveEngineCommand });
     const proc = new EngineProcess({
       localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout, nice: this.opts.engineNice,
       healthIntervalMs: this.opts.healthIntervalMs, healthTimeoutMs: this.opts.healthTimeoutMs,

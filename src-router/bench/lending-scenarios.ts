@@ -13,6 +13,7 @@ import type { Agent } from 'node:http';
 import type { ModelConfigInput } from '../config';
 import { decideEngine, locateEngine } from '../engines/binaries';
 import { writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
+import { buildTinyVocab, TokenType } from '../engines/llama-node/tiny-vocab';
 import { keepAliveAgent } from './http-client';
 import { optimalSplit, type JobCosts } from './lending-optimum';
 import { bodies, burst, fitCost, sequential, Trio, type BurstResult, type TrioOptions } from './lending-trio';
@@ -333,9 +334,9 @@ type RealEngine = 'llama-node' | 'llama-server';
 
 /**
  * The model config of one side of real-engines. llama-server runs from PATH or the engines cache, one thread like the
- * built-in engine, without `--jinja` (random weights would fail the template's answer format now and then).
+ * built-in engine, without `--jinja`.
  */
-function realModel(engine: RealEngine, name: string, model: string): ModelConfigInput {
+export function realModel(engine: RealEngine, name: string, model: string): ModelConfigInput {
   if (engine === 'llama-node') return llama(name, model);
   return {
     name, backend: 'llama-server', model, capabilities: ['text'], contextsize: 512, parallel: 1,
@@ -343,8 +344,26 @@ function realModel(engine: RealEngine, name: string, model: string): ModelConfig
   };
 }
 
+/**
+ * Extra body fields of the real-engines requests. llama-server parses every answer as UTF-8 text and fails with a 500
+ * ("does not match the expected … format") when random weights emit byte tokens that do not form UTF-8, so its
+ * requests ban the generated vocabulary's bytes 0x80-0xFF (logit_bias -100); and it stops at an end-of-turn token the
+ * small model picks at once, so `ignore_eos` makes every job the 96 tokens the optimum prices. The built-in engine
+ * needs neither.
+ */
+export function realExtra(engine: RealEngine): Record<string, unknown> {
+  if (engine === 'llama-node') return { temperature: 0 };
+  const vocab = buildTinyVocab();
+  const logitBias: Record<string, number> = {};
+  vocab.tokens.forEach((t, id) => {
+    const m = /^<0x([0-9A-F]{2})>$/.exec(t);
+    if (vocab.types[id] === TokenType.byte && m && Number.parseInt(m[1]!, 16) >= 0x80) logitBias[String(id)] = -100;
+  });
+  return { temperature: 0, logit_bias: logitBias, ignore_eos: true };
+}
+
 /** The row of a real-engines run that could not start: what is missing and the command that gets it. */
-function notRunRow(engine: RealEngine, why: string): ScenarioRow {
+export function notRunRow(engine: RealEngine, why: string): ScenarioRow {
   return {
     benchmark: 'lending-scenarios', scenario: 'real-engines', engine, makespan_ms: null, p95_ms: null, optimum_ms: null, no_lending_ms: null,
     ratio_optimum: null, ratio_no_lending: null, target: `not run: ${why}`, meets: false, not_run: why,
@@ -362,16 +381,17 @@ async function realEngines(o: BenchOptions, reps: number, k: number, engine: Rea
     o.log(`real-engines on llama-server: ${found.path}`);
   }
   const scope = new BenchScope();
+  const extra = realExtra(engine);
   try {
     const { big, small } = await ggufPair(scope);
     const s: BurstScenario = {
       name: 'real-engines', ownerModel: 'llama-a', tokens: Array(k).fill(96), helperHolds: null, target: { against: 'optimum', max: 1.15 },
-      extra: { temperature: 0 }, costs: 'contended',
+      extra, costs: 'contended',
       // Both engines saturate a core each on this 2-core machine: niceness 10 keeps the nodes' relays responsive.
       trio: { owner: { a: realModel(engine, 'llama-a', big) }, helper: { b: realModel(engine, 'llama-b', small) }, backend: { engine_nice: 10 } }, link: { owner: 'a', helper: 'b' },
       warm: async (t, agent) => {
-        await sequential(t.owner, agent, bodies('llama-a', 4, [96]).map((b) => ({ ...b, temperature: 0 })));
-        await sequential(t.helper, agent, bodies('llama-b', 4, [96]).map((b) => ({ ...b, temperature: 0 })));
+        await sequential(t.owner, agent, bodies('llama-a', 4, [96]).map((b) => ({ ...b, ...extra })));
+        await sequential(t.helper, agent, bodies('llama-b', 4, [96]).map((b) => ({ ...b, ...extra })));
       },
     };
     return { ...(await runBurstScenario(s, o, reps)), engine };
@@ -380,7 +400,7 @@ async function realEngines(o: BenchOptions, reps: number, k: number, engine: Rea
   }
 }
 
-function report(rows: ScenarioRow[]): BenchResult {
+export function report(rows: ScenarioRow[]): BenchResult {
   const ms = (v: unknown) => (typeof v === 'number' ? formatNumber(v, 0) : null);
   return {
     tables: [{

@@ -1,6 +1,5 @@
 import type { BackendFamily, ModelConfig } from '../config';
 import type { Lane } from '../contract';
-import { resolveEngineCommand } from './binaries';
 import { expandCommand } from './command-template';
 import { SHAPES } from './shapes';
 import type { EngineAdapter, EngineShape, LaunchContext, LaunchSpec } from './types';
@@ -67,11 +66,11 @@ function templateVars(config: ModelConfig, ctx: LaunchContext) {
   };
 }
 
-/** A template's first word names the program; a bare llama-server / whisper-server not on PATH runs the engines cache's build. */
+/** A template's first word names the program, which the context may resolve (the node: to the engines cache's build). */
 function fromTemplate(template: string, config: ModelConfig, ctx: LaunchContext): LaunchSpec {
   const [command, ...args] = expandCommand(template, templateVars(config, ctx));
   if (!command) throw new Error('command template is empty');
-  return { command: resolveEngineCommand(command), args, env: config.env };
+  return { command: ctx.resolveCommand?.(command) ?? command, args, env: config.env };
 }
 
 function builtin(ctx: LaunchContext, sub: string, args: (string | number)[], config: ModelConfig): LaunchSpec {

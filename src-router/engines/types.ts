@@ -32,6 +32,8 @@ export interface LaunchContext {
   port: number;
   localId: string;
   cli: CliRef;
+  /** Which program a command's first word runs (the node: a bare llama-server / whisper-server not on PATH is the cached build). */
+  resolveCommand?: (word: string) => string;
 }
 
 /** Everything the supervisor and the request path need to know about one backend family. */

@@ -38,6 +38,16 @@ describe('engine adapters', () => {
     expect(adapterFor(custom, 'llama_sdcpp').launch(custom, ctx)).toEqual({ command: 'whisper-server', args: ['--port', '9100', '-m', '/models/w.bin', '-t', '4'], env: { OMP_NUM_THREADS: '4' } });
   });
 
+  it('lets the node resolve the program a template names (the engines cache for a bare llama-server), and nothing else', () => {
+    const resolveCommand = (word: string) => (word === 'llama-server' ? '/cache/llama-server' : word);
+    const a = cfg({ backend: 'llama-server', model: 'a.gguf' });
+    const spec = adapterFor(a, 'llama_sdcpp').launch(a, { ...ctx, resolveCommand });
+    expect(spec.command).toBe('/cache/llama-server');
+    expect(spec.args.slice(0, 2)).toEqual(['--host', '127.0.0.1']);
+    const sim = cfg({ backend: 'sim' });
+    expect(adapterFor(sim, 'llama_sdcpp').launch(sim, { ...ctx, resolveCommand }).command).toBe(ctx.cli.node);
+  });
+
   it('llama-server by default: /metrics, /slots and jinja on; embeddings with mean pooling only for an embedding model', () => {
     const chat = cfg({ backend: 'llama-server', model: 'a.gguf' });
     const chatArgs = adapterFor(chat, 'llama_sdcpp').launch(chat, ctx).args;

@@ -49,7 +49,7 @@ describe('engines cache naming', () => {
 
 describe('engine --version output', () => {
   it('keeps the first two lines of llama-server’s', () => {
-    expect(versionSummary('version: 1 (80fb11a)\nbuilt with GNU 12.2.0 for Linux x86_64\n')).toBe('version: 1 (80fb11a); built with GNU 12.2.0 for Linux x86_64');
+    expect(versionSummary('version: 0.4.0-dev (build 1, commit 80fb11a)\nbuilt with GNU 12.2.0 for Linux x86_64\n')).toBe('version: 0.4.0-dev (build 1, commit 80fb11a); built with GNU 12.2.0 for Linux x86_64');
   });
   it('is null for a binary that does not know --version (whisper-server prints its usage) or prints nothing', () => {
     expect(versionSummary('error: unknown argument: --version\n\nusage: whisper-server [options]\n')).toBeNull();
@@ -71,15 +71,15 @@ describe('engine --version probe', () => {
     expect(await probeVersion(script('echo "version: 7 (abc)"; echo built with cc'))).toEqual({ version: 'version: 7 (abc); built with cc', error: null });
     expect(await probeVersion(script('echo "version: 8 (def)" >&2'))).toEqual({ version: 'version: 8 (def)', error: null });
   });
-  it('stops a binary that does not finish, and one the loader cannot run is an error', async () => {
-    expect((await probeVersion(script('sleep 30'), undefined, 300)).error).toMatch(/did not finish within 0.3 s/);
+  it('stops a binary that does not finish (it runs: no version), and one the loader cannot run is an error', async () => {
+    expect(await probeVersion(script('sleep 30'), undefined, 300)).toEqual({ version: null, error: null, timedOut: true });
     expect((await probeVersion(script('echo "error while loading shared libraries: libx.so" >&2; exit 127'))).error).toMatch(/code 127: error while loading/);
     expect((await probeVersion('/nonexistent/engine')).error).toMatch(/cannot run/);
   });
   it('reads at most 4 KB of an endless answer', async () => {
-    const { version, error } = await probeVersion(script('yes version'), undefined, 2000);
+    const { version, timedOut } = await probeVersion(script('yes version'), undefined, 2000);
     // Either it ended on the timeout or on the pipe: never an unbounded read.
-    expect(version === null ? error : version.length).toBeTruthy();
+    expect(timedOut === true || (version !== null && version.length <= 200)).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GGML_FILE_MAGIC, HPARAM_ORDER, N_TEXT_TOKENS, N_VOCAB_EN, melFilters, tinyWhisperHparams, whisperTensors } from '../../src-router/engines/whisper-model/layout';
@@ -89,6 +89,13 @@ describe('tiny whisper model layout', () => {
     const a = await hash('a.bin', 5);
     expect(await hash('b.bin', 5)).toBe(a);
     expect(await hash('c.bin', 6)).not.toBe(a);
+  });
+
+  it('an unwritable destination fails and leaves no file that looks like a model', async () => {
+    const dir = tempDir();
+    await expect(writeTinyWhisperModel(join(dir, 'missing', 'w.bin'))).rejects.toThrow(/ENOENT/);
+    await writeTinyWhisperModel(join(dir, 'w.bin'), { seed: 2 });
+    expect(readdirSync(dir)).toEqual(['w.bin']);
   });
 
   it('refuses shapes the loader cannot take', () => {

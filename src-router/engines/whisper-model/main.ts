@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { describeTinyWhisper, writeTinyWhisperModel } from './writer';
 
 export const MAKE_WHISPER_MODEL_USAGE = `usage: routerdesk make-whisper-model OUT.bin [--seed N] [--state N] [--heads N] [--layers N] [--type f16|f32]
-  defaults: --seed 1 --state 64 --heads 2 --layers 1 --type f16 (about 7 MB; loads in whisper-server, transcribes into made-up words)
+  defaults: --seed 1 --state 64 --heads 2 --layers 1 --type f16 (about 8 MB; loads in whisper-server, which reads every window as " hello")
 `;
 
 function int(name: string, raw: string | undefined): number | undefined {
@@ -24,7 +24,13 @@ export async function makeWhisperModelMain(argv: string[]): Promise<void> {
     const result = await writeTinyWhisperModel(positionals[0]!, { seed, state: int('state', values.state), heads: int('heads', values.heads), layers: int('layers', values.layers), type: values.type as 'f16' | 'f32' | undefined });
     process.stdout.write(`${describeTinyWhisper(result)}\n`);
   } catch (err) {
-    if (!(err instanceof RangeError) && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') !== true) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOSPC') {
+      process.stderr.write(`routerdesk make-whisper-model: cannot write ${argv.find((a) => !a.startsWith('-')) ?? 'the model'}: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (!(err instanceof RangeError) && code?.startsWith('ERR_PARSE_ARGS') !== true) throw err;
     process.stderr.write(`routerdesk make-whisper-model: ${(err as Error).message}\n\n${MAKE_WHISPER_MODEL_USAGE}`);
     process.exitCode = 2;
   }

@@ -1,5 +1,5 @@
 /** Writes a tiny whisper.cpp model with seeded random weights (the layout in `layout.ts`). */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { seededRandom } from '../../seeded-random';
 import { encodeTensor } from '../llama-node/tensor-encode';
@@ -80,13 +80,17 @@ export interface TinyWhisperResult {
   seed: number;
 }
 
-/** Writes the model to `outPath`; the same options and seed always give the same bytes. */
+/**
+ * Writes the model to `outPath` (through a temp file renamed into place, so an interrupted write never leaves a
+ * model that looks whole); the same options and seed always give the same bytes.
+ */
 export async function writeTinyWhisperModel(outPath: string, options: TinyWhisperOptions = {}): Promise<TinyWhisperResult> {
   const hparams = tinyWhisperHparams(options);
   const seed = options.seed ?? 1;
   const random = seededRandom(seed);
   const tensors = whisperTensors(hparams);
-  const out = createWriteStream(outPath);
+  const partial = `${outPath}.partial-${process.pid}`;
+  const out = createWriteStream(partial);
   let bytes = 0;
   const write = async (chunk: Buffer) => {
     bytes += chunk.length;
@@ -96,13 +100,22 @@ export async function writeTinyWhisperModel(outPath: string, options: TinyWhispe
     out.once('close', resolve);
     out.once('error', reject);
   });
-  await write(whisperHeader(hparams, tinyVocab(N_TEXT_TOKENS)));
-  for (const spec of tensors) {
-    await write(tensorHead(spec));
-    await write(encodeTensor(tensorValues(spec, random), spec.type));
+  // A failed open rejects `closed` before it is awaited; the error is thrown by the write that meets it.
+  closed.catch(() => {});
+  try {
+    await write(whisperHeader(hparams, tinyVocab(N_TEXT_TOKENS)));
+    for (const spec of tensors) {
+      await write(tensorHead(spec));
+      await write(encodeTensor(tensorValues(spec, random), spec.type));
+    }
+    out.end();
+    await closed;
+    renameSync(partial, outPath);
+  } catch (err) {
+    out.destroy();
+    rmSync(partial, { force: true });
+    throw err;
   }
-  out.end();
-  await closed;
   return { path: outPath, bytes, hparams, tensors: tensors.length, seed };
 }
 
