@@ -102,4 +102,15 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
     const text = await openai.audio.transcriptions.create({ model: 'ears', file: await toFile(wavFile(1), 'a.wav'), response_format: 'text' });
     expect(typeof text).toBe('string');
   });
+
+  it('audio whisper-server cannot read: its 400 reaches the client as an OpenAI error naming the model’s engine', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('not a wav file at all, just text')]), 'a.wav');
+    form.append('model', 'ears');
+    const res = await fetch(`${master.url}/v1/audio/transcriptions`, { method: 'POST', body: form });
+    const body = (await res.json()) as { error: { message: string; type: string; code: string } };
+    expect(res.status, JSON.stringify(body)).toBe(400);
+    expect(body.error).toMatchObject({ type: 'invalid_request_error' });
+    expect(body.error.message).toContain("engine for model 'ears' answered 400: Invalid request");
+  });
 });
