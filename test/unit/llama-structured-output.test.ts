@@ -65,5 +65,9 @@ describe('the schema node-llama-cpp makes the grammar from', () => {
       oneOf: [{ required: ['a'] }],
     });
     expect(grammarSchema({ oneOf: [{ type: 'null' }], anyOf: [{ type: 'integer' }] })).toEqual({ oneOf: [{ type: 'null' }], anyOf: [{ type: 'integer' }] });
+    // A property or definition named anyOf is data: kept as it is named, its schema rewritten.
+    expect(grammarSchema({ type: 'object', properties: { anyOf: { anyOf: [{ type: 'null' }] } }, $defs: { anyOf: { type: 'integer' } }, required: ['anyOf'] })).toEqual({
+      type: 'object', properties: { anyOf: { oneOf: [{ type: 'null' }] } }, $defs: { anyOf: { type: 'integer' } }, required: ['anyOf'],
+    });
   });
 });

@@ -65,6 +65,9 @@ export function nativeFunctions(tools: ChatTool[]): ChatModelFunctions {
   return Object.fromEntries(tools.map((t) => [t.function.name, { ...(t.function.description ? { description: t.function.description } : {}), params: params(t) }]));
 }
 
+/** Keywords whose value maps names (a property, a definition) to schemas: the names are data, never keywords. */
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'patternProperties']);
+
 /**
  * The schema as node-llama-cpp's grammar maker reads it: `anyOf`, which it does not know (it would generate `null`),
  * becomes `oneOf`, which it generates as the same alternation; every other keyword is kept, at any depth.
@@ -73,7 +76,12 @@ export function grammarSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(grammarSchema);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) out[k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k] = k === 'enum' || k === 'const' ? v : grammarSchema(v);
+  for (const [k, v] of Object.entries(schema)) {
+    const key = k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k;
+    if (k === 'enum' || k === 'const') out[key] = v;
+    else if (SCHEMA_MAPS.has(k) && v && typeof v === 'object' && !Array.isArray(v)) out[key] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, grammarSchema(sub)]));
+    else out[key] = grammarSchema(v);
+  }
   return out;
 }
 
