@@ -358,7 +358,9 @@ export function realModel(engine: RealEngine, name: string, model: string): Mode
 /**
  * Extra body fields of the real-engines requests. llama-server parses every answer as UTF-8 text and fails with a 500
  * ("does not match the expected … format") when random weights emit byte tokens that do not form UTF-8, so its
- * requests ban the generated vocabulary's bytes 0x80-0xFF (logit_bias -100); the built-in engine needs nothing.
+ * requests ban the generated vocabulary's bytes 0x80-0xFF (logit_bias -100); and it stops at an end-of-turn token the
+ * small model picks at once, so `ignore_eos` makes every job the 96 tokens the optimum prices. The built-in engine
+ * needs neither.
  */
 export function realExtra(engine: RealEngine): Record<string, unknown> {
   if (engine === 'llama-node') return { temperature: 0 };
@@ -368,7 +370,7 @@ export function realExtra(engine: RealEngine): Record<string, unknown> {
     const m = /^<0x([0-9A-F]{2})>$/.exec(t);
     if (vocab.types[id] === TokenType.byte && m && Number.parseInt(m[1]!, 16) >= 0x80) logitBias[String(id)] = -100;
   });
-  return { temperature: 0, logit_bias: logitBias };
+  return { temperature: 0, logit_bias: logitBias, ignore_eos: true };
 }
 
 /** The row of a real-engines run that could not start: what is missing and the command that gets it. */

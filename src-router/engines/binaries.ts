@@ -9,7 +9,7 @@ import { engineEnv } from '../backends/engine-env';
 import type { EngineFamily, EngineInfo } from '../contract/engines';
 import { enginesCacheRoot, isBuildable, isBuildFolderOf, type BuildableEngine } from './build/cache-key';
 import { readBuildRecord } from './build/build-engine';
-import { probeVersion } from './build/version-probe';
+import { probeVersion, type VersionProbe } from './build/version-probe';
 
 type ExternalFamily = Exclude<EngineFamily, 'llama-node' | 'sim'>;
 
@@ -101,7 +101,7 @@ export function locateEngine(family: ExternalFamily, path = process.env.PATH ?? 
 }
 
 /** The answer for one family from what was found and what `--version` said. Pure. */
-export function decideEngine(family: EngineFamily, located: Located | null, probe: { version: string | null; error: string | null } | null): EngineInfo {
+export function decideEngine(family: EngineFamily, located: Located | null, probe: VersionProbe | null): EngineInfo {
   if (family === 'llama-node' || family === 'sim') {
     return { family, binary: null, available: true, path: null, version: null, found_in: 'builtin', reason: null, how_to_get: null };
   }

@@ -32,7 +32,7 @@ export function engineFamilyCheck(family: External, command: string, opts: { pat
       const where = build ? 'the engines cache' : found === command ? 'the config' : 'PATH';
       const probe = await probeVersion(found, { ...engineEnv(process.env), PATH: pathEnv }, PROBE_MS);
       if (probe.error) return { status: 'fail', detail: `${found} from ${where}: ${probe.error}` };
-      const version = probe.version ?? build?.version ?? 'no --version';
+      const version = probe.version ?? build?.version ?? (probe.timedOut ? `--version did not finish within ${PROBE_MS / 1000} s` : 'no --version');
       return { status: 'pass', detail: `${found} (${version}) from ${where}` };
     },
   };

@@ -27,6 +27,32 @@ const answerSchema = {
   additionalProperties: false,
 } as const;
 
+// Numbers of every kind the grammar makes, nested, in arrays and among alternatives; no strings, so every answer ends
+// within max_tokens.
+const numbersSchema = {
+  type: 'object',
+  properties: {
+    a: { type: 'integer' },
+    b: { type: 'number' },
+    pick: { enum: ['x', 'y', 3, 4.5, null] },
+    inner: {
+      type: 'object',
+      properties: { n: { type: 'integer' }, list: { type: 'array', items: { type: 'integer' }, maxItems: 4 }, on: { type: 'boolean' } },
+      required: ['n', 'list', 'on'],
+      additionalProperties: false,
+    },
+    values: { type: 'array', items: { type: ['number', 'null'] }, maxItems: 4 },
+    either: { anyOf: [{ type: 'integer' }, { type: 'boolean' }] },
+  },
+  required: ['a', 'b', 'pick', 'inner', 'values', 'either'],
+  additionalProperties: false,
+} as const;
+const oneInteger = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false } as const;
+
+/** Every number in a parsed JSON value, however deep. */
+const numbersIn = (v: unknown): number[] =>
+  typeof v === 'number' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(numbersIn) : [];
+
 const validator = (schema: object) => z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
 const validates = (schema: object, text: string) => validator(schema).safeParse(JSON.parse(text)).success;
 
@@ -68,6 +94,35 @@ describe('llama-node engine: response_format and tools through a node', () => {
       expect(r.model).toBe('tiny-chat');
       expect(r.choices[0].finish_reason).toBe('stop');
       expect(validates(answerSchema, r.choices[0].message.content!), r.choices[0].message.content!).toBe(true);
+    }
+  });
+
+  it('answers integer, number, enum, nested object and array schemas with JSON that validates, on every seed tried', async () => {
+    for (const schema of [oneInteger, numbersSchema]) {
+      for (const seed of [1, 2, 3, 4, 5]) {
+        const r = await openai.chat.completions.create({
+          model: 'tiny-chat', seed, max_tokens: 1200, messages: [{ role: 'user', content: 'numbers please' }],
+          response_format: { type: 'json_schema', json_schema: { name: 'numbers', schema, strict: true } },
+        });
+        const text = r.choices[0].message.content!;
+        expect(r.choices[0].finish_reason, text).toBe('stop');
+        expect(validates(schema, text), text).toBe(true);
+        expect(numbersIn(JSON.parse(text)).every(Number.isFinite), text).toBe(true);
+      }
+    }
+  });
+
+  it('answers /v1/completions with the json_object schema form of llama-server, JSON that validates', async () => {
+    for (const seed of [1, 2, 3]) {
+      const r = await fetch(`${node.url}/v1/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny-chat', seed, max_tokens: 1200, prompt: '{"a":', response_format: { type: 'json_object', schema: numbersSchema } }),
+      });
+      const body = (await r.json()) as { choices: { text: string; finish_reason: string }[] };
+      expect(r.status, JSON.stringify(body)).toBe(200);
+      const { text, finish_reason } = body.choices[0];
+      expect(finish_reason, text).toBe('stop');
+      expect(validates(numbersSchema, text), text).toBe(true);
     }
   });
 

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE_METRIC_NAMES, type SimEngineHandle, type SimEngineOptionsInput, startSimEngine } from '../../src-router/engines/sim';
 import { applyProfile, llamaCppProfile, parsePrometheusText, vllmProfile } from '../../src-router/routing';
+import { shapeProblems } from '../support/json-shape';
 import { referenceJson, referenceText } from '../support/llama-server-reference';
 
 const engines: SimEngineHandle[] = [];
@@ -21,17 +22,6 @@ async function start(options: SimEngineOptionsInput = {}): Promise<SimEngineHand
 const get = async (engine: SimEngineHandle, path: string): Promise<any> => (await fetch(`${engine.url}${path}`)).json();
 const post = (engine: SimEngineHandle, body: unknown, signal?: AbortSignal) =>
   fetch(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
-
-const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-
-/** Every key of `actual` exists in `reference` with a value of the same kind, recursively (arrays: by their first item). */
-function shapeProblems(actual: unknown, reference: unknown, at = '$'): string[] {
-  if (kind(actual) !== kind(reference)) return [`${at}: ${kind(actual)}, reference has ${kind(reference)}`];
-  if (Array.isArray(actual)) return actual.length && (reference as unknown[]).length ? shapeProblems(actual[0], (reference as unknown[])[0], `${at}[0]`) : [];
-  if (kind(actual) !== 'object') return [];
-  const ref = reference as Record<string, unknown>;
-  return Object.entries(actual as Record<string, unknown>).flatMap(([k, v]) => (k in ref ? shapeProblems(v, ref[k], `${at}.${k}`) : [`${at}.${k}: not in the reference`]));
-}
 
 describe('sim llama-server shape = a real llama-server', () => {
   it('timings: every key of the reference, in its order, on a body and on the last chunk of a stream', async () => {

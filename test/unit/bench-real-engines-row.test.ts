@@ -27,6 +27,7 @@ describe('real-engines bench rows', () => {
     const bias = realExtra('llama-server').logit_bias as Record<string, number>;
     expect(Object.keys(bias)).toHaveLength(128);
     expect(Object.values(bias).every((v) => v === -100)).toBe(true);
+    expect(realExtra('llama-server')).toMatchObject({ temperature: 0, ignore_eos: true });
     expect(realExtra('llama-node')).toEqual({ temperature: 0 });
     expect(parseModelConfig(server, 'llama-a.yaml', '/tmp').command).toBe(server.command);
     expect(realModel('llama-node', 'llama-a', '/tmp/a.gguf').backend).toBe('llama-node');

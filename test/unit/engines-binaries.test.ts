@@ -61,8 +61,10 @@ describe('engine discovery', () => {
     const missing = decideEngine('llama-server', null, null);
     expect(missing).toMatchObject({ available: false, reason: 'llama-server not on PATH and not built', how_to_get: 'routerdesk engines build --only llama-server' });
     expect(decideEngine('vllm', null, null)).toMatchObject({ available: false, reason: 'vllm not on PATH', how_to_get: expect.stringContaining('https://github.com/vllm-project/vllm') });
-    const broken = decideEngine('koboldcpp', { path: '/p/koboldcpp', foundIn: 'path', recordedVersion: null }, { version: null, error: '--version did not finish within 5 s' });
-    expect(broken).toMatchObject({ available: false, path: '/p/koboldcpp', reason: expect.stringContaining('did not finish') });
+    const broken = decideEngine('koboldcpp', { path: '/p/koboldcpp', foundIn: 'path', recordedVersion: null }, { version: null, error: '--version exited with code 127: libfoo.so missing' });
+    expect(broken).toMatchObject({ available: false, path: '/p/koboldcpp', reason: expect.stringContaining('code 127') });
+    // A slow --version (vLLM importing Python) still means the binary is there.
+    expect(decideEngine('vllm', { path: '/p/vllm', foundIn: 'path', recordedVersion: null }, { version: null, error: null, timedOut: true })).toMatchObject({ available: true, version: null, reason: null });
     const sim = decideEngine('sim', null, null);
     expect(sim).toMatchObject({ available: true, found_in: 'builtin', binary: null });
     for (const info of [found, missing, broken, sim, decideEngine('llama-node', null, null)]) expect(engineInfoSchema.parse(info)).toEqual(info);

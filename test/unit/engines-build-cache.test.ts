@@ -71,15 +71,15 @@ describe('engine --version probe', () => {
     expect(await probeVersion(script('echo "version: 7 (abc)"; echo built with cc'))).toEqual({ version: 'version: 7 (abc); built with cc', error: null });
     expect(await probeVersion(script('echo "version: 8 (def)" >&2'))).toEqual({ version: 'version: 8 (def)', error: null });
   });
-  it('stops a binary that does not finish, and one the loader cannot run is an error', async () => {
-    expect((await probeVersion(script('sleep 30'), undefined, 300)).error).toMatch(/did not finish within 0.3 s/);
+  it('stops a binary that does not finish (it runs: no version), and one the loader cannot run is an error', async () => {
+    expect(await probeVersion(script('sleep 30'), undefined, 300)).toEqual({ version: null, error: null, timedOut: true });
     expect((await probeVersion(script('echo "error while loading shared libraries: libx.so" >&2; exit 127'))).error).toMatch(/code 127: error while loading/);
     expect((await probeVersion('/nonexistent/engine')).error).toMatch(/cannot run/);
   });
   it('reads at most 4 KB of an endless answer', async () => {
-    const { version, error } = await probeVersion(script('yes version'), undefined, 2000);
+    const { version, timedOut } = await probeVersion(script('yes version'), undefined, 2000);
     // Either it ended on the timeout or on the pipe: never an unbounded read.
-    expect(version === null ? error : version.length).toBeTruthy();
+    expect(timedOut === true || (version !== null && version.length <= 200)).toBe(true);
   });
 });
 

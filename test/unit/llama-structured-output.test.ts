@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatRequestSchema } from '../../src-router/engines/llama-node/openai-requests';
-import { callSchema, outputPlan, parseCall } from '../../src-router/engines/llama-node/structured-output';
+import { callSchema, grammarSchema, outputPlan, parseCall } from '../../src-router/engines/llama-node/structured-output';
 
 import type { ChatTool } from '../../src-router/engines/llama-node/openai-requests';
 
@@ -49,5 +49,25 @@ describe('llama-node call grammar', () => {
   it('reads the generated call, arguments re-serialised; a call cut short is none', () => {
     expect(parseCall('{"name": "f", "arguments": {"a": true}}')).toMatchObject({ id: expect.stringMatching(/^call_/), name: 'f', arguments: '{"a":true}' });
     expect(parseCall('{"name": "f", "argum')).toBeUndefined();
+  });
+});
+
+describe('the schema node-llama-cpp makes the grammar from', () => {
+  it('has oneOf for anyOf at any depth (same alternation), and keeps enum and const values as they are', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { anyOf: [{ type: 'integer' }, { type: 'null' }] }, b: { type: 'array', items: { anyOf: [{ const: 1 }] } }, c: { enum: [{ anyOf: 1 }] }, d: { const: { anyOf: 2 } } },
+      anyOf: [{ required: ['a'] }],
+    };
+    expect(grammarSchema(schema)).toEqual({
+      type: 'object',
+      properties: { a: { oneOf: [{ type: 'integer' }, { type: 'null' }] }, b: { type: 'array', items: { oneOf: [{ const: 1 }] } }, c: { enum: [{ anyOf: 1 }] }, d: { const: { anyOf: 2 } } },
+      oneOf: [{ required: ['a'] }],
+    });
+    expect(grammarSchema({ oneOf: [{ type: 'null' }], anyOf: [{ type: 'integer' }] })).toEqual({ oneOf: [{ type: 'null' }], anyOf: [{ type: 'integer' }] });
+    // A property or definition named anyOf is data: kept as it is named, its schema rewritten.
+    expect(grammarSchema({ type: 'object', properties: { anyOf: { anyOf: [{ type: 'null' }] } }, $defs: { anyOf: { type: 'integer' } }, required: ['anyOf'] })).toEqual({
+      type: 'object', properties: { anyOf: { oneOf: [{ type: 'null' }] } }, $defs: { anyOf: { type: 'integer' } }, required: ['anyOf'],
+    });
   });
 });

@@ -16,15 +16,23 @@ export function versionSummary(output: string): string | null {
 }
 
 /** Runs `file --version` with no stdin in `env` (an engine's environment), and summarises what it prints (stdout and stderr). */
-export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' }, timeoutMs = VERSION_TIMEOUT_MS): Promise<{ version: string | null; error: string | null }> {
+export interface VersionProbe {
+  version: string | null;
+  /** Why the binary could not be run (not found, not loadable, crashed); null when it ran. */
+  error: string | null;
+  /** It ran but did not finish in time (a Python engine importing its world): it exists, its version is unknown. */
+  timedOut?: boolean;
+}
+
+export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' }, timeoutMs = VERSION_TIMEOUT_MS): Promise<VersionProbe> {
   return new Promise((resolve) => {
     let out = '';
     let done = false;
-    const finish = (error: string | null) => {
+    const finish = (error: string | null, timedOut = false) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve({ version: error ? null : versionSummary(out), error });
+      resolve(timedOut ? { version: null, error: null, timedOut } : { version: error ? null : versionSummary(out), error });
     };
     const child = spawn(file, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'], env });
     const take = (d: Buffer) => {
@@ -34,7 +42,7 @@ export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: proc
     child.stderr.on('data', take);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      finish(`--version did not finish within ${timeoutMs / 1000} s`);
+      finish(null, true);
     }, timeoutMs);
     child.once('error', (err) => finish(`cannot run ${file}: ${err.message}`));
     // 126/127: the loader could not run it (a missing library, a wrong architecture); a signal: it crashed.

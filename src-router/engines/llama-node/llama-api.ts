@@ -46,6 +46,8 @@ export interface LlamaModel {
 /** A grammar constraining generation (GBNF), made from a JSON Schema or a built-in one. Opaque here. */
 export interface LlamaGrammar {
   readonly grammar: string;
+  readonly stopGenerationTriggers: readonly unknown[];
+  readonly trimWhitespaceSuffix: boolean;
 }
 
 /** node-llama-cpp's JSON Schema subset (GbnfJsonSchema); what it does not know it rejects or ignores. */
@@ -55,6 +57,8 @@ export interface Llama {
   loadModel(options: { modelPath: string; useMmap?: boolean; gpuLayers?: number }): Promise<LlamaModel>;
   createGrammarForJsonSchema(schema: GbnfJsonSchema): Promise<LlamaGrammar>;
   getGrammarFor(type: 'json'): Promise<LlamaGrammar>;
+  /** A grammar from GBNF text; the triggers and whitespace trimming are taken over from the grammar it rewrites. */
+  createGrammar(options: { grammar: string; stopGenerationTriggers?: readonly unknown[]; trimWhitespaceSuffix?: boolean }): Promise<LlamaGrammar>;
   dispose(): Promise<void>;
 }
 

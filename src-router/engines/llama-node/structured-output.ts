@@ -8,6 +8,7 @@
  *   whether to call, and a call's parameters are generated under the function's schema.
  */
 import { randomUUID } from 'node:crypto';
+import { boundJsonNumbers, boundSchemaNumbers } from './bounded-numbers';
 import type { ChatModelFunctions, GbnfJsonSchema, Llama, LlamaGrammar } from './llama-api';
 import { EngineHttpError, type ChatRequest, type ChatTool } from './openai-requests';
 
@@ -64,11 +65,40 @@ export function nativeFunctions(tools: ChatTool[]): ChatModelFunctions {
   return Object.fromEntries(tools.map((t) => [t.function.name, { ...(t.function.description ? { description: t.function.description } : {}), params: params(t) }]));
 }
 
-/** The grammar a plan needs, if any; a schema node-llama-cpp cannot turn into a grammar is the client's 400. */
+/** Keywords whose value maps names (a property, a definition) to schemas: the names are data, never keywords. */
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'patternProperties']);
+
+/**
+ * The schema as node-llama-cpp's grammar maker reads it: `anyOf`, which it does not know (it would generate `null`),
+ * becomes `oneOf`, which it generates as the same alternation; every other keyword is kept, at any depth.
+ */
+export function grammarSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(grammarSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    const key = k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k;
+    if (k === 'enum' || k === 'const') out[key] = v;
+    else if (SCHEMA_MAPS.has(k) && v && typeof v === 'object' && !Array.isArray(v)) out[key] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, grammarSchema(sub)]));
+    else out[key] = grammarSchema(v);
+  }
+  return out;
+}
+
+/** node-llama-cpp's grammar with its number rules bounded (`rewrite`), the same triggers and trimming. */
+async function bounded(llama: Llama, made: LlamaGrammar, rewrite: (gbnf: string) => string): Promise<LlamaGrammar> {
+  return llama.createGrammar({ grammar: rewrite(made.grammar), stopGenerationTriggers: made.stopGenerationTriggers, trimWhitespaceSuffix: made.trimWhitespaceSuffix });
+}
+
+/**
+ * The grammar a plan needs, if any, its numbers bounded so that a finished answer's integers are safe integers and
+ * its numbers finite; a schema node-llama-cpp cannot turn into a grammar is the client's 400.
+ */
 export async function grammarFor(llama: Llama, plan: OutputPlan): Promise<LlamaGrammar | undefined> {
   try {
-    if (plan.kind === 'json') return plan.schema ? await llama.createGrammarForJsonSchema(plan.schema) : await llama.getGrammarFor('json');
-    if (plan.kind === 'call') return await llama.createGrammarForJsonSchema(callSchema(plan.tools));
+    if (plan.kind === 'json' && !plan.schema) return await bounded(llama, await llama.getGrammarFor('json'), boundJsonNumbers);
+    const schema = plan.kind === 'json' ? plan.schema : plan.kind === 'call' ? callSchema(plan.tools) : undefined;
+    if (schema) return await bounded(llama, await llama.createGrammarForJsonSchema(grammarSchema(schema) as GbnfJsonSchema), boundSchemaNumbers);
     return undefined;
   } catch (err) {
     const where = plan.kind === 'call' ? 'tools: a function\'s parameters' : 'response_format: the schema';

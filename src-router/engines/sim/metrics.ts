@@ -28,6 +28,23 @@ export const ENGINE_METRIC_NAMES = {
   vllmKv: 'vllm:kv_cache_usage_perc',
 } as const;
 
+/** The rest of what llama-server's /metrics declares, so that a scraper meets every name it would meet in production. */
+const LLAMA_OTHER_METRICS: readonly [string, 'gauge' | 'counter', string][] = [
+  ['llamacpp:prompt_tokens_total', 'counter', 'Number of prompt tokens processed.'],
+  ['llamacpp:prompt_tokens_cached_total', 'counter', 'Number of prompt tokens reused from the cache'],
+  ['llamacpp:prompt_seconds_total', 'counter', 'Prompt process time'],
+  ['llamacpp:tokens_predicted_total', 'counter', 'Number of generation tokens processed.'],
+  ['llamacpp:tokens_predicted_seconds_total', 'counter', 'Predict process time'],
+  ['llamacpp:n_decode_total', 'counter', 'Total number of llama_decode() calls'],
+  ['llamacpp:n_tokens_max', 'counter', 'Largest observed n_tokens.'],
+  ['llamacpp:spec_decode_num_draft_tokens_total', 'counter', 'Total draft tokens generated'],
+  ['llamacpp:spec_decode_num_accepted_tokens_total', 'counter', 'Total draft tokens accepted by the target model'],
+  ['llamacpp:spec_decode_num_drafts_total', 'counter', 'Total speculative decoding verification steps'],
+  ['llamacpp:prompt_tokens_seconds', 'gauge', 'Average prompt throughput in tokens/s.'],
+  ['llamacpp:predicted_tokens_seconds', 'gauge', 'Average generation throughput in tokens/s.'],
+  ['llamacpp:n_busy_slots_per_decode', 'gauge', 'Average number of busy slots per llama_decode() call'],
+];
+
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 function metric(lines: string[], name: string, type: 'gauge' | 'counter', help: string, value: number): void {
@@ -62,6 +79,8 @@ export function renderMetrics(ctx: SimEngineContext): string {
   metric(lines, n.loaded, 'gauge', '1 once the model is loaded.', ctx.loaded() ? 1 : 0);
   const e = ENGINE_METRIC_NAMES;
   if (ctx.options.shape === 'llama-server') {
+    // llama-server's counters and rates by name and type (the sim keeps no token totals: zeros), then the gauges read.
+    for (const [name, type, help] of LLAMA_OTHER_METRICS) metric(lines, name, type, help, 0);
     metric(lines, e.llamaProcessing, 'gauge', 'Number of requests processing.', state.activeCount);
     metric(lines, e.llamaDeferred, 'gauge', 'Number of requests deferred.', state.queuedCount);
   } else if (ctx.options.shape === 'vllm') {

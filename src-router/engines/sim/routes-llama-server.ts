@@ -37,13 +37,28 @@ export function simProps(ctx: SimEngineContext) {
   };
 }
 
+/** The fields llama-server adds to a slot once it has run a task: the task, its prompt counts, its sampling, its progress. */
+function slotTask(ctx: SimEngineContext) {
+  const { params } = simProps(ctx).default_generation_settings;
+  return {
+    id_task: ctx.state.counters.requests - 1,
+    n_prompt_tokens: 0,
+    n_prompt_tokens_processed: 0,
+    n_prompt_tokens_cache: 0,
+    params: { ...params, n_keep: 0, n_discard: 0, ignore_eos: false, n_probs: 0, min_keep: 0, timings_per_token: false, post_sampling_probs: false },
+    next_token: [{ has_next_token: false, has_new_line: false, n_remain: -1, n_decoded: 0 }],
+  };
+}
+
 /**
- * GET /slots (`--slots`, `reference/llama-server/slots.json`): one entry per parallel slot. The sim does not pin a
- * request to a slot, so the first `active` slots are the processing ones.
+ * GET /slots (`--slots`, `reference/llama-server/slots.json`): one entry per parallel slot, with the task fields once
+ * the engine has run a request. The sim does not pin a request to a slot, so the first `active` slots are the
+ * processing ones.
  */
 export function simSlots(ctx: SimEngineContext) {
   const active = ctx.state.activeCount;
-  return Array.from({ length: ctx.options.parallel }, (_, id) => ({ id, n_ctx: ctx.options.ctx, speculative: false, is_processing: id < active }));
+  const task = ctx.state.counters.requests > 0 ? slotTask(ctx) : {};
+  return Array.from({ length: ctx.options.parallel }, (_, id) => ({ id, n_ctx: ctx.options.ctx, speculative: false, is_processing: id < active, ...task }));
 }
 
 /** llama-server's own endpoints besides the OpenAI ones: /props and /slots. */

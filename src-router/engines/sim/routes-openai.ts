@@ -5,6 +5,7 @@ import type { SimEngineContext } from './context';
 import { sendError } from './errors';
 import { countTokens, embed, embeddingBase64, paceTokens, seedOf, tokenText } from './generation';
 import { type Job, readHooks, runJob, startEventStream, work, writeEvent } from './job';
+import { LLAMA_SERVER_BUILD } from './routes-llama-server';
 
 type Body = Record<string, unknown>;
 type Kind = 'chat' | 'completion';
@@ -46,11 +47,17 @@ interface Generation {
   count: number;
   finish: 'stop' | 'length';
   withTimings: boolean;
+  /** The llama-server shape: `system_fingerprint`, cached prompt tokens in `usage`, a role chunk first, no chat logprobs. */
+  llama: boolean;
 }
 
 function usage(g: Generation) {
-  return { prompt_tokens: g.promptTokens, completion_tokens: g.count, total_tokens: g.promptTokens + g.count };
+  const counts = { prompt_tokens: g.promptTokens, completion_tokens: g.count, total_tokens: g.promptTokens + g.count };
+  return g.llama ? { ...counts, prompt_tokens_details: { cached_tokens: 0 } } : counts;
 }
+
+/** What every answer and chunk of the llama-server shape carries besides the OpenAI fields. */
+const fingerprint = (g: Generation) => (g.llama ? { system_fingerprint: LLAMA_SERVER_BUILD } : {});
 
 /**
  * llama-server's `timings`, every key in its order (`reference/llama-server/chat.json`). The sim spends no time on the
@@ -70,14 +77,20 @@ function timings(g: Generation, ms: number) {
   };
 }
 
-function chunk(g: Generation, i: number | 'final', extra: Body = {}) {
+/**
+ * One chunk of a stream: token `i`, the final one, or (`'role'`, llama-server's first chat chunk) the role alone. The
+ * llama-server shape sends the role in a chunk of its own (content null) and no `logprobs` on chat chunks.
+ */
+function chunk(g: Generation, i: number | 'final' | 'role', extra: Body = {}) {
   const finish = i === 'final' ? g.finish : null;
+  const head = { id: g.id, created: g.created, model: g.model, ...fingerprint(g) };
   if (g.kind === 'chat') {
-    const delta = i === 'final' ? {} : i === 0 ? { role: 'assistant', content: tokenText(g.seed, 0) } : { content: tokenText(g.seed, i) };
-    return { id: g.id, object: 'chat.completion.chunk', created: g.created, model: g.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra };
+    const delta = i === 'role' ? { role: 'assistant', content: null } : i === 'final' ? {} : i === 0 && !g.llama ? { role: 'assistant', content: tokenText(g.seed, 0) } : { content: tokenText(g.seed, i) };
+    const choice = { index: 0, delta, ...(g.llama ? {} : { logprobs: null }), finish_reason: finish };
+    return { ...head, object: 'chat.completion.chunk', choices: [choice], ...extra };
   }
-  const text = i === 'final' ? '' : tokenText(g.seed, i);
-  return { id: g.id, object: 'text_completion', created: g.created, model: g.model, choices: [{ index: 0, text, logprobs: null, finish_reason: finish }], ...extra };
+  const text = i === 'final' || i === 'role' ? '' : tokenText(g.seed, i);
+  return { ...head, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: finish }], ...extra };
 }
 
 async function streamGeneration(job: Job, reply: FastifyReply, g: Generation, includeUsage: boolean): Promise<void> {
@@ -85,14 +98,16 @@ async function streamGeneration(job: Job, reply: FastifyReply, g: Generation, in
   await paceTokens(g.count, job.tokenMs, job.signal, async (i) => {
     job.slot.tokens = g.promptTokens + i + 1;
     startEventStream(reply);
+    if (i === 0 && g.llama && g.kind === 'chat') await writeEvent(reply, chunk(g, 'role'), job.signal);
     await writeEvent(reply, chunk(g, i), job.signal);
     if (i === 0 && job.crashing) await job.crash();
   });
+  // llama-server sends its timings on the last chunk: the usage chunk when the client asked for one.
   const extra = g.withTimings ? { timings: timings(g, performance.now() - started) } : {};
-  await writeEvent(reply, chunk(g, 'final', extra), job.signal);
+  await writeEvent(reply, chunk(g, 'final', includeUsage ? {} : extra), job.signal);
   if (includeUsage) {
     const object = g.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
-    await writeEvent(reply, { id: g.id, object, created: g.created, model: g.model, choices: [], usage: usage(g) }, job.signal);
+    await writeEvent(reply, { id: g.id, object, created: g.created, model: g.model, ...fingerprint(g), choices: [], usage: usage(g), ...extra }, job.signal);
   }
   await writeEvent(reply, '[DONE]', job.signal);
   reply.raw.end();
@@ -107,10 +122,10 @@ async function completeGeneration(job: Job, reply: FastifyReply, g: Generation):
   });
   let text = '';
   for (let i = 0; i < g.count; i++) text += tokenText(g.seed, i);
-  const common = { id: g.id, created: g.created, model: g.model };
+  const common = { id: g.id, created: g.created, model: g.model, ...fingerprint(g) };
   const choice =
     g.kind === 'chat'
-      ? { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: g.finish }] }
+      ? { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, ...(g.llama ? {} : { logprobs: null }), finish_reason: g.finish }] }
       : { object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: g.finish }] };
   const extra = g.withTimings ? { timings: timings(g, performance.now() - started) } : {};
   reply.send({ ...common, ...choice, usage: usage(g), ...extra });
@@ -138,6 +153,7 @@ function textHandler(ctx: SimEngineContext, kind: Kind) {
       count: requested ?? ctx.options.tokens,
       finish: requested ? 'length' : 'stop',
       withTimings: ctx.options.shape === 'llama-server' && !ctx.options.no_timings,
+      llama: ctx.options.shape === 'llama-server',
     };
     const streamOptions = (body.stream_options ?? {}) as Body;
     return runJob(ctx, request as never, reply, {

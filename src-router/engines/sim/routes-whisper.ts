@@ -28,12 +28,24 @@ export async function readMultipart(request: FastifyRequest): Promise<MultipartF
   return form;
 }
 
+interface Word {
+  word: string;
+  start: number;
+  end: number;
+  t_dtw: number;
+  probability: number;
+}
+
 export interface Transcript {
   text: string;
+  /** whisper.cpp names the language in full (`english`), as OpenAI's verbose_json does. */
   language: string;
   duration: number;
-  segments: { id: number; start: number; end: number; text: string; tokens: number[]; temperature: number; avg_logprob: number; no_speech_prob: number }[];
+  segments: { id: number; text: string; start: number; end: number; tokens: number[]; words: Word[]; temperature: number; avg_logprob: number; no_speech_prob: number }[];
 }
+
+/** The languages a client names most, by code; any other code is kept as it came. */
+const LANGUAGE_NAMES: Record<string, string> = { en: 'english', de: 'german', fr: 'french', es: 'spanish', it: 'italian', nl: 'dutch', pt: 'portuguese', ja: 'japanese', zh: 'chinese' };
 
 const SEGMENT_SECONDS = 10;
 
@@ -42,11 +54,14 @@ export function makeTranscript(seconds: number, language: string | undefined, te
   const segments: Transcript['segments'] = [];
   for (let start = 0, id = 0; start < seconds || id === 0; start += SEGMENT_SECONDS, id++) {
     const end = Math.min(seconds, start + SEGMENT_SECONDS);
-    segments.push({ id, start, end, text: ` Simulated speech from ${start.toFixed(1)} to ${end.toFixed(1)} seconds.`, tokens: [], temperature, avg_logprob: -0.1, no_speech_prob: 0.01 });
+    const text = ` Simulated speech from ${start.toFixed(1)} to ${end.toFixed(1)} seconds.`;
+    const words = [{ word: text.trim(), start, end, t_dtw: -1, probability: 0.9 }];
+    segments.push({ id, text, start, end, tokens: [], words, temperature, avg_logprob: -0.1, no_speech_prob: 0.01 });
   }
+  const code = language && language !== 'auto' ? language : 'en';
   return {
     text: segments.map((s) => s.text).join('').trim(),
-    language: language && language !== 'auto' ? language : 'en',
+    language: LANGUAGE_NAMES[code] ?? code,
     duration: seconds,
     segments,
   };
@@ -65,7 +80,12 @@ export function sendTranscript(reply: FastifyReply, t: Transcript, format: strin
   if (format === 'text') {
     reply.type('text/plain; charset=utf-8').send(`${t.text}\n`);
   } else if (format === 'verbose_json') {
-    reply.send({ task: 'transcribe', language: t.language, duration: t.duration, text: t.text, segments: t.segments });
+    // whisper-server adds what it detected: the language (its code), how sure it is, and every language's probability.
+    const detected = Object.entries(LANGUAGE_NAMES).find(([, name]) => name === t.language)?.[0] ?? t.language;
+    reply.send({
+      task: 'transcribe', language: t.language, duration: t.duration, text: t.text, segments: t.segments,
+      detected_language: t.language, detected_language_probability: 0.9, language_probabilities: { [detected]: 0.9 },
+    });
   } else {
     reply.send({ text: t.text });
   }
@@ -75,7 +95,8 @@ export function sendTranscript(reply: FastifyReply, t: Transcript, format: strin
 export function registerWhisperRoutes(app: FastifyInstance, ctx: SimEngineContext): void {
   app.post('/inference', async (request, reply) => {
     const form = await readMultipart(request);
-    if (!form?.file) return reply.code(400).send({ error: "no 'file' field in the request" });
+    // whisper-server's error handler answers every 400 with this text, whatever the handler said.
+    if (!form?.file) return reply.code(400).type('text/plain').send('Invalid request');
     const audio = form.file;
     return runJob(ctx, request, reply, {
       hooks: readHooks(form.fields),
