@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFolderName, buildKey, enginesCacheRoot, flagsHash, isBuildFolderOf } from '../../src-router/engines/build/cache-key';
 import { takeBuildLock } from '../../src-router/engines/build/build-lock';
-import { LLAMA_SERVER_FLAGS, WHISPER_SERVER_FLAGS } from '../../src-router/engines/build/recipes';
+import { LLAMA_SERVER_FLAGS, WHISPER_SERVER_FLAGS, recipeFor } from '../../src-router/engines/build/recipes';
 import { probeVersion, versionSummary } from '../../src-router/engines/build/version-probe';
 import { tempDir } from '../support/node-harness';
 
@@ -35,6 +35,13 @@ describe('engines cache naming', () => {
   it('the llama-server flags are CPU-only, static, without UI, curl or OpenSSL', () => {
     for (const f of ['-DBUILD_SHARED_LIBS=OFF', '-DLLAMA_BUILD_UI=OFF', '-DLLAMA_CURL=OFF', '-DLLAMA_OPENSSL=OFF', '-DLLAMA_BUILD_TESTS=OFF']) expect(LLAMA_SERVER_FLAGS).toContain(f);
     for (const f of ['-DBUILD_SHARED_LIBS=OFF', '-DWHISPER_SDL2=OFF', '-DWHISPER_CURL=OFF', '-DWHISPER_BUILD_TESTS=OFF', '-DWHISPER_BUILD_SERVER=ON']) expect(WHISPER_SERVER_FLAGS).toContain(f);
+  });
+
+  it('reads the shipped sources: the bundle’s commit, nodejs-whisper’s version, whisper.cpp’s own version for build.json', () => {
+    expect(recipeFor('llama-server').sourceId()).toMatch(/^[0-9a-f]{40}$/);
+    expect(recipeFor('whisper-server').sourceId()).toBe('nodejs-whisper-0.3.1');
+    // whisper-server has no --version: its build records whisper.cpp's version from its CMakeLists.txt.
+    expect(recipeFor('whisper-server').fallbackVersion()).toMatch(/^whisper\.cpp \d+\.\d+\.\d+ \(nodejs-whisper 0\.3\.1\)$/);
   });
 
   it('tells an engine’s build folders from its lock, temp folders and the other engine', () => {
