@@ -5,7 +5,7 @@ import type { Supervisor } from './backends';
 import type { NodeConfig } from './config';
 import type { ModelConfigRead } from './config/model-config-files';
 import { adapterFor, type CliRef } from './engines';
-import { EXTERNAL_ENGINES, resolveEngineCommand } from './engines/binaries';
+import { EXTERNAL_ENGINES, resolveEngineCommand } from './backends/engine-binaries';
 import { engineFamilyCheck } from './runtime/engine-family-check';
 import { type KeySpace, redactRedisUrl } from './kv';
 import type { ModelRegistry } from './registry';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ModelConfig } from '../config';
 import type { EngineState, Lane } from '../contract';
 import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
-import { resolveEngineCommand } from '../engines/binaries';
+import { resolveEngineCommand } from './engine-binaries';
 import { EngineError, modelUnavailable } from './errors';
 import type { ClientGone } from './call-end';
 import { ENGINE_OWN_GROUP, EngineProcess } from './engine-process';

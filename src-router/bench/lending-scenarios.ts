@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from 'node:http';
 import type { ModelConfigInput } from '../config';
-import { decideEngine, locateEngine } from '../engines/binaries';
+import { decideEngine, locateEngine } from '../backends/engine-binaries';
 import { writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import { buildTinyVocab, TokenType } from '../engines/llama-node/tiny-vocab';
 import { keepAliveAgent } from './http-client';

@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ensureDebianTool, findOnPath } from './debian-tool';
+import { ensureDebianTool, findOnPath } from '../debian-tool';
 
 const run = promisify(execFile);
 

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from '../backends/free-port';
-import { debianTool } from './debian-tool';
+import { debianTool } from '../debian-tool';
 import type { BenchScope } from './scope';
 
 export function nginxBinary(): string {

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { freePort } from '../backends/free-port';
-import { debianTool } from './debian-tool';
+import { debianTool } from '../debian-tool';
 import type { FaultScope } from './faults-cluster';
 
 export function redisServerBinary(): string {

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { debianTool } from './debian-tool';
+import { debianTool } from '../debian-tool';
 import type { BenchScope } from './scope';
 
 export interface WrkRun {

@@ -1,8 +1,8 @@
 /** `routerdesk engines build|list`: build llama-server and whisper-server from the shipped sources; show what each family runs. */
 import { parseArgs } from 'node:util';
-import { BUILDABLE, enginesCacheRoot, isBuildable, type BuildableEngine } from '../engines/build/cache-key';
-import { buildEngine, type BuildResult } from '../engines/build/build-engine';
-import { cachedBuilds, describeEngines } from '../engines/binaries';
+import { BUILDABLE, enginesCacheRoot, isBuildable, type BuildableEngine } from '../backends/engine-build/cache-key';
+import { buildEngine, type BuildResult } from '../backends/engine-build/build-engine';
+import { cachedBuilds, describeEngines } from '../backends/engine-binaries';
 
 export const ENGINES_USAGE = `usage: routerdesk engines build [--only llama-server|whisper-server] [--json]
        routerdesk engines list [--json]

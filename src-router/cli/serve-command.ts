@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { withoutNodeVariables } from '../backends/engine-env';
 import type { ModelConfigInput, NodeConfig } from '../config';
 import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
-import { locateEngine } from '../engines/binaries';
+import { locateEngine } from '../backends/engine-binaries';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import { describeTinyWhisper, writeTinyWhisperModel } from '../engines/whisper-model/writer';
 import { busyPortFallback, NodeHost } from '../node-host';

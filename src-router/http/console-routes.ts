@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { consoleSessionRequestSchema, enginesAnswerSchema, type ConsoleCode, type ConsoleModelList, type ConsoleSession, type EnginesAnswer } from '../contract';
-import { describeEngines } from '../engines/binaries';
+import { describeEngines } from '../backends/engine-binaries';
 import type { HttpDeps } from './deps';
 import { authThrottle, requireToken } from './auth';
 import { clientKey } from './auth-throttle';

@@ -4,9 +4,9 @@
  */
 import { isAbsolute } from 'node:path';
 import { engineEnv } from '../backends/engine-env';
-import { EXTERNAL_ENGINES, cachedBuilds } from '../engines/binaries';
-import { enginesCacheRoot, isBuildable } from '../engines/build/cache-key';
-import { probeVersion } from '../engines/build/version-probe';
+import { EXTERNAL_ENGINES, cachedBuilds } from '../backends/engine-binaries';
+import { enginesCacheRoot, isBuildable } from '../backends/engine-build/cache-key';
+import { probeVersion } from '../backends/engine-build/version-probe';
 import { resolveExecutable } from './self-test-checks';
 import type { SelfTestCheck } from './self-tests';
 

@@ -1,4 +1,4 @@
-import { ensureDebianTool, findOnPath, isExecutable } from '../../src-router/bench/debian-tool';
+import { ensureDebianTool, findOnPath, isExecutable } from '../../src-router/debian-tool';
 
 /**
  * System binaries the integration and e2e tests need. A missing one is installed when we can (Debian, root),

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { engineInfoSchema } from '../../src-router/contract';
-import { decideEngine, findCachedBuild, locateEngine, pickCachedBuild, resolveEngineCommand, whichOnPath } from '../../src-router/engines/binaries';
+import { decideEngine, findCachedBuild, locateEngine, pickCachedBuild, resolveEngineCommand, whichOnPath } from '../../src-router/backends/engine-binaries';
 import { tempDir } from '../support/node-harness';
 
 // Engine discovery: PATH first, then the newest finished build in the engines cache; what GET /console/engines says

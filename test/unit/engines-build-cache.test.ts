@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildFolderName, buildKey, enginesCacheRoot, flagsHash, isBuildFolderOf } from '../../src-router/engines/build/cache-key';
-import { takeBuildLock } from '../../src-router/engines/build/build-lock';
-import { LLAMA_SERVER_FLAGS, WHISPER_SERVER_FLAGS, recipeFor } from '../../src-router/engines/build/recipes';
-import { probeVersion, versionSummary } from '../../src-router/engines/build/version-probe';
+import { buildFolderName, buildKey, enginesCacheRoot, flagsHash, isBuildFolderOf } from '../../src-router/backends/engine-build/cache-key';
+import { takeBuildLock } from '../../src-router/backends/engine-build/build-lock';
+import { LLAMA_SERVER_FLAGS, WHISPER_SERVER_FLAGS, recipeFor } from '../../src-router/backends/engine-build/recipes';
+import { probeVersion, versionSummary } from '../../src-router/backends/engine-build/version-probe';
 import { tempDir } from '../support/node-harness';
 
 // The engines cache: where builds go, how they are named (source identity + flags), the lock that makes concurrent

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 // design.md §2: a module imports only modules above it in this list (ARCHITECTURE.md keeps the same list).
 export const LAYERS = ['contract', 'config', 'store', 'kv', 'engines', 'backends', 'registry', 'costs', 'queue', 'lending', 'routing', 'runtime', 'cluster', 'guardian', 'serve', 'http', 'bench', 'cli'];
 const TOP_FILES: Record<string, number> = {
-  'version.ts': 0.5, 'proc-stat.ts': 0.5, 'seeded-random.ts': 0.5, 'paths.ts': 4.5, 'node-routing.ts': LAYERS.indexOf('serve') + 0.5, 'node-runtime.ts': LAYERS.indexOf('serve') + 0.5, 'node-lending.ts': LAYERS.indexOf('serve') + 0.5, 'node-guardians.ts': LAYERS.indexOf('serve') + 0.5, 'node-model-configs.ts': LAYERS.indexOf('serve') + 0.5,
+  'version.ts': 0.5, 'debian-tool.ts': 0.5, 'proc-stat.ts': 0.5, 'seeded-random.ts': 0.5, 'paths.ts': 4.5, 'node-routing.ts': LAYERS.indexOf('serve') + 0.5, 'node-runtime.ts': LAYERS.indexOf('serve') + 0.5, 'node-lending.ts': LAYERS.indexOf('serve') + 0.5, 'node-guardians.ts': LAYERS.indexOf('serve') + 0.5, 'node-model-configs.ts': LAYERS.indexOf('serve') + 0.5,
   'node.ts': LAYERS.indexOf('http') + 0.5, 'node-host.ts': LAYERS.indexOf('http') + 0.75, 'cli.ts': LAYERS.indexOf('cli'),
 };
 

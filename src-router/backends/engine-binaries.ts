@@ -5,11 +5,11 @@
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { engineEnv } from '../backends/engine-env';
+import { engineEnv } from './engine-env';
 import type { EngineFamily, EngineInfo } from '../contract/engines';
-import { enginesCacheRoot, isBuildable, isBuildFolderOf, type BuildableEngine } from './build/cache-key';
-import { readBuildRecord } from './build/build-engine';
-import { probeVersion, type VersionProbe } from './build/version-probe';
+import { enginesCacheRoot, isBuildable, isBuildFolderOf, type BuildableEngine } from './engine-build/cache-key';
+import { readBuildRecord } from './engine-build/build-engine';
+import { probeVersion, type VersionProbe } from './engine-build/version-probe';
 
 type ExternalFamily = Exclude<EngineFamily, 'llama-node' | 'sim'>;
 

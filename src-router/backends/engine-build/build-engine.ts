@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { ensureDebianTool, findOnPath } from '../../bench/debian-tool';
+import { ensureDebianTool, findOnPath } from '../../debian-tool';
 import { ROUTER_VERSION } from '../../version';
 import { buildFolderName, buildKey, enginesCacheRoot, type BuildableEngine } from './cache-key';
 import { takeBuildLock } from './build-lock';
