@@ -1,6 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startNode, type TestNode } from '../support/node-harness';
+
+// A readable file stands in for the weights: the model is configured, only its engine binary is missing.
+const WEIGHTS = fileURLToPath(import.meta.url);
 
 // Every client-visible error: OpenAI-shaped on /v1, Ollama-shaped on /api, logged, nothing lost.
 describe('client API errors', () => {
@@ -13,7 +17,7 @@ describe('client API errors', () => {
       models: {
         chat: { name: 'chat', backend: 'sim', capabilities: ['text'], sim: { load_time: '50ms', token_time: '1ms' } },
         broken: { name: 'broken', backend: 'sim', capabilities: ['text'], sim: { fail: 'crash_on_start' } },
-        missing: { name: 'missing-binary', backend: 'llama-server', capabilities: ['text'], model: '/nope.gguf', command: '/nonexistent/llama-server --port ${PORT}' },
+        missing: { name: 'missing-binary', backend: 'llama-server', capabilities: ['text'], model: WEIGHTS, command: '/nonexistent/llama-server --port ${PORT}' },
         ears: { name: 'ears', backend: 'sim', capabilities: ['transcription'], sim: { load_time: '50ms' } },
         crashy: { name: 'crashy', backend: 'sim', capabilities: ['embedding'], sim: { load_time: '50ms', fail: 'crash_on_request' } },
         narrow: { name: 'narrow', backend: 'sim', capabilities: ['text'], max_queue: 3, sim: { load_time: '50ms', token_time: '100ms' } },
