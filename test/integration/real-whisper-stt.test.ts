@@ -185,13 +185,15 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
     expect(picked).toEqual(new Set(['node-a', 'node-b']));
   });
 
+  /** A long transcription at `node` (a slave's own API, explicit model; the master's, any model). */
+  const long = (node: TestNode, model = 'ears') => {
+    const form = new FormData();
+    form.append('file', new Blob([wavFile(LONG_SECONDS)]), 'long.wav');
+    form.append('model', model);
+    return fetch(`${node.url}/v1/audio/transcriptions`, { method: 'POST', body: form }).then(async (r) => ({ status: r.status, body: await r.text(), node: r.headers.get('x-routerdesk-node') }));
+  };
+
   it('every node busy: the next request goes to the node with the shortest whole-node queue (STT-3)', async () => {
-    const long = (node: TestNode) => {
-      const form = new FormData();
-      form.append('file', new Blob([wavFile(LONG_SECONDS)]), 'long.wav');
-      form.append('model', 'ears');
-      return fetch(`${node.url}/v1/audio/transcriptions`, { method: 'POST', body: form }).then(async (r) => ({ status: r.status, body: await r.text() }));
-    };
     const [a, b] = slaves;
     const busy = [long(a), long(a), long(a), long(a), long(b)];
     try {
@@ -205,6 +207,26 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
       expect(await autoOn()).toBe('node-b');
     } finally {
       for (const r of await Promise.all(busy)) expect(r.status, r.body).toBe(200);
+    }
+  });
+
+  it('a request the master chose a node for counts once in that node’s workload, not again as a reservation (STT-2, STT-4)', async () => {
+    const [a, b] = slaves;
+    const busy = [long(a), long(a), long(a), long(a), long(a)];
+    const chosen: ReturnType<typeof long>[] = [];
+    try {
+      await eventually(async () => { const sa = await statusOf(a); return sa.active + sa.queued === 5; }, { what: 'node-a with 5 requests', timeoutMs: 60_000 });
+      // Three selector-less requests, all to the less busy node-b; they stay reserved on the master while they run.
+      chosen.push(long(master, 'auto'), long(master, 'auto'), long(master, 'auto'));
+      await eventually(async () => {
+        const [sa, sb] = await Promise.all([statusOf(a), statusOf(b)]);
+        return sa.active + sa.queued === 5 && sb.active + sb.queued === 3;
+      }, { what: 'node-a with 5 requests, node-b with the 3 chosen ones', timeoutMs: 60_000 });
+      // node-b has 3, node-a 5: counting node-b's reservations on top of its own count would make it 6.
+      expect(await autoOn()).toBe('node-b');
+    } finally {
+      for (const r of await Promise.all(busy)) expect(r.status, r.body).toBe(200);
+      for (const r of await Promise.all(chosen)) expect(r).toMatchObject({ status: 200, node: 'node-b' });
     }
   });
 });
