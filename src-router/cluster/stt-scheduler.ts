@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { RuntimeStatus } from '../contract';
 import { toTarget, type ClusterCatalog, type ClusterEntry, type Target } from '../registry';
 import type { NodeClient } from './node-client';
-import { selectStt, type RoundRobin, type SttNode } from './stt-select';
+import { selectStt, unseenReservations, type RoundRobin, type SttNode } from './stt-select';
 
 export interface SttSchedulerDeps {
   localNodeId: string;
@@ -39,9 +39,9 @@ export class SttScheduler {
           .filter((r) => r.nodeId === nodeId && r.available)
           .map((r) => ({ localId: r.record.localId, clusterId: e.id, loaded: status.models.find((m) => m.localId === r.record.localId)?.loaded ?? false })),
       );
-      // The local status already counts local reservations; remote ones are added here.
-      const reserved = local ? 0 : this.reservationsOn(nodeId);
-      return { nodeId, local, healthy: true, runtimeStatus: true, active: status.active + reserved, queued: status.queued, configs };
+      // The local status already counts local reservations; remote ones the node does not count yet are added here.
+      const unseen = local ? 0 : unseenReservations(this.reservationsOn(nodeId), status.active + status.queued);
+      return { nodeId, local, healthy: true, runtimeStatus: true, active: status.active + unseen, queued: status.queued, configs };
     });
     const choice = selectStt(nodes, this.rr);
     if (!choice) return undefined;

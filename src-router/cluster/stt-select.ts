@@ -31,6 +31,14 @@ export interface SttChoice {
   rule: SttRule;
 }
 
+/**
+ * Reserved requests a node's own count does not show yet. A reservation holds from the choice until the request
+ * ends, and the node counts the request itself once it arrives, so only reservations beyond its count are added.
+ */
+export function unseenReservations(reserved: number, counted: number): number {
+  return Math.max(0, reserved - counted);
+}
+
 /** Round-robin cursors per tie group. */
 export type RoundRobin = Map<string, number>;
 

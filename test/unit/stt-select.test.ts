@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectStt, type RoundRobin, type SttNode } from '../../src-router/cluster/stt-select';
+import { selectStt, unseenReservations, type RoundRobin, type SttNode } from '../../src-router/cluster/stt-select';
 
 const node = (nodeId: string, o: Partial<SttNode> = {}, configs: [string, boolean][] = [['w', false]]): SttNode => ({
   nodeId, local: false, healthy: true, runtimeStatus: true, active: 0, queued: 0,
@@ -71,5 +71,13 @@ describe('selector-less STT scheduling (STT-1..5)', () => {
   it('input order does not matter', () => {
     const a = [node('b', { active: 1 }, [['w', true]]), node('a', { active: 1 }, [['w', true]])];
     expect(pick(a)).toBe(pick([...a].reverse()));
+  });
+
+  it('a reservation counts only until the node counts the request itself (STT-2, STT-4)', () => {
+    expect(unseenReservations(1, 0)).toBe(1);
+    expect(unseenReservations(2, 1)).toBe(1);
+    expect(unseenReservations(2, 2)).toBe(0);
+    expect(unseenReservations(1, 3)).toBe(0);
+    expect(unseenReservations(0, 0)).toBe(0);
   });
 });
