@@ -59,8 +59,9 @@ const boundsSchema = {
     integer: { $ref: '#/$defs/small' },
     even: { $ref: '#/definitions/even' },
     pick: { enum: [1, 2.5, -300] },
+    wide: { type: 'integer', minimum: -500, maximum: 499 },
   },
-  required: ['xs', 'maybe', 'integer', 'even', 'pick'],
+  required: ['xs', 'maybe', 'integer', 'even', 'pick', 'wide'],
   additionalProperties: false,
 } as const;
 // The same for zod's validator, which resolves only `#/$defs/` references.

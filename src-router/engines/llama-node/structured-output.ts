@@ -76,6 +76,8 @@ const UNENFORCEABLE = [
 const BOUND_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
 /** The most values an integer range may have to be generated as the list of its values. */
 export const MAX_INTEGER_RANGE = 1000;
+/** The most values all of a schema's integer ranges may have together: bounds the grammar's size and build time. */
+export const MAX_INTEGER_VALUES = 20_000;
 
 /** The integers a bounded `integer` schema admits, or undefined when it is not bounded both ways within the limit. */
 function integerRange(s: Record<string, unknown>): number[] | undefined {
@@ -100,12 +102,13 @@ const pointer = (path: string[]) => `/${path.join('/')}`;
  * The schema as node-llama-cpp's grammar maker reads it, so that every answer it generates validates:
  * - `anyOf`, which it does not know (it would generate `null`), becomes `oneOf`, which it generates as the same alternation;
  * - `definitions` and `#/definitions/` references become `$defs` (it resolves only those);
- * - an `integer` bounded both ways with at most MAX_INTEGER_RANGE values becomes the enum of its values (or null);
+ * - an `integer` bounded both ways with at most MAX_INTEGER_RANGE values becomes the enum of its values (or null),
+ *   MAX_INTEGER_VALUES in all;
  * - any other keyword it would ignore that constrains a value (`minimum`, `pattern`, `allOf`, `uniqueItems`, …) is an
  *   UnenforceableSchemaError; every other keyword is kept, at any depth.
  */
-export function grammarSchema(schema: unknown, path: string[] = []): unknown {
-  if (Array.isArray(schema)) return schema.map((s, i) => grammarSchema(s, [...path, String(i)]));
+export function grammarSchema(schema: unknown, path: string[] = [], budget = { values: MAX_INTEGER_VALUES }): unknown {
+  if (Array.isArray(schema)) return schema.map((s, i) => grammarSchema(s, [...path, String(i)], budget));
   if (!schema || typeof schema !== 'object') return schema;
   const s = schema as Record<string, unknown>;
   const types = Array.isArray(s.type) ? s.type : [s.type];
@@ -115,6 +118,8 @@ export function grammarSchema(schema: unknown, path: string[] = []): unknown {
     const values = integerRange(s);
     if (!values) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} can only be enforced on an integer range of at most ${MAX_INTEGER_RANGE} values`);
     if (values.length === 0) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} admit no integer`);
+    budget.values -= values.length;
+    if (budget.values < 0) throw new UnenforceableSchemaError(`at ${pointer(path)}: the schema's integer ranges hold more than ${MAX_INTEGER_VALUES} values in all`);
     rest = Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'type' && !BOUND_KEYWORDS.includes(k)));
     rest.enum = types.includes('null') ? [...values, null] : values;
   }
@@ -127,9 +132,9 @@ export function grammarSchema(schema: unknown, path: string[] = []): unknown {
     if (k === 'enum' || k === 'const') out[key] = v;
     else if (k === '$ref' && typeof v === 'string') out[key] = v.startsWith('#/definitions/') ? `#/$defs/${v.slice('#/definitions/'.length)}` : v;
     else if (SCHEMA_MAPS.has(k) && v && typeof v === 'object' && !Array.isArray(v)) {
-      const mapped = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, grammarSchema(sub, [...path, k, name])]));
+      const mapped = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, grammarSchema(sub, [...path, k, name], budget)]));
       out[key] = key === '$defs' && out.$defs ? { ...(out.$defs as object), ...mapped } : mapped;
-    } else out[key] = grammarSchema(v, [...path, k]);
+    } else out[key] = grammarSchema(v, [...path, k], budget);
   }
   return out;
 }
