@@ -77,6 +77,10 @@ describe('the schema node-llama-cpp makes the grammar from', () => {
     expect(() => grammarSchema({ type: 'integer', minimum: 0, maximum: 1000 })).toThrow(/at \/: minimum, maximum can only be enforced on an integer range of at most 1000/);
     expect(() => grammarSchema({ type: 'integer', minimum: 5, maximum: 4 })).toThrow(/admit no integer/);
     expect(() => grammarSchema({ type: 'number', maximum: 4 })).toThrow(/at \/: maximum cannot be enforced/);
+    // Listed values with bounds: only the ones within them.
+    expect(grammarSchema({ type: 'integer', enum: [100, 3, 'x'], minimum: 0, maximum: 5 })).toEqual({ type: 'integer', enum: [3, 'x'] });
+    expect(grammarSchema({ const: 2.5, exclusiveMaximum: 3 })).toEqual({ enum: [2.5] });
+    expect(() => grammarSchema({ const: 7, maximum: 3 })).toThrow(/admit none of the listed values/);
     expect(grammarSchema({ definitions: { n: { type: 'integer' } }, $ref: '#/definitions/n' })).toEqual({ $defs: { n: { type: 'integer' } }, $ref: '#/$defs/n' });
   });
 

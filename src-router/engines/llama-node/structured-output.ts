@@ -93,6 +93,14 @@ function integerRange(s: Record<string, unknown>): number[] | undefined {
   return values;
 }
 
+/** Whether a listed (`enum` / `const`) value keeps the numeric bounds of its schema; a value that is no number does. */
+function withinBounds(v: unknown, s: Record<string, unknown>): boolean {
+  if (typeof v !== 'number') return true;
+  const n = (k: string) => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
+  const [min, max, xmin, xmax, step] = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].map(n);
+  return (min === undefined || v >= min) && (max === undefined || v <= max) && (xmin === undefined || v > xmin) && (xmax === undefined || v < xmax) && (step === undefined || Number.isInteger(v / step));
+}
+
 /** A schema the built-in engine's grammar cannot hold an answer to: the client's 400, naming where and which keyword. */
 export class UnenforceableSchemaError extends Error {}
 
@@ -103,7 +111,7 @@ const pointer = (path: string[]) => `/${path.join('/')}`;
  * - `anyOf`, which it does not know (it would generate `null`), becomes `oneOf`, which it generates as the same alternation;
  * - `definitions` and `#/definitions/` references become `$defs` (it resolves only those);
  * - an `integer` bounded both ways with at most MAX_INTEGER_RANGE values becomes the enum of its values (or null),
- *   MAX_INTEGER_VALUES in all;
+ *   MAX_INTEGER_VALUES in all; an `enum` or `const` with bounds keeps the listed values within them;
  * - any other keyword it would ignore that constrains a value (`minimum`, `pattern`, `allOf`, `uniqueItems`, …) is an
  *   UnenforceableSchemaError; every other keyword is kept, at any depth.
  */
@@ -114,7 +122,13 @@ export function grammarSchema(schema: unknown, path: string[] = [], budget = { v
   const types = Array.isArray(s.type) ? s.type : [s.type];
   const bounded = BOUND_KEYWORDS.filter((k) => k in s);
   let rest: Record<string, unknown> = s;
-  if (bounded.length && types.includes('integer') && types.every((t) => t === 'integer' || t === 'null')) {
+  if (bounded.length && ('enum' in s || 'const' in s)) {
+    // Listed values: the bounds only remove some of them.
+    const listed = 'enum' in s ? (Array.isArray(s.enum) ? s.enum : []) : [s.const];
+    rest = Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'const' && !BOUND_KEYWORDS.includes(k)));
+    rest.enum = listed.filter((v) => withinBounds(v, s));
+    if ((rest.enum as unknown[]).length === 0) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} admit none of the listed values`);
+  } else if (bounded.length && types.includes('integer') && types.every((t) => t === 'integer' || t === 'null')) {
     const values = integerRange(s);
     if (!values) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} can only be enforced on an integer range of at most ${MAX_INTEGER_RANGE} values`);
     if (values.length === 0) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} admit no integer`);
