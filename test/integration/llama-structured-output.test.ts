@@ -47,6 +47,25 @@ const numbersSchema = {
   required: ['a', 'b', 'pick', 'inner', 'values', 'either'],
   additionalProperties: false,
 } as const;
+// Integer bounds the grammar enforces (a range of at most 1000 values is generated as its values), in an array, nullable,
+// behind $defs and definitions references, under a property named like a grammar rule.
+const boundsSchema = {
+  type: 'object',
+  $defs: { small: { type: 'integer', minimum: -3, exclusiveMaximum: 4 } },
+  definitions: { even: { type: 'integer', minimum: 0, maximum: 20, multipleOf: 2 } },
+  properties: {
+    xs: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 5 }, maxItems: 4 },
+    maybe: { type: ['integer', 'null'], minimum: 10, maximum: 12 },
+    integer: { $ref: '#/$defs/small' },
+    even: { $ref: '#/definitions/even' },
+    pick: { enum: [1, 2.5, -300] },
+    wide: { type: 'integer', minimum: -500, maximum: 499 },
+  },
+  required: ['xs', 'maybe', 'integer', 'even', 'pick', 'wide'],
+  additionalProperties: false,
+} as const;
+// The same for zod's validator, which resolves only `#/$defs/` references.
+const boundsCheck = JSON.parse(JSON.stringify({ ...boundsSchema, definitions: undefined, $defs: { ...boundsSchema.$defs, ...boundsSchema.definitions } }).replaceAll('#/definitions/', '#/$defs/')) as object;
 const oneInteger = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false } as const;
 
 /** Every number in a parsed JSON value, however deep. */
@@ -109,6 +128,35 @@ describe('llama-node engine: response_format and tools through a node', () => {
         expect(validates(schema, text), text).toBe(true);
         expect(numbersIn(JSON.parse(text)).every(Number.isFinite), text).toBe(true);
       }
+    }
+  });
+
+  it('answers integer bounds (in arrays, nullable, through $defs and definitions) with JSON that validates, on every seed tried', async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const r = await openai.chat.completions.create({
+        model: 'tiny-chat', seed, max_tokens: 600, messages: [{ role: 'user', content: 'numbers please' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'bounds', schema: boundsSchema, strict: true } },
+      });
+      const text = r.choices[0].message.content!;
+      expect(r.choices[0].finish_reason, text).toBe('stop');
+      expect(validates(boundsCheck, text), text).toBe(true);
+    }
+  });
+
+  it('refuses, naming the keyword and where, a schema keyword the grammar cannot enforce', async () => {
+    const cases: [object, string][] = [
+      [{ type: 'object', properties: { v: { type: 'array', items: { type: 'number', minimum: 0 } } }, required: ['v'] }, '/properties/v/items: minimum'],
+      [{ type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] }, '/properties/n: minimum'],
+      [{ type: 'object', properties: { s: { type: 'string', pattern: '^a+$' } }, required: ['s'] }, '/properties/s: pattern'],
+      [{ allOf: [{ type: 'integer' }] }, '/: allOf'],
+      [{ type: 'array', items: { enum: [1, 2] }, uniqueItems: true }, '/: uniqueItems'],
+    ];
+    for (const [schema, where] of cases) {
+      const err = await openai.chat.completions
+        .create({ model: 'tiny-chat', max_tokens: 50, messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 's', schema: schema as Record<string, unknown> } } })
+        .catch((e: unknown) => e);
+      expect(err, where).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((err as Error).message).toContain(where);
     }
   });
 

@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFolderName, buildKey, enginesCacheRoot, flagsHash, isBuildFolderOf } from '../../src-router/backends/engine-build/cache-key';
@@ -115,6 +116,21 @@ describe('build lock', () => {
     writeFileSync(file, '999999999\n');
     const release = await takeBuildLock(file, 5_000);
     release();
+  });
+
+  it('takes over a lock whose pid now belongs to another process (a killed build, its pid reused)', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'e.lock');
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      // Written by a build that started at boot tick 1 under the pid the sleep has now.
+      writeFileSync(file, `${other.pid} 1\n`);
+      const release = await takeBuildLock(file, 5_000);
+      expect(readFileSync(file, 'utf8').split(' ')[0]).toBe(String(process.pid));
+      release();
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 
   it('gives up after its timeout while a live process holds it', async () => {

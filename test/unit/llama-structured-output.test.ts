@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatRequestSchema } from '../../src-router/engines/llama-node/openai-requests';
-import { callSchema, grammarSchema, outputPlan, parseCall } from '../../src-router/engines/llama-node/structured-output';
+import { callSchema, grammarSchema, MAX_INTEGER_VALUES, outputPlan, parseCall } from '../../src-router/engines/llama-node/structured-output';
 
 import type { ChatTool } from '../../src-router/engines/llama-node/openai-requests';
 
@@ -69,5 +69,24 @@ describe('the schema node-llama-cpp makes the grammar from', () => {
     expect(grammarSchema({ type: 'object', properties: { anyOf: { anyOf: [{ type: 'null' }] } }, $defs: { anyOf: { type: 'integer' } }, required: ['anyOf'] })).toEqual({
       type: 'object', properties: { anyOf: { oneOf: [{ type: 'null' }] } }, $defs: { anyOf: { type: 'integer' } }, required: ['anyOf'],
     });
+  });
+
+  it('has a bounded integer as the enum of its values (multipleOf, exclusive bounds, nullable), and refuses what it cannot hold', () => {
+    expect(grammarSchema({ type: 'integer', exclusiveMinimum: 0.5, maximum: 9, multipleOf: 3 })).toEqual({ enum: [3, 6, 9] });
+    expect(grammarSchema({ type: ['integer', 'null'], minimum: -1, maximum: 1 })).toEqual({ enum: [-1, 0, 1, null] });
+    expect(() => grammarSchema({ type: 'integer', minimum: 0, maximum: 1000 })).toThrow(/at \/: minimum, maximum can only be enforced on an integer range of at most 1000/);
+    expect(() => grammarSchema({ type: 'integer', minimum: 5, maximum: 4 })).toThrow(/admit no integer/);
+    expect(() => grammarSchema({ type: 'number', maximum: 4 })).toThrow(/at \/: maximum cannot be enforced/);
+    // Listed values with bounds: only the ones within them.
+    expect(grammarSchema({ type: 'integer', enum: [100, 3, 'x'], minimum: 0, maximum: 5 })).toEqual({ type: 'integer', enum: [3, 'x'] });
+    expect(grammarSchema({ const: 2.5, exclusiveMaximum: 3 })).toEqual({ enum: [2.5] });
+    expect(() => grammarSchema({ const: 7, maximum: 3 })).toThrow(/admit none of the listed values/);
+    expect(grammarSchema({ definitions: { n: { type: 'integer' } }, $ref: '#/definitions/n' })).toEqual({ $defs: { n: { type: 'integer' } }, $ref: '#/$defs/n' });
+  });
+
+  it('holds all of a schema\'s integer ranges to a total number of values, so the grammar stays small and quick to make', () => {
+    const wide = (n: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'integer', minimum: 0, maximum: 999 }])) });
+    expect(() => grammarSchema(wide(MAX_INTEGER_VALUES / 1000))).not.toThrow();
+    expect(() => grammarSchema(wide(MAX_INTEGER_VALUES / 1000 + 1))).toThrow(/at \/properties\/p20: the schema's integer ranges hold more than 20000 values in all/);
   });
 });

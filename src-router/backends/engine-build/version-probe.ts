@@ -34,14 +34,22 @@ export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: proc
       clearTimeout(timer);
       resolve(timedOut ? { version: null, error: null, timedOut } : { version: error ? null : versionSummary(out), error });
     };
-    const child = spawn(file, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    // Its own process group, so a timeout ends the children it started too (they would hold the pipes open and keep
+    // this process alive).
+    const child = spawn(file, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
     const take = (d: Buffer) => {
       if (out.length < OUTPUT_CAP) out += d.toString('utf8').slice(0, OUTPUT_CAP - out.length);
     };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
       finish(null, true);
     }, timeoutMs);
     child.once('error', (err) => finish(`cannot run ${file}: ${err.message}`));

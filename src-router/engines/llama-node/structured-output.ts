@@ -68,19 +68,87 @@ export function nativeFunctions(tools: ChatTool[]): ChatModelFunctions {
 /** Keywords whose value maps names (a property, a definition) to schemas: the names are data, never keywords. */
 const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'patternProperties']);
 
+/** Keywords that constrain a value but that node-llama-cpp's grammar maker ignores: an answer could break them. */
+const UNENFORCEABLE = [
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'pattern', 'allOf', 'not', 'if', 'then', 'else',
+  'uniqueItems', 'contains', 'minContains', 'maxContains', 'propertyNames', 'dependentRequired', 'dependentSchemas', 'dependencies',
+];
+const BOUND_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
+/** The most values an integer range may have to be generated as the list of its values. */
+export const MAX_INTEGER_RANGE = 1000;
+/** The most values all of a schema's integer ranges may have together: bounds the grammar's size and build time. */
+export const MAX_INTEGER_VALUES = 20_000;
+
+/** The integers a bounded `integer` schema admits, or undefined when it is not bounded both ways within the limit. */
+function integerRange(s: Record<string, unknown>): number[] | undefined {
+  const num = (k: string) => (typeof s[k] === 'number' && Number.isFinite(s[k]) ? (s[k] as number) : undefined);
+  const lows = [num('minimum') !== undefined ? Math.ceil(num('minimum')!) : undefined, num('exclusiveMinimum') !== undefined ? Math.floor(num('exclusiveMinimum')!) + 1 : undefined];
+  const highs = [num('maximum') !== undefined ? Math.floor(num('maximum')!) : undefined, num('exclusiveMaximum') !== undefined ? Math.ceil(num('exclusiveMaximum')!) - 1 : undefined];
+  const lo = Math.max(...lows.filter((v) => v !== undefined).concat(-Infinity));
+  const hi = Math.min(...highs.filter((v) => v !== undefined).concat(Infinity));
+  const step = s.multipleOf === undefined ? 1 : num('multipleOf');
+  if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || step === undefined || step <= 0 || hi - lo + 1 > MAX_INTEGER_RANGE) return undefined;
+  const values: number[] = [];
+  for (let v = lo; v <= hi; v++) if (Number.isInteger(v / step)) values.push(v);
+  return values;
+}
+
+/** Whether a listed (`enum` / `const`) value keeps the numeric bounds of its schema; a value that is no number does. */
+function withinBounds(v: unknown, s: Record<string, unknown>): boolean {
+  if (typeof v !== 'number') return true;
+  const n = (k: string) => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
+  const [min, max, xmin, xmax, step] = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].map(n);
+  return (min === undefined || v >= min) && (max === undefined || v <= max) && (xmin === undefined || v > xmin) && (xmax === undefined || v < xmax) && (step === undefined || Number.isInteger(v / step));
+}
+
+/** A schema the built-in engine's grammar cannot hold an answer to: the client's 400, naming where and which keyword. */
+export class UnenforceableSchemaError extends Error {}
+
+const pointer = (path: string[]) => `/${path.join('/')}`;
+
 /**
- * The schema as node-llama-cpp's grammar maker reads it: `anyOf`, which it does not know (it would generate `null`),
- * becomes `oneOf`, which it generates as the same alternation; every other keyword is kept, at any depth.
+ * The schema as node-llama-cpp's grammar maker reads it, so that every answer it generates validates:
+ * - `anyOf`, which it does not know (it would generate `null`), becomes `oneOf`, which it generates as the same alternation;
+ * - `definitions` and `#/definitions/` references become `$defs` (it resolves only those);
+ * - an `integer` bounded both ways with at most MAX_INTEGER_RANGE values becomes the enum of its values (or null),
+ *   MAX_INTEGER_VALUES in all; an `enum` or `const` with bounds keeps the listed values within them;
+ * - any other keyword it would ignore that constrains a value (`minimum`, `pattern`, `allOf`, `uniqueItems`, …) is an
+ *   UnenforceableSchemaError; every other keyword is kept, at any depth.
  */
-export function grammarSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(grammarSchema);
+export function grammarSchema(schema: unknown, path: string[] = [], budget = { values: MAX_INTEGER_VALUES }): unknown {
+  if (Array.isArray(schema)) return schema.map((s, i) => grammarSchema(s, [...path, String(i)], budget));
   if (!schema || typeof schema !== 'object') return schema;
+  const s = schema as Record<string, unknown>;
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  const bounded = BOUND_KEYWORDS.filter((k) => k in s);
+  let rest: Record<string, unknown> = s;
+  if (bounded.length && ('enum' in s || 'const' in s)) {
+    // Listed values: the bounds only remove some of them.
+    const listed = 'enum' in s ? (Array.isArray(s.enum) ? s.enum : []) : [s.const];
+    rest = Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'const' && !BOUND_KEYWORDS.includes(k)));
+    rest.enum = listed.filter((v) => withinBounds(v, s));
+    if ((rest.enum as unknown[]).length === 0) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} admit none of the listed values`);
+  } else if (bounded.length && types.includes('integer') && types.every((t) => t === 'integer' || t === 'null')) {
+    const values = integerRange(s);
+    if (!values) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} can only be enforced on an integer range of at most ${MAX_INTEGER_RANGE} values`);
+    if (values.length === 0) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${bounded.join(', ')} admit no integer`);
+    budget.values -= values.length;
+    if (budget.values < 0) throw new UnenforceableSchemaError(`at ${pointer(path)}: the schema's integer ranges hold more than ${MAX_INTEGER_VALUES} values in all`);
+    rest = Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'type' && !BOUND_KEYWORDS.includes(k)));
+    rest.enum = types.includes('null') ? [...values, null] : values;
+  }
+  const refused = UNENFORCEABLE.find((k) => k in rest);
+  if (refused) throw new UnenforceableSchemaError(`at ${pointer(path)}: ${refused} cannot be enforced by the built-in engine's grammar`);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    const key = k === 'anyOf' && !('oneOf' in schema) ? 'oneOf' : k;
+  for (const [k, v] of Object.entries(rest)) {
+    let key = k === 'anyOf' && !('oneOf' in rest) ? 'oneOf' : k;
+    if (k === 'definitions') key = '$defs';
     if (k === 'enum' || k === 'const') out[key] = v;
-    else if (SCHEMA_MAPS.has(k) && v && typeof v === 'object' && !Array.isArray(v)) out[key] = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, grammarSchema(sub)]));
-    else out[key] = grammarSchema(v);
+    else if (k === '$ref' && typeof v === 'string') out[key] = v.startsWith('#/definitions/') ? `#/$defs/${v.slice('#/definitions/'.length)}` : v;
+    else if (SCHEMA_MAPS.has(k) && v && typeof v === 'object' && !Array.isArray(v)) {
+      const mapped = Object.fromEntries(Object.entries(v).map(([name, sub]) => [name, grammarSchema(sub, [...path, k, name], budget)]));
+      out[key] = key === '$defs' && out.$defs ? { ...(out.$defs as object), ...mapped } : mapped;
+    } else out[key] = grammarSchema(v, [...path, k], budget);
   }
   return out;
 }
