@@ -17,7 +17,7 @@ export interface RealEngines {
   whisperModel: string;
 }
 
-/** How long a caller's `beforeAll` should allow: a first build of both engines on 2 cores takes about half an hour. */
+/** How long a caller's `beforeAll` should allow: a first build of both engines takes about 10 minutes on 2 free cores, far longer on busy ones. */
 export const REAL_ENGINES_TIMEOUT_MS = 90 * 60_000;
 
 const HINT = 'npm run build && node out/main/cli.js engines build (or: npm run engines)';
