@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
 
 // electron-vite has no source-folder option: every entry is named here.
 // The main build has three entries: the Electron main process, the router CLI, which runs under plain Node
@@ -22,7 +22,10 @@ export default defineConfig({
     build: {
       externalizeDeps: true,
       // A sandboxed window cannot run an ES-module preload: emit CommonJS.
-      rollupOptions: { input: { preload: resolve(__dirname, 'src-main/preload.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+      rollupOptions: {
+        input: { preload: resolve(__dirname, 'src-main/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
     },
   },
   renderer: {

@@ -7,10 +7,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { parseArgs } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'out', 'main', 'cli.js');
@@ -19,7 +19,25 @@ const whisperOut = join(root, 'test', 'support', 'whisper-server-reference');
 /** The folder the model files are in, as the captures show it (the real one is a fresh temp folder). */
 const SHOWN_DIR = '/models';
 /** llama-server as the captures were taken: one slot of 512 tokens, metrics, slots, embeddings, the chatml template. */
-export const LLAMA_FLAGS = ['-c', '512', '-np', '1', '--metrics', '--slots', '--embeddings', '--pooling', 'mean', '--chat-template', 'chatml', '--reasoning-format', 'none', '-t', '1', '-tb', '1'];
+export const LLAMA_FLAGS = [
+  '-c',
+  '512',
+  '-np',
+  '1',
+  '--metrics',
+  '--slots',
+  '--embeddings',
+  '--pooling',
+  'mean',
+  '--chat-template',
+  'chatml',
+  '--reasoning-format',
+  'none',
+  '-t',
+  '1',
+  '-tb',
+  '1',
+];
 
 const say = (line) => process.stderr.write(`${line}\n`);
 const fail = (message) => {
@@ -28,7 +46,12 @@ const fail = (message) => {
 };
 
 function cliRun(args) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 << 20 });
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 << 20,
+  });
   if (r.status !== 0) fail(`routerdesk ${args.join(' ')} failed (exit ${r.status})`);
   return r.stdout;
 }
@@ -46,7 +69,9 @@ const freePort = () =>
 /** Starts `binary` with `args` plus host and port, waits for /health 200; returns its URL and a stop function. */
 async function startEngine(binary, args) {
   const port = await freePort();
-  const proc = spawn(binary, ['--host', '127.0.0.1', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(binary, ['--host', '127.0.0.1', '--port', String(port), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
@@ -55,7 +80,10 @@ async function startEngine(binary, args) {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null) fail(`${binary} exited with ${proc.exitCode}:\n${out}`);
-    const ok = await fetch(`${url}/health`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { url, stop };
     if (Date.now() > deadline) {
       await stop();
@@ -87,7 +115,8 @@ export function toneWav(seconds) {
   return Buffer.concat([h, data]);
 }
 
-const post = (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url, body) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 async function captureLlama(binary, dir) {
   const gguf = join(dir, 'tiny-chat.gguf');
@@ -100,7 +129,11 @@ async function captureLlama(binary, dir) {
     files['slots.json'] = await (await fetch(`${engine.url}/slots`)).text();
     // A whole answer: the first seed whose random text passes the engine's parse against the template's format.
     for (let seed = 1; seed <= 200 && !files['chat.json']; seed++) {
-      const chat = await post(`${engine.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'hello' }], max_tokens: 8, seed });
+      const chat = await post(`${engine.url}/v1/chat/completions`, {
+        messages: [{ role: 'user', content: 'hello' }],
+        max_tokens: 8,
+        seed,
+      });
       if (chat.status === 200) files['chat.json'] = await chat.text();
     }
     if (!files['chat.json']) fail('no seed in 1..200 gave a whole chat answer');
@@ -108,7 +141,14 @@ async function captureLlama(binary, dir) {
     // the relay's tests need both. The first seed whose stream has at least two deltas before an error.
     let stream = '';
     for (let seed = 1; seed <= 200 && !stream; seed++) {
-      const text = await (await post(`${engine.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'hello' }], max_tokens: 16, seed, stream: true })).text();
+      const text = await (
+        await post(`${engine.url}/v1/chat/completions`, {
+          messages: [{ role: 'user', content: 'hello' }],
+          max_tokens: 16,
+          seed,
+          stream: true,
+        })
+      ).text();
       const events = text.split('\n').filter((l) => l.startsWith('data: '));
       const deltas = events.filter((l) => l.includes('"content":"')).length;
       if (deltas >= 2 && events.at(-1).includes('"error"')) stream = text;
@@ -116,7 +156,15 @@ async function captureLlama(binary, dir) {
     if (!stream) fail('no seed in 1..200 gave a stream with deltas and then an in-band error');
     files['chat-stream.txt'] = stream;
     const image = await post(`${engine.url}/v1/chat/completions`, {
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
       max_tokens: 4,
     });
     files['image-refused.json'] = await image.text();
@@ -150,21 +198,28 @@ async function captureWhisper(binary, dir) {
     files['inference-json.json'] = await inference('json');
     files['inference-verbose.json'] = await inference('verbose_json');
     files['inference-text.txt'] = await inference('text');
-    files['no-file.txt'] = await (await fetch(`${engine.url}/inference`, { method: 'POST', body: new FormData() })).text();
+    files['no-file.txt'] = await (
+      await fetch(`${engine.url}/inference`, { method: 'POST', body: new FormData() })
+    ).text();
   } finally {
     await engine.stop();
   }
   mkdirSync(whisperOut, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(whisperOut, name), text.replaceAll(dir, SHOWN_DIR));
+  for (const [name, text] of Object.entries(files))
+    writeFileSync(join(whisperOut, name), text.replaceAll(dir, SHOWN_DIR));
   say(`whisper-server: ${Object.keys(files).join(', ')} → ${whisperOut}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!existsSync(cli)) fail(`${cli} is missing: run \`npm run build\` first`);
-  const { values } = parseArgs({ options: { 'llama-server': { type: 'string' }, 'whisper-server': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { 'llama-server': { type: 'string' }, 'whisper-server': { type: 'string' } },
+  });
   const given = { 'llama-server': values['llama-server'], 'whisper-server': values['whisper-server'] };
-  const builds = given['llama-server'] && given['whisper-server'] ? [] : JSON.parse(cliRun(['engines', 'build', '--json'])).builds;
-  const binary = (engine) => given[engine] ?? builds.find((b) => b.engine === engine)?.binary ?? fail(`engines build reported no ${engine}`);
+  const builds =
+    given['llama-server'] && given['whisper-server'] ? [] : JSON.parse(cliRun(['engines', 'build', '--json'])).builds;
+  const binary = (engine) =>
+    given[engine] ?? builds.find((b) => b.engine === engine)?.binary ?? fail(`engines build reported no ${engine}`);
   const dir = mkdtempSync(join(tmpdir(), 'routerdesk-capture-'));
   try {
     await captureLlama(binary('llama-server'), dir);

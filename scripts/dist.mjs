@@ -1,15 +1,17 @@
 #!/usr/bin/env node
+import { spawnSync } from 'node:child_process';
 // `npm run dist`: desktop packages with electron-builder (issue #13). It needs Electron's binary, which `npm ci`
 // downloads only where that is allowed (`allowScripts` keeps it off on machines that cannot download it).
 import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const binary = join(root, 'node_modules', 'electron', 'dist');
 if (!existsSync(binary)) {
-  process.stderr.write('npm run dist: Electron\'s binary is not installed here (node_modules/electron/dist is missing: its download is not allowed on this machine); on a machine that can download it run `npm ci && npm explore electron -- npm run postinstall && npm run dist`.\n');
+  process.stderr.write(
+    "npm run dist: Electron's binary is not installed here (node_modules/electron/dist is missing: its download is not allowed on this machine); on a machine that can download it run `npm ci && npm explore electron -- npm run postinstall && npm run dist`.\n",
+  );
   process.exit(1);
 }
 const run = (cmd, args) => {

@@ -6,7 +6,11 @@ export interface ConfigPathChoice {
   source: 'argument' | 'environment' | 'default';
 }
 
-export function resolveConfigPath(argv: readonly string[], env: Record<string, string | undefined>, userDataDir: string): ConfigPathChoice {
+export function resolveConfigPath(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  userDataDir: string,
+): ConfigPathChoice {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg.startsWith('--config=')) return { path: resolve(arg.slice('--config='.length)), source: 'argument' };

@@ -18,12 +18,19 @@ export interface DesktopConfig {
  */
 export function ensureDesktopConfig(choice: ConfigPathChoice, port = 8080): DesktopConfig {
   if (choice.source !== 'default') {
-    if (!existsSync(choice.path)) throw new Error(`the node config ${choice.path} (from ${choice.source === 'argument' ? '--config' : 'ROUTERDESK_CONFIG'}) does not exist`);
+    if (!existsSync(choice.path))
+      throw new Error(
+        `the node config ${choice.path} (from ${choice.source === 'argument' ? '--config' : 'ROUTERDESK_CONFIG'}) does not exist`,
+      );
     return { path: choice.path, created: false, modelsDir: '' };
   }
   const dir = join(choice.path, '..');
   const modelsDir = join(dir, 'models');
   mkdirSync(modelsDir, { recursive: true });
-  const created = writeNodeConfigIfMissing(choice.path, defaultNodeConfig(port), '# Routerdesk desktop node config, written on first launch; the Settings screen edits it\n');
+  const created = writeNodeConfigIfMissing(
+    choice.path,
+    defaultNodeConfig(port),
+    '# Routerdesk desktop node config, written on first launch; the Settings screen edits it\n',
+  );
   return { path: choice.path, created, modelsDir };
 }

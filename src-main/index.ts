@@ -6,8 +6,8 @@ import { resolveConfigPath } from './config-path';
 import { CONNECTION_CHANNEL, PICK_MODEL_FILE_CHANNEL } from './connection-channel';
 import { ensureDesktopConfig } from './first-run';
 import { keychainSealer } from './keychain-sealer';
-import { tokenStorageOf } from './token-storage';
 import { denyAllPermissions, guardAllWebContents } from './security';
+import { tokenStorageOf } from './token-storage';
 import { findPreload, mainWindowOptions } from './window-options';
 
 /**
@@ -25,7 +25,9 @@ async function start(): Promise<void> {
   denyAllPermissions(session.defaultSession);
   const config = ensureDesktopConfig(resolveConfigPath(process.argv, process.env, app.getPath('userData')));
   host = await NodeHost.start({
-    configFile: config.path, version: app.getVersion(), tokenSealer: keychainSealer(safeStorage),
+    configFile: config.path,
+    version: app.getVersion(),
+    tokenSealer: keychainSealer(safeStorage),
     log: (m) => console.warn(`routerdesk: ${m}`),
     prepare: busyPortFallback((m) => console.warn(`routerdesk: ${m}`)),
     // A restart may move the node (a new port): the window follows it.
@@ -34,7 +36,8 @@ async function start(): Promise<void> {
   const running = host;
   // Settings and the cluster dialog say whether remote clusters' tokens are really encrypted (not on basic_text).
   const tokenStorage = tokenStorageOf({
-    platform: process.platform, encryptionAvailable: safeStorage.isEncryptionAvailable(),
+    platform: process.platform,
+    encryptionAvailable: safeStorage.isEncryptionAvailable(),
     backend: process.platform === 'linux' ? safeStorage.getSelectedStorageBackend() : null,
   });
   if (!tokenStorage.sealed) console.warn(`routerdesk: ${tokenStorage.how}`);
@@ -42,12 +45,19 @@ async function start(): Promise<void> {
   const own = win;
   // Only this window's own preload is answered the console token.
   ipcMain.on(CONNECTION_CHANNEL, (event) => {
-    event.returnValue = event.sender === own.webContents ? { url: running.current.url, token: running.current.consoleToken, tokenStorage } : {};
+    event.returnValue =
+      event.sender === own.webContents
+        ? { url: running.current.url, token: running.current.consoleToken, tokenStorage }
+        : {};
   });
   // The Add model dialog's native file dialog, for this window only: the path of one .gguf file, or null.
   ipcMain.handle(PICK_MODEL_FILE_CHANNEL, async (event) => {
     if (event.sender !== own.webContents) return null;
-    const picked = await dialog.showOpenDialog(own, { title: 'Choose a model file', properties: ['openFile'], filters: [{ name: 'GGUF models', extensions: ['gguf'] }] });
+    const picked = await dialog.showOpenDialog(own, {
+      title: 'Choose a model file',
+      properties: ['openFile'],
+      filters: [{ name: 'GGUF models', extensions: ['gguf'] }],
+    });
     return picked.canceled ? null : (picked.filePaths[0] ?? null);
   });
   own.once('ready-to-show', () => own.show());

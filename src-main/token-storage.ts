@@ -17,16 +17,28 @@ const LINUX_KEYRINGS = new Set(['gnome_libsecret', 'kwallet', 'kwallet5', 'kwall
  */
 export function tokenStorageOf(f: SafeStorageFacts): TokenStorage {
   if (!f.encryptionAvailable) {
-    return { sealed: false, how: "Remote clusters' tokens are stored as given, not encrypted (in the node's store, readable by your user only): no OS keychain is available" };
+    return {
+      sealed: false,
+      how: "Remote clusters' tokens are stored as given, not encrypted (in the node's store, readable by your user only): no OS keychain is available",
+    };
   }
   if (f.platform === 'linux') {
-    if (f.backend === 'basic_text') return { sealed: false, how: "Remote clusters' tokens are stored obfuscated, not encrypted: no OS keyring was found (basic_text)" };
+    if (f.backend === 'basic_text')
+      return {
+        sealed: false,
+        how: "Remote clusters' tokens are stored obfuscated, not encrypted: no OS keyring was found (basic_text)",
+      };
     if (!f.backend || !LINUX_KEYRINGS.has(f.backend)) {
-      return { sealed: false, how: `Remote clusters' tokens are stored obfuscated, not known to be encrypted: the OS keyring in use is not known (${f.backend ?? 'none reported'})` };
+      return {
+        sealed: false,
+        how: `Remote clusters' tokens are stored obfuscated, not known to be encrypted: the OS keyring in use is not known (${f.backend ?? 'none reported'})`,
+      };
     }
     return { sealed: true, how: `Remote clusters' tokens are encrypted with the OS keyring (${f.backend})` };
   }
-  if (f.platform === 'darwin') return { sealed: true, how: "Remote clusters' tokens are encrypted with the macOS Keychain" };
-  if (f.platform === 'win32') return { sealed: true, how: "Remote clusters' tokens are encrypted with Windows DPAPI (your user account)" };
+  if (f.platform === 'darwin')
+    return { sealed: true, how: "Remote clusters' tokens are encrypted with the macOS Keychain" };
+  if (f.platform === 'win32')
+    return { sealed: true, how: "Remote clusters' tokens are encrypted with Windows DPAPI (your user account)" };
   return { sealed: true, how: "Remote clusters' tokens are encrypted with the OS keychain" };
 }

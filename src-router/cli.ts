@@ -71,7 +71,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.exit(2);
   }
   // A store another live node holds: the message says which and by whom; no stack trace.
-  if ((err as { code?: string } | null)?.code === 'store_locked' || (err as { code?: string } | null)?.code === 'store_missing') {
+  if (
+    (err as { code?: string } | null)?.code === 'store_locked' ||
+    (err as { code?: string } | null)?.code === 'store_missing'
+  ) {
     process.stderr.write(`routerdesk: ${(err as Error).message}\n`);
     process.exit(1);
   }

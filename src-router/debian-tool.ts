@@ -32,7 +32,12 @@ export const canApt = (): boolean => existsSync('/etc/debian_version') && proces
 
 /** `apt-get update && apt-get install -y pkg`, its output on stderr, bounded in time; throws when it fails. */
 export function aptInstall(pkg: string): void {
-  const run = (args: string[]) => execFileSync('apt-get', args, { stdio: ['ignore', 2, 2], timeout: APT_TIMEOUT_MS, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const run = (args: string[]) =>
+    execFileSync('apt-get', args, {
+      stdio: ['ignore', 2, 2],
+      timeout: APT_TIMEOUT_MS,
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   process.stderr.write(`${pkg} is missing: apt-get update && apt-get install -y ${pkg}\n`);
   run(['update']);
   run(['install', '-y', pkg]);
@@ -42,10 +47,16 @@ export function aptInstall(pkg: string): void {
  * What `find` finds; else Debian's package `pkg` is installed (Debian, root) and it is looked for again; else an error
  * naming `what` and the command to run (`hint`).
  */
-export function ensureDebianTool(what: string, pkg: string, find: () => string | null, hint = `apt-get update && apt-get install -y ${pkg}`): string {
+export function ensureDebianTool(
+  what: string,
+  pkg: string,
+  find: () => string | null,
+  hint = `apt-get update && apt-get install -y ${pkg}`,
+): string {
   const found = find();
   if (found) return found;
-  if (!canApt()) throw new Error(`${what} is not installed and cannot be installed from here (needs Debian and root). Run: ${hint}`);
+  if (!canApt())
+    throw new Error(`${what} is not installed and cannot be installed from here (needs Debian and root). Run: ${hint}`);
   try {
     aptInstall(pkg);
   } catch (err) {

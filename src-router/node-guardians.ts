@@ -4,8 +4,16 @@ import { normalizeUrl } from './cluster/node-client';
 import { newEpoch, pushToSlaves } from './cluster/settings-push';
 import type { NodeConfig } from './config';
 import type { GuardiansPush, MasterMember } from './contract';
+import {
+  fromPushed,
+  type GuardianDirectory,
+  GuardianStore,
+  guardiansView,
+  pushedSettings,
+  resolveGuardian,
+  type StoredGuardianRule,
+} from './guardian';
 import { findModel } from './lending/links/link-validate';
-import { fromPushed, GuardianStore, guardiansView, pushedSettings, resolveGuardian, type GuardianDirectory, type StoredGuardianRule } from './guardian';
 import type { ClusterCatalog } from './registry';
 import type { Db } from './store';
 
@@ -38,11 +46,22 @@ export function createGuardianWiring(d: GuardianWiringDeps) {
   const urlOf = (nodeId: string) => (nodeId === self ? (c.public_url ?? null) : (d.membership?.urlOf(nodeId) ?? null));
 
   /** The settings as `receiver` runs them (the master's push and the answer to a slave's read). */
-  const settingsFor = (receiver: string): GuardiansPush => ({ version: store.version(), epoch, settings: pushedSettings(rules, d.catalog.all(), receiver, urlOf) });
+  const settingsFor = (receiver: string): GuardiansPush => ({
+    version: store.version(),
+    epoch,
+    settings: pushedSettings(rules, d.catalog.all(), receiver, urlOf),
+  });
 
   const push = () => {
     if (c.role !== 'master') return;
-    pushToSlaves(d.membership?.statusCapable() ?? [], '/router/v1/node/guardians', c.token, (s) => settingsFor(s.nodeId), d.log, 'guardian settings');
+    pushToSlaves(
+      d.membership?.statusCapable() ?? [],
+      '/router/v1/node/guardians',
+      c.token,
+      (s) => settingsFor(s.nodeId),
+      d.log,
+      'guardian settings',
+    );
   };
 
   const directory: GuardianDirectory = {
@@ -52,7 +71,10 @@ export function createGuardianWiring(d: GuardianWiringDeps) {
         target,
         c.role === 'slave'
           ? { url: (r) => r.url, publicId: (r) => r.publicId }
-          : { url: (r) => (r.guardian.nodeId === self ? null : (d.membership?.urlOf(r.guardian.nodeId) ?? null)), publicId: (r) => findModel(d.catalog.all(), r.guardian)?.publicId ?? null },
+          : {
+              url: (r) => (r.guardian.nodeId === self ? null : (d.membership?.urlOf(r.guardian.nodeId) ?? null)),
+              publicId: (r) => findModel(d.catalog.all(), r.guardian)?.publicId ?? null,
+            },
       ),
   };
 
@@ -77,8 +99,14 @@ export function createGuardianWiring(d: GuardianWiringDeps) {
      */
     applyPulled(p: GuardiansPush, members: readonly MasterMember[], masterId: string): boolean {
       const masterUrl = c.master_url ? normalizeUrl(c.master_url) : null;
-      const memberUrl = (nodeId: string) => members.find((m) => m.node_id === nodeId)?.url ?? (nodeId === masterId ? masterUrl : null);
-      const next = p.settings.map((s) => fromPushed({ ...s, guardian_url: s.guardian.node_id === self ? null : memberUrl(s.guardian.node_id) }, self, { nodeId: masterId, url: masterUrl }));
+      const memberUrl = (nodeId: string) =>
+        members.find((m) => m.node_id === nodeId)?.url ?? (nodeId === masterId ? masterUrl : null);
+      const next = p.settings.map((s) =>
+        fromPushed({ ...s, guardian_url: s.guardian.node_id === self ? null : memberUrl(s.guardian.node_id) }, self, {
+          nodeId: masterId,
+          url: masterUrl,
+        }),
+      );
       const key = JSON.stringify([p.epoch, p.version, next]);
       if (key === applied) return false;
       applied = key;

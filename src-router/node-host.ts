@@ -1,13 +1,14 @@
 import { createServer } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { loadNodeConfig, type NodeConfig } from './config';
-import { bootIssues, type BootIssue } from './config/boot-checks';
+import { type BootIssue, bootIssues } from './config/boot-checks';
 import { restoreConfigBackup } from './config/settings-file';
-import { storeLockHolder } from './store';
 import { ConsoleCodes } from './http';
 import { createNode, type NodeOptions, type RouterNode } from './node';
+import { storeLockHolder } from './store';
 
-export interface NodeHostOptions extends Omit<NodeOptions, 'configFile' | 'settings' | 'consoleToken' | 'consoleCodes'> {
+export interface NodeHostOptions
+  extends Omit<NodeOptions, 'configFile' | 'settings' | 'consoleToken' | 'consoleCodes'> {
   configFile: string;
   /** Adjusts a loaded config before the node starts (a command-line port, a busy port given up). */
   prepare?(config: NodeConfig): NodeConfig | Promise<NodeConfig>;
@@ -64,7 +65,11 @@ export class NodeHost {
     const port = Number(new URL(this.node.url).port) || this.config.server.port;
     const issues = await bootIssues(config, { host: this.config.server.host, port });
     const holder = storeLockHolder(config.cluster.store_dir);
-    if (holder !== null) issues.push({ path: 'cluster.store_dir', message: `the store ${config.cluster.store_dir} is in use by another routerdesk process (PID ${holder})` });
+    if (holder !== null)
+      issues.push({
+        path: 'cluster.store_dir',
+        message: `the store ${config.cluster.store_dir} is in use by another routerdesk process (PID ${holder})`,
+      });
     return issues;
   }
 
@@ -97,7 +102,9 @@ export class NodeHost {
       this.restartError = (err as Error).message;
       // The file goes back to what the node runs on, so the next start of the process does not fail the same way.
       this.restoredFrom = restoreConfigBackup(this.opts.configFile) ? `${this.opts.configFile}.bak` : null;
-      this.opts.log?.(`the new config could not start (${this.restartError}); back on the previous one${this.restoredFrom ? `, restored from ${this.restoredFrom}` : ''}`);
+      this.opts.log?.(
+        `the new config could not start (${this.restartError}); back on the previous one${this.restoredFrom ? `, restored from ${this.restoredFrom}` : ''}`,
+      );
       if (previous.server.port === 0) previous.server.port = port;
       await this.boot(previous);
     }
@@ -114,8 +121,10 @@ export class NodeHost {
     // A code was issued with a token the node took then: a new console token or a changed operators list (Settings)
     // ends every code before the node listens again, so the holder of a withdrawn token cannot turn one into the
     // console token of the new run.
-    const tokenChanged = this.consoleToken !== undefined && (config.console.token || this.consoleToken) !== this.consoleToken;
-    if (tokenChanged || (this.config && !isDeepStrictEqual(config.console.operators, this.config.console.operators))) this.consoleCodes.clear();
+    const tokenChanged =
+      this.consoleToken !== undefined && (config.console.token || this.consoleToken) !== this.consoleToken;
+    if (tokenChanged || (this.config && !isDeepStrictEqual(config.console.operators, this.config.console.operators)))
+      this.consoleCodes.clear();
     this.node = await createNode(config, {
       ...nodeOptions,
       consoleToken: this.consoleToken,
@@ -123,7 +132,9 @@ export class NodeHost {
       settings: {
         file: this.opts.configFile,
         restart: () =>
-          void this.restart().catch((err: Error) => this.opts.log?.(`the node could not start again, not even on its previous config: ${err.message}`)),
+          void this.restart().catch((err: Error) =>
+            this.opts.log?.(`the node could not start again, not even on its previous config: ${err.message}`),
+          ),
         lastRestartError: () => this.restartError,
         lastRestoredFrom: () => this.restoredFrom,
         bootIssues: (config) => this.bootIssues(config),

@@ -5,13 +5,13 @@ import type { ActivityTracker } from './cluster/activity';
 import type { Membership } from './cluster/membership';
 import { newEpoch, pushToSlaves } from './cluster/settings-push';
 import type { NodeConfig } from './config';
-import { borrowedAnswerSchema, lendingNodeStateSchema, peerRead, RouterError, type LinksPush } from './contract';
+import { borrowedAnswerSchema, type LinksPush, lendingNodeStateSchema, peerRead, RouterError } from './contract';
 import { Coordinator } from './lending/coordinator';
 import { LendingNode } from './lending/lending-node';
 import { LinkStore } from './lending/links';
-import { SerialReads } from './lending/serial-reads';
 import { answerAt, callPeer, forwardToHelper, leaseAt, masterClient, withdrawAt } from './lending/master-client';
 import type { RelayAnswer, RelayRequest } from './lending/ports';
+import { SerialReads } from './lending/serial-reads';
 import type { LeaseGrant, ModelRef, NodeState } from './lending/types';
 import type { ModelRegistry } from './registry';
 import type { RequestExecutor } from './serve';
@@ -42,9 +42,23 @@ export function createLendingWiring(d: LendingWiringDeps) {
   const offset = Number(process.env.ROUTERDESK_CLOCK_OFFSET_MS ?? 0) || 0;
   const now = () => Date.now() + offset;
   const lending = new LendingNode({
-    nodeId, config, supervisor: d.supervisor, registry: d.registry, analytics: d.analytics, decisions: d.decisions, log: d.log, now,
-    peer: { withdraw: (url, ids) => withdrawAt(url, token, ids), answer: (url, id, waitMs) => answerAt(url, token, id, waitMs) },
-    activity: { idleMs: () => d.activity.idleMs(), sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(), beginLoad: () => d.activity.beginLoad() },
+    nodeId,
+    config,
+    supervisor: d.supervisor,
+    registry: d.registry,
+    analytics: d.analytics,
+    decisions: d.decisions,
+    log: d.log,
+    now,
+    peer: {
+      withdraw: (url, ids) => withdrawAt(url, token, ids),
+      answer: (url, id, waitMs) => answerAt(url, token, id, waitMs),
+    },
+    activity: {
+      idleMs: () => d.activity.idleMs(),
+      sinceOwnRequestMs: () => d.activity.sinceOwnRequestMs(),
+      beginLoad: () => d.activity.beginLoad(),
+    },
   });
   lending.applyLinks(links.version(), links.toSpecs());
 
@@ -53,12 +67,28 @@ export function createLendingWiring(d: LendingWiringDeps) {
   // relay that breaks mid-job leaves the job running and its answer kept for the owner to fetch.
   const serveLocal = async (req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> => {
     try {
-      const job = d.executor.run({ endpoint: req.endpoint, model: req.helper.model, json: { ...req.json, model: req.helper.model, stream: false }, stream: false, client: goneOf(lending.borrowedSignal(req.requestId)), worker: true, borrowedFrom: req.owner, requestId: req.requestId });
+      const job = d.executor.run({
+        endpoint: req.endpoint,
+        model: req.helper.model,
+        json: { ...req.json, model: req.helper.model, stream: false },
+        stream: false,
+        client: goneOf(lending.borrowedSignal(req.requestId)),
+        worker: true,
+        borrowedFrom: req.owner,
+        requestId: req.requestId,
+      });
       const out = await untilAborted(job, signal);
-      if (out.kind !== 'json' || out.status >= 400) return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${out.status}` };
-      return { kind: 'answered', status: out.status, body: out.body, ...(out.facts?.queueMs != null ? { queueMs: out.facts.queueMs } : {}) };
+      if (out.kind !== 'json' || out.status >= 400)
+        return { kind: 'refused', reason: 'forward_failed', message: `helper answered ${out.status}` };
+      return {
+        kind: 'answered',
+        status: out.status,
+        body: out.body,
+        ...(out.facts?.queueMs != null ? { queueMs: out.facts.queueMs } : {}),
+      };
     } catch (err) {
-      if (err instanceof RouterError && err.code === 'offload_returned') return { kind: 'returned', reason: err.extra.reason ?? 'returned' };
+      if (err instanceof RouterError && err.code === 'offload_returned')
+        return { kind: 'returned', reason: err.extra.reason ?? 'returned' };
       if (signal.aborted) throw err;
       return { kind: 'refused', reason: 'forward_failed', message: (err as Error).message };
     }
@@ -76,20 +106,27 @@ export function createLendingWiring(d: LendingWiringDeps) {
         const { res, json } = await callPeer(`${url}/router/v1/node/offload/state`, token, undefined, 2_000);
         if (!res.ok) throw new Error(`${res.status}`);
         const state = peerRead(lendingNodeStateSchema).safeParse(json);
-        if (!state.success) throw new Error(`unreadable lending state: ${state.error.issues[0]?.path.join('.') || '(root)'}: ${state.error.issues[0]?.message}`);
+        if (!state.success)
+          throw new Error(
+            `unreadable lending state: ${state.error.issues[0]?.path.join('.') || '(root)'}: ${state.error.issues[0]?.message}`,
+          );
         return state.data as NodeState;
       },
       pushLease: (owner: ModelRef, grant: LeaseGrant | null) => {
         if (owner.nodeId === nodeId) return lending.owner.apply(owner.model, grant);
         const url = remotes().find((r) => r.nodeId === owner.nodeId)?.url;
         if (!url) return;
-        void callPeer(`${url}/router/v1/node/offload/lease`, token, { owner, lease: grant }, 2_000).catch((err: Error) =>
-          d.log.warn({ nodeId: owner.nodeId }, `lease push failed: ${err.message}`),
+        void callPeer(`${url}/router/v1/node/offload/lease`, token, { owner, lease: grant }, 2_000).catch(
+          (err: Error) => d.log.warn({ nodeId: owner.nodeId }, `lease push failed: ${err.message}`),
         );
       },
       forwardRemote: (url, req, signal) => forwardToHelper(url, token, req, signal, c.request_timeout),
       serveLocal,
-      settings: { probeIdleMs: c.offload_probe_idle, switchProbeFactor: 12, leaseTtlMs: Math.max(3 * c.scheduling_refresh_interval, 5_000) },
+      settings: {
+        probeIdleMs: c.offload_probe_idle,
+        switchProbeFactor: 12,
+        leaseTtlMs: Math.max(3 * c.scheduling_refresh_interval, 5_000),
+      },
       refreshIntervalMs: c.scheduling_refresh_interval,
       stallTimeoutMs: c.offload_lent_stall_timeout,
       withdraw: async (helper, requestIds) => {
@@ -124,7 +161,12 @@ export function createLendingWiring(d: LendingWiringDeps) {
       log: d.log,
       now,
     });
-    lending.setMaster({ event: (o, t) => coordinator!.event(o, t), relay: (r, s) => coordinator!.relay(r, s), cutOff: (id) => coordinator!.cutOff(id), cancel: (id) => coordinator!.cancel(id) });
+    lending.setMaster({
+      event: (o, t) => coordinator!.event(o, t),
+      relay: (r, s) => coordinator!.relay(r, s),
+      cutOff: (id) => coordinator!.cutOff(id),
+      cancel: (id) => coordinator!.cancel(id),
+    });
   } else if (c.role === 'slave') {
     lending.setMaster(masterClient(c.master_url!, token, { eventTimeoutMs: 5_000, relayTimeoutMs: c.request_timeout }));
   }
@@ -172,7 +214,8 @@ export function createLendingWiring(d: LendingWiringDeps) {
      * A slave's check of a pushed lease: the lease its configured master holds for that owner now, one read at a time
      * per owner model (anyone with the cluster token can push).
      */
-    masterLease: (owner: ModelRef): Promise<LeaseGrant | null> => leaseReads.get(JSON.stringify([owner.nodeId, owner.model])),
+    masterLease: (owner: ModelRef): Promise<LeaseGrant | null> =>
+      leaseReads.get(JSON.stringify([owner.nodeId, owner.model])),
     start(): void {
       coordinator?.start();
     },

@@ -4,15 +4,28 @@
  * change event is missed; a file that does not parse (half-written, or edited into a mistake) keeps its last good
  * config in force and shows its error. Scans and API writes run one at a time.
  */
-import { constants, existsSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { constants, existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
-import { ConfigError, parseModelConfig, type ModelConfig, type ModelConfigFile } from './config';
+import { ConfigError, type ModelConfig, type ModelConfigFile, parseModelConfig } from './config';
 import { removeDurably, writeDurably } from './config/durable-file';
-import { ModelConfigReadCache, modelConfigYaml, modelFileStem, readModelConfigFolder, type ModelConfigIssue, type ModelConfigRead } from './config/model-config-files';
-import { RouterError, type ModelConfigEntry, type ModelConfigList, type ModelConfigRemoved, type ModelConfigWritten } from './contract';
+import {
+  type ModelConfigIssue,
+  type ModelConfigRead,
+  ModelConfigReadCache,
+  modelConfigYaml,
+  modelFileStem,
+  readModelConfigFolder,
+} from './config/model-config-files';
+import {
+  type ModelConfigEntry,
+  type ModelConfigList,
+  type ModelConfigRemoved,
+  type ModelConfigWritten,
+  RouterError,
+} from './contract';
 import { adapterFor, type BackendMode } from './engines';
 import { diffModelConfigs, type ModelRegistry } from './registry';
 import type { ModelHashCache } from './store';
@@ -43,7 +56,13 @@ export interface ModelConfigFolderDeps {
 type Json = Record<string, unknown>;
 
 const fieldError = (status: number, code: string, issue: ModelConfigIssue) =>
-  new RouterError(status, code, `config.${issue.path}: ${issue.message}`, 'invalid_request_error', `config.${issue.path}`);
+  new RouterError(
+    status,
+    code,
+    `config.${issue.path}: ${issue.message}`,
+    'invalid_request_error',
+    `config.${issue.path}`,
+  );
 
 /** Which folder is at `dir` now: its inode and birth time. */
 function folderIdentity(dir: string): string {
@@ -67,14 +86,24 @@ function weightsIssue(path: string): Promise<ModelConfigIssue | null> {
         return null;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        return { path: 'model', message: `${path} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}` };
+        return {
+          path: 'model',
+          message: `${path} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read by this node (permission denied)' : (err as Error).message}`,
+        };
       }
     })().finally(() => weightsChecks.delete(path));
     weightsChecks.set(path, check);
   }
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<ModelConfigIssue>((resolve) => {
-    timer = setTimeout(() => resolve({ path: 'model', message: `${path} did not answer within ${WEIGHTS_CHECK_MS / 1000} s (a network folder that hangs?)` }), WEIGHTS_CHECK_MS);
+    timer = setTimeout(
+      () =>
+        resolve({
+          path: 'model',
+          message: `${path} did not answer within ${WEIGHTS_CHECK_MS / 1000} s (a network folder that hangs?)`,
+        }),
+      WEIGHTS_CHECK_MS,
+    );
     timer.unref();
   });
   return Promise.race([check, late]).finally(() => clearTimeout(timer));
@@ -95,13 +124,19 @@ async function checkModelConfigs(read: ModelConfigRead[], mode: BackendMode): Pr
   const stems = new Set<string>();
   for (const r of read) {
     // Two files of one stem (a.yaml, a.yml) would share a local ID: the second is refused.
-    if (stems.has(r.localId)) Object.assign(r, { config: null, error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` } });
+    if (stems.has(r.localId))
+      Object.assign(r, {
+        config: null,
+        error: { path: '(file)', message: `another file of the models folder has the local ID '${r.localId}'` },
+      });
     stems.add(r.localId);
   }
-  await Promise.all(read.map(async (r) => {
-    const issue = r.config ? await modelIssue(r.config, mode) : null;
-    if (issue) Object.assign(r, { config: null, error: issue });
-  }));
+  await Promise.all(
+    read.map(async (r) => {
+      const issue = r.config ? await modelIssue(r.config, mode) : null;
+      if (issue) Object.assign(r, { config: null, error: issue });
+    }),
+  );
 }
 
 /**
@@ -109,7 +144,11 @@ async function checkModelConfigs(read: ModelConfigRead[], mode: BackendMode): Pr
  * (listed with its error, not served), so a mistake made by hand never stops the node; a folder that cannot be read
  * does (ConfigError at `models.config_dir`).
  */
-export async function readModelConfigsAtStart(dir: string, mode: BackendMode, cache?: ModelConfigReadCache): Promise<{ files: ModelConfigFile[]; read: ModelConfigRead[] }> {
+export async function readModelConfigsAtStart(
+  dir: string,
+  mode: BackendMode,
+  cache?: ModelConfigReadCache,
+): Promise<{ files: ModelConfigFile[]; read: ModelConfigRead[] }> {
   if (!dir) return { files: [], read: [] };
   let read: ModelConfigRead[];
   try {
@@ -119,7 +158,10 @@ export async function readModelConfigsAtStart(dir: string, mode: BackendMode, ca
     throw new ConfigError(`models.config_dir ${dir}: ${(err as Error).message}`);
   }
   await checkModelConfigs(read, mode);
-  return { files: read.flatMap((r) => (r.config ? [{ localId: r.localId, file: r.file, config: r.config }] : [])), read };
+  return {
+    files: read.flatMap((r) => (r.config ? [{ localId: r.localId, file: r.file, config: r.config }] : [])),
+    read,
+  };
 }
 
 export class ModelConfigFolder {
@@ -140,7 +182,8 @@ export class ModelConfigFolder {
   private stopped = false;
 
   constructor(private readonly deps: ModelConfigFolderDeps) {
-    for (const r of deps.registry.all()) this.inForce.set(r.localId, { localId: r.localId, file: r.file, config: r.config });
+    for (const r of deps.registry.all())
+      this.inForce.set(r.localId, { localId: r.localId, file: r.file, config: r.config });
     this.read = deps.initial ?? [];
     this.cache = deps.cache ?? new ModelConfigReadCache();
     for (const r of this.read) this.report(r);
@@ -168,9 +211,13 @@ export class ModelConfigFolder {
       // A folder that cannot be watched is not tried again until another folder is at the path.
       this.watchedIno = folderIdentity(dir);
       this.watcher = watch(dir, { persistent: false }, () => this.soon());
-      this.watcher.on('error', (err) => this.deps.log.warn(`models folder watch failed (the periodic rescan goes on): ${err.message}`));
+      this.watcher.on('error', (err) =>
+        this.deps.log.warn(`models folder watch failed (the periodic rescan goes on): ${err.message}`),
+      );
     } catch (err) {
-      this.deps.log.warn(`cannot watch the models folder ${dir} (the periodic rescan goes on): ${(err as Error).message}`);
+      this.deps.log.warn(
+        `cannot watch the models folder ${dir} (the periodic rescan goes on): ${(err as Error).message}`,
+      );
     }
   }
 
@@ -207,7 +254,8 @@ export class ModelConfigFolder {
     try {
       read = readModelConfigFolder(dir, this.cache);
     } catch (err) {
-      if (this.reported.get(dir) !== (err as Error).message) log.warn(`models folder ${dir} cannot be read: ${(err as Error).message}`);
+      if (this.reported.get(dir) !== (err as Error).message)
+        log.warn(`models folder ${dir} cannot be read: ${(err as Error).message}`);
       this.reported.set(dir, (err as Error).message);
       return;
     }
@@ -227,7 +275,11 @@ export class ModelConfigFolder {
     // A file written a moment ago by someone else may be half-written: it changes nothing until it has settled.
     const now = Date.now();
     // (A modification time ahead of this clock, a network folder's, counts as settled: it would never settle otherwise.)
-    const young = new Set(read.filter((r) => r.file !== written && now - r.mtimeMs >= 0 && now - r.mtimeMs < SETTLE_MS).map((r) => r.localId));
+    const young = new Set(
+      read
+        .filter((r) => r.file !== written && now - r.mtimeMs >= 0 && now - r.mtimeMs < SETTLE_MS)
+        .map((r) => r.localId),
+    );
     if (young.size) this.soon();
     for (const r of read) if (!young.has(r.localId)) this.report(r);
     const settled = read.flatMap((r) => {
@@ -250,18 +302,34 @@ export class ModelConfigFolder {
       else this.deps.supervisor.addModel(sup);
       this.inForce.set(f.localId, f);
       changed = true;
-      log.info({ modelConfig: f.localId, file: f.file, model: f.config.name, event: was ? 'replaced' : 'added' }, `model config ${was ? 'replaced' : 'taken in'}: ${f.file} (model '${f.config.name}')`);
+      log.info(
+        { modelConfig: f.localId, file: f.file, model: f.config.name, event: was ? 'replaced' : 'added' },
+        `model config ${was ? 'replaced' : 'taken in'}: ${f.file} (model '${f.config.name}')`,
+      );
     }
     for (const localId of diff.removed) {
       const was = this.inForce.get(localId)!;
       this.inForce.delete(localId);
       this.deps.registry.remove(localId);
       changed = true;
-      log.info({ modelConfig: localId, file: was.file, model: was.config.name, event: 'removed' }, `model config removed: ${was.file} (model '${was.config.name}'); its engine stops once its running requests end`);
+      log.info(
+        { modelConfig: localId, file: was.file, model: was.config.name, event: 'removed' },
+        `model config removed: ${was.file} (model '${was.config.name}'); its engine stops once its running requests end`,
+      );
       const done = this.deps.supervisor
         .removeModel(localId)
-        .then(() => log.info({ modelConfig: localId, event: 'engine_stopped' }, `model '${was.config.name}' removed: its requests ended and its engine stopped`))
-        .catch((err: Error) => log.error({ modelConfig: localId }, `stopping the engine of removed model '${was.config.name}' failed: ${err.message}`))
+        .then(() =>
+          log.info(
+            { modelConfig: localId, event: 'engine_stopped' },
+            `model '${was.config.name}' removed: its requests ended and its engine stopped`,
+          ),
+        )
+        .catch((err: Error) =>
+          log.error(
+            { modelConfig: localId },
+            `stopping the engine of removed model '${was.config.name}' failed: ${err.message}`,
+          ),
+        )
         .finally(() => {
           this.removals.delete(localId);
           this.soon();
@@ -317,7 +385,12 @@ export class ModelConfigFolder {
   }
 
   private folder(): string {
-    if (!this.deps.dir) throw new RouterError(409, 'no_models_folder', 'this node has no models folder (models.config_dir): set one in Settings first');
+    if (!this.deps.dir)
+      throw new RouterError(
+        409,
+        'no_models_folder',
+        'this node has no models folder (models.config_dir): set one in Settings first',
+      );
     return this.deps.dir;
   }
 
@@ -341,8 +414,21 @@ export class ModelConfigFolder {
     if (byStem) return byStem;
     const byName = this.read.filter((r) => r.raw?.name === name);
     if (byName.length === 1) return byName[0];
-    if (byName.length > 1) throw new RouterError(409, 'model_config_ambiguous', `${byName.length} files configure the model '${name}' (${byName.map((r) => r.localId).join(', ')}): name one by its file`, 'invalid_request_error', 'name');
-    throw new RouterError(404, 'model_config_not_found', `no model config '${name}' in ${this.deps.dir}`, 'invalid_request_error', 'name');
+    if (byName.length > 1)
+      throw new RouterError(
+        409,
+        'model_config_ambiguous',
+        `${byName.length} files configure the model '${name}' (${byName.map((r) => r.localId).join(', ')}): name one by its file`,
+        'invalid_request_error',
+        'name',
+      );
+    throw new RouterError(
+      404,
+      'model_config_not_found',
+      `no model config '${name}' in ${this.deps.dir}`,
+      'invalid_request_error',
+      'name',
+    );
   }
 
   /**
@@ -350,7 +436,11 @@ export class ModelConfigFolder {
    * model named after another file's stem could not be edited or removed by its name.
    */
   private nameTaken(name: string, except?: string): ModelConfigRead | undefined {
-    return this.read.find((r) => r.localId !== except && (r.localId === name || r.raw?.name === name || this.inForce.get(r.localId)?.config.name === name));
+    return this.read.find(
+      (r) =>
+        r.localId !== except &&
+        (r.localId === name || r.raw?.name === name || this.inForce.get(r.localId)?.config.name === name),
+    );
   }
 
   /** Writes a new config file `<dir>/<stem of its name>.yaml` and takes it in. */
@@ -360,13 +450,30 @@ export class ModelConfigFolder {
       await this.scan();
       const name = typeof raw.name === 'string' ? raw.name : '';
       const stem = name ? modelFileStem(name) : null;
-      if (name && !stem) throw fieldError(400, 'invalid_config', { path: 'name', message: 'a model name with a path separator, ".." or NUL cannot name a file' });
+      if (name && !stem)
+        throw fieldError(400, 'invalid_config', {
+          path: 'name',
+          message: 'a model name with a path separator, ".." or NUL cannot name a file',
+        });
       const file = join(dir, `${stem ?? 'model'}.yaml`);
       const config = await this.validate(raw, file);
       const taken = this.nameTaken(config.name);
-      if (taken) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      if (taken)
+        throw new RouterError(
+          409,
+          'model_config_exists',
+          `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`,
+          'invalid_request_error',
+          'config.name',
+        );
       if (this.read.some((r) => r.localId === stem) || existsSync(file) || existsSync(join(dir, `${stem}.yml`))) {
-        throw new RouterError(409, 'model_config_exists', `the file ${file} exists`, 'invalid_request_error', 'config.name');
+        throw new RouterError(
+          409,
+          'model_config_exists',
+          `the file ${file} exists`,
+          'invalid_request_error',
+          'config.name',
+        );
       }
       writeDurably(file, modelConfigYaml(raw));
       this.deps.log.info({ modelConfig: stem, file }, `model config written from the console: ${file}`);
@@ -384,9 +491,19 @@ export class ModelConfigFolder {
       const config = await this.validate(raw, entry.file);
       const taken = this.nameTaken(config.name, entry.localId);
       const own = entry.raw?.name === config.name || this.inForce.get(entry.localId)?.config.name === config.name;
-      if (taken && !own) throw new RouterError(409, 'model_config_exists', `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`, 'invalid_request_error', 'config.name');
+      if (taken && !own)
+        throw new RouterError(
+          409,
+          'model_config_exists',
+          `a config of the model '${config.name}', or a file of that name, exists: ${taken.file}`,
+          'invalid_request_error',
+          'config.name',
+        );
       writeDurably(entry.file, modelConfigYaml(raw));
-      this.deps.log.info({ modelConfig: entry.localId, file: entry.file }, `model config replaced from the console: ${entry.file}`);
+      this.deps.log.info(
+        { modelConfig: entry.localId, file: entry.file },
+        `model config replaced from the console: ${entry.file}`,
+      );
       await this.scan(entry.file);
       return { name: config.name, file: entry.file, config: raw };
     });
@@ -399,7 +516,10 @@ export class ModelConfigFolder {
       await this.scan();
       const entry = this.find(name);
       removeDurably(entry.file);
-      this.deps.log.info({ modelConfig: entry.localId, file: entry.file }, `model config removed from the console: ${entry.file}`);
+      this.deps.log.info(
+        { modelConfig: entry.localId, file: entry.file },
+        `model config removed from the console: ${entry.file}`,
+      );
       await this.scan();
       return { localId: entry.localId, shown: typeof entry.raw?.name === 'string' ? entry.raw.name : entry.localId };
     });

@@ -2,8 +2,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
 import type { NodeConfig } from './config';
 import type { KeySpace } from './kv';
-import { podIdOf, type ClusterCatalog, type Target } from './registry';
-import { emptyUpstreamBook, LiveRoutingModule, MetricScraper, profileForPod, promptPrefixHash, recordTurn, upstreamsSnapshot, type ScrapeTarget } from './routing';
+import { type ClusterCatalog, podIdOf, type Target } from './registry';
+import {
+  emptyUpstreamBook,
+  LiveRoutingModule,
+  MetricScraper,
+  profileForPod,
+  promptPrefixHash,
+  recordTurn,
+  type ScrapeTarget,
+  upstreamsSnapshot,
+} from './routing';
 import type { RouterMetrics } from './serve';
 
 /**
@@ -11,7 +20,8 @@ import type { RouterMetrics } from './serve';
  * in the route table under several models with different engine labels, and each is scraped with its own profile
  * (keyed by URL alone, the last model's profile would silently replace the others').
  */
-export const routingPodId = (t: Target): string => (t.kind === 'static' ? staticPodId(t.clusterId, t.url!) : podIdOf(t));
+export const routingPodId = (t: Target): string =>
+  t.kind === 'static' ? staticPodId(t.clusterId, t.url!) : podIdOf(t);
 const staticPodId = (model: string, endpoint: string) => `${model} ${endpoint}`;
 
 export interface RoutingWiringDeps {
@@ -57,14 +67,23 @@ export function createRoutingWiring(deps: RoutingWiringDeps) {
           const lane = lanes.find((l) => l.loaded === r.record.localId && l.port);
           if (lane) targets.push({ podId, url: `http://127.0.0.1:${lane.port}/metrics`, profile: r.record.engine });
         } else if (r.url && r.available) {
-          targets.push({ podId, url: `${r.url}/router/v1/node/engine-metrics/${encodeURIComponent(r.record.localId)}`, profile: r.record.engine, headers: { authorization: `Bearer ${config.cluster.token}` } });
+          targets.push({
+            podId,
+            url: `${r.url}/router/v1/node/engine-metrics/${encodeURIComponent(r.record.localId)}`,
+            profile: r.record.engine,
+            headers: { authorization: `Bearer ${config.cluster.token}` },
+          });
         }
       }
     }
     const routesEngine = live.current().routesEngine;
     for (const [model, route] of Object.entries(config.routing.static_routes)) {
       for (const endpoint of route.endpoints) {
-        targets.push({ podId: staticPodId(model, endpoint), url: `${endpoint.replace(/\/+$/, '')}/metrics`, profile: profileForPod({ staticRoute: true, engine: route.engine }, routesEngine).name });
+        targets.push({
+          podId: staticPodId(model, endpoint),
+          url: `${endpoint.replace(/\/+$/, '')}/metrics`,
+          profile: profileForPod({ staticRoute: true, engine: route.engine }, routesEngine).name,
+        });
       }
     }
     scraper.setTargets(targets);

@@ -1,45 +1,62 @@
-import { ModelFileRoots } from './config/model-file-roots';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Supervisor } from './backends';
-import { ActivityTracker } from './cluster/activity';
 import { ActiveRequests } from './cluster/active-requests';
-import { QueueLimit } from './serve/queue-limit';
+import { ActivityTracker } from './cluster/activity';
 import { AssetService, fileRootsFromConfig } from './cluster/assets';
+import { gatherClusterLanes } from './cluster/lane-gather';
 import { localRecords, localSnapshot } from './cluster/local-snapshot';
 import { Membership } from './cluster/membership';
 import { NodeClient, normalizeUrl } from './cluster/node-client';
-import { Registrar } from './cluster/registrar';
-import { SettingsPuller } from './cluster/settings-pull';
-import type { SlaveSync } from './http/settings-nudge';
 import { ClusterDirectory } from './cluster/profiles/cluster-directory';
 import { ProfileStore } from './cluster/profiles/profile-store';
 import type { TokenSealer } from './cluster/profiles/token-sealing';
-import type { SettingsHost } from './http/settings-routes';
-import { gatherClusterLanes } from './cluster/lane-gather';
+import { Registrar } from './cluster/registrar';
+import { ReplayRunner } from './cluster/replay-runner';
 import { runtimeStatus } from './cluster/runtime-status';
+import { SettingsPuller } from './cluster/settings-pull';
 import { SttScheduler } from './cluster/stt-scheduler';
-import { checkRole, clientApiKeys, ConfigError, MIN_CONSOLE_TOKEN_LENGTH, resolveWriteGates, type NodeConfig } from './config';
-import { RouterError, type MasterSettings } from './contract';
-import type { ModelRef } from './lending/types';
+import { ownTimelineRows, type TimelineQuery } from './cluster/timeline-gather';
+import {
+  ConfigError,
+  checkRole,
+  clientApiKeys,
+  MIN_CONSOLE_TOKEN_LENGTH,
+  type NodeConfig,
+  resolveWriteGates,
+} from './config';
+import { ModelConfigReadCache } from './config/model-config-files';
+import { ModelFileRoots } from './config/model-file-roots';
+import { type MasterSettings, RouterError } from './contract';
 import type { CliRef } from './engines';
 import { buildApp, ConsoleCodes } from './http';
+import type { SlaveSync } from './http/settings-nudge';
+import type { SettingsHost } from './http/settings-routes';
 import { createKeySpace, type KeySpace } from './kv';
 import { refreshLinkWeights } from './lending/links';
+import { replaySettingsOf } from './lending/replay';
+import type { ModelRef } from './lending/types';
 import { createGuardianWiring, type GuardianWiring } from './node-guardians';
-import { ModelConfigReadCache } from './config/model-config-files';
-import { ModelConfigFolder, readModelConfigsAtStart } from './node-model-configs';
 import { createLendingWiring, type LendingWiring } from './node-lending';
+import { ModelConfigFolder, readModelConfigsAtStart } from './node-model-configs';
 import { createRoutingWiring } from './node-routing';
 import { runtimeKeyFor, startRuntimePublishing } from './node-runtime';
-import { readRuntimeHealth, type RuntimePublisher } from './runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
+import { type RuntimePublisher, readRuntimeHealth } from './runtime';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
-import { ownTimelineRows, type TimelineQuery } from './cluster/timeline-gather';
-import { AnalyticsStore, BenchStore, ClusterStore, DecisionLogWriter, ModelHashCache, openLockedStore, queryDecisions, type Db, type DecisionQuery } from './store';
-import { replaySettingsOf } from './lending/replay';
-import { ReplayRunner } from './cluster/replay-runner';
+import { QueueLimit } from './serve/queue-limit';
+import {
+  AnalyticsStore,
+  BenchStore,
+  ClusterStore,
+  type Db,
+  DecisionLogWriter,
+  type DecisionQuery,
+  ModelHashCache,
+  openLockedStore,
+  queryDecisions,
+} from './store';
 import { ROUTER_VERSION } from './version';
 
 export interface NodeOptions {
@@ -110,9 +127,21 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
   const teardown = async () => {
     closed = true;
     const steps: (() => unknown)[] = [
-      () => modelFolder?.stop(), () => membership?.stop(), () => registrar?.stop(), () => puller?.stop(), () => routing?.stop(), () => lendingWiring?.stop(), () => publisher?.stop(),
-      () => replayRunner.stop(), () => replaySources.stop(),
-      () => held.app?.close(), () => supervisor?.close(), () => held.keyspace?.close(), () => held.analytics?.close(), () => decisionsWriter?.close(), () => db.close(),
+      () => modelFolder?.stop(),
+      () => membership?.stop(),
+      () => registrar?.stop(),
+      () => puller?.stop(),
+      () => routing?.stop(),
+      () => lendingWiring?.stop(),
+      () => publisher?.stop(),
+      () => replayRunner.stop(),
+      () => replaySources.stop(),
+      () => held.app?.close(),
+      () => supervisor?.close(),
+      () => held.keyspace?.close(),
+      () => held.analytics?.close(),
+      () => decisionsWriter?.close(),
+      () => db.close(),
     ];
     try {
       for (const step of steps) await step();
@@ -121,7 +150,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     }
   };
   try {
-    const analytics = (held.analytics = new AnalyticsStore(db, nodeId, { retentionMs: config.cluster.offload_decisions_retention, onError: (err) => logRef.warn(`analytics write failed: ${err.message}`) }));
+    const analytics = (held.analytics = new AnalyticsStore(db, nodeId, {
+      retentionMs: config.cluster.offload_decisions_retention,
+      onError: (err) => logRef.warn(`analytics write failed: ${err.message}`),
+    }));
     const clusterStore = new ClusterStore(db);
     // An invalid model config is skipped (listed with its error, logged, a self-test warning), not fatal.
     const modelReadCache = new ModelConfigReadCache();
@@ -150,7 +182,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     }));
     const cli = options.cli ?? cliRef();
 
-    const metrics = new RouterMetrics(() => supervisor, () => registry);
+    const metrics = new RouterMetrics(
+      () => supervisor,
+      () => registry,
+    );
     supervisor = new Supervisor(
       registry.all().map((r) => ({ localId: r.localId, publicId: r.publicId, config: r.config })),
       {
@@ -167,7 +202,18 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         onLoad: (e) => {
           metrics.load(e);
           routing?.syncTargets();
-          analytics.recordLoad({ finishedAt: Date.now(), nodeId, model: e.publicId, localId: e.localId, backend: e.backend, lane: e.lane, durationMs: e.durationMs, success: e.success, displacedLocalId: e.displaced, error: e.error });
+          analytics.recordLoad({
+            finishedAt: Date.now(),
+            nodeId,
+            model: e.publicId,
+            localId: e.localId,
+            backend: e.backend,
+            lane: e.lane,
+            durationMs: e.durationMs,
+            success: e.success,
+            displacedLocalId: e.displaced,
+            error: e.error,
+          });
           lendingWiring?.lending.noteRecorded(e.localId);
         },
       },
@@ -175,7 +221,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     const sup = supervisor;
     let guardianWiring: GuardianWiring | undefined;
     const refreshCatalog = () => {
-      catalog.update([{ nodeId, local: true, healthy: true, url: null, records: localRecords(registry, sup) }, ...(membership?.nodeRecords() ?? [])]);
+      catalog.update([
+        { nodeId, local: true, healthy: true, url: null, records: localRecords(registry, sup) },
+        ...(membership?.nodeRecords() ?? []),
+      ]);
       routing?.syncTargets();
       if (lendingWiring && role === 'master') refreshLinkWeights(lendingWiring.links, catalog.all());
       lendingWiring?.pushLinks();
@@ -185,21 +234,38 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
 
     let stt: SttScheduler | undefined;
     const statusNow = () => runtimeStatus(nodeId, registry, sup, activity, stt?.reservationsOn(nodeId) ?? 0);
-    const snapshotNow = () => ({ ...localSnapshot(config, version, startedAt, registry, sup), linksVersion: lendingWiring?.lending.linksVersion ?? 0, guardiansVersion: guardianWiring?.version() ?? 0 });
+    const snapshotNow = () => ({
+      ...localSnapshot(config, version, startedAt, registry, sup),
+      linksVersion: lendingWiring?.lending.linksVersion ?? 0,
+      guardiansVersion: guardianWiring?.version() ?? 0,
+    });
 
     // Assets and split recipes (ASSET-1..4): file roots, hash index (warmed in the background), bindings, recipes.
     // The node relationship is the configured one: slave_urls on a master, master_url on a slave (ASSET-3).
     const masterUrl = config.cluster.master_url;
     const assets = new AssetService({
-      roots: fileRootsFromConfig(config, {}, options.configFile ? { configFile: options.configFile } : {}), hashCache: new ModelHashCache(db), db, token: config.cluster.token,
-      maxBytes: config.models.asset_max_bytes, transferTimeoutMs: config.cluster.request_timeout,
+      roots: fileRootsFromConfig(config, {}, options.configFile ? { configFile: options.configFile } : {}),
+      hashCache: new ModelHashCache(db),
+      db,
+      token: config.cluster.token,
+      maxBytes: config.models.asset_max_bytes,
+      transferTimeoutMs: config.cluster.request_timeout,
       relatedUrls: [...config.cluster.slave_urls, ...(masterUrl ? [masterUrl] : [])],
-      nodeUrl: async (id) => membership?.urlOf(id) ?? (masterUrl && (await client.snapshot(normalizeUrl(masterUrl)).catch(() => undefined))?.nodeId === id ? masterUrl : undefined),
-      localNodeId: nodeId, preloadLocal: (localId) => sup.preload(localId), loadTimeoutMs: config.backend.load_timeout + 30_000,
+      nodeUrl: async (id) =>
+        membership?.urlOf(id) ??
+        (masterUrl && (await client.snapshot(normalizeUrl(masterUrl)).catch(() => undefined))?.nodeId === id
+          ? masterUrl
+          : undefined),
+      localNodeId: nodeId,
+      preloadLocal: (localId) => sup.preload(localId),
+      loadTimeoutMs: config.backend.load_timeout + 30_000,
     });
 
     const resolver = new TargetResolver({
-      nodeId, registry, catalog, supervisor: sup,
+      nodeId,
+      registry,
+      catalog,
+      supervisor: sup,
       sttSelectors: new Set(['', config.models.stt_selector]),
       selectStt: (exclude) => stt!.select(exclude),
       staticRoutes: config.routing.static_routes,
@@ -207,7 +273,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       recipes: assets.recipes,
     });
     const executor = new RequestExecutor({
-      nodeId, resolver, supervisor: sup, clusterToken: config.cluster.token,
+      nodeId,
+      resolver,
+      supervisor: sup,
+      clusterToken: config.cluster.token,
       requestTimeoutMs: config.cluster.request_timeout,
       onStart: (target, borrowed, input, requestId) => {
         const endOwn = target.kind === 'local' && !borrowed ? activity.begin() : undefined;
@@ -222,7 +291,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       onTurn: (target, answered) => routing?.turn(target, answered),
       queueLimit: new QueueLimit(config.server.max_queue, (id) => {
         const c = registry.byLocalId(id)?.config;
-        return { maxQueue: c?.max_queue ?? null, parallel: Math.max(1, c?.parallel ?? c?.vllm?.settings.max_number_sequences ?? 1) };
+        return {
+          maxQueue: c?.max_queue ?? null,
+          parallel: Math.max(1, c?.parallel ?? c?.vllm?.settings.max_number_sequences ?? 1),
+        };
       }),
       onFinished: (row) => {
         metrics.request(row);
@@ -232,7 +304,10 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     });
     let selfUrl = '';
     const consoleToken = config.console.token || options.consoleToken || randomBytes(18).toString('base64url');
-    if (consoleToken.length < MIN_CONSOLE_TOKEN_LENGTH) throw new ConfigError(`the console token handed to the node needs at least ${MIN_CONSOLE_TOKEN_LENGTH} characters`);
+    if (consoleToken.length < MIN_CONSOLE_TOKEN_LENGTH)
+      throw new ConfigError(
+        `the console token handed to the node needs at least ${MIN_CONSOLE_TOKEN_LENGTH} characters`,
+      );
     const consoleCodes = options.consoleCodes ?? new ConsoleCodes();
     const runtimeKey = runtimeKeyFor(config);
     const lendingHttp = {
@@ -243,11 +318,30 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       masterLease: (owner: ModelRef) => lendingWiring!.masterLease(owner),
     };
     const deps = {
-      nodeId, role, version, startedAt, executor, registry, supervisor: sup, metrics, consoleToken, consoleCodes, catalog,
+      nodeId,
+      role,
+      version,
+      startedAt,
+      executor,
+      registry,
+      supervisor: sup,
+      metrics,
+      consoleToken,
+      consoleCodes,
+      catalog,
       clusterToken: role === 'standalone' ? '' : config.cluster.token,
-      snapshot: snapshotNow, runtimeStatus: statusNow,
-      bodyLimit: config.server.body_limit, writeTimeoutMs: config.server.write_timeout,
-      guards: { allowedHosts: config.server.allowed_hosts, corsOrigins: config.server.cors_origins, publicUrl: config.cluster.public_url ?? null, apiKeys: clientApiKeys(config) }, uploadLimit: config.server.upload_limit, uiDir: options.uiDir ?? defaultUiDir(),
+      snapshot: snapshotNow,
+      runtimeStatus: statusNow,
+      bodyLimit: config.server.body_limit,
+      writeTimeoutMs: config.server.write_timeout,
+      guards: {
+        allowedHosts: config.server.allowed_hosts,
+        corsOrigins: config.server.cors_origins,
+        publicUrl: config.cluster.public_url ?? null,
+        apiKeys: clientApiKeys(config),
+      },
+      uploadLimit: config.server.upload_limit,
+      uiDir: options.uiDir ?? defaultUiDir(),
       operators: gates.operators.map((o) => o.token),
       operatorEmails: gates.operators,
       routingWritesEnabled: gates.routingWritesEnabled,
@@ -258,14 +352,26 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       activeRequests: () => activeRequests.view(lendingWiring?.lending.activeItems() ?? []),
       guardians: undefined as unknown as GuardianWiring,
       masterSettings: (receiver: string): MasterSettings => ({
-        master: nodeId, links: lendingWiring!.linksNow(), guardians: guardianWiring!.settingsFor(receiver),
-        members: [{ node_id: nodeId, url: config.cluster.public_url ?? null }, ...(membership?.known() ?? []).map((m) => ({ node_id: m.nodeId, url: m.url }))],
+        master: nodeId,
+        links: lendingWiring!.linksNow(),
+        guardians: guardianWiring!.settingsFor(receiver),
+        members: [
+          { node_id: nodeId, url: config.cluster.public_url ?? null },
+          ...(membership?.known() ?? []).map((m) => ({ node_id: m.nodeId, url: m.url })),
+        ],
       }),
       slaveSync: undefined as SlaveSync | undefined,
-      lendingSettings: Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_'))),
+      lendingSettings: Object.fromEntries(
+        Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_')),
+      ),
       decisions: { query: (q: DecisionQuery) => queryDecisions(db, q), flush: () => decisionsWriter?.flush() },
       timeline: (q: TimelineQuery) => ownTimelineRows(nodeId, analytics, q),
-      replay: { settings: replaySettingsOf(config.cluster), storeDir: config.cluster.store_dir, runner: replayRunner, sources: replaySources },
+      replay: {
+        settings: replaySettingsOf(config.cluster),
+        storeDir: config.cluster.store_dir,
+        runner: replayRunner,
+        sources: replaySources,
+      },
       staticRouteIds: Object.keys(config.routing.static_routes),
       staticRoutes: config.routing.static_routes,
       assets,
@@ -273,11 +379,15 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       modelFileRoots: ModelFileRoots.fromConfig(config),
       modelConfigs: undefined as unknown as ModelConfigFolder,
       selfUrl: () => selfUrl,
-      clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), { remoteTimeoutMs: config.console.remote_timeout }),
+      clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), {
+        remoteTimeoutMs: config.console.remote_timeout,
+      }),
       runtimeHealth: () => readRuntimeHealth(keyspace, runtimeKey),
       clusterLanes: () =>
         gatherClusterLanes({
-          localNodeId: nodeId, local: statusNow, remote: (url) => laneClient.runtimeStatus(url),
+          localNodeId: nodeId,
+          local: statusNow,
+          remote: (url) => laneClient.runtimeStatus(url),
           members: () => (membership?.views() ?? []).flatMap((v) => (v.url ? [{ nodeId: v.nodeId, url: v.url }] : [])),
         }),
       remoteRuntimeHealth: async (id: string) => {
@@ -287,27 +397,51 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       },
     };
     const app = (held.app = await buildApp(deps, {
-      logLevel: options.logLevel, keepAliveTimeoutMs: config.server.keep_alive_timeout, requestTimeoutMs: config.server.request_timeout, headersTimeoutMs: config.server.headers_timeout,
+      logLevel: options.logLevel,
+      keepAliveTimeoutMs: config.server.keep_alive_timeout,
+      requestTimeoutMs: config.server.request_timeout,
+      headersTimeoutMs: config.server.headers_timeout,
     }));
     logRef = { warn: (m) => app.log.warn(m) };
     routing = createRoutingWiring({ config, keyspace, catalog, supervisor: sup, metrics, log: app.log });
     deps.routing = routing;
     const decisions = (decisionsWriter = new DecisionLogWriter(db, {
-      nodeId, routerVersion: version, retentionMs: config.cluster.offload_decisions_retention, observe: (row) => metrics.decision(row),
+      nodeId,
+      routerVersion: version,
+      retentionMs: config.cluster.offload_decisions_retention,
+      observe: (row) => metrics.decision(row),
       onError: (err) => app.log.error(`decision log write failed: ${err.message}`),
     }));
-    await registry.computeHashes(new ModelHashCache(db), (rec, err) => app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`));
+    await registry.computeHashes(new ModelHashCache(db), (rec, err) =>
+      app.log.warn({ model: rec.localId }, `cannot hash weights ${rec.config.model}: ${err.message}`),
+    );
     // After the model hashes, so weights next to their YAML are hashed once (the index reuses the cache).
     void assets.warm().catch((err: Error) => app.log.warn(`asset index: ${err.message}`));
 
     if (role === 'master') {
       membership = new Membership({
-        localNodeId: nodeId, slaveUrls: config.cluster.slave_urls, healthIntervalMs: config.cluster.health_interval, client, store: clusterStore, log: app.log,
+        localNodeId: nodeId,
+        slaveUrls: config.cluster.slave_urls,
+        healthIntervalMs: config.cluster.health_interval,
+        client,
+        store: clusterStore,
+        log: app.log,
         onChange: refreshCatalog,
       });
       Object.assign(deps, { membership });
     }
-    lendingWiring = createLendingWiring({ config, db, registry, supervisor: sup, analytics, activity, decisions, executor, log: app.log, membership });
+    lendingWiring = createLendingWiring({
+      config,
+      db,
+      registry,
+      supervisor: sup,
+      analytics,
+      activity,
+      decisions,
+      executor,
+      log: app.log,
+      membership,
+    });
     executor.deps.lending = lendingWiring.lending;
     executor.deps.decisions = decisions;
     // Guardian settings (GUARD-1): the request path asks the directory; the site API and pushes use the wiring.
@@ -315,14 +449,28 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     executor.deps.guardians = guardianWiring.directory;
     deps.guardians = guardianWiring;
     const wired = lendingWiring;
-    metrics.watchLending({ nodeId, role, version, lending: () => wired.lending, coordinator: () => wired.coordinator, decisionLog: () => decisions });
+    metrics.watchLending({
+      nodeId,
+      role,
+      version,
+      lending: () => wired.lending,
+      coordinator: () => wired.coordinator,
+      decisionLog: () => decisions,
+    });
     lendingHttp.lending = lendingWiring.lending;
     lendingHttp.links = lendingWiring.links;
     lendingHttp.coordinator = lendingWiring.coordinator;
     lendingWiring.start();
     // The models folder is taken in while the node runs: the catalog, links and (on a slave) the master follow.
     modelFolder = new ModelConfigFolder({
-      dir: config.models.config_dir, registry, supervisor: sup, hashCache: new ModelHashCache(db), mode: config.backend.mode, log: app.log, initial: modelsAtStart.read, cache: modelReadCache,
+      dir: config.models.config_dir,
+      registry,
+      supervisor: sup,
+      hashCache: new ModelHashCache(db),
+      mode: config.backend.mode,
+      log: app.log,
+      initial: modelsAtStart.read,
+      cache: modelReadCache,
       changed: () => {
         refreshCatalog();
         const lending = lendingWiring?.lending;
@@ -331,7 +479,14 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       },
     });
     deps.modelConfigs = modelFolder;
-    stt = new SttScheduler({ localNodeId: nodeId, catalog, client, localStatus: statusNow, remotes: () => membership?.statusCapable() ?? [], log: app.log });
+    stt = new SttScheduler({
+      localNodeId: nodeId,
+      catalog,
+      client,
+      localStatus: statusNow,
+      remotes: () => membership?.statusCapable() ?? [],
+      log: app.log,
+    });
     refreshCatalog();
 
     const address = await app.listen({ host: config.server.host, port: config.server.port });
@@ -340,7 +495,18 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     selfUrl = url;
     routing.start();
     let closing: Promise<void> | undefined;
-    void startRuntimePublishing({ config, registry, refusedModelConfigs: modelsAtStart.read.filter((r) => r.error), supervisor: sup, keyspace, cli, port: new URL(url).port ? Number(new URL(url).port) : config.server.port, version, startedAt, log: app.log })
+    void startRuntimePublishing({
+      config,
+      registry,
+      refusedModelConfigs: modelsAtStart.read.filter((r) => r.error),
+      supervisor: sup,
+      keyspace,
+      cli,
+      port: new URL(url).port ? Number(new URL(url).port) : config.server.port,
+      version,
+      startedAt,
+      log: app.log,
+    })
       .then((r) => {
         if (closed) void r.publisher.stop();
         else publisher = r.publisher;
@@ -350,7 +516,11 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     await membership?.start();
     if (role === 'slave') {
       registrar = new Registrar({
-        masterUrl: config.cluster.master_url!, syncIntervalMs: config.cluster.sync_interval, client, snapshot: snapshotNow, log: app.log,
+        masterUrl: config.cluster.master_url!,
+        syncIntervalMs: config.cluster.sync_interval,
+        client,
+        snapshot: snapshotNow,
+        log: app.log,
         onMasterLost: () => lendingWiring?.lending.masterLost(),
         onMasterBack: () => lendingWiring?.lending.masterBack(),
       });
@@ -361,7 +531,11 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       const lw = lendingWiring;
       const gw = guardianWiring;
       puller = new SettingsPuller({
-        masterUrl: config.cluster.master_url!, token: config.cluster.token, nodeId, intervalMs: config.cluster.sync_interval, log: app.log,
+        masterUrl: config.cluster.master_url!,
+        token: config.cluster.token,
+        nodeId,
+        intervalMs: config.cluster.sync_interval,
+        log: app.log,
         apply: (s) => {
           lw.applyPulled(s.links);
           gw.applyPulled(s.guardians, s.members, s.master);
@@ -375,11 +549,25 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     if (config.models.startup_model) {
       const rec = registry.resolve(config.models.startup_model)[0];
       if (!rec) app.log.error(`models.startup_model '${config.models.startup_model}' is not a configured model`);
-      else sup.preload(rec.localId).catch((err: Error) => app.log.error({ model: rec.localId }, `startup model failed to load: ${err.message}`));
+      else
+        sup
+          .preload(rec.localId)
+          .catch((err: Error) => app.log.error({ model: rec.localId }, `startup model failed to load: ${err.message}`));
     }
 
     return {
-      url, consoleToken, consoleCodes, config, app, registry, catalog, supervisor: sup, analytics, membership, keyspace, db,
+      url,
+      consoleToken,
+      consoleCodes,
+      config,
+      app,
+      registry,
+      catalog,
+      supervisor: sup,
+      analytics,
+      membership,
+      keyspace,
+      db,
       close: () => (closing ??= teardown()),
     };
   } catch (err) {

@@ -16,7 +16,10 @@ export function parseProcStat(text: string): ProcStat | null {
   const close = text.lastIndexOf(')');
   if (close < 0) return null;
   // Fields after the name: state (3), ppid (4), pgrp (5), … utime (14), stime (15), … starttime (22).
-  const f = text.slice(close + 2).trim().split(/\s+/);
+  const f = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   if (f.length < 20) return null;
   const pgid = Number(f[2]);
   if (!Number.isInteger(pgid)) return null;

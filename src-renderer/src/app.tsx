@@ -4,14 +4,14 @@ import { AppHeader } from './components/app-header';
 import { LendingPage } from './components/lending/lending-page';
 import { LinksPage } from './components/links/links-page';
 import { ModelsPage } from './components/models-page';
-import { Notice } from './components/notice';
 import { NodesPage } from './components/nodes/nodes-page';
+import { Notice } from './components/notice';
 import { RuntimePage } from './components/runtime/runtime-page';
 import { SettingsPage } from './components/settings/settings-page';
-import { SCREENS, screenFromHash, type ScreenId } from './screens';
+import { SCREENS, type ScreenId, screenFromHash } from './screens';
+import { REFRESH_INTERVAL_MS, startPolling } from './store/polling';
 import { useAppStore } from './store/use-app-store';
 import { useClustersStore } from './store/use-clusters-store';
-import { REFRESH_INTERVAL_MS, startPolling } from './store/polling';
 
 /** The screen the address names; follows back/forward and the nav links. */
 function useScreen(): ScreenId {
@@ -66,7 +66,12 @@ export function App() {
       <div className="app-body">
         <nav className="side-nav" aria-label="Screens">
           {SCREENS.map((s) => (
-            <a key={s.id} href={`#${s.id}`} aria-current={screen === s.id ? 'page' : undefined} data-testid={`nav-${s.id}`}>
+            <a
+              key={s.id}
+              href={`#${s.id}`}
+              aria-current={screen === s.id ? 'page' : undefined}
+              data-testid={`nav-${s.id}`}
+            >
               {s.label}
             </a>
           ))}

@@ -1,4 +1,10 @@
-import { exchangeCode, resolveConnection, SESSION_KEY, type PreloadBridge, type ResolvedConnection } from './connection';
+import {
+  exchangeCode,
+  type PreloadBridge,
+  type ResolvedConnection,
+  resolveConnection,
+  SESSION_KEY,
+} from './connection';
 
 declare global {
   interface Window {

@@ -30,9 +30,14 @@ export const CODE_PARAM = 'code';
 export const SESSION_PATH = '/router/v1/console/session';
 export const SESSION_KEY = 'routerdesk.console-token';
 
-export function resolveConnection(input: { bridge?: PreloadBridge | null; href: string; storedToken?: string | null }): ResolvedConnection {
+export function resolveConnection(input: {
+  bridge?: PreloadBridge | null;
+  href: string;
+  storedToken?: string | null;
+}): ResolvedConnection {
   const { bridge, href, storedToken } = input;
-  if (bridge?.url) return { url: bridge.url.replace(/\/+$/, ''), token: bridge.token ?? '', source: 'preload', cleanHref: null };
+  if (bridge?.url)
+    return { url: bridge.url.replace(/\/+$/, ''), token: bridge.token ?? '', source: 'preload', cleanHref: null };
 
   const location = new URL(href);
   const origin = location.origin;
@@ -48,14 +53,26 @@ export function resolveConnection(input: { bridge?: PreloadBridge | null; href: 
 }
 
 /** Exchanges a one-time code for the console token; the node's refusal (a spent or expired code) as its message. */
-export async function exchangeCode(url: string, code: string, fetchFn: (input: string, init?: RequestInit) => Promise<Response>): Promise<{ token: string } | { error: string }> {
+export async function exchangeCode(
+  url: string,
+  code: string,
+  fetchFn: (input: string, init?: RequestInit) => Promise<Response>,
+): Promise<{ token: string } | { error: string }> {
   try {
-    const res = await fetchFn(`${url}${SESSION_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const res = await fetchFn(`${url}${SESSION_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
     const body: unknown = await res.json().catch(() => null);
     const ok = consoleSessionSchema.safeParse(body);
     if (res.ok && ok.success) return { token: ok.data.token };
     const refused = apiErrorBodySchema.safeParse(body);
-    return { error: refused.success ? `${refused.data.error.message} (HTTP ${res.status})` : `the node answered HTTP ${res.status} to the one-time code` };
+    return {
+      error: refused.success
+        ? `${refused.data.error.message} (HTTP ${res.status})`
+        : `the node answered HTTP ${res.status} to the one-time code`,
+    };
   } catch (err) {
     return { error: `the one-time code could not be exchanged: ${(err as Error).message}` };
   }

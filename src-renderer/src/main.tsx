@@ -31,7 +31,8 @@ void connectFromWindow(window).then((connection) => {
       fetch: (input, init) => fetch(input, init),
       now: Date.now,
       // The address keeps the selected cluster, so a reload stays there.
-      onSelect: (id) => window.history.replaceState(window.history.state, '', hrefWithCluster(window.location.href, id)),
+      onSelect: (id) =>
+        window.history.replaceState(window.history.state, '', hrefWithCluster(window.location.href, id)),
     },
     clusterFromHref(window.location.href),
   );

@@ -1,4 +1,4 @@
-import { tokenStorageSchema, type TokenStorage } from '../../src-router/contract/token-storage';
+import { type TokenStorage, tokenStorageSchema } from '../../src-router/contract/token-storage';
 import type { PreloadBridge } from './connection';
 
 /**

@@ -33,7 +33,11 @@ export class AnswerTooLarge extends Error {
   readonly code = 'answer_too_large';
 
   /** `start`: the first characters of what was read, for the message an operator reads. */
-  constructor(readonly limit: number, readonly start: string, what = 'an answer') {
+  constructor(
+    readonly limit: number,
+    readonly start: string,
+    what = 'an answer',
+  ) {
     super(`sent ${what} over ${sizeText(limit)}; the rest was not read`);
     this.name = 'AnswerTooLarge';
   }

@@ -73,7 +73,10 @@ export class CallEnd {
   private over = false;
 
   /** `client`: the client going away (absent: nothing but the deadline and `cancel` ends it); `timeoutMs`: the deadline. */
-  constructor(client: ClientGone | undefined, readonly timeoutMs: number) {
+  constructor(
+    client: ClientGone | undefined,
+    readonly timeoutMs: number,
+  ) {
     if (client?.aborted) {
       this.why = 'client';
       return;

@@ -5,11 +5,11 @@
  */
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { engineEnv } from './engine-env';
 import type { EngineFamily, EngineInfo } from '../contract/engines';
-import { enginesCacheRoot, isBuildable, isBuildFolderOf, type BuildableEngine } from './engine-build/cache-key';
 import { readBuildRecord } from './engine-build/build-engine';
+import { type BuildableEngine, enginesCacheRoot, isBuildable, isBuildFolderOf } from './engine-build/cache-key';
 import { probeVersion, type VersionProbe } from './engine-build/version-probe';
+import { engineEnv } from './engine-env';
 
 type ExternalFamily = Exclude<EngineFamily, 'llama-node' | 'sim'>;
 
@@ -17,12 +17,26 @@ type ExternalFamily = Exclude<EngineFamily, 'llama-node' | 'sim'>;
 export const EXTERNAL_ENGINES: Record<ExternalFamily, { binary: string; howToGet: string }> = {
   'llama-server': { binary: 'llama-server', howToGet: 'routerdesk engines build --only llama-server' },
   'whisper-server': { binary: 'whisper-server', howToGet: 'routerdesk engines build --only whisper-server' },
-  'sd-server': { binary: 'sd-server', howToGet: 'https://github.com/leejet/stable-diffusion.cpp (build sd-server, put it on PATH)' },
-  koboldcpp: { binary: 'koboldcpp', howToGet: 'https://github.com/LostRuins/koboldcpp (put the koboldcpp binary on PATH)' },
+  'sd-server': {
+    binary: 'sd-server',
+    howToGet: 'https://github.com/leejet/stable-diffusion.cpp (build sd-server, put it on PATH)',
+  },
+  koboldcpp: {
+    binary: 'koboldcpp',
+    howToGet: 'https://github.com/LostRuins/koboldcpp (put the koboldcpp binary on PATH)',
+  },
   vllm: { binary: 'vllm', howToGet: 'https://github.com/vllm-project/vllm (pip install vllm; needs a GPU)' },
 };
 
-export const ENGINE_FAMILIES: readonly EngineFamily[] = ['llama-server', 'whisper-server', 'sd-server', 'koboldcpp', 'vllm', 'llama-node', 'sim'];
+export const ENGINE_FAMILIES: readonly EngineFamily[] = [
+  'llama-server',
+  'whisper-server',
+  'sd-server',
+  'koboldcpp',
+  'vllm',
+  'llama-node',
+  'sim',
+];
 
 function executable(file: string): boolean {
   try {
@@ -74,14 +88,21 @@ export function cachedBuilds(engine: BuildableEngine, root = enginesCacheRoot())
     const folder = join(root, name);
     const record = readBuildRecord(folder, engine);
     if (record && executable(join(folder, 'bin', engine))) {
-      builds.push({ folder, binary: join(folder, 'bin', engine), key: record.key, builtAt: record.built_at, version: record.version });
+      builds.push({
+        folder,
+        binary: join(folder, 'bin', engine),
+        key: record.key,
+        builtAt: record.built_at,
+        version: record.version,
+      });
     }
   }
   return builds;
 }
 
 /** The newest finished build of `engine` in the cache, or null. */
-export const findCachedBuild = (engine: BuildableEngine, root = enginesCacheRoot()) => pickCachedBuild(cachedBuilds(engine, root));
+export const findCachedBuild = (engine: BuildableEngine, root = enginesCacheRoot()) =>
+  pickCachedBuild(cachedBuilds(engine, root));
 
 export interface Located {
   path: string;
@@ -91,7 +112,11 @@ export interface Located {
 }
 
 /** Where an external family's binary is: on PATH, else (buildable engines) in the cache; null when nowhere. */
-export function locateEngine(family: ExternalFamily, path = process.env.PATH ?? '', cacheRoot = enginesCacheRoot()): Located | null {
+export function locateEngine(
+  family: ExternalFamily,
+  path = process.env.PATH ?? '',
+  cacheRoot = enginesCacheRoot(),
+): Located | null {
   const { binary } = EXTERNAL_ENGINES[family];
   const onPath = whichOnPath(binary, path);
   if (onPath) return { path: onPath, foundIn: 'path', recordedVersion: null };
@@ -103,17 +128,53 @@ export function locateEngine(family: ExternalFamily, path = process.env.PATH ?? 
 /** The answer for one family from what was found and what `--version` said. Pure. */
 export function decideEngine(family: EngineFamily, located: Located | null, probe: VersionProbe | null): EngineInfo {
   if (family === 'llama-node' || family === 'sim') {
-    return { family, binary: null, available: true, path: null, version: null, found_in: 'builtin', reason: null, how_to_get: null };
+    return {
+      family,
+      binary: null,
+      available: true,
+      path: null,
+      version: null,
+      found_in: 'builtin',
+      reason: null,
+      how_to_get: null,
+    };
   }
   const { binary, howToGet } = EXTERNAL_ENGINES[family];
   if (!located) {
     const where = isBuildable(binary) ? 'not on PATH and not built' : 'not on PATH';
-    return { family, binary, available: false, path: null, version: null, found_in: null, reason: `${binary} ${where}`, how_to_get: howToGet };
+    return {
+      family,
+      binary,
+      available: false,
+      path: null,
+      version: null,
+      found_in: null,
+      reason: `${binary} ${where}`,
+      how_to_get: howToGet,
+    };
   }
   if (probe?.error) {
-    return { family, binary, available: false, path: located.path, version: null, found_in: located.foundIn, reason: `${located.path} does not run: ${probe.error}`, how_to_get: howToGet };
+    return {
+      family,
+      binary,
+      available: false,
+      path: located.path,
+      version: null,
+      found_in: located.foundIn,
+      reason: `${located.path} does not run: ${probe.error}`,
+      how_to_get: howToGet,
+    };
   }
-  return { family, binary, available: true, path: located.path, version: probe?.version ?? located.recordedVersion, found_in: located.foundIn, reason: null, how_to_get: null };
+  return {
+    family,
+    binary,
+    available: true,
+    path: located.path,
+    version: probe?.version ?? located.recordedVersion,
+    found_in: located.foundIn,
+    reason: null,
+    how_to_get: null,
+  };
 }
 
 const PROBE_TTL_MS = 5000;
@@ -128,7 +189,11 @@ export function describeEngines(path = process.env.PATH ?? '', cacheRoot = engin
       if (family === 'llama-node' || family === 'sim') return decideEngine(family, null, null);
       const located = locateEngine(family, path, cacheRoot);
       // The binary is asked in the environment an engine gets, so a Python engine (vLLM) finds its interpreter.
-      return decideEngine(family, located, located ? await probeVersion(located.path, { ...engineEnv(process.env), PATH: path }) : null);
+      return decideEngine(
+        family,
+        located,
+        located ? await probeVersion(located.path, { ...engineEnv(process.env), PATH: path }) : null,
+      );
     }),
   );
   cached = { at: Date.now(), key, answer };
@@ -139,7 +204,11 @@ export function describeEngines(path = process.env.PATH ?? '', cacheRoot = engin
  * The program an engine command's first word runs: a bare `llama-server` / `whisper-server` that is not on PATH is the
  * newest cached build; anything else (a path, another name, nothing built) stays as written.
  */
-export function resolveEngineCommand(word: string, path = process.env.PATH ?? '', cacheRoot = enginesCacheRoot()): string {
+export function resolveEngineCommand(
+  word: string,
+  path = process.env.PATH ?? '',
+  cacheRoot = enginesCacheRoot(),
+): string {
   if (word.includes('/') || !isBuildable(word)) return word;
   if (whichOnPath(word, path)) return word;
   return findCachedBuild(word, cacheRoot)?.binary ?? word;

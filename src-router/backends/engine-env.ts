@@ -6,14 +6,48 @@ import { LLAMA_RUNTIME_ENV } from '../engines/llama-node/runtime';
  * environment (vLLM), caches, Windows' system folders, and the built-in llama engine's runtime folder.
  */
 const NAMES = new Set([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'TMP', 'TEMP',
-  'LD_LIBRARY_PATH', 'DYLD_LIBRARY_PATH', 'DYLD_FALLBACK_LIBRARY_PATH',
-  'NVIDIA_VISIBLE_DEVICES', 'NVIDIA_DRIVER_CAPABILITIES', 'GPU_DEVICE_ORDINAL', 'ROCM_PATH', 'ZE_AFFINITY_MASK',
-  'ONEAPI_DEVICE_SELECTOR', 'VK_ICD_FILENAMES', 'VK_DRIVER_FILES',
-  'HF_HOME', 'HF_HUB_CACHE', 'HF_HUB_OFFLINE', 'TRANSFORMERS_CACHE', 'TRANSFORMERS_OFFLINE', 'XDG_CACHE_HOME',
-  'VIRTUAL_ENV', 'CONDA_PREFIX', 'PYTHONPATH', 'PYTHONHOME',
-  'SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMDATA',
-  'PROGRAMFILES', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'LD_LIBRARY_PATH',
+  'DYLD_LIBRARY_PATH',
+  'DYLD_FALLBACK_LIBRARY_PATH',
+  'NVIDIA_VISIBLE_DEVICES',
+  'NVIDIA_DRIVER_CAPABILITIES',
+  'GPU_DEVICE_ORDINAL',
+  'ROCM_PATH',
+  'ZE_AFFINITY_MASK',
+  'ONEAPI_DEVICE_SELECTOR',
+  'VK_ICD_FILENAMES',
+  'VK_DRIVER_FILES',
+  'HF_HOME',
+  'HF_HUB_CACHE',
+  'HF_HUB_OFFLINE',
+  'TRANSFORMERS_CACHE',
+  'TRANSFORMERS_OFFLINE',
+  'XDG_CACHE_HOME',
+  'VIRTUAL_ENV',
+  'CONDA_PREFIX',
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'SYSTEMROOT',
+  'WINDIR',
+  'COMSPEC',
+  'PATHEXT',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'PROGRAMDATA',
+  'PROGRAMFILES',
+  'NUMBER_OF_PROCESSORS',
+  'PROCESSOR_ARCHITECTURE',
   LLAMA_RUNTIME_ENV,
 ]);
 
@@ -22,7 +56,25 @@ const NAMES = new Set([
  * pools and BLAS libraries (`OPENBLAS_CORETYPE` and the like are set on purpose on some machines), GPU runtimes and
  * their collectives (NCCL, PyTorch's allocator, for vLLM).
  */
-const PREFIXES = ['LC_', 'GGML_', 'LLAMA_', 'VLLM_', 'OMP_', 'KMP_', 'GOMP_', 'OPENBLAS_', 'MKL_', 'NVPL_', 'BLIS_', 'CUDA_', 'HIP_', 'ROCR_', 'HSA_', 'NCCL_', 'PYTORCH_'];
+const PREFIXES = [
+  'LC_',
+  'GGML_',
+  'LLAMA_',
+  'VLLM_',
+  'OMP_',
+  'KMP_',
+  'GOMP_',
+  'OPENBLAS_',
+  'MKL_',
+  'NVPL_',
+  'BLIS_',
+  'CUDA_',
+  'HIP_',
+  'ROCR_',
+  'HSA_',
+  'NCCL_',
+  'PYTORCH_',
+];
 
 /** The node's own variables: its settings, tokens and the operators' tokens (`INFERENCE_ADMIN_EMAILS`). */
 const NODE_PREFIXES = ['ROUTERDESK_', 'INFERENCE_'];
@@ -45,7 +97,11 @@ export function passesToEngine(name: string, platform: NodeJS.Platform = process
  * sets — the model config's `env` and, for the built-in engines, the CLI's (ELECTRON_RUN_AS_NODE under Electron) —,
  * which an operator names on purpose and which therefore wins. Nothing else of the node's reaches it.
  */
-export function engineEnv(parent: NodeJS.ProcessEnv, launchEnv: Record<string, string> = {}, platform: NodeJS.Platform = process.platform): Record<string, string> {
+export function engineEnv(
+  parent: NodeJS.ProcessEnv,
+  launchEnv: Record<string, string> = {},
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value !== undefined && passesToEngine(name, platform)) env[name] = value;

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { request, type ClientRequest } from 'node:http';
+import { type ClientRequest, request } from 'node:http';
 import { setPriority } from 'node:os';
 import type { EngineState } from '../contract';
 import type { LaunchSpec } from '../engines';
@@ -76,14 +76,21 @@ export class EngineProcess extends EventEmitter {
     this.lastError = null;
     const { launch } = this.opts;
     let spawnError: Error | undefined;
-    const child = spawn(launch.command, launch.args, { env: engineEnv(process.env, launch.env), stdio: ['pipe', 'pipe', 'pipe'], detached: ENGINE_OWN_GROUP });
+    const child = spawn(launch.command, launch.args, {
+      env: engineEnv(process.env, launch.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: ENGINE_OWN_GROUP,
+    });
     this.child = child;
     if (child.pid !== undefined) this.emit('spawned', child.pid, [launch.command, ...launch.args]);
     if (this.opts.nice && child.pid !== undefined) {
       try {
         setPriority(child.pid, this.opts.nice);
       } catch (err) {
-        this.logs.write('stderr', `routerdesk: could not set the engine's niceness to ${this.opts.nice}: ${(err as Error).message}\n`);
+        this.logs.write(
+          'stderr',
+          `routerdesk: could not set the engine's niceness to ${this.opts.nice}: ${(err as Error).message}\n`,
+        );
       }
     }
     child.stdout!.setEncoding('utf8').on('data', (d: string) => this.logs.write('stdout', d));
@@ -112,7 +119,10 @@ export class EngineProcess extends EventEmitter {
       }
       await sleep(this.opts.pollMs ?? 50);
     }
-    const reason = this.state === 'starting' ? `not healthy within ${Math.round(this.opts.loadTimeoutMs / 1000)} s` : (this.lastError ?? 'engine exited while starting');
+    const reason =
+      this.state === 'starting'
+        ? `not healthy within ${Math.round(this.opts.loadTimeoutMs / 1000)} s`
+        : (this.lastError ?? 'engine exited while starting');
     await this.stop();
     this.state = 'failed';
     this.lastError = reason;
@@ -127,7 +137,8 @@ export class EngineProcess extends EventEmitter {
       this.state = 'failed';
     } else if (unexpected) {
       const last = this.logs.lastLine();
-      this.lastError = error ?? `engine exited (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`;
+      this.lastError =
+        error ?? `engine exited (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`;
       this.state = 'failed';
     } else {
       this.state = 'stopped';
@@ -141,11 +152,14 @@ export class EngineProcess extends EventEmitter {
   healthy(ready = false): Promise<boolean> {
     const timeoutMs = ready ? (this.opts.healthTimeoutMs ?? 5000) : 1000;
     return new Promise((resolve) => {
-      const req = request({ host: this.opts.host, port: this.opts.port, path: this.opts.healthPath, method: 'GET', agent: false }, (res) => {
-        res.resume();
-        const s = res.statusCode ?? 0;
-        resolve(ready ? s >= 200 && s < 300 : s === 200);
-      });
+      const req = request(
+        { host: this.opts.host, port: this.opts.port, path: this.opts.healthPath, method: 'GET', agent: false },
+        (res) => {
+          res.resume();
+          const s = res.statusCode ?? 0;
+          resolve(ready ? s >= 200 && s < 300 : s === 200);
+        },
+      );
       const timer = setTimeout(() => req.destroy(new Error('health check timed out')), timeoutMs);
       req.on('close', () => clearTimeout(timer));
       req.on('error', () => resolve(false));
@@ -199,7 +213,10 @@ export class EngineProcess extends EventEmitter {
     this.hung = true;
     this.state = 'failed';
     this.lastError = HUNG_REASON;
-    this.logs.write('stderr', `\nrouterdesk: the engine ${HUNG_REASON} (${misses} in a row, ${this.opts.healthTimeoutMs ?? 5000} ms each): killed\n`);
+    this.logs.write(
+      'stderr',
+      `\nrouterdesk: the engine ${HUNG_REASON} (${misses} in a row, ${this.opts.healthTimeoutMs ?? 5000} ms each): killed\n`,
+    );
     this.kill('SIGKILL');
   }
 
@@ -211,7 +228,8 @@ export class EngineProcess extends EventEmitter {
   private kill(signal: NodeJS.Signals) {
     const child = this.child;
     if (!child) return;
-    if (child.exitCode === null && child.signalCode === null && this.inOwnGroup() && signalGroup(child.pid!, signal)) return;
+    if (child.exitCode === null && child.signalCode === null && this.inOwnGroup() && signalGroup(child.pid!, signal))
+      return;
     child.kill(signal);
   }
 

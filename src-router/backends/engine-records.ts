@@ -1,6 +1,6 @@
-import { readProcStat } from '../proc-stat';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { readProcStat } from '../proc-stat';
 
 /**
  * The engines a node started, recorded in `<store_dir>/engines.json`, so that the next start of a node on
@@ -48,12 +48,18 @@ export type RecordVerdict = 'stop' | 'gone' | 'reused' | 'owned';
  * Pure: what to do with one record, given what runs now under its PID (`engine`) and under its owner's PID
  * (`owner`), and who asks (`self`). Without a command line to compare (no /proc), a record is never acted on.
  */
-export function judgeRecord(record: EngineRecord, engine: ProcInfo | null, owner: ProcInfo | null, self: ProcessIdentity): RecordVerdict {
+export function judgeRecord(
+  record: EngineRecord,
+  engine: ProcInfo | null,
+  owner: ProcInfo | null,
+  self: ProcessIdentity,
+): RecordVerdict {
   if (!engine) return 'gone';
   if (!sameCmdline(record.cmdline, engine.cmdline)) return 'reused';
   if (record.startTime !== null && engine.startTime !== null && record.startTime !== engine.startTime) return 'reused';
   const ownerIsSelf = record.owner.pid === self.pid && record.owner.startTime === self.startTime;
-  if (!ownerIsSelf && owner && record.owner.startTime !== null && owner.startTime === record.owner.startTime) return 'owned';
+  if (!ownerIsSelf && owner && record.owner.startTime !== null && owner.startTime === record.owner.startTime)
+    return 'owned';
   return 'stop';
 }
 
@@ -84,9 +90,18 @@ export function parseRecordFile(text: string): EngineRecord[] {
 function isRecord(r: unknown): r is EngineRecord {
   const x = r as EngineRecord;
   return (
-    typeof x === 'object' && x !== null && Number.isInteger(x.pid) && x.pid > 1 && (x.pgid === null || (Number.isInteger(x.pgid) && x.pgid > 1)) &&
-    Array.isArray(x.cmdline) && x.cmdline.every((w) => typeof w === 'string') && (x.startTime === null || typeof x.startTime === 'string') &&
-    typeof x.localId === 'string' && typeof x.owner === 'object' && x.owner !== null && Number.isInteger(x.owner.pid) &&
+    typeof x === 'object' &&
+    x !== null &&
+    Number.isInteger(x.pid) &&
+    x.pid > 1 &&
+    (x.pgid === null || (Number.isInteger(x.pgid) && x.pgid > 1)) &&
+    Array.isArray(x.cmdline) &&
+    x.cmdline.every((w) => typeof w === 'string') &&
+    (x.startTime === null || typeof x.startTime === 'string') &&
+    typeof x.localId === 'string' &&
+    typeof x.owner === 'object' &&
+    x.owner !== null &&
+    Number.isInteger(x.owner.pid) &&
     (x.owner.startTime === null || typeof x.owner.startTime === 'string')
   );
 }
@@ -189,7 +204,13 @@ export class EngineRecords {
   add(pid: number, localId: string, launched: string[], ownGroup: boolean): void {
     const info = readProcInfo(pid);
     this.own.set(pid, {
-      pid, pgid: ownGroup ? pid : null, cmdline: info?.cmdline ?? launched, startTime: info?.startTime ?? null, localId, startedAt: new Date().toISOString(), owner: this.self,
+      pid,
+      pgid: ownGroup ? pid : null,
+      cmdline: info?.cmdline ?? launched,
+      startTime: info?.startTime ?? null,
+      localId,
+      startedAt: new Date().toISOString(),
+      owner: this.self,
     });
     this.write();
   }
@@ -221,7 +242,9 @@ export class EngineRecords {
   }
 
   private async stopLeftover(r: EngineRecord, graceMs: number) {
-    this.log.warn(`stopping engine pid ${r.pid} (${r.localId}) left running by a previous run on this store: ${r.cmdline.join(' ')}`);
+    this.log.warn(
+      `stopping engine pid ${r.pid} (${r.localId}) left running by a previous run on this store: ${r.cmdline.join(' ')}`,
+    );
     const group = r.pgid;
     const same = () => {
       const now = readProcInfo(r.pid);

@@ -41,7 +41,13 @@ export interface HttpAnswer {
  * A connect that gets no answer fails after undici's 10 s (`ETIMEDOUT`): the peer is unreachable, another replica
  * may be tried.
  */
-const dispatcher = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: 0, bodyTimeout: 0 });
+const dispatcher = new Agent({
+  connections: 512,
+  pipelining: 1,
+  keepAliveTimeout: 4_000,
+  headersTimeout: 0,
+  bodyTimeout: 0,
+});
 
 /** Parsed upstream URLs: a node calls the same few endpoints over and over. */
 const targets = new Map<string, { origin: string; path: string; href: string }>();
@@ -62,7 +68,7 @@ const SYSTEM_CODE: Record<string, string> = { UND_ERR_SOCKET: 'ECONNRESET', UND_
 /** Why a call failed, as callers read it: `name` AbortError / TimeoutError when its end came, else `cause`. */
 function failure(url: string, err: Error & { code?: string }, end: CallEnd): Error {
   if (end.ended) return end.error();
-  const code = err.code === undefined ? undefined : SYSTEM_CODE[err.code] ?? err.code;
+  const code = err.code === undefined ? undefined : (SYSTEM_CODE[err.code] ?? err.code);
   return Object.assign(new Error(`request to ${url} failed: ${code ?? err.message}`), { cause: err });
 }
 
@@ -271,7 +277,9 @@ const STALE_WITHIN_MS = 250;
  * closed before the upstream's own keep-alive ends and checked before reuse, a stale one is rare.
  */
 function staleConnection(err: Error & { code?: string; socket?: { bytesRead?: number } }, writtenAt: number): boolean {
-  return err.code === 'UND_ERR_SOCKET' && (err.socket?.bytesRead ?? 0) > 0 && performance.now() - writtenAt < STALE_WITHIN_MS;
+  return (
+    err.code === 'UND_ERR_SOCKET' && (err.socket?.bytesRead ?? 0) > 0 && performance.now() - writtenAt < STALE_WITHIN_MS
+  );
 }
 
 /** One call's handler: the answer resolves at its head, its body follows through `BodyChunks`. */
@@ -284,7 +292,11 @@ class Call implements Dispatcher.DispatchHandler {
   private writtenAt = 0;
   private readonly stop: () => void;
 
-  constructor(private readonly href: string, private readonly end: CallEnd, private readonly settle: (o: Outcome) => void) {
+  constructor(
+    private readonly href: string,
+    private readonly end: CallEnd,
+    private readonly settle: (o: Outcome) => void,
+  ) {
     // Until the answer arrives the call's end fails it at once (even while it waits for a connection); after, its body.
     this.stop = end.onEnd(() => {
       if (this.controller) this.controller.abort(end.error());
@@ -304,7 +316,12 @@ class Call implements Dispatcher.DispatchHandler {
     if (this.end.ended) controller.abort(this.end.error());
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+    statusMessage?: string,
+  ): void {
     if (statusCode < 200) return; // informational: the answer's head is still to come
     const body = (this.body = new BodyChunks(controller));
     const take = () => body.claim();
@@ -313,10 +330,12 @@ class Call implements Dispatcher.DispatchHandler {
         status: statusCode,
         ok: statusCode >= 200 && statusCode < 300,
         statusText: statusMessage ?? '',
-        headers: { get: (name) => {
-          const v = headers[name.toLowerCase()];
-          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-        } },
+        headers: {
+          get: (name) => {
+            const v = headers[name.toLowerCase()];
+            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+          },
+        },
         body: { [Symbol.asyncIterator]: take },
         text: async (limit = ANSWER_LIMIT) => take().collect(limit),
         json: async (limit = ANSWER_LIMIT) => JSON.parse(await take().collect(limit)) as unknown,
@@ -330,7 +349,10 @@ class Call implements Dispatcher.DispatchHandler {
     this.body?.push(chunk);
   }
 
-  onResponseEnd(_controller: Dispatcher.DispatchController, trailers: Record<string, string | string[] | undefined>): void {
+  onResponseEnd(
+    _controller: Dispatcher.DispatchController,
+    trailers: Record<string, string | string[] | undefined>,
+  ): void {
     this.stop();
     for (const [k, v] of Object.entries(trailers)) this.trailers[k] = Array.isArray(v) ? v.join(', ') : v;
     this.body?.finish(null);
@@ -345,7 +367,13 @@ class Call implements Dispatcher.DispatchHandler {
   }
 }
 
-function once(method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload: Buffer | null, end: CallEnd): Promise<Outcome> {
+function once(
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  payload: Buffer | null,
+  end: CallEnd,
+): Promise<Outcome> {
   const t = targetOf(url);
   return new Promise((resolve) => {
     const handler = new Call(t.href, end, resolve);
@@ -359,8 +387,16 @@ function once(method: 'GET' | 'POST', url: string, headers: Record<string, strin
 }
 
 /** POSTs a JSON body; resolves when the answer's headers arrive. The call's end cancels it and its body. */
-export function postJson(url: string, body: unknown, end: CallEnd, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  return call('POST', url, Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), end, { ...headers, 'content-type': 'application/json' });
+export function postJson(
+  url: string,
+  body: unknown,
+  end: CallEnd,
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
+  return call('POST', url, Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)), end, {
+    ...headers,
+    'content-type': 'application/json',
+  });
 }
 
 /** GETs a URL (another node's API); resolves when the answer's headers arrive. */
@@ -368,7 +404,13 @@ export function getUrl(url: string, end: CallEnd, headers: Record<string, string
   return call('GET', url, null, end, headers);
 }
 
-async function call(method: 'GET' | 'POST', url: string, payload: Buffer | null, end: CallEnd, headers: Record<string, string>): Promise<HttpAnswer> {
+async function call(
+  method: 'GET' | 'POST',
+  url: string,
+  payload: Buffer | null,
+  end: CallEnd,
+  headers: Record<string, string>,
+): Promise<HttpAnswer> {
   for (let attempt = 0; ; attempt++) {
     const r = await once(method, url, headers, payload, end);
     if (r.answer) return r.answer;
@@ -376,7 +418,8 @@ async function call(method: 'GET' | 'POST', url: string, payload: Buffer | null,
     // The first try's connection closed as it was written, and the upstream may have read it after all (a node shutting
     // down reads, then closes): however the second try failed — its port now refusing included —, the call may have
     // reached the upstream, and fails as a reset, never as a call that was not sent.
-    if (attempt > 0 && !end.ended) throw failure(url, Object.assign(new Error('connection reset'), { code: 'ECONNRESET', cause: r.error }), end);
+    if (attempt > 0 && !end.ended)
+      throw failure(url, Object.assign(new Error('connection reset'), { code: 'ECONNRESET', cause: r.error }), end);
     throw r.error ?? failure(url, Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }), end);
   }
 }

@@ -1,7 +1,7 @@
 import type { EngineState, Lane } from '../contract';
-import { EngineError, engineHeld, engineStartFailed } from './errors';
-import type { EngineProcess } from './engine-process';
 import type { ClientGone } from './call-end';
+import type { EngineProcess } from './engine-process';
+import { EngineError, engineHeld, engineStartFailed } from './errors';
 
 /** An engine that stays up this long after starting has shaken off earlier failures. */
 const STABLE_MS = 60_000;
@@ -12,7 +12,13 @@ const MAX_IDLE_MS = 2 ** 31 - 1;
 export interface LaneHost {
   createProcess(localId: string): Promise<EngineProcess>;
   publicIdOf(localId: string): string;
-  onLoad(load: { localId: string; durationMs: number; success: boolean; displaced: string | null; error: string | null }): void;
+  onLoad(load: {
+    localId: string;
+    durationMs: number;
+    success: boolean;
+    displaced: string | null;
+    error: string | null;
+  }): void;
   /** How long the loaded engine of `localId` may stay idle before it is stopped (keep_alive, a model's ttl); null: no limit. */
   idleUnloadMs(localId: string): number | null;
   /** The engine of `localId` was stopped after idling (the model unloaded). */
@@ -53,7 +59,12 @@ export interface EngineLease {
  * cancellation since its dispatch makes the previous finish unknown (the engine may have stopped the other job at
  * any moment after its client left). Pure.
  */
-export function derivedServiceMs(dispatchedAt: number, finishAt: number, previousFinishAt: number | null, cancelledSince: number | null): number | null {
+export function derivedServiceMs(
+  dispatchedAt: number,
+  finishAt: number,
+  previousFinishAt: number | null,
+  cancelledSince: number | null,
+): number | null {
   if (cancelledSince !== null && cancelledSince >= dispatchedAt) return null;
   return Math.max(0, finishAt - Math.max(dispatchedAt, previousFinishAt ?? -Infinity));
 }
@@ -151,7 +162,8 @@ export class LaneRuntime {
       if (client?.aborted) return reject(new EngineError('request cancelled by the client', 499, 'client_closed'));
       let unlisten: (() => void) | undefined;
       const waiter: Waiter = {
-        localId, since: this.host.now(),
+        localId,
+        since: this.host.now(),
         resolve: (lease) => {
           unlisten?.();
           resolve(lease);
@@ -213,7 +225,11 @@ export class LaneRuntime {
     while (this.queue.length) {
       this.disarmIdle();
       const head = this.queue[0];
-      if (this.current?.localId === head.localId && this.current.proc.state === 'ready' && !this.isStale(this.current)) {
+      if (
+        this.current?.localId === head.localId &&
+        this.current.proc.state === 'ready' &&
+        !this.isStale(this.current)
+      ) {
         this.queue.shift();
         this.grant(head);
         continue;
@@ -221,7 +237,10 @@ export class LaneRuntime {
       if (this.switching || this.unloading || this.inflight > 0) return;
       const held = this.failures.get(head.localId);
       if (held && held.heldUntil > this.host.now()) {
-        this.rejectAll(head.localId, engineHeld(this.host.publicIdOf(head.localId), held.reason, held.heldUntil - this.host.now()));
+        this.rejectAll(
+          head.localId,
+          engineHeld(this.host.publicIdOf(head.localId), held.reason, held.heldUntil - this.host.now()),
+        );
         continue;
       }
       this.startLoad(head.localId);
@@ -249,7 +268,16 @@ export class LaneRuntime {
   private armIdle() {
     this.disarmIdle();
     const cur = this.current;
-    if (!cur || this.stopped || this.switching || this.unloading || this.inflight > 0 || this.queue.length || cur.proc.state !== 'ready') return;
+    if (
+      !cur ||
+      this.stopped ||
+      this.switching ||
+      this.unloading ||
+      this.inflight > 0 ||
+      this.queue.length ||
+      cur.proc.state !== 'ready'
+    )
+      return;
     const ms = this.host.idleUnloadMs(cur.localId);
     if (ms === null) return;
     const wait = Math.min(Math.max(0, ms), MAX_IDLE_MS);
@@ -338,7 +366,8 @@ export class LaneRuntime {
   private async load(localId: string): Promise<void> {
     this.restartPending = null;
     const previous = this.current;
-    const displaced = previous && previous.localId !== localId && previous.proc.state === 'ready' ? previous.localId : null;
+    const displaced =
+      previous && previous.localId !== localId && previous.proc.state === 'ready' ? previous.localId : null;
     if (previous) {
       this.current = null;
       await previous.proc.stop();

@@ -32,7 +32,8 @@ export class LogRing {
   lastLine(): string | undefined {
     this.flush();
     for (const stream of ['stderr', 'stdout'] as const) {
-      for (let i = this.lines.length - 1; i >= 0; i--) if (this.lines[i].stream === stream && this.lines[i].text.trim()) return this.lines[i].text.trim();
+      for (let i = this.lines.length - 1; i >= 0; i--)
+        if (this.lines[i].stream === stream && this.lines[i].text.trim()) return this.lines[i].text.trim();
     }
     return undefined;
   }

@@ -2,13 +2,13 @@ import { join } from 'node:path';
 import type { ModelConfig } from '../config';
 import type { EngineState, Lane } from '../contract';
 import { adapterFor, type BackendMode, type CliRef, type EngineAdapter } from '../engines';
-import { resolveEngineCommand } from './engine-binaries';
-import { EngineError, modelUnavailable } from './errors';
 import type { ClientGone } from './call-end';
+import { resolveEngineCommand } from './engine-binaries';
 import { ENGINE_OWN_GROUP, EngineProcess } from './engine-process';
 import { ENGINE_RECORDS_FILE, EngineRecords, type EngineRecordsLog } from './engine-records';
+import { EngineError, modelUnavailable } from './errors';
 import { freePort } from './free-port';
-import { LaneRuntime, type EngineLease } from './lane-runtime';
+import { type EngineLease, LaneRuntime } from './lane-runtime';
 
 export interface SupervisedModel {
   localId: string;
@@ -76,7 +76,11 @@ export class Supervisor {
     this.now = opts.now ?? Date.now;
     if (opts.storeDir) this.records = new EngineRecords(join(opts.storeDir, ENGINE_RECORDS_FILE), opts.log);
     const log = opts.log ?? { warn: (m: string) => console.warn(m) };
-    this.reaped = this.records ? this.records.reapLeftovers().catch((err: Error) => log.warn(`stopping engines left by a previous run: ${err.message}`)) : Promise.resolve();
+    this.reaped = this.records
+      ? this.records
+          .reapLeftovers()
+          .catch((err: Error) => log.warn(`stopping engines left by a previous run: ${err.message}`))
+      : Promise.resolve();
     for (const m of models) this.addModel(m);
   }
 
@@ -90,7 +94,12 @@ export class Supervisor {
       publicIdOf: (id) => this.models.get(id)?.publicId ?? id,
       onLoad: (l) => {
         const model = this.models.get(l.localId);
-        opts.onLoad?.({ ...l, publicId: model?.publicId ?? l.localId, backend: model?.config.backend ?? 'unknown', lane });
+        opts.onLoad?.({
+          ...l,
+          publicId: model?.publicId ?? l.localId,
+          backend: model?.config.backend ?? 'unknown',
+          lane,
+        });
       },
       maxRestarts: opts.maxRestarts,
       restartCooldownMs: opts.restartCooldownMs,
@@ -130,7 +139,9 @@ export class Supervisor {
     const lane = this.laneRuntime(adapter.lane);
     if (old.adapter.lane !== adapter.lane) {
       // Moved to another lane: whoever waits on the old one asks again.
-      this.lanes.get(old.adapter.lane)!.configChanged(m.localId, modelUnavailable(m.publicId, 'its config changed lanes; send the request again'));
+      this.lanes
+        .get(old.adapter.lane)!
+        .configChanged(m.localId, modelUnavailable(m.publicId, 'its config changed lanes; send the request again'));
     }
     lane.configChanged(m.localId);
   }
@@ -174,10 +185,23 @@ export class Supervisor {
     await this.reaped;
     const m = this.get(localId);
     const port = await freePort(this.host);
-    const launch = m.adapter.launch(m.config, { host: this.host, port, localId, cli: this.opts.cli, resolveCommand: resolveEngineCommand });
+    const launch = m.adapter.launch(m.config, {
+      host: this.host,
+      port,
+      localId,
+      cli: this.opts.cli,
+      resolveCommand: resolveEngineCommand,
+    });
     const proc = new EngineProcess({
-      localId, host: this.host, port, launch, healthPath: m.adapter.healthPath, loadTimeoutMs: m.config.load_timeout, nice: this.opts.engineNice,
-      healthIntervalMs: this.opts.healthIntervalMs, healthTimeoutMs: this.opts.healthTimeoutMs,
+      localId,
+      host: this.host,
+      port,
+      launch,
+      healthPath: m.adapter.healthPath,
+      loadTimeoutMs: m.config.load_timeout,
+      nice: this.opts.engineNice,
+      healthIntervalMs: this.opts.healthIntervalMs,
+      healthTimeoutMs: this.opts.healthTimeoutMs,
       // sd-server and whisper-server may not answer while a job runs: checked only while idle.
       healthWhileBusy: m.adapter.shape !== 'sd-server' && m.adapter.shape !== 'whisper-server',
       busy: () => this.laneOf(localId).inflight > 0,
@@ -198,7 +222,8 @@ export class Supervisor {
   acquire(localId: string, client?: ClientGone): Promise<EngineLease> {
     if (this.closed) return Promise.reject(new EngineError('node is shutting down', 503, 'shutting_down'));
     const m = this.models.get(localId);
-    if (!m || m.removing) return Promise.reject(modelUnavailable(m?.publicId ?? localId, 'it was removed from this node'));
+    if (!m || m.removing)
+      return Promise.reject(modelUnavailable(m?.publicId ?? localId, 'it was removed from this node'));
     return this.laneOf(localId).acquire(localId, client);
   }
 

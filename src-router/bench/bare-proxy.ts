@@ -6,8 +6,9 @@
  * so the router's cost over what Node costs anyway is a ratio too.
  * `routerdesk bare-proxy --upstream URL [--host H] [--port N]` (`cli/bare-proxy-command.ts`).
  */
-import Fastify from 'fastify';
+
 import { parseArgs } from 'node:util';
+import Fastify from 'fastify';
 import { Pool } from 'undici';
 
 export const BARE_PROXY_USAGE = 'usage: routerdesk bare-proxy --upstream URL [--host 127.0.0.1] [--port 0]';
@@ -15,13 +16,19 @@ export const BARE_PROXY_USAGE = 'usage: routerdesk bare-proxy --upstream URL [--
 export function parseBareProxyArgs(argv: string[]): { upstream: URL; host: string; port: number } {
   let values: { upstream?: string; host?: string; port?: string };
   try {
-    ({ values } = parseArgs({ args: argv, options: { upstream: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { upstream: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } },
+      strict: true,
+    }));
   } catch (err) {
     throw new Error(`bare-proxy: bad argument: ${(err as Error).message}\n${BARE_PROXY_USAGE}`);
   }
-  if (!values.upstream || !URL.canParse(values.upstream)) throw new Error(`bare-proxy: --upstream must be an http URL\n${BARE_PROXY_USAGE}`);
+  if (!values.upstream || !URL.canParse(values.upstream))
+    throw new Error(`bare-proxy: --upstream must be an http URL\n${BARE_PROXY_USAGE}`);
   const port = Number(values.port ?? 0);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`bare-proxy: --port must be 0..65535\n${BARE_PROXY_USAGE}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`bare-proxy: --port must be 0..65535\n${BARE_PROXY_USAGE}`);
   return { upstream: new URL(values.upstream), host: values.host ?? '127.0.0.1', port };
 }
 
@@ -30,7 +37,12 @@ export async function startBareProxy({ upstream, host, port }: ReturnType<typeof
   const pool = new Pool(upstream.origin, { connections: 128 });
   const app = Fastify();
   app.post('/v1/chat/completions', async (request, reply) => {
-    const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
+    const res = await pool.request({
+      path: '/v1/chat/completions',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request.body),
+    });
     const type = String(res.headers['content-type'] ?? 'application/json');
     // A stream is piped as it arrives (each read of the upstream one write to the client): what a Node relay costs per
     // chunk here, beside the router's per-chunk CPU in the bench's long-stream table.

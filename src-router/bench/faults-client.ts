@@ -3,7 +3,7 @@
  * faults-count.ts), marked chat bodies, and raw-socket readers that stop reading their stream.
  */
 import { randomBytes } from 'node:crypto';
-import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
+import { type Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { markerText, type RawAnswer } from './faults-count';
 
@@ -41,25 +41,32 @@ export function call(url: string, o: CallOptions): Promise<CallAnswer> {
       resolve({ status, headers, body, ended, timedOut, stream: o.stream === true, ms: performance.now() - t0 });
     };
     const data = o.body === undefined ? undefined : Buffer.isBuffer(o.body) ? o.body : Buffer.from(o.body);
-    const req = request(url, {
-      method: o.method ?? (data ? 'POST' : 'GET'),
-      agent: o.agent,
-      ...(o.target === undefined ? {} : { path: o.target }),
-      headers: { ...(data ? { 'content-type': 'application/json', 'content-length': String(data.length) } : {}), ...o.headers },
-    }, (res) => {
-      status = res.statusCode ?? null;
-      headers = res.headers;
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        if (body.length < keep) body += c;
-      });
-      res.on('end', () => {
-        ended = true;
-        finish();
-      });
-      res.on('error', finish);
-      res.on('close', finish);
-    });
+    const req = request(
+      url,
+      {
+        method: o.method ?? (data ? 'POST' : 'GET'),
+        agent: o.agent,
+        ...(o.target === undefined ? {} : { path: o.target }),
+        headers: {
+          ...(data ? { 'content-type': 'application/json', 'content-length': String(data.length) } : {}),
+          ...o.headers,
+        },
+      },
+      (res) => {
+        status = res.statusCode ?? null;
+        headers = res.headers;
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          if (body.length < keep) body += c;
+        });
+        res.on('end', () => {
+          ended = true;
+          finish();
+        });
+        res.on('error', finish);
+        res.on('close', finish);
+      },
+    );
     const timer = setTimeout(() => {
       timedOut = true;
       req.destroy(new Error('client time-out'));
@@ -78,12 +85,27 @@ export function markers(prefix: string): () => string {
 }
 
 /** A chat body whose prompt starts with the request's marker (what the sim records in its seen ring). */
-export const markedChat = (model: string, marker: string, maxTokens: number, stream = false, extra: Record<string, unknown> = {}) => ({
-  model, messages: [{ role: 'user', content: `${markerText(marker)} hello there` }], max_tokens: maxTokens, stream, ...extra,
+export const markedChat = (
+  model: string,
+  marker: string,
+  maxTokens: number,
+  stream = false,
+  extra: Record<string, unknown> = {},
+) => ({
+  model,
+  messages: [{ role: 'user', content: `${markerText(marker)} hello there` }],
+  max_tokens: maxTokens,
+  stream,
+  ...extra,
 });
 
 export const postChat = (baseUrl: string, body: Record<string, unknown>, timeoutMs: number, agent?: Agent | false) =>
-  call(`${baseUrl}/v1/chat/completions`, { body: JSON.stringify(body), timeoutMs, agent, stream: body.stream === true });
+  call(`${baseUrl}/v1/chat/completions`, {
+    body: JSON.stringify(body),
+    timeoutMs,
+    agent,
+    stream: body.stream === true,
+  });
 
 /**
  * A client that sends a streamed chat request on a raw socket and never reads (paused): the kernel buffers fill and
@@ -106,7 +128,9 @@ export class StalledReader {
     this.connected = new Promise((resolve) => {
       this.socket.once('connect', () => {
         this.socket.pause();
-        this.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`);
+        this.socket.write(
+          `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+        );
         resolve();
       });
       this.socket.once('close', () => resolve());
@@ -126,7 +150,8 @@ export class StalledReader {
     socket.setEncoding('latin1');
     const keepTail = (c: string) => {
       // Only the head (status line) and the tail (the end of the stream) matter; the middle is thousands of tokens.
-      this.text = this.text.length < 4096 ? this.text + c : this.text.slice(0, 4096) + (this.text.slice(4096) + c).slice(-8192);
+      this.text =
+        this.text.length < 4096 ? this.text + c : this.text.slice(0, 4096) + (this.text.slice(4096) + c).slice(-8192);
     };
     socket.on('data', keepTail);
     socket.resume();

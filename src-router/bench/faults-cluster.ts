@@ -10,7 +10,7 @@ import type { ModelConfigInput, NodeConfigInput } from '../config';
 import type { SeenEntry } from '../engines/sim';
 import type { EngineSeen } from './faults-count';
 import { vmRssMb } from './faults-count';
-import { BENCH_CONSOLE_TOKEN, BenchScope, sleep, type CliProcess, type Launch } from './scope';
+import { BENCH_CONSOLE_TOKEN, BenchScope, type CliProcess, type Launch, sleep } from './scope';
 
 type Section = 'server' | 'cluster' | 'models' | 'backend' | 'redis' | 'console' | 'routing';
 type Extra = { [K in Section]?: Record<string, unknown> };
@@ -21,10 +21,15 @@ export class FaultScope extends BenchScope {
     super();
   }
 
-  override startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}, launch?: Launch): Promise<CliProcess> {
+  override startNode(
+    models: Record<string, ModelConfigInput>,
+    config: NodeConfigInput = {},
+    launch?: Launch,
+  ): Promise<CliProcess> {
     const extra = typeof this.extra === 'function' ? this.extra(config) : this.extra;
     const merged: Record<string, unknown> = { ...config };
-    for (const [k, v] of Object.entries(extra)) merged[k] = { ...((config as Record<string, unknown>)[k] as object), ...v };
+    for (const [k, v] of Object.entries(extra))
+      merged[k] = { ...((config as Record<string, unknown>)[k] as object), ...v };
     return super.startNode(models, merged as NodeConfigInput, launch);
   }
 }
@@ -42,7 +47,10 @@ export interface EngineLane {
 const consoleAuth = { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` };
 
 export async function lanesOf(node: CliProcess, timeoutMs = 2_000): Promise<EngineLane[]> {
-  const res = await fetch(`${node.url}/router/v1/console/lanes`, { headers: consoleAuth, signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`${node.url}/router/v1/console/lanes`, {
+    headers: consoleAuth,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (!res.ok) throw new Error(`lanes of ${node.url}: ${res.status}`);
   return ((await res.json()) as { lanes: EngineLane[] }).lanes;
 }
@@ -73,19 +81,30 @@ export class EngineWatch {
   /** `readSeen`: how an engine's ring is read (default: from this machine; a network host's engine from inside it). */
   constructor(
     private readonly nodes: Record<string, CliProcess>,
-    private readonly readSeen: (node: string, port: number) => Promise<unknown> = async (_node, port) => (await fetch(`http://127.0.0.1:${port}/sim/seen`, { signal: AbortSignal.timeout(1_000) })).json(),
+    private readonly readSeen: (node: string, port: number) => Promise<unknown> = async (_node, port) =>
+      (await fetch(`http://127.0.0.1:${port}/sim/seen`, { signal: AbortSignal.timeout(1_000) })).json(),
   ) {}
 
   /** Polls the nodes' lanes and every engine's ring once. */
   async refresh(): Promise<void> {
-    await Promise.all(Object.entries(this.nodes).map(async ([name, node]) => {
-      if (!alive(node)) return;
-      const lanes = await lanesOf(node).catch(() => null);
-      if (lanes) this.lastLanes.set(name, lanes);
-      for (const l of lanes ?? []) {
-        if (l.pid && l.port && !this.engines.has(l.pid)) this.engines.set(l.pid, { node: name, name: `${name}/${l.loaded ?? l.lane}#${l.pid}`, port: l.port, entries: new Map(), cutByFault: false, skip: false });
-      }
-    }));
+    await Promise.all(
+      Object.entries(this.nodes).map(async ([name, node]) => {
+        if (!alive(node)) return;
+        const lanes = await lanesOf(node).catch(() => null);
+        if (lanes) this.lastLanes.set(name, lanes);
+        for (const l of lanes ?? []) {
+          if (l.pid && l.port && !this.engines.has(l.pid))
+            this.engines.set(l.pid, {
+              node: name,
+              name: `${name}/${l.loaded ?? l.lane}#${l.pid}`,
+              port: l.port,
+              entries: new Map(),
+              cutByFault: false,
+              skip: false,
+            });
+        }
+      }),
+    );
     await Promise.all([...this.engines.entries()].map(([pid, w]) => (w.skip ? undefined : this.poll(pid, w))));
   }
 
@@ -125,12 +144,20 @@ export class EngineWatch {
    * relays nothing more from them), then runs `fault` (which kills or freezes); its engines count as cut by the fault.
    * `resume` continues the node afterwards (SIGCONT) when the fault was not its death.
    */
-  async faultOn(name: string, fault: (engines: EngineLane[]) => void, o: { engines?: 'all' | number; resume?: boolean } = {}): Promise<EngineLane[]> {
+  async faultOn(
+    name: string,
+    fault: (engines: EngineLane[]) => void,
+    o: { engines?: 'all' | number; resume?: boolean } = {},
+  ): Promise<EngineLane[]> {
     const node = this.nodes[name];
-    const engines = this.enginesOf(name).filter((l) => o.engines === undefined || o.engines === 'all' || l.pid === o.engines);
+    const engines = this.enginesOf(name).filter(
+      (l) => o.engines === undefined || o.engines === 'all' || l.pid === o.engines,
+    );
     node.proc.kill('SIGSTOP');
     try {
-      await Promise.all(engines.map((l) => this.engines.get(l.pid!)).map((w, i) => (w ? this.poll(engines[i].pid!, w) : undefined)));
+      await Promise.all(
+        engines.map((l) => this.engines.get(l.pid!)).map((w, i) => (w ? this.poll(engines[i].pid!, w) : undefined)),
+      );
       for (const l of engines) {
         const w = this.engines.get(l.pid!);
         if (w) {
@@ -146,7 +173,11 @@ export class EngineWatch {
   }
 
   seen(): EngineSeen[] {
-    return [...this.engines.values()].map((w) => ({ engine: w.name, cutByFault: w.cutByFault, entries: [...w.entries.values()] }));
+    return [...this.engines.values()].map((w) => ({
+      engine: w.name,
+      cutByFault: w.cutByFault,
+      entries: [...w.entries.values()],
+    }));
   }
 }
 

@@ -42,7 +42,14 @@ export function errorOf(value: unknown, status: number): { code: string; message
   if (!e || typeof e !== 'object') return null;
   const { message, code, type } = e as { message?: unknown; code?: unknown; type?: unknown };
   if (typeof message !== 'string' || !message.trim()) return null;
-  const c = typeof code === 'string' && code ? code : typeof code === 'number' ? String(code) : typeof type === 'string' && type ? type : `http_${status}`;
+  const c =
+    typeof code === 'string' && code
+      ? code
+      : typeof code === 'number'
+        ? String(code)
+        : typeof type === 'string' && type
+          ? type
+          : `http_${status}`;
   return { code: c, message };
 }
 
@@ -62,7 +69,11 @@ export function sseData(body: string): string[] {
 }
 
 /** What a stream carried: whether it finished, and its first error event. */
-export function streamSummary(body: string): { done: boolean; error: { code: string; message: string } | null; events: number } {
+export function streamSummary(body: string): {
+  done: boolean;
+  error: { code: string; message: string } | null;
+  events: number;
+} {
   let done = false;
   let error: { code: string; message: string } | null = null;
   const data = sseData(body);
@@ -90,7 +101,9 @@ export function classify(a: RawAnswer): Outcome {
     return parseJson(a.body) === undefined ? { kind: 'unclear_error', status: a.status } : { kind: 'ok' };
   }
   const e = errorOf(parseJson(a.body), a.status);
-  return e ? { kind: 'clear_error', code: e.code, status: a.status, message: e.message } : { kind: 'unclear_error', status: a.status };
+  return e
+    ? { kind: 'clear_error', code: e.code, status: a.status, message: e.message }
+    : { kind: 'unclear_error', status: a.status };
 }
 
 export interface Tally {
@@ -109,7 +122,18 @@ export interface Tally {
 }
 
 export function tally(outcomes: readonly Outcome[]): Tally {
-  const t: Tally = { sent: outcomes.length, ok: 0, clear_error: 0, errors: {}, unclear_error: 0, unclear: {}, cut: 0, lost: 0, lost_reset: 0, lost_timeout: 0 };
+  const t: Tally = {
+    sent: outcomes.length,
+    ok: 0,
+    clear_error: 0,
+    errors: {},
+    unclear_error: 0,
+    unclear: {},
+    cut: 0,
+    lost: 0,
+    lost_reset: 0,
+    lost_timeout: 0,
+  };
   for (const o of outcomes) {
     if (o.kind === 'ok') t.ok++;
     else if (o.kind === 'clear_error') {
@@ -213,7 +237,12 @@ export function vmRssMb(status: string): number | null {
 }
 
 /** The target of every row: nothing lost, nothing run twice (bad inputs: also every answer a clear 4xx). */
-export function meetsTarget(row: { lost: number; run_twice: number; failures?: number; healthy_after?: boolean }): boolean {
+export function meetsTarget(row: {
+  lost: number;
+  run_twice: number;
+  failures?: number;
+  healthy_after?: boolean;
+}): boolean {
   return row.lost === 0 && row.run_twice === 0 && (row.failures ?? 0) === 0 && row.healthy_after !== false;
 }
 
@@ -254,12 +283,27 @@ export function faultRow(
   const t = tally(outcomes);
   const { note = '', ...rest } = extra;
   const row: FaultRow = {
-    benchmark: 'faults', scenario,
-    sent: t.sent, ok: t.ok, clear_error: t.clear_error, errors: t.errors, lost: t.lost, run_twice: runs?.run_twice ?? 0,
-    rss_before_mb: rss.before, rss_after_mb: rss.after,
-    unclear_error: t.unclear_error, unclear: t.unclear, cut: t.cut, lost_reset: t.lost_reset, lost_timeout: t.lost_timeout,
-    seen_twice: runs?.seen_twice ?? 0, answered_twice: runs?.answered_twice ?? 0, reached_engines: runs?.reached ?? 0,
-    note, meets: false, ...rest,
+    benchmark: 'faults',
+    scenario,
+    sent: t.sent,
+    ok: t.ok,
+    clear_error: t.clear_error,
+    errors: t.errors,
+    lost: t.lost,
+    run_twice: runs?.run_twice ?? 0,
+    rss_before_mb: rss.before,
+    rss_after_mb: rss.after,
+    unclear_error: t.unclear_error,
+    unclear: t.unclear,
+    cut: t.cut,
+    lost_reset: t.lost_reset,
+    lost_timeout: t.lost_timeout,
+    seen_twice: runs?.seen_twice ?? 0,
+    answered_twice: runs?.answered_twice ?? 0,
+    reached_engines: runs?.reached ?? 0,
+    note,
+    meets: false,
+    ...rest,
   };
   row.meets = meetsTarget(row as FaultRow & { failures?: number; healthy_after?: boolean });
   return row;

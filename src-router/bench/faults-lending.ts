@@ -7,14 +7,23 @@ import { Agent } from 'node:http';
 import type { ModelConfigInput } from '../config';
 import { markedChat, markers, postChat } from './faults-client';
 import { alive, EngineWatch, FaultScope, lanesOf, rssMb, within } from './faults-cluster';
-import { classify, countRuns, faultRow, type FaultRow, type Outcome } from './faults-count';
+import { classify, countRuns, type FaultRow, faultRow, type Outcome } from './faults-count';
 import { getJson } from './http-client';
-import { bodies, sequential, Trio, TRIO_CLUSTER_TOKEN } from './lending-trio';
-import { BENCH_CONSOLE_TOKEN, sleep, until, type CliProcess } from './scope';
+import { bodies, sequential, TRIO_CLUSTER_TOKEN, Trio } from './lending-trio';
+import { BENCH_CONSOLE_TOKEN, type CliProcess, sleep, until } from './scope';
 import type { BenchOptions } from './types';
 
-export const simModel = (name: string, tokenMs: number, o: { parallel?: number; loadMs?: number; maxQueue?: number } = {}): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: o.parallel ?? 1, ...(o.maxQueue ? { max_queue: o.maxQueue } : {}),
+export const simModel = (
+  name: string,
+  tokenMs: number,
+  o: { parallel?: number; loadMs?: number; maxQueue?: number } = {},
+): ModelConfigInput => ({
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: o.parallel ?? 1,
+  ...(o.maxQueue ? { max_queue: o.maxQueue } : {}),
   sim: { load_time: `${o.loadMs ?? 100}ms`, token_time: `${tokenMs}ms` },
 });
 
@@ -67,7 +76,13 @@ async function lendingCluster(o: BenchOptions, name: string): Promise<Lent> {
  * A burst to the owner; as soon as the owner has lent requests, `kill` runs (once). Every client's answer, the
  * engines' rings, the nodes' memory before and after.
  */
-async function burstWithKill(c: Lent, o: BenchOptions, name: string, k: number, kill: (lent: number) => Promise<void>): Promise<{ outcomes: Outcome[]; lentAtKill: number; sent: Set<string> }> {
+async function burstWithKill(
+  c: Lent,
+  o: BenchOptions,
+  name: string,
+  k: number,
+  kill: (lent: number) => Promise<void>,
+): Promise<{ outcomes: Outcome[]; lentAtKill: number; sent: Set<string> }> {
   const next = markers(name.slice(0, 1));
   const sent = new Set<string>();
   c.watch.start();
@@ -80,11 +95,18 @@ async function burstWithKill(c: Lent, o: BenchOptions, name: string, k: number, 
   // Mid-lease: the owner has lent requests and the helper's engine is running one of them.
   let lentAtKill = 0;
   const helperEngine = c.watch.enginesOf('helper')[0]?.port;
-  await within(10_000, async () => {
-    lentAtKill = await lentNow(c.t.owner).catch(() => 0);
-    if (lentAtKill === 0 || !helperEngine) return false;
-    return (await getJson<{ active: number }>(`http://127.0.0.1:${helperEngine}/sim/stats`).catch(() => ({ active: 0 }))).active > 0;
-  }, 10);
+  await within(
+    10_000,
+    async () => {
+      lentAtKill = await lentNow(c.t.owner).catch(() => 0);
+      if (lentAtKill === 0 || !helperEngine) return false;
+      return (
+        (await getJson<{ active: number }>(`http://127.0.0.1:${helperEngine}/sim/stats`).catch(() => ({ active: 0 })))
+          .active > 0
+      );
+    },
+    10,
+  );
   await kill(lentAtKill);
   const outcomes = (await answers).map(classify);
   await c.watch.stop();
@@ -96,16 +118,31 @@ export async function helperKilled(o: BenchOptions): Promise<FaultRow> {
   try {
     const nodes = [c.t.master, c.t.owner, c.t.helper];
     const before = rssMb(nodes);
-    const { outcomes, lentAtKill, sent } = await burstWithKill(c, o, 'helper-killed', o.quick ? 20 : 30, async (lent) => {
-      await c.watch.faultOn('helper', () => c.t.helper.proc.kill('SIGKILL'));
-      o.log(`helper-killed: helper SIGKILLed with ${lent} requests lent to it`);
-    });
+    const { outcomes, lentAtKill, sent } = await burstWithKill(
+      c,
+      o,
+      'helper-killed',
+      o.quick ? 20 : 30,
+      async (lent) => {
+        await c.watch.faultOn('helper', () => c.t.helper.proc.kill('SIGKILL'));
+        o.log(`helper-killed: helper SIGKILLed with ${lent} requests lent to it`);
+      },
+    );
     const runs = countRuns(c.watch.seen(), sent);
     const healthy = await servesChat(c.t.owner, 'model-a');
     for (const e of runs.examples) o.log(`helper-killed: ${e}`);
-    return faultRow('helper-killed', outcomes, runs, { before, after: rssMb(nodes.filter(alive)) }, {
-      note: `helper SIGKILLed with ${lentAtKill} lent (its engine running one); its runs died with it and are not counted as runs`, lent_at_kill: lentAtKill, healthy_after: healthy, nodes_after: nodes.filter(alive).length,
-    });
+    return faultRow(
+      'helper-killed',
+      outcomes,
+      runs,
+      { before, after: rssMb(nodes.filter(alive)) },
+      {
+        note: `helper SIGKILLed with ${lentAtKill} lent (its engine running one); its runs died with it and are not counted as runs`,
+        lent_at_kill: lentAtKill,
+        healthy_after: healthy,
+        nodes_after: nodes.filter(alive).length,
+      },
+    );
   } finally {
     c.agent.destroy();
     await c.scope.close();
@@ -117,16 +154,31 @@ export async function masterKilled(o: BenchOptions): Promise<FaultRow> {
   try {
     const nodes = [c.t.master, c.t.owner, c.t.helper];
     const before = rssMb(nodes);
-    const { outcomes, lentAtKill, sent } = await burstWithKill(c, o, 'master-killed', o.quick ? 20 : 30, async (lent) => {
-      c.t.master.proc.kill('SIGKILL');
-      o.log(`master-killed: master SIGKILLed with ${lent} requests lent`);
-    });
+    const { outcomes, lentAtKill, sent } = await burstWithKill(
+      c,
+      o,
+      'master-killed',
+      o.quick ? 20 : 30,
+      async (lent) => {
+        c.t.master.proc.kill('SIGKILL');
+        o.log(`master-killed: master SIGKILLed with ${lent} requests lent`);
+      },
+    );
     const runs = countRuns(c.watch.seen(), sent);
     const healthy = (await servesChat(c.t.owner, 'model-a')) && (await servesChat(c.t.helper, 'model-b'));
     for (const e of runs.examples) o.log(`master-killed: ${e}`);
-    return faultRow('master-killed', outcomes, runs, { before, after: rssMb(nodes.filter(alive)) }, {
-      note: `master SIGKILLed with ${lentAtKill} lent (the helper's engine running one)`, lent_at_kill: lentAtKill, healthy_after: healthy, nodes_after: nodes.filter(alive).length,
-    });
+    return faultRow(
+      'master-killed',
+      outcomes,
+      runs,
+      { before, after: rssMb(nodes.filter(alive)) },
+      {
+        note: `master SIGKILLed with ${lentAtKill} lent (the helper's engine running one)`,
+        lent_at_kill: lentAtKill,
+        healthy_after: healthy,
+        nodes_after: nodes.filter(alive).length,
+      },
+    );
   } finally {
     c.agent.destroy();
     await c.scope.close();
@@ -144,10 +196,18 @@ export async function slaveKilledMidStream(o: BenchOptions): Promise<FaultRow> {
   try {
     const shared = { s: simModel('model-s', 25, { parallel: 4 }) };
     const t = await Trio.start(scope, { owner: shared, helper: shared });
-    await until(async () => {
-      const { models } = await getJson<{ models: { id: string; replicas: unknown[] }[] }>(`${t.master.url}/router/v1/console/cluster/models`, { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` });
-      return models.find((m) => m.id === 'model-s')?.replicas.length === 2;
-    }, 'model-s on both slaves', 20_000, 100);
+    await until(
+      async () => {
+        const { models } = await getJson<{ models: { id: string; replicas: unknown[] }[] }>(
+          `${t.master.url}/router/v1/console/cluster/models`,
+          { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` },
+        );
+        return models.find((m) => m.id === 'model-s')?.replicas.length === 2;
+      },
+      'model-s on both slaves',
+      20_000,
+      100,
+    );
     for (const n of [t.owner, t.helper]) await sequential(n, agent, bodies('model-s', 1, [2]));
     const watch = new EngineWatch({ master: t.master, owner: t.owner, helper: t.helper });
     await watch.refresh();
@@ -158,11 +218,13 @@ export async function slaveKilledMidStream(o: BenchOptions): Promise<FaultRow> {
     const sent = new Set<string>();
     watch.start();
     const k = o.quick ? 12 : 16;
-    const answers = Promise.all(Array.from({ length: k }, () => {
-      const m = next();
-      sent.add(m);
-      return postChat(t.master.url, markedChat('model-s', m, 40, true), CLIENT_TIMEOUT_MS, agent);
-    }));
+    const answers = Promise.all(
+      Array.from({ length: k }, () => {
+        const m = next();
+        sent.add(m);
+        return postChat(t.master.url, markedChat('model-s', m, 40, true), CLIENT_TIMEOUT_MS, agent);
+      }),
+    );
     const port = watch.enginesOf('helper')[0]?.port;
     const streaming = await within(10_000, async () => {
       if (!port) return false;
@@ -172,14 +234,24 @@ export async function slaveKilledMidStream(o: BenchOptions): Promise<FaultRow> {
     await sleep(300); // some tokens of those streams have reached their clients
     const lanes = await lanesOf(t.helper).catch(() => []);
     await watch.faultOn('helper', () => t.helper.proc.kill('SIGKILL'));
-    o.log(`slave-killed-mid-stream: helper SIGKILLed while its engine streamed (${lanes.reduce((n, l) => n + l.inflight, 0)} in flight there)`);
+    o.log(
+      `slave-killed-mid-stream: helper SIGKILLed while its engine streamed (${lanes.reduce((n, l) => n + l.inflight, 0)} in flight there)`,
+    );
     const outcomes = (await answers).map(classify);
     await watch.stop();
     const runs = countRuns(watch.seen(), sent);
     const healthy = await servesChat(t.master, 'model-s', true);
-    return faultRow('slave-killed-mid-stream', outcomes, runs, { before, after: rssMb(nodes.filter(alive)) }, {
-      note: `helper SIGKILLed mid-stream${streaming ? '' : ' (its engine never streamed: killed after 10 s)'}`, healthy_after: healthy, nodes_after: nodes.filter(alive).length,
-    });
+    return faultRow(
+      'slave-killed-mid-stream',
+      outcomes,
+      runs,
+      { before, after: rssMb(nodes.filter(alive)) },
+      {
+        note: `helper SIGKILLed mid-stream${streaming ? '' : ' (its engine never streamed: killed after 10 s)'}`,
+        healthy_after: healthy,
+        nodes_after: nodes.filter(alive).length,
+      },
+    );
   } finally {
     agent.destroy();
     await scope.close();

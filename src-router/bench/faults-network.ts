@@ -11,11 +11,11 @@ import { Agent } from 'node:http';
 import type { ModelConfigInput } from '../config';
 import { markedChat, markers, postChat } from './faults-client';
 import { alive, EngineWatch, FaultScope, rssMb } from './faults-cluster';
-import { classify, countRuns, faultRow, markerText, type FaultRow } from './faults-count';
+import { classify, countRuns, type FaultRow, faultRow, markerText } from './faults-count';
 import { getJson } from './http-client';
-import { bodies, sequential, Trio, TRIO_CLUSTER_TOKEN } from './lending-trio';
+import { bodies, sequential, TRIO_CLUSTER_TOKEN, Trio } from './lending-trio';
 import { NetHosts, netnsSupport } from './net-hosts';
-import { BENCH_CONSOLE_TOKEN, sleep, until, type CliProcess, type Launch } from './scope';
+import { BENCH_CONSOLE_TOKEN, type CliProcess, type Launch, sleep, until } from './scope';
 import type { BenchOptions } from './types';
 
 const clusterAuth = { authorization: `Bearer ${TRIO_CLUSTER_TOKEN}` };
@@ -25,7 +25,12 @@ const CLIENT_TIMEOUT_MS = 90_000;
 const MASTER_REQUEST_TIMEOUT = '4s';
 
 const textModel = (name: string, tokenMs: number): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['text'], contextsize: 65_536, parallel: 1, sim: { load_time: '100ms', token_time: `${tokenMs}ms` },
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 65_536,
+  parallel: 1,
+  sim: { load_time: '100ms', token_time: `${tokenMs}ms` },
 });
 
 /** A running network cluster and what a fault may do to it. */
@@ -58,7 +63,10 @@ async function cutFor(c: NetCluster, a: string, b: string, ms: number): Promise<
   return ms;
 }
 
-const launchOn = (hosts: NetHosts, host: string): Launch => (command, args, options) => hosts.spawn(host, command, args, options);
+const launchOn =
+  (hosts: NetHosts, host: string): Launch =>
+  (command, args, options) =>
+    hosts.spawn(host, command, args, options);
 
 export const NET_FAULTS: NetFault[] = [
   {
@@ -140,19 +148,35 @@ async function seenInside(hosts: NetHosts, host: string, port: number): Promise<
 
 /** The helper's router runs a borrowed request now (so a fault hits work in flight). */
 async function helperRunsBorrowed(helper: CliProcess): Promise<boolean> {
-  const v = await getJson<{ models: { active: { borrowed: boolean }[] }[] }>(`${helper.url}/router/v1/node/held`, clusterAuth);
+  const v = await getJson<{ models: { active: { borrowed: boolean }[] }[] }>(
+    `${helper.url}/router/v1/node/held`,
+    clusterAuth,
+  );
   return v.models.some((m) => m.active.some((i) => i.borrowed));
 }
 
 /** One burst of marked requests to the owner; `during` runs once the helper runs one of them. */
-async function markedBurst(c: NetCluster, agent: Agent, prefix: string, k: number, padding: number, during?: () => Promise<string>) {
+async function markedBurst(
+  c: NetCluster,
+  agent: Agent,
+  prefix: string,
+  k: number,
+  padding: number,
+  during?: () => Promise<string>,
+) {
   const next = markers(prefix);
   const sent = new Set<string>();
   const started = Date.now();
   const list = Array.from({ length: k }, () => {
     const m = next();
     sent.add(m);
-    return markedChat('model-a', m, 40, false, padding ? { messages: [{ role: 'user', content: `${markerText(m)} ${'x'.repeat(padding)}` }] } : {});
+    return markedChat(
+      'model-a',
+      m,
+      40,
+      false,
+      padding ? { messages: [{ role: 'user', content: `${markerText(m)} ${'x'.repeat(padding)}` }] } : {},
+    );
   });
   const answers = Promise.all(list.map((b) => postChat(c.t.owner.url, b, CLIENT_TIMEOUT_MS, agent)));
   let note = '';
@@ -172,7 +196,10 @@ async function runNetFault(o: BenchOptions, f: NetFault): Promise<FaultRow> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   try {
     const t = await Trio.start(scope, {
-      hosts, owner: { a: textModel('model-a', 10) }, helper: { b: textModel('model-b', 6) }, clusterOf: { master: { request_timeout: MASTER_REQUEST_TIMEOUT } },
+      hosts,
+      owner: { a: textModel('model-a', 10) },
+      helper: { b: textModel('model-b', 6) },
+      clusterOf: { master: { request_timeout: MASTER_REQUEST_TIMEOUT } },
     });
     await sequential(t.owner, agent, bodies('model-a', 4, [10]));
     await sequential(t.helper, agent, bodies('model-b', 4, [10]));
@@ -184,39 +211,67 @@ async function runNetFault(o: BenchOptions, f: NetFault): Promise<FaultRow> {
     const baseline = await markedBurst(c, agent, 'b', k, f.padding ?? 0);
     const baselineWorst = Math.max(...baseline.got.map((a) => a.ms));
     await t.settle();
-    const watch = new EngineWatch({ master: t.master, owner: t.owner, helper: t.helper }, (node, port) => seenInside(hosts, node, port));
+    const watch = new EngineWatch({ master: t.master, owner: t.owner, helper: t.helper }, (node, port) =>
+      seenInside(hosts, node, port),
+    );
     await watch.refresh();
     const before = rssMb([t.master, t.owner, t.helper]);
     const burst = await markedBurst(c, agent, f.name.slice(4, 6), k, f.padding ?? 0, () => f.apply(c));
     o.log(`${f.name}: ${burst.note}`);
     const outcomes = burst.got.map(classify);
     // Every member healthy again before the rows are gathered (a restarted master polls its slaves anew).
-    await until(async () => {
-      const { nodes } = await getJson<{ nodes: { healthy: boolean }[] }>(`${c.master.url}/router/v1/console/cluster/nodes`, { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` });
-      return nodes.length === 3 && nodes.every((n) => n.healthy);
-    }, 'the cluster healthy again', 30_000, 100);
+    await until(
+      async () => {
+        const { nodes } = await getJson<{ nodes: { healthy: boolean }[] }>(
+          `${c.master.url}/router/v1/console/cluster/nodes`,
+          { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` },
+        );
+        return nodes.length === 3 && nodes.every((n) => n.healthy);
+      },
+      'the cluster healthy again',
+      30_000,
+      100,
+    );
     // The helper's word on every request taken back from it arrives once it answers again (a notice every 2 s).
-    const fateRows = async () => (await t.decisions(burst.started).catch(() => [])).filter((r) => r.event === 'lent_fate');
-    await until(async () => {
-      const rows = await fateRows();
-      const n = (reason: string) => rows.filter((r) => r.reason === reason).length;
-      return n('taken_back') === n('dropped') + n('started_twice');
-    }, 'every helper told what was taken back from it', 30_000, 250).catch(() => undefined);
+    const fateRows = async () =>
+      (await t.decisions(burst.started).catch(() => [])).filter((r) => r.event === 'lent_fate');
+    await until(
+      async () => {
+        const rows = await fateRows();
+        const n = (reason: string) => rows.filter((r) => r.reason === reason).length;
+        return n('taken_back') === n('dropped') + n('started_twice');
+      },
+      'every helper told what was taken back from it',
+      30_000,
+      250,
+    ).catch(() => undefined);
     await watch.stop();
     const runs = countRuns(watch.seen(), burst.sent);
     const fates: Record<string, number> = {};
     for (const r of await fateRows()) fates[r.reason ?? '?'] = (fates[r.reason ?? '?'] ?? 0) + 1;
     const returned: Record<string, number> = {};
-    for (const r of await t.decisions(burst.started)) if (r.event === 'returned' || r.event === 'relay_refused') returned[`${r.event}:${r.reason}`] = (returned[`${r.event}:${r.reason}`] ?? 0) + 1;
+    for (const r of await t.decisions(burst.started))
+      if (r.event === 'returned' || r.event === 'relay_refused')
+        returned[`${r.event}:${r.reason}`] = (returned[`${r.event}:${r.reason}`] ?? 0) + 1;
     const allowed = f.isolatesHelper ? (fates.started_twice ?? 0) : 0;
     const worst = Math.max(...burst.got.map((a) => a.ms));
     for (const e of runs.examples) o.log(`${f.name}: ${e}`);
     const nodes = [c.master, t.owner, t.helper];
-    const row = faultRow(f.name, outcomes, runs, { before, after: rssMb(nodes.filter(alive)) }, {
-      note: burst.note,
-      fates, returned, run_twice_allowed: allowed, worst_ms: Math.round(worst), baseline_worst_ms: Math.round(baselineWorst),
-      worst_ratio: Math.round((worst / baselineWorst) * 100) / 100,
-    });
+    const row = faultRow(
+      f.name,
+      outcomes,
+      runs,
+      { before, after: rssMb(nodes.filter(alive)) },
+      {
+        note: burst.note,
+        fates,
+        returned,
+        run_twice_allowed: allowed,
+        worst_ms: Math.round(worst),
+        baseline_worst_ms: Math.round(baselineWorst),
+        worst_ratio: Math.round((worst / baselineWorst) * 100) / 100,
+      },
+    );
     row.meets = row.lost === 0 && row.run_twice <= allowed;
     return row;
   } finally {

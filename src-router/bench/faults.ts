@@ -7,9 +7,9 @@
  * faults-lending.ts, faults-corpus.ts and faults-network.ts (nodes on their own network hosts).
  */
 import { badInputs } from './faults-corpus';
-import { netFaultScenarios } from './faults-network';
 import { errorSummary, type FaultRow } from './faults-count';
 import { helperKilled, masterKilled, slaveKilledMidStream } from './faults-lending';
+import { netFaultScenarios } from './faults-network';
 import { engineFrozen, queueFlood, redisRestart, stalledReaders } from './faults-node';
 import { formatNumber } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
@@ -29,7 +29,8 @@ export const FAULT_SCENARIOS: { name: string; run(o: BenchOptions): Promise<Faul
 
 export const faults: Benchmark = {
   name: 'faults',
-  about: 'fault injection on real nodes: floods, kill -9 of helper/master/slave, Redis restart, frozen engine, stalled readers, bad inputs: 0 lost, 0 run twice',
+  about:
+    'fault injection on real nodes: floods, kill -9 of helper/master/slave, Redis restart, frozen engine, stalled readers, bad inputs: 0 lost, 0 run twice',
   async run(o: BenchOptions): Promise<BenchResult> {
     const known = FAULT_SCENARIOS.map((s) => s.name);
     const unknown = (o.scenarios ?? []).filter((n) => !known.includes(n));
@@ -53,8 +54,27 @@ export const faults: Benchmark = {
 
 function failedRow(scenario: string, error: string): FaultRow {
   return {
-    benchmark: 'faults', scenario, sent: 0, ok: 0, clear_error: 0, errors: {}, lost: 0, run_twice: 0, rss_before_mb: 0, rss_after_mb: 0,
-    unclear_error: 0, unclear: {}, cut: 0, lost_reset: 0, lost_timeout: 0, seen_twice: 0, answered_twice: 0, reached_engines: 0, note: `FAILED: ${error}`, meets: false, error,
+    benchmark: 'faults',
+    scenario,
+    sent: 0,
+    ok: 0,
+    clear_error: 0,
+    errors: {},
+    lost: 0,
+    run_twice: 0,
+    rss_before_mb: 0,
+    rss_after_mb: 0,
+    unclear_error: 0,
+    unclear: {},
+    cut: 0,
+    lost_reset: 0,
+    lost_timeout: 0,
+    seen_twice: 0,
+    answered_twice: 0,
+    reached_engines: 0,
+    note: `FAILED: ${error}`,
+    meets: false,
+    error,
   };
 }
 
@@ -63,12 +83,23 @@ function otherCell(r: FaultRow): string {
   const parts: string[] = [];
   if (r.cut) parts.push(`${r.cut} cut`);
   if (r.unclear_error) parts.push(`${r.unclear_error} unclear`);
-  if (typeof r.stalled_cut === 'number') parts.push(`${r.stalled_cut}/${String(r.stalled)} stalled cut, ${String(r.stalled_not_cut)} not, ${String(r.others_not_ok)} others not ok`);
-  if (r.scenario === 'bad-inputs' && typeof r.failures === 'number') parts.push(`${(r.inputs as unknown[] | undefined)?.length ?? 0} inputs, ${r.failures} not a clear 4xx (${String(r.five_xx)} 5xx)`);
-  if (r.scenario === 'queue-flood' && r.retry_after_missing) parts.push(`${String(r.retry_after_missing)} 429 without Retry-After`);
+  if (typeof r.stalled_cut === 'number')
+    parts.push(
+      `${r.stalled_cut}/${String(r.stalled)} stalled cut, ${String(r.stalled_not_cut)} not, ${String(r.others_not_ok)} others not ok`,
+    );
+  if (r.scenario === 'bad-inputs' && typeof r.failures === 'number')
+    parts.push(
+      `${(r.inputs as unknown[] | undefined)?.length ?? 0} inputs, ${r.failures} not a clear 4xx (${String(r.five_xx)} 5xx)`,
+    );
+  if (r.scenario === 'queue-flood' && r.retry_after_missing)
+    parts.push(`${String(r.retry_after_missing)} 429 without Retry-After`);
   if (r.fates && typeof r.fates === 'object') {
-    const fates = Object.entries(r.fates as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ');
-    parts.push(`worst ${String(r.worst_ms)} ms (${String(r.worst_ratio)}× without the fault)${fates ? `; unknown fates: ${fates}` : ''}${r.run_twice_allowed ? `; ${String(r.run_twice_allowed)} run twice where no one reached the helper` : ''}`);
+    const fates = Object.entries(r.fates as Record<string, number>)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    parts.push(
+      `worst ${String(r.worst_ms)} ms (${String(r.worst_ratio)}× without the fault)${fates ? `; unknown fates: ${fates}` : ''}${r.run_twice_allowed ? `; ${String(r.run_twice_allowed)} run twice where no one reached the helper` : ''}`,
+    );
   }
   if (r.healthy_after === false) parts.push('NOT healthy after');
   return parts.join('; ');
@@ -78,33 +109,57 @@ function report(rows: FaultRow[]): BenchResult {
   const mb = (v: number) => formatNumber(v, 0);
   const failedInputs = rows.flatMap((r) => (Array.isArray(r.failed_inputs) ? (r.failed_inputs as string[]) : []));
   return {
-    tables: [{
-      title: 'faults: fault injection on real nodes (target: 0 lost and 0 run twice in every row)',
-      columns: [
-        'scenario', 'sent', 'ok', 'clear error', { header: 'which', align: 'left' }, 'lost', 'run twice', 'seen twice', 'RSS MB before → after',
-        { header: 'other', align: 'left' }, '0 lost · 0 twice',
-      ],
-      rows: rows.map((r) => [
-        r.scenario, r.sent, r.ok, r.clear_error, errorSummary(r.errors) || null, r.lost, r.run_twice, r.seen_twice,
-        `${mb(r.rss_before_mb)} → ${mb(r.rss_after_mb)}`, otherCell(r) || null, r.meets ? 'yes' : 'NO',
-      ]),
-      notes: [
-        'ok: a 2xx read to its end (a stream through [DONE]); clear error: an error status with a JSON error message, or an in-band',
-        'error event in a stream; cut: a status arrived, then the connection closed early with no error event (the client knows at once,',
-        'it does not hang); lost: no status at all (reset), or a client that waited past its time-out (30 s; 60 s in queue-flood): a hang.',
-        'run twice: a request (a unique marker in its prompt) that got an engine slot at two engines, from the sim engines\' seen rings',
-        '(GET /sim/seen), cancelled runs at live engines included; a run at an engine the fault killed or froze (or whose node it killed)',
-        'is not counted: its answer died with it and running the request again is the recovery. seen twice: the literal count, seen at',
-        'two engines in any state (queued, running, killed, cancelled); answered twice (--json): completed at two engines.',
-        'stalled-readers: the stalled clients are expected to be cut (stalled_cut), not counted as ok or lost; the others must all be ok.',
-        'bad-inputs: every input must be a 4xx with a JSON error message (a push forged in the master\'s name: a 2xx marked ignored, the slave\'s links and guardian settings unchanged); any other answer counts as a failure (meets = NO).',
-        'RSS: VmRSS of the scenario\'s node processes (not their engines); after: the nodes still alive.',
-        ...rows.filter((r) => r.note).map((r) => `${r.scenario}: ${r.note}`),
-        ...(failedInputs.length ? [`bad inputs not answered with a clear 4xx: ${failedInputs.join(', ')}`] : []),
-      ],
-    }],
+    tables: [
+      {
+        title: 'faults: fault injection on real nodes (target: 0 lost and 0 run twice in every row)',
+        columns: [
+          'scenario',
+          'sent',
+          'ok',
+          'clear error',
+          { header: 'which', align: 'left' },
+          'lost',
+          'run twice',
+          'seen twice',
+          'RSS MB before → after',
+          { header: 'other', align: 'left' },
+          '0 lost · 0 twice',
+        ],
+        rows: rows.map((r) => [
+          r.scenario,
+          r.sent,
+          r.ok,
+          r.clear_error,
+          errorSummary(r.errors) || null,
+          r.lost,
+          r.run_twice,
+          r.seen_twice,
+          `${mb(r.rss_before_mb)} → ${mb(r.rss_after_mb)}`,
+          otherCell(r) || null,
+          r.meets ? 'yes' : 'NO',
+        ]),
+        notes: [
+          'ok: a 2xx read to its end (a stream through [DONE]); clear error: an error status with a JSON error message, or an in-band',
+          'error event in a stream; cut: a status arrived, then the connection closed early with no error event (the client knows at once,',
+          'it does not hang); lost: no status at all (reset), or a client that waited past its time-out (30 s; 60 s in queue-flood): a hang.',
+          "run twice: a request (a unique marker in its prompt) that got an engine slot at two engines, from the sim engines' seen rings",
+          '(GET /sim/seen), cancelled runs at live engines included; a run at an engine the fault killed or froze (or whose node it killed)',
+          'is not counted: its answer died with it and running the request again is the recovery. seen twice: the literal count, seen at',
+          'two engines in any state (queued, running, killed, cancelled); answered twice (--json): completed at two engines.',
+          'stalled-readers: the stalled clients are expected to be cut (stalled_cut), not counted as ok or lost; the others must all be ok.',
+          "bad-inputs: every input must be a 4xx with a JSON error message (a push forged in the master's name: a 2xx marked ignored, the slave's links and guardian settings unchanged); any other answer counts as a failure (meets = NO).",
+          "RSS: VmRSS of the scenario's node processes (not their engines); after: the nodes still alive.",
+          ...rows.filter((r) => r.note).map((r) => `${r.scenario}: ${r.note}`),
+          ...(failedInputs.length ? [`bad inputs not answered with a clear 4xx: ${failedInputs.join(', ')}`] : []),
+        ],
+      },
+    ],
     summary: rows.map((r) => ({
-      benchmark: 'faults', measure: `${r.scenario}: lost / run twice`, value: `${r.lost} / ${r.run_twice}${r.meets ? '' : ' (MISSES)'}`, ratio: null, against: '0 / 0',
+      benchmark: 'faults',
+      measure: `${r.scenario}: lost / run twice`,
+      value: `${r.lost} / ${r.run_twice}${r.meets ? '' : ' (MISSES)'}`,
+      ratio: null,
+      against: '0 / 0',
     })),
     json: rows,
   };

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { arch, availableParallelism, cpus, hostname, platform, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_SERVE_DIR } from '../paths';
 import { loadNodeConfig } from '../config';
 import type { BenchMachine } from '../contract';
-import { BenchStore, openStore, type BenchRunInput } from '../store';
+import { DEFAULT_SERVE_DIR } from '../paths';
+import { type BenchRunInput, BenchStore, openStore } from '../store';
 
 /**
  * ASSET-1: `routerdesk bench` keeps each run — version, machine, summary, every row — in the store of the node it is
@@ -21,8 +21,13 @@ export function defaultBenchStore(cwd = process.cwd()): string {
 
 export function benchMachine(): BenchMachine {
   return {
-    hostname: hostname(), platform: platform(), arch: arch(), node: process.version, cores: availableParallelism(),
-    cpu: cpus()[0]?.model.trim() ?? 'unknown cpu', memoryBytes: totalmem(),
+    hostname: hostname(),
+    platform: platform(),
+    arch: arch(),
+    node: process.version,
+    cores: availableParallelism(),
+    cpu: cpus()[0]?.model.trim() ?? 'unknown cpu',
+    memoryBytes: totalmem(),
   };
 }
 

@@ -9,12 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { foldDecisionRows, type DecisionRowWire } from '../contract';
+import { type DecisionRowWire, foldDecisionRows } from '../contract';
 import { completeDecision, DecisionLogWriter, openStore } from '../store';
 import { benchDraft } from './decision-log';
 import { vmRssMb } from './faults-count';
 import { BENCH_CONSOLE_TOKEN, BenchScope } from './scope';
-import { formatNumber, formatRatio, ratio, type Cell } from './table';
+import { type Cell, formatNumber, formatRatio, ratio } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
 
 const FOLD_ROWS = 100_000;
@@ -25,7 +25,13 @@ function wireRows(n: number): DecisionRowWire[] {
   const rows: DecisionRowWire[] = [];
   for (let i = n - 1; i >= 0; i--) {
     const input = completeDecision(benchDraft(Math.floor(i / 4)));
-    rows.push({ ...input, at: input.at + (i % 4), id: i + 1, nodeId: i % 7 === 0 ? 'helper' : 'owner', routerVersion: '0.1.0' } as DecisionRowWire);
+    rows.push({
+      ...input,
+      at: input.at + (i % 4),
+      id: i + 1,
+      nodeId: i % 7 === 0 ? 'helper' : 'owner',
+      routerVersion: '0.1.0',
+    } as DecisionRowWire);
   }
   return rows;
 }
@@ -45,7 +51,11 @@ const rssOf = (pid: number) => {
 };
 
 /** Streams the export and samples the node's RSS meanwhile: bytes, time, RSS before and at its highest. */
-function exportOnce(url: string, pid: number, max: number): Promise<{ bytes: number; ms: number; rssBefore: number | null; rssPeak: number | null }> {
+function exportOnce(
+  url: string,
+  pid: number,
+  max: number,
+): Promise<{ bytes: number; ms: number; rssBefore: number | null; rssPeak: number | null }> {
   return new Promise((resolve, reject) => {
     const rssBefore = rssOf(pid);
     let rssPeak = rssBefore;
@@ -55,18 +65,22 @@ function exportOnce(url: string, pid: number, max: number): Promise<{ bytes: num
     }, 20);
     const t0 = performance.now();
     let bytes = 0;
-    const req = request(`${url}/router/v1/console/decisions/export?format=csv&max=${max}`, { headers: { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` } }, (res) => {
-      if (res.statusCode !== 200) {
-        clearInterval(sample);
-        return reject(new Error(`export: HTTP ${res.statusCode}`));
-      }
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.on('end', () => {
-        clearInterval(sample);
-        resolve({ bytes, ms: performance.now() - t0, rssBefore, rssPeak });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}/router/v1/console/decisions/export?format=csv&max=${max}`,
+      { headers: { authorization: `Bearer ${BENCH_CONSOLE_TOKEN}` } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          clearInterval(sample);
+          return reject(new Error(`export: HTTP ${res.statusCode}`));
+        }
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => {
+          clearInterval(sample);
+          resolve({ bytes, ms: performance.now() - t0, rssBefore, rssPeak });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', (err) => {
       clearInterval(sample);
       reject(err);
@@ -104,26 +118,62 @@ export const lendingLog: Benchmark = {
       const large = await exportOnce(node.url, node.proc.pid!, total);
       const growth = (r: typeof large) => (r.rssBefore === null || r.rssPeak === null ? null : r.rssPeak - r.rssBefore);
       const exportRows: Cell[][] = [
-        [`${(total / 10).toLocaleString('en')} rows (baseline)`, formatNumber(small.bytes / 1e6, 1), formatNumber(small.ms, 0), formatNumber(total / 10 / (small.ms / 1000), 0), formatNumber(growth(small), 1), 'baseline'],
-        [`${total.toLocaleString('en')} rows`, formatNumber(large.bytes / 1e6, 1), formatNumber(large.ms, 0), formatNumber(total / (large.ms / 1000), 0), formatNumber(growth(large), 1), formatRatio(ratio(growth(large), growth(small)))],
+        [
+          `${(total / 10).toLocaleString('en')} rows (baseline)`,
+          formatNumber(small.bytes / 1e6, 1),
+          formatNumber(small.ms, 0),
+          formatNumber(total / 10 / (small.ms / 1000), 0),
+          formatNumber(growth(small), 1),
+          'baseline',
+        ],
+        [
+          `${total.toLocaleString('en')} rows`,
+          formatNumber(large.bytes / 1e6, 1),
+          formatNumber(large.ms, 0),
+          formatNumber(total / (large.ms / 1000), 0),
+          formatNumber(growth(large), 1),
+          formatRatio(ratio(growth(large), growth(small))),
+        ],
       ];
       return {
         tables: [
           {
             title: `lending-log: the Lending tab's fold over ${FOLD_ROWS.toLocaleString('en')} rows, best of ${folds.length}`,
             columns: ['rows', 'lines', 'ms', 'target ms', 'ms ÷ target'],
-            rows: [[FOLD_ROWS, fold.lines, formatNumber(fold.ms, 0), FOLD_TARGET_MS, formatRatio(ratio(fold.ms, FOLD_TARGET_MS))]],
+            rows: [
+              [
+                FOLD_ROWS,
+                fold.lines,
+                formatNumber(fold.ms, 0),
+                FOLD_TARGET_MS,
+                formatRatio(ratio(fold.ms, FOLD_TARGET_MS)),
+              ],
+            ],
           },
           {
             title: 'lending-log: CSV export streamed by a real node, its RSS sampled every 20 ms',
             columns: ['export', 'MB', 'ms', 'rows/s', 'RSS growth MB', 'growth ÷ baseline'],
             rows: exportRows,
-            notes: ['flat memory: the larger export grows the node\'s RSS about as much as the tenth-size one (a ratio near 1×, not 10×).'],
+            notes: [
+              "flat memory: the larger export grows the node's RSS about as much as the tenth-size one (a ratio near 1×, not 10×).",
+            ],
           },
         ],
         summary: [
-          { benchmark: 'lending-log', measure: `fold of ${FOLD_ROWS.toLocaleString('en')} rows`, value: `${formatNumber(fold.ms, 0)} ms`, ratio: ratio(fold.ms, FOLD_TARGET_MS), against: `${FOLD_TARGET_MS} ms target` },
-          { benchmark: 'lending-log', measure: `export of ${total.toLocaleString('en')} rows, RSS growth`, value: `${formatNumber(growth(large), 1)} MB`, ratio: ratio(growth(large), growth(small)), against: 'a tenth of the rows' },
+          {
+            benchmark: 'lending-log',
+            measure: `fold of ${FOLD_ROWS.toLocaleString('en')} rows`,
+            value: `${formatNumber(fold.ms, 0)} ms`,
+            ratio: ratio(fold.ms, FOLD_TARGET_MS),
+            against: `${FOLD_TARGET_MS} ms target`,
+          },
+          {
+            benchmark: 'lending-log',
+            measure: `export of ${total.toLocaleString('en')} rows, RSS growth`,
+            value: `${formatNumber(growth(large), 1)} MB`,
+            ratio: ratio(growth(large), growth(small)),
+            against: 'a tenth of the rows',
+          },
         ],
       };
     } finally {

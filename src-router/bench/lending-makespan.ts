@@ -13,8 +13,8 @@ import type { Agent } from 'node:http';
 import type { ModelConfigInput } from '../config';
 import { chat, keepAliveAgent } from './http-client';
 import { Trio } from './lending-trio';
-import { BenchScope, sleep, type CliProcess } from './scope';
-import { formatNumber, formatRatio, median, ratio, type Cell } from './table';
+import { BenchScope, type CliProcess, sleep } from './scope';
+import { type Cell, formatNumber, formatRatio, median, ratio } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
 
 const MAX_TOKENS = 10;
@@ -22,7 +22,12 @@ const OWNER_TOKEN_MS = 10;
 const HELPER_TOKEN_MS = 6;
 
 const simModel = (name: string, tokenMs: number): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '100ms', token_time: `${tokenMs}ms` },
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: '100ms', token_time: `${tokenMs}ms` },
 });
 
 interface Burst {
@@ -56,7 +61,10 @@ export const lendingMakespan: Benchmark = {
     const scope = new BenchScope();
     const agent = keepAliveAgent(K * 2);
     try {
-      const c = await Trio.start(scope, { owner: { a: simModel('model-a', OWNER_TOKEN_MS) }, helper: { b: simModel('model-b', HELPER_TOKEN_MS) } });
+      const c = await Trio.start(scope, {
+        owner: { a: simModel('model-a', OWNER_TOKEN_MS) },
+        helper: { b: simModel('model-b', HELPER_TOKEN_MS) },
+      });
       o.log(`lending-makespan: cluster up (master ${c.master.url}, owner ${c.owner.url}, helper ${c.helper.url})`);
       // First requests load the models; the next ones give each node its own cost fit (min_samples 3) and the
       // per-job times the lower bound uses.
@@ -71,17 +79,42 @@ export const lendingMakespan: Benchmark = {
       const naive: Burst[] = [];
       const helperAlone: Burst[] = [];
       for (let r = 0; r < reps; r++) {
-        alone.push(await burst(c, agent, Array.from({ length: K }, () => [c.owner, 'model-a'])));
-        naive.push(await burst(c, agent, Array.from({ length: K }, (_, i) => (i % 2 === 0 ? [c.owner, 'model-a'] : [c.helper, 'model-b']))));
+        alone.push(
+          await burst(
+            c,
+            agent,
+            Array.from({ length: K }, () => [c.owner, 'model-a']),
+          ),
+        );
+        naive.push(
+          await burst(
+            c,
+            agent,
+            Array.from({ length: K }, (_, i) => (i % 2 === 0 ? [c.owner, 'model-a'] : [c.helper, 'model-b'])),
+          ),
+        );
         // Calibration for the lower bound: the helper's own rate under a backlog.
-        helperAlone.push(await burst(c, agent, Array.from({ length: K / 2 }, () => [c.helper, 'model-b'])));
+        helperAlone.push(
+          await burst(
+            c,
+            agent,
+            Array.from({ length: K / 2 }, () => [c.helper, 'model-b']),
+          ),
+        );
       }
       o.log('lending-makespan: owner alone, naive stealing and helper calibration done');
 
       await c.link('a', 'b');
       await sleep(500);
       const lending: Burst[] = [];
-      for (let r = 0; r < reps; r++) lending.push(await burst(c, agent, Array.from({ length: K }, () => [c.owner, 'model-a'])));
+      for (let r = 0; r < reps; r++)
+        lending.push(
+          await burst(
+            c,
+            agent,
+            Array.from({ length: K }, () => [c.owner, 'model-a']),
+          ),
+        );
       o.log('lending-makespan: lending done');
 
       // Per-job times under a backlog (makespan / jobs): what each engine sustains, the router's per-request
@@ -93,32 +126,69 @@ export const lendingMakespan: Benchmark = {
       const row = (label: string, bursts: Burst[]): Cell[] => {
         const ms = median(bursts.map((b) => b.makespanMs))!;
         return [
-          label, bursts.length, formatNumber(ms, 0), formatNumber(Math.min(...bursts.map((b) => b.makespanMs)), 0),
-          formatNumber(median(bursts.map((b) => b.onOwner)), 0), formatNumber(median(bursts.map((b) => b.onHelper)), 0),
-          formatRatio(ratio(ms, lowerBound)), formatRatio(ratio(aloneMs, ms)),
+          label,
+          bursts.length,
+          formatNumber(ms, 0),
+          formatNumber(Math.min(...bursts.map((b) => b.makespanMs)), 0),
+          formatNumber(median(bursts.map((b) => b.onOwner)), 0),
+          formatNumber(median(bursts.map((b) => b.onHelper)), 0),
+          formatRatio(ratio(ms, lowerBound)),
+          formatRatio(ratio(aloneMs, ms)),
         ];
       };
       const lendMs = median(lending.map((b) => b.makespanMs))!;
       return {
-        tables: [{
-          title: `lending-makespan: burst of ${K} chat requests (max_tokens ${MAX_TOKENS}) to the owner; per job under a backlog: owner ${formatNumber(jobOwner, 1)} ms, helper ${formatNumber(jobHelper, 1)} ms (one at a time: ${formatNumber(tOwner, 1)} ms, ${formatNumber(tHelper, 1)} ms)`,
-          columns: ['scenario', 'bursts', 'makespan ms (median)', 'best ms', 'on owner', 'on helper', '÷ lower bound', 'speed-up vs owner alone'],
-          rows: [
-            row('owner alone (no link)', alone),
-            row('naive stealing (client round-robin)', naive),
-            row('lending (link owner → helper)', lending),
-            ['lower bound K / (1/t_owner + 1/t_helper)', null, formatNumber(lowerBound, 0), null, null, null, formatRatio(1), formatRatio(ratio(aloneMs, lowerBound))],
-          ],
-          notes: [
-            '"on owner"/"on helper" count requests each engine received during a burst (median over bursts);',
-            'lower bound: total work / combined rate, from per-job times under a backlog (owner: owner-alone makespan / K;',
-            `helper: a calibration burst of ${K / 2} to the helper's own model, makespan / ${K / 2}); 1.00× is the best possible.`,
-            'Order: owner alone, naive, helper calibration (alternating per repetition), then the link is created and the lending bursts run.',
-          ],
-        }],
+        tables: [
+          {
+            title: `lending-makespan: burst of ${K} chat requests (max_tokens ${MAX_TOKENS}) to the owner; per job under a backlog: owner ${formatNumber(jobOwner, 1)} ms, helper ${formatNumber(jobHelper, 1)} ms (one at a time: ${formatNumber(tOwner, 1)} ms, ${formatNumber(tHelper, 1)} ms)`,
+            columns: [
+              'scenario',
+              'bursts',
+              'makespan ms (median)',
+              'best ms',
+              'on owner',
+              'on helper',
+              '÷ lower bound',
+              'speed-up vs owner alone',
+            ],
+            rows: [
+              row('owner alone (no link)', alone),
+              row('naive stealing (client round-robin)', naive),
+              row('lending (link owner → helper)', lending),
+              [
+                'lower bound K / (1/t_owner + 1/t_helper)',
+                null,
+                formatNumber(lowerBound, 0),
+                null,
+                null,
+                null,
+                formatRatio(1),
+                formatRatio(ratio(aloneMs, lowerBound)),
+              ],
+            ],
+            notes: [
+              '"on owner"/"on helper" count requests each engine received during a burst (median over bursts);',
+              'lower bound: total work / combined rate, from per-job times under a backlog (owner: owner-alone makespan / K;',
+              `helper: a calibration burst of ${K / 2} to the helper's own model, makespan / ${K / 2}); 1.00× is the best possible.`,
+              'Order: owner alone, naive, helper calibration (alternating per repetition), then the link is created and the lending bursts run.',
+            ],
+          },
+        ],
         summary: [
-          { benchmark: 'lending-makespan', measure: `makespan of ${K} with lending, ms`, value: formatNumber(lendMs, 0), ratio: ratio(lendMs, lowerBound), against: 'makespan lower bound' },
-          { benchmark: 'lending-makespan', measure: 'owner alone, ms', value: formatNumber(aloneMs, 0), ratio: ratio(aloneMs, lowerBound), against: 'makespan lower bound' },
+          {
+            benchmark: 'lending-makespan',
+            measure: `makespan of ${K} with lending, ms`,
+            value: formatNumber(lendMs, 0),
+            ratio: ratio(lendMs, lowerBound),
+            against: 'makespan lower bound',
+          },
+          {
+            benchmark: 'lending-makespan',
+            measure: 'owner alone, ms',
+            value: formatNumber(aloneMs, 0),
+            ratio: ratio(aloneMs, lowerBound),
+            against: 'makespan lower bound',
+          },
         ],
       };
     } finally {

@@ -8,8 +8,8 @@
 import type { Agent } from 'node:http';
 import type { ModelConfigInput } from '../config';
 import { keepAliveAgent, postJson } from './http-client';
-import { clusterLowerBound, optimalCluster, type ClusterInput, type ClusterJob } from './lending-optimum';
-import { bodies, Cluster, fitCost, sequential, type NodeModel } from './lending-trio';
+import { type ClusterInput, type ClusterJob, clusterLowerBound, optimalCluster } from './lending-optimum';
+import { bodies, Cluster, fitCost, type NodeModel, sequential } from './lending-trio';
 import { BenchScope, sleep, until } from './scope';
 import { median } from './table';
 import type { BenchOptions, JsonRow } from './types';
@@ -18,17 +18,28 @@ const DEPTH = 2;
 const IMAGE_SIZE = 64 * 64;
 
 export const simText = (name: string, tokenMs: number, loadMs: number): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: `${loadMs}ms`, token_time: `${tokenMs}ms` },
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: `${loadMs}ms`, token_time: `${tokenMs}ms` },
 });
 export const simImage = (name: string, stepMs: number, loadMs: number): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['image'], parallel: 1, sim: { load_time: `${loadMs}ms`, step_time: `${stepMs}ms` },
+  name,
+  backend: 'sim',
+  capabilities: ['image'],
+  parallel: 1,
+  sim: { load_time: `${loadMs}ms`, step_time: `${stepMs}ms` },
 });
 
 export type Lane = 'text' | 'image';
 
 /** One request body for a lane: max_tokens for text, steps for an image. */
 export const laneBody = (lane: Lane, model: string, work: number): Record<string, unknown> =>
-  lane === 'text' ? bodies(model, 1, [work])[0] : { model, prompt: 'a lighthouse at dusk', size: '64x64', steps: work, n: 1 };
+  lane === 'text'
+    ? bodies(model, 1, [work])[0]
+    : { model, prompt: 'a lighthouse at dusk', size: '64x64', steps: work, n: 1 };
 
 const laneWork = (lane: Lane, work: number) => (lane === 'text' ? work : IMAGE_SIZE * work);
 
@@ -82,12 +93,16 @@ interface Round {
 async function runBursts(c: Cluster, agent: Agent, s: MultiScenario): Promise<Round> {
   const t0 = performance.now();
   const latencies: number[] = [];
-  const perBurstMs = await Promise.all(s.bursts.map(async (b) => {
-    await sleep(b.atMs);
-    const url = c.node(b.node).url;
-    await Promise.all(b.works.map(async (w) => latencies.push(await call(url, agent, b.lane, laneBody(b.lane, b.publicId, w)))));
-    return performance.now() - t0;
-  }));
+  const perBurstMs = await Promise.all(
+    s.bursts.map(async (b) => {
+      await sleep(b.atMs);
+      const url = c.node(b.node).url;
+      await Promise.all(
+        b.works.map(async (w) => latencies.push(await call(url, agent, b.lane, laneBody(b.lane, b.publicId, w)))),
+      );
+      return performance.now() - t0;
+    }),
+  );
   return { makespanMs: Math.max(...perBurstMs), perBurstMs, latencies };
 }
 
@@ -111,13 +126,19 @@ async function clusterInput(c: Cluster, s: MultiScenario): Promise<ClusterInput>
   for (const b of s.bursts) {
     const own = machine(b.node, b.lane);
     const ownCost = await cost(b.node, b.model);
-    const helpers = await Promise.all(s.links.filter((l) => l.owner.node === b.node && l.owner.model === b.model).map(async (l) => {
-      const m = machine(l.helper.node, l.lane ?? 'text');
-      const hc = await cost(l.helper.node, l.helper.model);
-      const mustSwitch = (s.holds ?? []).some((h) => h.node === l.helper.node && h.lane === (l.lane ?? 'text') && h.model !== l.helper.model);
-      if (mustSwitch) loads.set(m, hc.loadMs);
-      return { m, f: hc.f };
-    }));
+    const helpers = await Promise.all(
+      s.links
+        .filter((l) => l.owner.node === b.node && l.owner.model === b.model)
+        .map(async (l) => {
+          const m = machine(l.helper.node, l.lane ?? 'text');
+          const hc = await cost(l.helper.node, l.helper.model);
+          const mustSwitch = (s.holds ?? []).some(
+            (h) => h.node === l.helper.node && h.lane === (l.lane ?? 'text') && h.model !== l.helper.model,
+          );
+          if (mustSwitch) loads.set(m, hc.loadMs);
+          return { m, f: hc.f };
+        }),
+    );
     b.works.forEach((w, i) => {
       const costMs: (number | null)[] = [];
       costMs[own] = ownCost.f(laneWork(b.lane, w));
@@ -143,7 +164,10 @@ function oneHelperEach(input: ClusterInput): number | null {
   let best: number | null = null;
   const walk = (i: number, pick: Map<number, number>) => {
     if (i === owners.length) {
-      const jobs = input.jobs.map((j) => ({ ...j, costMs: j.costMs.map((c, k) => (k === j.owner || pick.get(j.owner) === k ? c : null)) }));
+      const jobs = input.jobs.map((j) => ({
+        ...j,
+        costMs: j.costMs.map((c, k) => (k === j.owner || pick.get(j.owner) === k ? c : null)),
+      }));
       const r = optimalCluster({ ...input, jobs });
       if (r && (best === null || r.makespanMs < best)) best = r.makespanMs;
       return;
@@ -164,7 +188,13 @@ export async function runMultiScenario(s: MultiScenario, o: BenchOptions, reps: 
     await s.warm(c, agent);
     await c.settle();
     const holding = async () => {
-      for (const h of s.holds ?? []) await until(async () => (await c.lanes(c.node(h.node))).find((l) => l.lane === h.lane)?.loaded === h.model, `${h.node} to hold ${h.model}`, 30_000, 50);
+      for (const h of s.holds ?? [])
+        await until(
+          async () => (await c.lanes(c.node(h.node))).find((l) => l.lane === h.lane)?.loaded === h.model,
+          `${h.node} to hold ${h.model}`,
+          30_000,
+          50,
+        );
     };
     const alone: Round[] = [];
     for (let r = 0; r < reps; r++) {
@@ -187,26 +217,62 @@ export async function runMultiScenario(s: MultiScenario, o: BenchOptions, reps: 
       await c.settle();
       const rows = await c.decisions(since);
       for (const d of rows) {
-        const k = d.kind === 'plan' ? `plan ${d.outcome}${d.reason ? `/${d.reason}` : ''}` : `${d.kind} ${d.event}${d.reason ? `/${d.reason}` : ''}`;
+        const k =
+          d.kind === 'plan'
+            ? `plan ${d.outcome}${d.reason ? `/${d.reason}` : ''}`
+            : `${d.kind} ${d.event}${d.reason ? `/${d.reason}` : ''}`;
         decided[k] = (decided[k] ?? 0) + 1;
-        if (d.event === 'lent') lentTo[`${d.ownerModel}→${d.helperModel}`] = (lentTo[`${d.ownerModel}→${d.helperModel}`] ?? 0) + 1;
+        if (d.event === 'lent')
+          lentTo[`${d.ownerModel}→${d.helperModel}`] = (lentTo[`${d.ownerModel}→${d.helperModel}`] ?? 0) + 1;
       }
     }
-    o.log(`${s.name}: decisions: ${Object.entries(decided).map(([k, n]) => `${k} ×${n}`).join(', ')}`);
-    o.log(`${s.name}: lent: ${Object.entries(lentTo).map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'}`);
+    o.log(
+      `${s.name}: decisions: ${Object.entries(decided)
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(', ')}`,
+    );
+    o.log(
+      `${s.name}: lent: ${
+        Object.entries(lentTo)
+          .map(([k, n]) => `${k} ×${n}`)
+          .join(', ') || 'none'
+      }`,
+    );
     const makespan = median(lending.map((x) => x.makespanMs))!;
     const baseline = exact?.makespanMs ?? lowerBound!;
     const ratio = makespan / baseline;
     return {
-      benchmark: 'lending-scenarios', scenario: s.name, makespan_ms: makespan,
-      p95_ms: median(lending.map((x) => [...x.latencies].sort((a, b) => a - b)[Math.max(0, Math.ceil(0.95 * x.latencies.length) - 1)])),
-      ...(exact ? { optimum_ms: exact.makespanMs, optimum_jobs_on: exact.jobsOn } : { optimum_ms: null, lower_bound_ms: lowerBound }),
+      benchmark: 'lending-scenarios',
+      scenario: s.name,
+      makespan_ms: makespan,
+      p95_ms: median(
+        lending.map(
+          (x) => [...x.latencies].sort((a, b) => a - b)[Math.max(0, Math.ceil(0.95 * x.latencies.length) - 1)],
+        ),
+      ),
+      ...(exact
+        ? { optimum_ms: exact.makespanMs, optimum_jobs_on: exact.jobsOn }
+        : { optimum_ms: null, lower_bound_ms: lowerBound }),
       one_helper_each_ms: oneEach,
       no_lending_ms: median(alone.map((x) => x.makespanMs)),
-      per_burst_ms: s.bursts.map((b, i) => ({ node: b.node, model: b.model, at_ms: b.atMs, jobs: b.works.length, lending_ms: median(lending.map((x) => x.perBurstMs[i])), no_lending_ms: median(alone.map((x) => x.perBurstMs[i])) })),
-      ratio_optimum: ratio, ratio_no_lending: makespan / median(alone.map((x) => x.makespanMs))!,
-      jobs: input.jobs.length, bursts: reps, lent_per_burst: Object.values(lentTo).reduce((a, b) => a + b, 0) / reps, lent_to: lentTo, decisions: decided,
-      target: `≤ ${s.max.toFixed(2)} × ${exact ? 'optimum' : 'lower bound'}`, meets: ratio <= s.max, about: s.about,
+      per_burst_ms: s.bursts.map((b, i) => ({
+        node: b.node,
+        model: b.model,
+        at_ms: b.atMs,
+        jobs: b.works.length,
+        lending_ms: median(lending.map((x) => x.perBurstMs[i])),
+        no_lending_ms: median(alone.map((x) => x.perBurstMs[i])),
+      })),
+      ratio_optimum: ratio,
+      ratio_no_lending: makespan / median(alone.map((x) => x.makespanMs))!,
+      jobs: input.jobs.length,
+      bursts: reps,
+      lent_per_burst: Object.values(lentTo).reduce((a, b) => a + b, 0) / reps,
+      lent_to: lentTo,
+      decisions: decided,
+      target: `≤ ${s.max.toFixed(2)} × ${exact ? 'optimum' : 'lower bound'}`,
+      meets: ratio <= s.max,
+      about: s.about,
     };
   } finally {
     agent.destroy();
@@ -215,12 +281,21 @@ export async function runMultiScenario(s: MultiScenario, o: BenchOptions, reps: 
 }
 
 /** Sequential own requests of each size on a node's model (its fit, min_samples 3). */
-export const warmOwn = async (c: Cluster, agent: Agent, node: string, model: string, lane: Lane, works: number[], n = 2) => {
+export const warmOwn = async (
+  c: Cluster,
+  agent: Agent,
+  node: string,
+  model: string,
+  lane: Lane,
+  works: number[],
+  n = 2,
+) => {
   if (lane === 'text') {
     await sequential(c.node(node), agent, bodies(model, works.length * n, works));
     return;
   }
-  for (let i = 0; i < works.length * n; i++) await call(c.node(node).url, agent, lane, laneBody(lane, model, works[i % works.length]));
+  for (let i = 0; i < works.length * n; i++)
+    await call(c.node(node).url, agent, lane, laneBody(lane, model, works[i % works.length]));
 };
 
 /** The four multi-node scenarios: jobs of hundreds of ms, loads of 1.5–2 s. */
@@ -230,10 +305,19 @@ export function multiScenarios(quick: boolean): MultiScenario[] {
   const jobs = (n: number, w = tok) => Array(n).fill(w);
   return [
     {
-      name: 'two-owners-one-helper', max: 1.15,
-      about: 'owners o1 (30 ms/token) and o2 (45 ms/token) burst 1.5 s apart; both link to one idle helper h (20 ms/token)',
-      nodes: { o1: { a1: simText('model-a1', 30, 1500) }, o2: { a2: simText('model-a2', 45, 1500) }, h: { b: simText('model-b', 20, 1500) } },
-      links: [{ owner: { node: 'o1', model: 'a1' }, helper: { node: 'h', model: 'b' } }, { owner: { node: 'o2', model: 'a2' }, helper: { node: 'h', model: 'b' } }],
+      name: 'two-owners-one-helper',
+      max: 1.15,
+      about:
+        'owners o1 (30 ms/token) and o2 (45 ms/token) burst 1.5 s apart; both link to one idle helper h (20 ms/token)',
+      nodes: {
+        o1: { a1: simText('model-a1', 30, 1500) },
+        o2: { a2: simText('model-a2', 45, 1500) },
+        h: { b: simText('model-b', 20, 1500) },
+      },
+      links: [
+        { owner: { node: 'o1', model: 'a1' }, helper: { node: 'h', model: 'b' } },
+        { owner: { node: 'o2', model: 'a2' }, helper: { node: 'h', model: 'b' } },
+      ],
       bursts: [
         { node: 'o1', model: 'a1', publicId: 'model-a1', lane: 'text', atMs: 0, works: jobs(k) },
         { node: 'o2', model: 'a2', publicId: 'model-a2', lane: 'text', atMs: 1500, works: jobs(k) },
@@ -245,12 +329,22 @@ export function multiScenarios(quick: boolean): MultiScenario[] {
       },
     },
     {
-      name: 'one-owner-two-helpers', max: 1.15,
-      about: 'owner o (40 ms/token) links to a slower helper s (30 ms/token, loaded) and a faster one f (10 ms/token) that must switch from its own x (loads 1.5 s)',
-      nodes: { o: { a: simText('model-a', 40, 1500) }, s: { c: simText('model-c', 30, 1500) }, f: { x: simText('model-x', 20, 1500), b: simText('model-b', 10, 1500) } },
+      name: 'one-owner-two-helpers',
+      max: 1.15,
+      about:
+        'owner o (40 ms/token) links to a slower helper s (30 ms/token, loaded) and a faster one f (10 ms/token) that must switch from its own x (loads 1.5 s)',
+      nodes: {
+        o: { a: simText('model-a', 40, 1500) },
+        s: { c: simText('model-c', 30, 1500) },
+        f: { x: simText('model-x', 20, 1500), b: simText('model-b', 10, 1500) },
+      },
       links: [
         { owner: { node: 'o', model: 'a' }, helper: { node: 's', model: 'c' } },
-        { owner: { node: 'o', model: 'a' }, helper: { node: 'f', model: 'b' }, flags: { load_if_unloaded: true, restore_after_borrow: true } },
+        {
+          owner: { node: 'o', model: 'a' },
+          helper: { node: 'f', model: 'b' },
+          flags: { load_if_unloaded: true, restore_after_borrow: true },
+        },
       ],
       holds: [{ node: 'f', lane: 'text', model: 'x' }],
       bursts: [{ node: 'o', model: 'a', publicId: 'model-a', lane: 'text', atMs: 0, works: jobs(20) }],
@@ -264,10 +358,23 @@ export function multiScenarios(quick: boolean): MultiScenario[] {
       },
     },
     {
-      name: 'mutual-links', max: 1.15,
+      name: 'mutual-links',
+      max: 1.15,
       about: 'n1 (30 ms/token), n2 (25), n3 (35), each linked to the other two; bursts on n1, n2, n3 at 0, 1 s, 2 s',
-      nodes: { n1: { a: simText('model-n1', 30, 1500) }, n2: { b: simText('model-n2', 25, 1500) }, n3: { c: simText('model-n3', 35, 1500) } },
-      links: [['n1', 'a'], ['n2', 'b'], ['n3', 'c']].flatMap(([on, om], _, all) => all.filter(([hn]) => hn !== on).map(([hn, hm]) => ({ owner: { node: on, model: om }, helper: { node: hn, model: hm } }))),
+      nodes: {
+        n1: { a: simText('model-n1', 30, 1500) },
+        n2: { b: simText('model-n2', 25, 1500) },
+        n3: { c: simText('model-n3', 35, 1500) },
+      },
+      links: [
+        ['n1', 'a'],
+        ['n2', 'b'],
+        ['n3', 'c'],
+      ].flatMap(([on, om], _, all) =>
+        all
+          .filter(([hn]) => hn !== on)
+          .map(([hn, hm]) => ({ owner: { node: on, model: om }, helper: { node: hn, model: hm } })),
+      ),
       bursts: [
         { node: 'n1', model: 'a', publicId: 'model-n1', lane: 'text', atMs: 0, works: jobs(k) },
         { node: 'n2', model: 'b', publicId: 'model-n2', lane: 'text', atMs: 1000, works: jobs(k) },
@@ -280,9 +387,15 @@ export function multiScenarios(quick: boolean): MultiScenario[] {
       },
     },
     {
-      name: 'image-and-text', max: 1.15,
-      about: 'helper h holds text b (20 ms/token) and image p (40 ms/step); ot (text a, 35 ms/token) and oi (image q, 80 ms/step) burst together',
-      nodes: { ot: { a: simText('model-a', 35, 1500) }, oi: { q: simImage('paint-q', 80, 2000) }, h: { b: simText('model-b', 20, 1500), p: simImage('paint-p', 40, 2000) } },
+      name: 'image-and-text',
+      max: 1.15,
+      about:
+        'helper h holds text b (20 ms/token) and image p (40 ms/step); ot (text a, 35 ms/token) and oi (image q, 80 ms/step) burst together',
+      nodes: {
+        ot: { a: simText('model-a', 35, 1500) },
+        oi: { q: simImage('paint-q', 80, 2000) },
+        h: { b: simText('model-b', 20, 1500), p: simImage('paint-p', 40, 2000) },
+      },
       links: [
         { owner: { node: 'ot', model: 'a' }, helper: { node: 'h', model: 'b' } },
         { owner: { node: 'oi', model: 'q' }, helper: { node: 'h', model: 'p' }, lane: 'image' },

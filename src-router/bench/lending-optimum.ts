@@ -33,7 +33,8 @@ export interface Split {
 }
 
 /** A side's cost of one job of `work` from an affine fit (a constant fit: slope 0). */
-export const affine = (interceptMs: number, slopeMsPerWork: number) => (work: number) => interceptMs + slopeMsPerWork * work;
+export const affine = (interceptMs: number, slopeMsPerWork: number) => (work: number) =>
+  interceptMs + slopeMsPerWork * work;
 
 /** No lending at all: the owner drains the whole burst. */
 export function ownerAloneMs(jobs: JobCosts[]): number {
@@ -53,7 +54,8 @@ export function optimalSplit(i: SplitInput): Split {
     const next = new Map<number, { owner: number; lent: number }>();
     const keep = (key: number, owner: number, lent: number) => {
       const cur = next.get(key);
-      if (!cur || owner < cur.owner - 1e-9 || (Math.abs(owner - cur.owner) <= 1e-9 && lent < cur.lent)) next.set(key, { owner, lent });
+      if (!cur || owner < cur.owner - 1e-9 || (Math.abs(owner - cur.owner) <= 1e-9 && lent < cur.lent))
+        next.set(key, { owner, lent });
     };
     for (const [hk, s] of states) {
       keep(hk, s.owner + job.ownerMs, s.lent);
@@ -66,7 +68,12 @@ export function optimalSplit(i: SplitInput): Split {
     const ownerMs = ownerPinned + s.owner;
     const helperMs = s.lent ? i.helperLoadMs + hk / UNIT : 0;
     const makespanMs = Math.max(ownerMs, helperMs);
-    if (!best || makespanMs < best.makespanMs - 1e-9 || (Math.abs(makespanMs - best.makespanMs) <= 1e-9 && s.lent < best.helperJobs)) best = { makespanMs, helperJobs: s.lent, ownerMs, helperMs };
+    if (
+      !best ||
+      makespanMs < best.makespanMs - 1e-9 ||
+      (Math.abs(makespanMs - best.makespanMs) <= 1e-9 && s.lent < best.helperJobs)
+    )
+      best = { makespanMs, helperJobs: s.lent, ownerMs, helperMs };
   }
   return best!;
 }
@@ -111,7 +118,9 @@ export function optimalCluster(i: ClusterInput): ClusterSplit | null {
   const cap = i.maxStates ?? 200_000;
   const jobs = [...i.jobs].sort((a, b) => a.releaseMs - b.releaseMs);
   type State = { finish: number[]; on: number[] };
-  let states = new Map<string, State>([[Array(m).fill(-1).join(','), { finish: Array(m).fill(-1), on: Array(m).fill(0) }]]);
+  let states = new Map<string, State>([
+    [Array(m).fill(-1).join(','), { finish: Array(m).fill(-1), on: Array(m).fill(0) }],
+  ]);
   for (const job of jobs) {
     const next = new Map<string, State>();
     for (const s of states.values()) {

@@ -5,7 +5,7 @@
  * too (address .1). Addresses come from 198.18.0.0/15, the range set aside for benchmarking networks; every address
  * used belongs to a namespace this run made, and `destroy()` removes them all.
  */
-import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, execFile, type SpawnOptions, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ensureDebianTool, findOnPath } from '../debian-tool';
 
@@ -16,7 +16,11 @@ export async function netnsSupport(): Promise<string | null> {
   if (process.platform !== 'linux') return 'network hosts need Linux network namespaces';
   if (process.getuid?.() !== 0) return 'network hosts need root (ip netns add): run as root';
   // Installed from Debian's packages when missing (as root), else the command to run.
-  for (const [tool, pkg] of [['ip', 'iproute2'], ['nsenter', 'util-linux'], ['tc', 'iproute2']]) {
+  for (const [tool, pkg] of [
+    ['ip', 'iproute2'],
+    ['nsenter', 'util-linux'],
+    ['tc', 'iproute2'],
+  ]) {
     try {
       ensureDebianTool(tool, pkg, () => findOnPath(tool));
     } catch (err) {
@@ -135,7 +139,10 @@ export class NetHosts {
   /** Ends every process left in a namespace, then removes the namespaces and the bridge (their interfaces go with them). */
   async destroy(): Promise<void> {
     for (const host of this.hosts) {
-      const pids = await run('ip', ['netns', 'pids', this.ns(host)]).then((r) => r.stdout.split(/\s+/).filter(Boolean).map(Number), () => [] as number[]);
+      const pids = await run('ip', ['netns', 'pids', this.ns(host)]).then(
+        (r) => r.stdout.split(/\s+/).filter(Boolean).map(Number),
+        () => [] as number[],
+      );
       for (const pid of pids) {
         try {
           process.kill(pid, 'SIGKILL');

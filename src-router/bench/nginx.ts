@@ -36,8 +36,11 @@ const fromFileRole = (role: NginxRole): boolean => typeof role !== 'string' && r
  * (an embedding's answer) is the file `ANSWER_FILE` in `dir`, answered to a POST as well.
  */
 export function nginxConfig(dir: string, port: number, role: NginxRole): string {
-  if (typeof role !== 'string' && !fromFileRole(role) && /['\\$]/.test(role.answer)) throw new Error('a reference answer for nginx cannot hold \', \\ or $');
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${join(dir, t)};`).join('\n');
+  if (typeof role !== 'string' && !fromFileRole(role) && /['\\$]/.test(role.answer))
+    throw new Error("a reference answer for nginx cannot hold ', \\ or $");
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((t) => `  ${t}_temp_path ${join(dir, t)};`)
+    .join('\n');
   return `worker_processes 1;
 daemon off;
 pid ${join(dir, 'nginx.pid')};

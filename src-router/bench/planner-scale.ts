@@ -6,16 +6,20 @@
  */
 import { plan } from '../lending/planner';
 import type { CostFit, LinkSpec, LiveLease, ModelState, NodeState, PlanInput } from '../lending/types';
-import { formatNumber, formatRatio, ratio, type Cell } from './table';
-import type { Benchmark, BenchOptions, BenchResult } from './types';
 import { seededRandom } from '../seeded-random';
+import { type Cell, formatNumber, formatRatio, ratio } from './table';
+import type { Benchmark, BenchOptions, BenchResult } from './types';
 
 const SIZES = [2, 10, 50, 200];
 const NEIGHBOURS = 3;
 const NOW = 1_700_000_000_000;
 
-
-const fit = (ms: number): CostFit => ({ kind: 'scaled', interceptMs: ms * 0.2, slopeMsPerWork: (ms * 0.8) / 256, samples: 20 });
+const fit = (ms: number): CostFit => ({
+  kind: 'scaled',
+  interceptMs: ms * 0.2,
+  slopeMsPerWork: (ms * 0.8) / 256,
+  samples: 20,
+});
 
 /** A snapshot of `n` nodes; `variant` changes held counts, idle times and prices (same shape). */
 export function syntheticSnapshot(n: number, variant: number): PlanInput {
@@ -25,17 +29,40 @@ export function syntheticSnapshot(n: number, variant: number): PlanInput {
     const owner = i % 2 === 0;
     const held = owner ? 2 + Math.floor(rand() * 10) : 0;
     const model: ModelState = {
-      model: `m${i}`, lane: 'text', loaded: rand() < 0.8, held,
+      model: `m${i}`,
+      lane: 'text',
+      loaded: rand() < 0.8,
+      held,
       heldWork: Array.from({ length: held }, () => 128 + Math.floor(rand() * 384)),
-      active: owner ? 2 : 0, lentOut: 0, fit: rand() < 0.9 ? fit(200 + rand() * 800) : null,
-      loadMs: rand() < 0.9 ? 500 + rand() * 3000 : null, contextsize: 4096, eligible: true, multimodal: false,
+      active: owner ? 2 : 0,
+      lentOut: 0,
+      fit: rand() < 0.9 ? fit(200 + rand() * 800) : null,
+      loadMs: rand() < 0.9 ? 500 + rand() * 3000 : null,
+      contextsize: 4096,
+      eligible: true,
+      multimodal: false,
       meanHeldTokens: owner ? 300 : null,
     };
     nodes.push({
-      nodeId: `node-${String(i).padStart(3, '0')}`, reachable: rand() > 0.02, acceptsBorrowed: !owner,
-      ownIdleMs: owner ? 0 : Math.floor(rand() * 20_000), sinceOwnRequestMs: owner ? 10 : Math.floor(rand() * 60_000),
-      lanes: { text: model.loaded ? model.model : `other-${i}` }, borrowedInFlight: 0,
-      models: [model, { ...model, model: `other-${i}`, loaded: !model.loaded, held: 0, heldWork: [], active: 0, meanHeldTokens: null }],
+      nodeId: `node-${String(i).padStart(3, '0')}`,
+      reachable: rand() > 0.02,
+      acceptsBorrowed: !owner,
+      ownIdleMs: owner ? 0 : Math.floor(rand() * 20_000),
+      sinceOwnRequestMs: owner ? 10 : Math.floor(rand() * 60_000),
+      lanes: { text: model.loaded ? model.model : `other-${i}` },
+      borrowedInFlight: 0,
+      models: [
+        model,
+        {
+          ...model,
+          model: `other-${i}`,
+          loaded: !model.loaded,
+          held: 0,
+          heldWork: [],
+          active: 0,
+          meanHeldTokens: null,
+        },
+      ],
     });
   }
   const links: LinkSpec[] = [];
@@ -43,14 +70,27 @@ export function syntheticSnapshot(n: number, variant: number): PlanInput {
     for (let k = 1; k <= Math.min(NEIGHBOURS, n - 1); k++) {
       const j = (i + k) % n;
       links.push({
-        id: `L-${i}-${j}`, lane: 'text', owner: { nodeId: nodes[i].nodeId, model: `m${i}` }, helper: { nodeId: nodes[j].nodeId, model: `m${j}` },
-        loadIfUnloaded: rand() < 0.7, restoreAfterBorrow: rand() < 0.5,
+        id: `L-${i}-${j}`,
+        lane: 'text',
+        owner: { nodeId: nodes[i].nodeId, model: `m${i}` },
+        helper: { nodeId: nodes[j].nodeId, model: `m${j}` },
+        loadIfUnloaded: rand() < 0.7,
+        restoreAfterBorrow: rand() < 0.5,
       });
     }
   }
   // A tenth of the helpers are already claimed by an earlier lease.
-  const live: LiveLease[] = links.filter((_, x) => x % 10 === 3).map((l) => ({ owner: l.owner, helper: l.helper, slots: 1, probe: false, expiresAt: NOW + 30_000 }));
-  return { now: NOW, trigger: 'enqueued', links, nodes, live, settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 30_000 } };
+  const live: LiveLease[] = links
+    .filter((_, x) => x % 10 === 3)
+    .map((l) => ({ owner: l.owner, helper: l.helper, slots: 1, probe: false, expiresAt: NOW + 30_000 }));
+  return {
+    now: NOW,
+    trigger: 'enqueued',
+    links,
+    nodes,
+    live,
+    settings: { probeIdleMs: 5000, switchProbeFactor: 12, leaseTtlMs: 30_000 },
+  };
 }
 
 interface Measured {
@@ -66,7 +106,8 @@ function measure(n: number, budgetMs: number): Measured {
   const inputs = Array.from({ length: 8 }, (_, v) => syntheticSnapshot(n, v));
   let sink = 0;
   // Warm-up: let the JIT settle on this size.
-  for (const until = performance.now() + budgetMs / 4; performance.now() < until;) for (const i of inputs) sink += plan(i).rows.length;
+  for (const until = performance.now() + budgetMs / 4; performance.now() < until; )
+    for (const i of inputs) sink += plan(i).rows.length;
   let decisions = 0;
   let rows = 0;
   let leases = 0;
@@ -101,22 +142,48 @@ export const plannerScale: Benchmark = {
     const perRow = (m: Measured) => (m.elapsedMs * 1000) / m.rows;
     const base = perRow(results[0]);
     const rows: Cell[][] = results.map((m) => [
-      m.nodes, m.links, formatNumber(m.rows / m.decisions, 1), formatNumber(m.leases / m.decisions, 1), m.decisions,
-      formatNumber(m.decisions / (m.elapsedMs / 1000), 0), formatNumber((m.elapsedMs * 1000) / m.decisions, 2),
-      formatNumber(perRow(m), 3), formatRatio(ratio(perRow(m), base)),
+      m.nodes,
+      m.links,
+      formatNumber(m.rows / m.decisions, 1),
+      formatNumber(m.leases / m.decisions, 1),
+      m.decisions,
+      formatNumber(m.decisions / (m.elapsedMs / 1000), 0),
+      formatNumber((m.elapsedMs * 1000) / m.decisions, 2),
+      formatNumber(perRow(m), 3),
+      formatRatio(ratio(perRow(m), base)),
     ]);
     const largest = results[results.length - 1];
     return {
-      tables: [{
-        title: `planner-scale: plan() on synthetic snapshots (each node links to ${NEIGHBOURS} neighbours; even nodes own held work), ${budgetMs} ms per size`,
-        columns: ['nodes', 'links', 'rows/decision', 'leases/decision', 'decisions', 'decisions/s', 'µs/decision', 'µs/link', 'µs/link ÷ 2 nodes'],
-        rows,
-        notes: ['a decision is one plan() call over the whole snapshot; a link evaluated is one plan row;', 'the last column is the cost per link relative to the 2-node snapshot (1.00× = linear in links).'],
-      }],
-      summary: [{
-        benchmark: 'planner-scale', measure: `µs per decision, ${largest.nodes} nodes / ${largest.links} links`, value: formatNumber((largest.elapsedMs * 1000) / largest.decisions, 1),
-        ratio: ratio(perRow(largest), base), against: 'µs per link at 2 nodes',
-      }],
+      tables: [
+        {
+          title: `planner-scale: plan() on synthetic snapshots (each node links to ${NEIGHBOURS} neighbours; even nodes own held work), ${budgetMs} ms per size`,
+          columns: [
+            'nodes',
+            'links',
+            'rows/decision',
+            'leases/decision',
+            'decisions',
+            'decisions/s',
+            'µs/decision',
+            'µs/link',
+            'µs/link ÷ 2 nodes',
+          ],
+          rows,
+          notes: [
+            'a decision is one plan() call over the whole snapshot; a link evaluated is one plan row;',
+            'the last column is the cost per link relative to the 2-node snapshot (1.00× = linear in links).',
+          ],
+        },
+      ],
+      summary: [
+        {
+          benchmark: 'planner-scale',
+          measure: `µs per decision, ${largest.nodes} nodes / ${largest.links} links`,
+          value: formatNumber((largest.elapsedMs * 1000) / largest.decisions, 1),
+          ratio: ratio(perRow(largest), base),
+          against: 'µs per link at 2 nodes',
+        },
+      ],
     };
   },
 };

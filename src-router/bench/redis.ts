@@ -3,7 +3,7 @@
  * system-deps.ts: on PATH or in the sbin folders apt uses, `debian-tool.ts`); installed when missing (Debian, root),
  * else the bench fails with the command to install it. No persistence, loopback only, its folder a temp dir of the scope; stopped with the scope.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { freePort } from '../backends/free-port';
 import { debianTool } from '../debian-tool';
@@ -33,9 +33,31 @@ export function pings(port: number): Promise<boolean> {
  * and resolves once it answers PING (within 10 s; it is killed and the start rejects otherwise). `adopt` sees the
  * process as soon as it exists (a scope that must stop it). The tests' Redis uses it too.
  */
-export async function spawnRedis(bin: string, port: number, dir: string, adopt: (proc: ChildProcess) => void = () => {}): Promise<ChildProcess> {
+export async function spawnRedis(
+  bin: string,
+  port: number,
+  dir: string,
+  adopt: (proc: ChildProcess) => void = () => {},
+): Promise<ChildProcess> {
   let output = '';
-  const proc = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    bin,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--loglevel',
+      'warning',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   adopt(proc);
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));

@@ -5,25 +5,35 @@
  * the others still run (exit code 1).
  */
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { availableParallelism, cpus } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROUTER_VERSION } from '../version';
 import { decisionLog } from './decision-log';
-import { lendingLog } from './lending-log';
 import { faults } from './faults';
+import { benchMachine, defaultBenchStore, keepRun } from './keep-run';
+import { lendingLog } from './lending-log';
 import { lendingMakespan } from './lending-makespan';
 import { lendingScenarios } from './lending-scenarios';
 import { plannerScale } from './planner-scale';
 import { proxyOverhead } from './proxy-overhead';
 import { replayLoad } from './replay-load';
-import { timelineLayoutBench } from './timeline-layout';
-import { benchMachine, defaultBenchStore, keepRun } from './keep-run';
 import { killAllNow, profileNodesInto } from './scope';
-import { DASH, formatDuration, formatRatio, renderTable, type Cell, type Table } from './table';
+import { type Cell, DASH, formatDuration, formatRatio, renderTable, type Table } from './table';
+import { timelineLayoutBench } from './timeline-layout';
 import type { Benchmark, JsonRow, SummaryLine } from './types';
 
-export const BENCHMARKS: Benchmark[] = [proxyOverhead, lendingMakespan, lendingScenarios, faults, plannerScale, decisionLog, lendingLog, timelineLayoutBench, replayLoad];
+export const BENCHMARKS: Benchmark[] = [
+  proxyOverhead,
+  lendingMakespan,
+  lendingScenarios,
+  faults,
+  plannerScale,
+  decisionLog,
+  lendingLog,
+  timelineLayoutBench,
+  replayLoad,
+];
 
 export const BENCH_USAGE = `usage: routerdesk bench [--quick] [--only NAME[,NAME…]] [--json FILE] [--cpu-prof DIR]
 
@@ -48,10 +58,16 @@ export class BenchUsageError extends Error {
 
 /** Which benchmarks to run, in table order; throws BenchUsageError naming an unknown one. */
 export function selectBenchmarks(only: string[] | undefined, all: Benchmark[] = BENCHMARKS): Benchmark[] {
-  const names = (only ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const names = (only ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) return all;
   const unknown = names.filter((n) => !all.some((b) => b.name === n));
-  if (unknown.length) throw new BenchUsageError(`unknown benchmark${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${all.map((b) => b.name).join(', ')})`);
+  if (unknown.length)
+    throw new BenchUsageError(
+      `unknown benchmark${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${all.map((b) => b.name).join(', ')})`,
+    );
   return all.filter((b) => names.includes(b.name));
 }
 
@@ -62,11 +78,29 @@ function onSignal(signal: NodeJS.Signals) {
 }
 
 export async function benchCommand(argv: string[]): Promise<void> {
-  let values: { quick?: boolean; only?: string[]; help?: boolean; json?: string; scenario?: string[]; store?: string; 'cpu-prof'?: string };
+  let values: {
+    quick?: boolean;
+    only?: string[];
+    help?: boolean;
+    json?: string;
+    scenario?: string[];
+    store?: string;
+    'cpu-prof'?: string;
+  };
   try {
     values = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
-      options: { quick: { type: 'boolean' }, only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' }, json: { type: 'string' }, scenario: { type: 'string', multiple: true }, store: { type: 'string' }, 'cpu-prof': { type: 'string' } },
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        quick: { type: 'boolean' },
+        only: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+        json: { type: 'string' },
+        scenario: { type: 'string', multiple: true },
+        store: { type: 'string' },
+        'cpu-prof': { type: 'string' },
+      },
     }).values;
   } catch (err) {
     process.stderr.write(`routerdesk bench: ${(err as Error).message}\n\n${BENCH_USAGE}`);
@@ -96,8 +130,12 @@ export async function benchCommand(argv: string[]): Promise<void> {
   const log = (line: string) => process.stderr.write(`  · ${line}\n`);
   const started = performance.now();
   const startedAt = Date.now();
-  out(`routerdesk bench ${quick ? '--quick ' : ''}· router ${ROUTER_VERSION} · node ${process.version} · ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown cpu'})\n`);
-  out('Absolute numbers vary from machine to machine and run to run; compare the ratios (each against a baseline measured in the same run).\n\n');
+  out(
+    `routerdesk bench ${quick ? '--quick ' : ''}· router ${ROUTER_VERSION} · node ${process.version} · ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown cpu'})\n`,
+  );
+  out(
+    'Absolute numbers vary from machine to machine and run to run; compare the ratios (each against a baseline measured in the same run).\n\n',
+  );
 
   const summary: SummaryLine[] = [];
   const json: JsonRow[] = [];
@@ -107,7 +145,10 @@ export async function benchCommand(argv: string[]): Promise<void> {
     const t0 = performance.now();
     process.stderr.write(`▶ ${b.name}\n`);
     try {
-      const scenarios = values.scenario?.flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+      const scenarios = values.scenario
+        ?.flatMap((x) => x.split(','))
+        .map((x) => x.trim())
+        .filter(Boolean);
       const result = await b.run({ quick, log, scenarios });
       for (const table of result.tables) out(`${renderTable(table)}\n`);
       summary.push(...result.summary);
@@ -120,14 +161,22 @@ export async function benchCommand(argv: string[]): Promise<void> {
     timings.push([b.name, performance.now() - t0]);
   }
 
-  out(renderTable({
-    title: `summary (${quick ? 'quick' : 'full'} run, ${formatDuration(performance.now() - started)}: ${timings.map(([n, ms]) => `${n} ${formatDuration(ms)}`).join(', ')})`,
-    columns: ['benchmark', { header: 'measure', align: 'left' }, 'value', 'ratio', { header: 'against', align: 'left' }],
-    rows: [
-      ...summary.map((s) => [s.benchmark, s.measure, s.value, formatRatio(s.ratio), s.against]),
-      ...failed.map((n) => [n, 'FAILED (see above)', null, null, null]),
-    ],
-  }));
+  out(
+    renderTable({
+      title: `summary (${quick ? 'quick' : 'full'} run, ${formatDuration(performance.now() - started)}: ${timings.map(([n, ms]) => `${n} ${formatDuration(ms)}`).join(', ')})`,
+      columns: [
+        'benchmark',
+        { header: 'measure', align: 'left' },
+        'value',
+        'ratio',
+        { header: 'against', align: 'left' },
+      ],
+      rows: [
+        ...summary.map((s) => [s.benchmark, s.measure, s.value, formatRatio(s.ratio), s.against]),
+        ...failed.map((n) => [n, 'FAILED (see above)', null, null, null]),
+      ],
+    }),
+  );
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(json, null, 2)}\n`);
     process.stderr.write(`bench: wrote ${json.length} results to ${values.json}\n`);
@@ -136,8 +185,15 @@ export async function benchCommand(argv: string[]): Promise<void> {
   const storeDir = resolve(values.store ?? defaultBenchStore());
   try {
     const id = keepRun(storeDir, {
-      startedAt, finishedAt: Date.now(), version: ROUTER_VERSION, quick, benchmarks: selected.map((b) => b.name), failed, machine: benchMachine(),
-      summary: summary.map((l) => ({ ...l, ratio: l.ratio !== null && Number.isFinite(l.ratio) ? l.ratio : null })), rows: json,
+      startedAt,
+      finishedAt: Date.now(),
+      version: ROUTER_VERSION,
+      quick,
+      benchmarks: selected.map((b) => b.name),
+      failed,
+      machine: benchMachine(),
+      summary: summary.map((l) => ({ ...l, ratio: l.ratio !== null && Number.isFinite(l.ratio) ? l.ratio : null })),
+      rows: json,
     });
     process.stderr.write(`bench: kept run ${id} (${json.length} rows) in ${storeDir}\n`);
   } catch (err) {

@@ -3,7 +3,7 @@
  * folders. A scope is closed by its benchmark; the runner also kills whatever is left when it exits or is
  * interrupted (`killAllNow`).
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,10 +55,16 @@ export class BenchScope {
    * Runs `routerdesk <args>` from the built CLI and resolves once it prints `listening on <url>`; rejects (and
    * kills it) if it exits or stays silent past `timeoutMs`.
    */
-  async startCli(args: string[], opts: { timeoutMs?: number; env?: Record<string, string>; launch?: Launch } = {}): Promise<CliProcess> {
+  async startCli(
+    args: string[],
+    opts: { timeoutMs?: number; env?: Record<string, string>; launch?: Launch } = {},
+  ): Promise<CliProcess> {
     const cli = cliRef();
     const profile = cpuProfileDir && args[0] === 'node' ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-    const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...cli.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env } };
+    const options: SpawnOptions = {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...cli.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
+    };
     const proc = (opts.launch ?? spawn)(cli.node, [...profile, cli.script, ...args], options);
     this.adopt(proc);
     let out = '';
@@ -96,7 +102,12 @@ export class BenchScope {
    * `routerdesk node --config <tmp yaml>` with these model configs, its store in a temp folder, on a loopback port
    * unless `launch` starts it on a network host of its own (then `config.server.host` is that host's address).
    */
-  async startNode(models: Record<string, ModelConfigInput>, config: NodeConfigInput = {}, launch?: Launch, timeoutMs?: number): Promise<CliProcess> {
+  async startNode(
+    models: Record<string, ModelConfigInput>,
+    config: NodeConfigInput = {},
+    launch?: Launch,
+    timeoutMs?: number,
+  ): Promise<CliProcess> {
     const dir = this.tempDir('routerdesk-bench-node-');
     const modelsDir = join(dir, 'models');
     mkdirSync(modelsDir, { recursive: true });
@@ -169,7 +180,12 @@ export type Launch = (command: string, args: readonly string[], options: SpawnOp
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `check` until it returns a truthy value; throws after `timeoutMs`. */
-export async function until<T>(check: () => Promise<T> | T, what: string, timeoutMs = 15_000, everyMs = 50): Promise<NonNullable<T>> {
+export async function until<T>(
+  check: () => Promise<T> | T,
+  what: string,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -179,7 +195,8 @@ export async function until<T>(check: () => Promise<T> | T, what: string, timeou
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`bench: timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await sleep(everyMs);
   }
 }

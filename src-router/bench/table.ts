@@ -106,7 +106,11 @@ export function renderTable(table: Table): string {
   });
   const cells = table.rows.map((row) => columns.map((_, i) => cellText(row[i])));
   const widths = columns.map((c, i) => Math.max(width(c.header), ...cells.map((r) => width(r[i]))));
-  const line = (texts: string[]) => texts.map((t, i) => pad(t, widths[i], columns[i].align)).join('  ').replace(/\s+$/, '');
+  const line = (texts: string[]) =>
+    texts
+      .map((t, i) => pad(t, widths[i], columns[i].align))
+      .join('  ')
+      .replace(/\s+$/, '');
   const rule = widths.map((w) => '─'.repeat(w)).join('  ');
   const out = [table.title, line(columns.map((c) => c.header)), rule, ...cells.map(line)];
   for (const note of table.notes ?? []) out.push(`  ${note}`);

@@ -65,19 +65,37 @@ export function traceRequests(o: TraceOptions): TraceRequest[] {
     const minutes = Math.ceil(o.recordedMs / MINUTE);
     const factor = Array.from({ length: minutes }, () => (rand() < 0.55 ? 1.6 : 0.3));
     const total = n.own.reduce((a, m) => a + m.weight, 0);
-    for (let t = 0; ;) {
+    for (let t = 0; ; ) {
       const f = factor[Math.min(minutes - 1, Math.floor(t / MINUTE))];
       t += (-Math.log(1 - rand()) * n.meanGapMs) / f;
       if (t >= o.recordedMs) break;
       let pickAt = rand() * total;
       const m = n.own.find((x) => (pickAt -= x.weight) < 0) ?? n.own[n.own.length - 1];
-      out.push({ atMs: t / o.compress, node: n.id, kind: 'own', burst: null, model: m.model, lane: m.lane, work: between(m.work), stream: m.lane === 'text' && rand() < streamShare });
+      out.push({
+        atMs: t / o.compress,
+        node: n.id,
+        kind: 'own',
+        burst: null,
+        model: m.model,
+        lane: m.lane,
+        work: between(m.work),
+        stream: m.lane === 'text' && rand() < streamShare,
+      });
     }
     // Bursts start within the first 85% of the recording, so the last one ends inside the trace.
     for (const b of n.bursts) {
       const at = (0.05 + 0.8 * rand()) * (o.recordedMs / o.compress);
       for (let i = 0; i < b.size; i++) {
-        out.push({ atMs: at + rand() * 1_000, node: n.id, kind: 'burst', burst: burstIndex, model: b.model, lane: b.lane, work: between(b.work), stream: b.lane === 'text' && rand() < streamShare });
+        out.push({
+          atMs: at + rand() * 1_000,
+          node: n.id,
+          kind: 'burst',
+          burst: burstIndex,
+          model: b.model,
+          lane: b.lane,
+          work: between(b.work),
+          stream: b.lane === 'text' && rand() < streamShare,
+        });
       }
       burstIndex++;
     }

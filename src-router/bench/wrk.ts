@@ -26,12 +26,20 @@ export function wrkScript(scope: BenchScope, body: unknown): string {
   const text = JSON.stringify(body);
   // A Lua long string holds any JSON that does not close it.
   if (text.includes(']==]')) throw new Error('a wrk body cannot hold ]==]');
-  writeFileSync(file, `wrk.method = "POST"\nwrk.body = [==[${text}]==]\nwrk.headers["Content-Type"] = "application/json"\n`);
+  writeFileSync(
+    file,
+    `wrk.method = "POST"\nwrk.body = [==[${text}]==]\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
   return file;
 }
 
 /** One wrk run; rejects when wrk fails or reports socket errors or non-2xx answers (a broken path is not a fast one). */
-export function runWrk(bin: string, script: string, url: string, o: { connections: number; seconds: number }): Promise<WrkRun> {
+export function runWrk(
+  bin: string,
+  script: string,
+  url: string,
+  o: { connections: number; seconds: number },
+): Promise<WrkRun> {
   const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency', '-s', script, url];
   return new Promise((resolve, reject) => {
     const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -41,7 +49,8 @@ export function runWrk(bin: string, script: string, url: string, o: { connection
     p.once('error', reject);
     p.once('close', (code) => {
       const run = parseWrk(out);
-      if (code !== 0 || !run || run.requests === 0) return reject(new Error(`wrk ${args.join(' ')} failed (${code}):\n${out}`));
+      if (code !== 0 || !run || run.requests === 0)
+        return reject(new Error(`wrk ${args.join(' ')} failed (${code}):\n${out}`));
       if (/Socket errors|Non-2xx/.test(out)) return reject(new Error(`wrk saw errors on ${url}:\n${out}`));
       resolve(run);
     });

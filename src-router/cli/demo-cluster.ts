@@ -4,7 +4,7 @@
  * Their node configs are written at every start (ports and tokens are new each time); their stores are kept, so a
  * second run starts with the fits the first one measured.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -22,15 +22,51 @@ export type DemoNodeId = (typeof DEMO_NODES)[number];
  */
 export const DEMO_MODELS: Record<DemoNodeId, Record<string, ModelConfigInput>> = {
   master: {
-    'tiny-chat': { name: 'tiny-chat', backend: 'llama-node', capabilities: ['text'], model: '../../weights/tiny-chat.gguf', contextsize: 512, parallel: 1, llama_node: { threads: 1 } },
+    'tiny-chat': {
+      name: 'tiny-chat',
+      backend: 'llama-node',
+      capabilities: ['text'],
+      model: '../../weights/tiny-chat.gguf',
+      contextsize: 512,
+      parallel: 1,
+      llama_node: { threads: 1 },
+    },
   },
   'gpu-a': {
-    'chat-7b': { name: 'chat-7b', backend: 'sim', capabilities: ['text'], engine: 'llama.cpp', contextsize: 8192, parallel: 1, sim: { load_time: '3s', token_time: '35ms' } },
-    'sd-1.5': { name: 'sd-1.5', backend: 'sim', capabilities: ['image'], engine: 'clutch-layers', sim: { load_time: '4s', step_time: '120ms' } },
+    'chat-7b': {
+      name: 'chat-7b',
+      backend: 'sim',
+      capabilities: ['text'],
+      engine: 'llama.cpp',
+      contextsize: 8192,
+      parallel: 1,
+      sim: { load_time: '3s', token_time: '35ms' },
+    },
+    'sd-1.5': {
+      name: 'sd-1.5',
+      backend: 'sim',
+      capabilities: ['image'],
+      engine: 'clutch-layers',
+      sim: { load_time: '4s', step_time: '120ms' },
+    },
   },
   'gpu-b': {
-    'chat-7b': { name: 'chat-7b', backend: 'sim', capabilities: ['text'], engine: 'llama.cpp', contextsize: 8192, parallel: 1, sim: { load_time: '3s', token_time: '15ms' } },
-    'sd-1.5': { name: 'sd-1.5', backend: 'sim', capabilities: ['image'], engine: 'clutch-layers', sim: { load_time: '4s', step_time: '60ms' } },
+    'chat-7b': {
+      name: 'chat-7b',
+      backend: 'sim',
+      capabilities: ['text'],
+      engine: 'llama.cpp',
+      contextsize: 8192,
+      parallel: 1,
+      sim: { load_time: '3s', token_time: '15ms' },
+    },
+    'sd-1.5': {
+      name: 'sd-1.5',
+      backend: 'sim',
+      capabilities: ['image'],
+      engine: 'clutch-layers',
+      sim: { load_time: '4s', step_time: '60ms' },
+    },
   },
 };
 
@@ -45,7 +81,12 @@ export const DEMO_PRELOADS: { node: DemoNodeId; localId: string }[] = [{ node: '
 
 /** Lending settings of every demo node: quick to decide and to fit, so leases show within seconds. */
 export const DEMO_LENDING = {
-  scheduling_refresh_interval: '1s', scheduling_min_samples: 3, offload_probe_idle: '2s', offload_restore_delay: '1.5s', health_interval: '1s', sync_interval: '1s',
+  scheduling_refresh_interval: '1s',
+  scheduling_min_samples: 3,
+  offload_probe_idle: '2s',
+  offload_restore_delay: '1.5s',
+  health_interval: '1s',
+  sync_interval: '1s',
 };
 
 export interface DemoPorts {
@@ -64,13 +105,30 @@ const url = (port: number) => `http://127.0.0.1:${port}`;
 /** The node config of one demo node. */
 export function demoNodeConfig(id: DemoNodeId, ports: DemoPorts, tokens: DemoTokens): NodeConfigInput {
   const cluster = { node_id: id, token: tokens.cluster, store_dir: './store', ...DEMO_LENDING };
-  const common = { server: { host: '127.0.0.1', port: ports[id] }, models: { config_dir: './models' }, console: { token: tokens.console } };
-  if (id === 'master') return { ...common, cluster: { ...cluster, role: 'master', slave_urls: [url(ports['gpu-a']), url(ports['gpu-b'])] } as NodeConfigInput['cluster'] };
+  const common = {
+    server: { host: '127.0.0.1', port: ports[id] },
+    models: { config_dir: './models' },
+    console: { token: tokens.console },
+  };
+  if (id === 'master')
+    return {
+      ...common,
+      cluster: {
+        ...cluster,
+        role: 'master',
+        slave_urls: [url(ports['gpu-a']), url(ports['gpu-b'])],
+      } as NodeConfigInput['cluster'],
+    };
   return {
     ...common,
     // The helper's text model is loaded at boot, so it can be probed from the first burst on (PROBE-1).
     models: { ...common.models, ...(id === 'gpu-b' ? { startup_model: 'chat-7b' } : {}) },
-    cluster: { ...cluster, role: 'slave', master_url: url(ports.master), public_url: url(ports[id]) } as NodeConfigInput['cluster'],
+    cluster: {
+      ...cluster,
+      role: 'slave',
+      master_url: url(ports.master),
+      public_url: url(ports[id]),
+    } as NodeConfigInput['cluster'],
   };
 }
 
@@ -84,7 +142,11 @@ export function writeDemoNode(dir: string, id: DemoNodeId, ports: DemoPorts, tok
     if (!existsSync(path)) writeFileSync(path, stringify(config));
   }
   const configFile = join(nodeDir, 'node.yaml');
-  writeFileSync(configFile, `# written by \`routerdesk demo\` at every start (ports and tokens change)\n${stringify(demoNodeConfig(id, ports, tokens))}`, { mode: 0o600 });
+  writeFileSync(
+    configFile,
+    `# written by \`routerdesk demo\` at every start (ports and tokens change)\n${stringify(demoNodeConfig(id, ports, tokens))}`,
+    { mode: 0o600 },
+  );
   return configFile;
 }
 
@@ -97,7 +159,12 @@ export interface DemoChild {
 }
 
 /** Starts `routerdesk node --config FILE`; resolves once it listens, rejects (and kills it) when it exits first or within `timeoutMs` stays silent. */
-export function startDemoNode(id: DemoNodeId, configFile: string, logFile: string, timeoutMs = 30_000): { child: Promise<DemoChild>; proc: ChildProcess } {
+export function startDemoNode(
+  id: DemoNodeId,
+  configFile: string,
+  logFile: string,
+  timeoutMs = 30_000,
+): { child: Promise<DemoChild>; proc: ChildProcess } {
   const cli = cliRef();
   const proc = spawn(cli.node, [cli.script, 'node', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -139,9 +206,17 @@ export function startDemoNode(id: DemoNodeId, configFile: string, logFile: strin
  * load does: not a request of the node's own, so the node keeps taking leases meanwhile (HELPER-1) and stays idle for
  * probes (PROBE-3). Resolves when it is loaded.
  */
-export async function preloadModel(nodeUrl: string, clusterToken: string, localId: string, timeoutMs = 60_000): Promise<void> {
+export async function preloadModel(
+  nodeUrl: string,
+  clusterToken: string,
+  localId: string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const res = await fetch(`${nodeUrl}/router/v1/node/load`, {
-    method: 'POST', headers: { authorization: `Bearer ${clusterToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ localId }), signal: AbortSignal.timeout(timeoutMs),
+    method: 'POST',
+    headers: { authorization: `Bearer ${clusterToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ localId }),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   if (!res.ok) throw new Error(`loading ${localId}: ${res.status} ${(await res.text()).slice(0, 300)}`);
   await res.arrayBuffer();
@@ -149,15 +224,17 @@ export async function preloadModel(nodeUrl: string, clusterToken: string, localI
 
 /** SIGTERM every child, SIGKILL the ones still running after `graceMs`; resolves when all exited. */
 export async function stopChildren(procs: ChildProcess[], graceMs = 10_000): Promise<void> {
-  await Promise.all(procs.map((proc) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-      proc.once('exit', () => {
-        clearTimeout(t);
-        resolve();
+  await Promise.all(
+    procs.map((proc) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+        proc.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        proc.kill('SIGTERM');
       });
-      proc.kill('SIGTERM');
-    });
-  }));
+    }),
+  );
 }

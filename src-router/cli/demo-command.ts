@@ -6,7 +6,18 @@ import { parseArgs } from 'node:util';
 import { freePort } from '../backends/free-port';
 import { consoleCodeSchema } from '../contract';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
-import { DEMO_LINKS, DEMO_NODES, DEMO_PRELOADS, preloadModel, startDemoNode, stopChildren, writeDemoNode, type DemoChild, type DemoNodeId, type DemoPorts } from './demo-cluster';
+import {
+  DEMO_LINKS,
+  DEMO_NODES,
+  DEMO_PRELOADS,
+  type DemoChild,
+  type DemoNodeId,
+  type DemoPorts,
+  preloadModel,
+  startDemoNode,
+  stopChildren,
+  writeDemoNode,
+} from './demo-cluster';
 import { DemoTraffic } from './demo-traffic';
 import { openBrowser } from './serve-command';
 
@@ -22,10 +33,15 @@ const PERIOD_MS = 10_000;
  * started (SIGKILL for one that does not stop within 10 s; its engines die with it).
  */
 export async function demoCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { dir: { type: 'string' }, port: { type: 'string' }, 'no-open': { type: 'boolean' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { dir: { type: 'string' }, port: { type: 'string' }, 'no-open': { type: 'boolean' } },
+    strict: true,
+  });
   const dir = resolve(values.dir ?? DEFAULT_DEMO_DIR);
   const wanted = values.port === undefined ? null : Number(values.port);
-  if (wanted !== null && (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535)) throw new Error(`--port: not a port: ${values.port}`);
+  if (wanted !== null && (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535))
+    throw new Error(`--port: not a port: ${values.port}`);
 
   const procs: ChildProcess[] = [];
   let traffic: DemoTraffic | null = null;
@@ -46,18 +62,23 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const weights = join(dir, 'weights', 'tiny-chat.gguf');
   if (!existsSync(weights)) {
     mkdirSync(join(dir, 'weights'), { recursive: true });
-    process.stdout.write(`${describeTinyLlama(await writeTinyLlamaGguf(weights, { embd: 128, layers: 2, type: 'f16', seed: 7 }))}\n`);
+    process.stdout.write(
+      `${describeTinyLlama(await writeTinyLlamaGguf(weights, { embd: 128, layers: 2, type: 'f16', seed: 7 }))}\n`,
+    );
   }
   const ports: DemoPorts = { master: await masterPort(wanted), 'gpu-a': await freePort(), 'gpu-b': await freePort() };
   const tokens = { cluster: randomBytes(18).toString('base64url'), console: randomBytes(18).toString('base64url') };
   let children: DemoChild[];
   try {
-    const started = DEMO_NODES.map((id) => startDemoNode(id, writeDemoNode(dir, id, ports, tokens), join(dir, id, 'node.log')));
+    const started = DEMO_NODES.map((id) =>
+      startDemoNode(id, writeDemoNode(dir, id, ports, tokens), join(dir, id, 'node.log')),
+    );
     procs.push(...started.map((s) => s.proc));
     children = await Promise.all(started.map((s) => s.child));
     const master = children[0].url;
     await untilTrue(() => clusterHealthy(master, tokens.console), 'the cluster to be healthy', 60_000);
-    for (const link of DEMO_LINKS) await untilTrue(() => makeLink(master, tokens.console, link), `the ${link.lane} link`, 30_000);
+    for (const link of DEMO_LINKS)
+      await untilTrue(() => makeLink(master, tokens.console, link), `the ${link.lane} link`, 30_000);
   } catch (err) {
     process.stderr.write(`routerdesk demo: ${(err as Error).message}\n`);
     await stop(1);
@@ -75,7 +96,9 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const link = `${urls.master}/?token=${encodeURIComponent(tokens.console)}`;
   process.stdout.write(
     `\nRouterdesk demo cluster (folder ${dir})\n  UI:      ${link}\n` +
-      children.map((c) => `  node ${c.id.padEnd(7)} pid ${c.proc.pid}  ${c.url}  (log: ${join(dir, c.id, 'node.log')})\n`).join('') +
+      children
+        .map((c) => `  node ${c.id.padEnd(7)} pid ${c.proc.pid}  ${c.url}  (log: ${join(dir, c.id, 'node.log')})\n`)
+        .join('') +
       `  links:   gpu-a/chat-7b → gpu-b/chat-7b (text), gpu-a/sd-1.5 → gpu-b/sd-1.5 (image)\n` +
       `  traffic: a burst every ${PERIOD_MS / 1000} s to gpu-a (chat-7b, sd-1.5) and the master (tiny-chat)\n` +
       `  Lending tab: live leases; Nodes: held and lent requests. Ctrl-C stops everything.\n`,
@@ -91,7 +114,11 @@ export async function demoCommand(argv: string[]): Promise<void> {
 
 /** A one-time code of the master's for the UI link. */
 async function consoleCode(master: string, token: string): Promise<string> {
-  const res = await fetch(`${master}/router/v1/console/codes`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) });
+  const res = await fetch(`${master}/router/v1/console/codes`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(5_000),
+  });
   if (!res.ok) throw new Error(`the master answered HTTP ${res.status} for a one-time code`);
   return consoleCodeSchema.parse(await res.json()).code;
 }
@@ -114,7 +141,10 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 async function clusterHealthy(master: string, token: string): Promise<boolean> {
-  const res = await fetch(`${master}/router/v1/console/cluster/nodes`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(3_000) });
+  const res = await fetch(`${master}/router/v1/console/cluster/nodes`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(3_000),
+  });
   if (!res.ok) return false;
   const { nodes } = (await res.json()) as { nodes: { healthy: boolean }[] };
   return nodes.length === DEMO_NODES.length && nodes.every((n) => n.healthy);
@@ -124,12 +154,21 @@ async function clusterHealthy(master: string, token: string): Promise<boolean> {
 async function makeLink(master: string, token: string, link: (typeof DEMO_LINKS)[number]): Promise<boolean> {
   const path = link.lane === 'text' ? 'text-routing-groups' : 'routing-groups';
   const res = await fetch(`${master}/router/v1/site/${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, signal: AbortSignal.timeout(5_000),
-    body: JSON.stringify({ owner: link.owner, helper: link.helper, acknowledge_different_weights: true, load_if_unloaded: true, restore_after_borrow: true }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    signal: AbortSignal.timeout(5_000),
+    body: JSON.stringify({
+      owner: link.owner,
+      helper: link.helper,
+      acknowledge_different_weights: true,
+      load_if_unloaded: true,
+      restore_after_borrow: true,
+    }),
   });
   const body = await res.text();
   if (res.status === 201 || res.status === 409) return true;
-  if (res.status >= 500 || res.status === 401 || res.status === 403) throw new Error(`creating the ${link.lane} link: ${res.status} ${body}`);
+  if (res.status >= 500 || res.status === 401 || res.status === 403)
+    throw new Error(`creating the ${link.lane} link: ${res.status} ${body}`);
   return false;
 }
 

@@ -14,9 +14,19 @@ export interface TrafficShot {
 }
 
 const chat = (node: DemoNodeId, model: string, maxTokens: number): TrafficShot => ({
-  node, path: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: 'Tell me about lending queued work between GPUs.' }], max_tokens: maxTokens },
+  node,
+  path: '/v1/chat/completions',
+  body: {
+    model,
+    messages: [{ role: 'user', content: 'Tell me about lending queued work between GPUs.' }],
+    max_tokens: maxTokens,
+  },
 });
-const image = (node: DemoNodeId): TrafficShot => ({ node, path: '/v1/images/generations', body: { model: 'sd-1.5', prompt: 'a lighthouse at dusk', size: '512x512', steps: 20, n: 1 } });
+const image = (node: DemoNodeId): TrafficShot => ({
+  node,
+  path: '/v1/images/generations',
+  body: { model: 'sd-1.5', prompt: 'a lighthouse at dusk', size: '512x512', steps: 20, n: 1 },
+});
 
 /**
  * The requests of burst `k` (0-based). gpu-b's own work comes from the fourth burst on only: while an own request of
@@ -45,7 +55,12 @@ export class DemoTraffic {
 
   constructor(
     private readonly urls: Record<DemoNodeId, string>,
-    private readonly o: { periodMs: number; maxInFlight: number; timeoutMs: number; burst?: (k: number) => TrafficShot[] } = { periodMs: 10_000, maxInFlight: 32, timeoutMs: 120_000 },
+    private readonly o: {
+      periodMs: number;
+      maxInFlight: number;
+      timeoutMs: number;
+      burst?: (k: number) => TrafficShot[];
+    } = { periodMs: 10_000, maxInFlight: 32, timeoutMs: 120_000 },
   ) {}
 
   start(): void {
@@ -77,7 +92,9 @@ export class DemoTraffic {
     this.counts.sent++;
     try {
       const res = await fetch(`${this.urls[shot.node]}${shot.path}`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(shot.body),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(shot.body),
         signal: AbortSignal.any([this.ctl.signal, AbortSignal.timeout(this.o.timeoutMs)]),
       });
       await res.arrayBuffer();

@@ -1,8 +1,8 @@
 /** `routerdesk engines build|list`: build llama-server and whisper-server from the shipped sources; show what each family runs. */
 import { parseArgs } from 'node:util';
-import { BUILDABLE, enginesCacheRoot, isBuildable, type BuildableEngine } from '../backends/engine-build/cache-key';
-import { buildEngine, type BuildResult } from '../backends/engine-build/build-engine';
 import { cachedBuilds, describeEngines } from '../backends/engine-binaries';
+import { type BuildResult, buildEngine } from '../backends/engine-build/build-engine';
+import { BUILDABLE, type BuildableEngine, enginesCacheRoot, isBuildable } from '../backends/engine-build/cache-key';
 
 export const ENGINES_USAGE = `usage: routerdesk engines build [--only llama-server|whisper-server] [--json]
        routerdesk engines list [--json]
@@ -15,7 +15,12 @@ class UsageError extends Error {}
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: { only: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { only: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -35,7 +40,8 @@ const buildJson = (r: BuildResult) => ({
 });
 
 async function build(only: string | undefined, json: boolean): Promise<void> {
-  if (only !== undefined && !isBuildable(only)) throw new UsageError(`--only must be one of ${BUILDABLE.join(', ')}, got '${only}'`);
+  if (only !== undefined && !isBuildable(only))
+    throw new UsageError(`--only must be one of ${BUILDABLE.join(', ')}, got '${only}'`);
   const engines: BuildableEngine[] = only ? [only] : [...BUILDABLE];
   const results: BuildResult[] = [];
   // Progress goes to stderr, so `--json` leaves stdout to the answer alone.
@@ -43,7 +49,9 @@ async function build(only: string | undefined, json: boolean): Promise<void> {
   for (const engine of engines) {
     const result = await buildEngine(engine, { progress });
     results.push(result);
-    const how = result.reused ? `reused (built ${result.record.built_at} in ${result.record.seconds} s)` : `built in ${result.record.seconds} s`;
+    const how = result.reused
+      ? `reused (built ${result.record.built_at} in ${result.record.seconds} s)`
+      : `built in ${result.record.seconds} s`;
     progress(`${engine}: ${how}: ${result.binary}${result.record.version ? ` (${result.record.version})` : ''}`);
   }
   if (json) process.stdout.write(`${JSON.stringify({ builds: results.map(buildJson) }, null, 2)}\n`);
@@ -52,12 +60,28 @@ async function build(only: string | undefined, json: boolean): Promise<void> {
 
 async function list(json: boolean): Promise<void> {
   const engines = await describeEngines();
-  const builds = BUILDABLE.flatMap((engine) => cachedBuilds(engine).map((b) => ({ engine, folder: b.folder, binary: b.binary, key: b.key, built_at: b.builtAt, version: b.version })));
+  const builds = BUILDABLE.flatMap((engine) =>
+    cachedBuilds(engine).map((b) => ({
+      engine,
+      folder: b.folder,
+      binary: b.binary,
+      key: b.key,
+      built_at: b.builtAt,
+      version: b.version,
+    })),
+  );
   if (json) return void process.stdout.write(`${JSON.stringify({ engines, builds }, null, 2)}\n`);
-  const rows = engines.map((e) => [e.family, e.available ? 'yes' : 'no', e.found_in ?? '-', e.path ?? e.reason ?? '', e.version ?? (e.available ? '' : `get: ${e.how_to_get}`)]);
+  const rows = engines.map((e) => [
+    e.family,
+    e.available ? 'yes' : 'no',
+    e.found_in ?? '-',
+    e.path ?? e.reason ?? '',
+    e.version ?? (e.available ? '' : `get: ${e.how_to_get}`),
+  ]);
   const head = ['family', 'available', 'found in', 'path', 'version'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const r of [head, ...rows]) process.stdout.write(`${r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')}\n`);
+  for (const r of [head, ...rows])
+    process.stdout.write(`${r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')}\n`);
   process.stdout.write(`\nbuilt in ${enginesCacheRoot()}: ${builds.length ? '' : 'nothing'}\n`);
   for (const b of builds) process.stdout.write(`  ${b.engine}  ${b.key}  ${b.built_at}  ${b.version ?? ''}\n`);
 }

@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import { NodeHost } from '../node-host';
 
 /** Stops the node on SIGINT/SIGTERM (engines included) and exits. */
-export function stopOnSignals(node: { close(): Promise<void>; current: { app: { log: { info(m: string): void } } } }): void {
+export function stopOnSignals(node: {
+  close(): Promise<void>;
+  current: { app: { log: { info(m: string): void } } };
+}): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -10,7 +13,10 @@ export function stopOnSignals(node: { close(): Promise<void>; current: { app: { 
     node.current.app.log.info(`${signal}: stopping`);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    node.close().then(() => process.exit(0), () => process.exit(1));
+    node.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
@@ -23,7 +29,10 @@ export async function nodeCommand(argv: string[]): Promise<void> {
   const host = await NodeHost.start({
     configFile: values.config,
     log: (m) => process.stderr.write(`routerdesk: ${m}\n`),
-    onRestart: (node) => process.stdout.write(`routerdesk node '${node.config.cluster.node_id}' (${node.config.cluster.role}) restarted, listening on ${node.url}\n`),
+    onRestart: (node) =>
+      process.stdout.write(
+        `routerdesk node '${node.config.cluster.node_id}' (${node.config.cluster.role}) restarted, listening on ${node.url}\n`,
+      ),
   });
   const { config, url } = host.current;
   stopOnSignals(host);

@@ -5,11 +5,16 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { RouterError } from '../contract';
-import { REPLAY_MAX_EVENTS, replayLinksSchema, type ReplayOutcomeWire, type ReplayResultWire } from '../contract/replay';
 import { ConfigError, loadNodeConfig, parseNodeConfig } from '../config';
+import { RouterError } from '../contract';
+import {
+  REPLAY_MAX_EVENTS,
+  type ReplayOutcomeWire,
+  type ReplayResultWire,
+  replayLinksSchema,
+} from '../contract/replay';
 import { replay, replayLinks, replaySettingsOf, withSettingChanges } from '../lending/replay';
-import { openStoreReadOnly, readReplaySource, type ReplaySource } from '../store';
+import { openStoreReadOnly, type ReplaySource, readReplaySource } from '../store';
 
 const USAGE = `usage: routerdesk replay --store DIR [--store DIR …] [--from T] [--to T] [--config FILE]
                         [--set cluster.KEY=VALUE …] [--links FILE] [--json FILE] [--max-events N]
@@ -30,10 +35,18 @@ function time(v: string | undefined, name: string): number | undefined {
 
 export async function replayCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
-    args: argv, strict: true,
+    args: argv,
+    strict: true,
     options: {
-      store: { type: 'string', multiple: true }, from: { type: 'string' }, to: { type: 'string' }, config: { type: 'string' },
-      set: { type: 'string', multiple: true }, links: { type: 'string' }, json: { type: 'string' }, 'max-events': { type: 'string' }, help: { type: 'boolean' },
+      store: { type: 'string', multiple: true },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      config: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      links: { type: 'string' },
+      json: { type: 'string' },
+      'max-events': { type: 'string' },
+      help: { type: 'boolean' },
     },
   });
   if (values.help || !values.store?.length) {
@@ -57,13 +70,17 @@ export async function replayCommand(argv: string[]): Promise<void> {
   let links;
   if (values.links) {
     const parsed = replayLinksSchema.safeParse(JSON.parse(readFileSync(values.links, 'utf8')));
-    if (!parsed.success) throw new ConfigError(`--links ${values.links}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new ConfigError(
+        `--links ${values.links}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     links = replayLinks(parsed.data);
   }
   const from = time(values.from, 'from') ?? 0;
   const to = time(values.to, 'to') ?? Number.MAX_SAFE_INTEGER;
   const maxEvents = values['max-events'] ? Number(values['max-events']) : REPLAY_MAX_EVENTS;
-  if (!Number.isInteger(maxEvents) || maxEvents < 1) throw new ConfigError(`--max-events: a whole number, not ${values['max-events']}`);
+  if (!Number.isInteger(maxEvents) || maxEvents < 1)
+    throw new ConfigError(`--max-events: a whole number, not ${values['max-events']}`);
   const sources: ReplaySource[] = values.store.map((dir) => {
     const db = openStoreReadOnly(dir);
     try {
@@ -78,22 +95,45 @@ export async function replayCommand(argv: string[]): Promise<void> {
 }
 
 const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
-const ratio = (a: number | null, b: number | null) => (a === null || b === null || a === 0 ? '—' : `${(b / a).toFixed(2)}×`);
+const ratio = (a: number | null, b: number | null) =>
+  a === null || b === null || a === 0 ? '—' : `${(b / a).toFixed(2)}×`;
 
 /** The side-by-side table the CLI prints. */
 export function formatReplay(r: ReplayResultWire): string {
   const rows: [string, string, string, string][] = [];
-  const line = (label: string, a: number | null, b: number | null, fmt = ms) => rows.push([label, fmt(a), fmt(b), ratio(a, b)]);
+  const line = (label: string, a: number | null, b: number | null, fmt = ms) =>
+    rows.push([label, fmt(a), fmt(b), ratio(a, b)]);
   const n = (v: number | null) => (v === null ? '—' : String(v));
   const rec = r.recorded;
   const rep = r.replayed;
-  for (const b of rec.bursts) line(`burst ${b.index + 1} makespan (${b.requests} req)`, b.makespanMs, rep.bursts.find((x) => x.index === b.index)?.makespanMs ?? null);
-  const keys: [keyof ReplayOutcomeWire, string][] = [['waitP50Ms', 'wait p50'], ['waitP95Ms', 'wait p95'], ['completionP50Ms', 'completion p50'], ['completionP95Ms', 'completion p95']];
+  for (const b of rec.bursts)
+    line(
+      `burst ${b.index + 1} makespan (${b.requests} req)`,
+      b.makespanMs,
+      rep.bursts.find((x) => x.index === b.index)?.makespanMs ?? null,
+    );
+  const keys: [keyof ReplayOutcomeWire, string][] = [
+    ['waitP50Ms', 'wait p50'],
+    ['waitP95Ms', 'wait p95'],
+    ['completionP50Ms', 'completion p50'],
+    ['completionP95Ms', 'completion p95'],
+  ];
   for (const [k, label] of keys) line(label, rec[k] as number | null, rep[k] as number | null);
-  for (const [k, label] of [['requests', 'requests'], ['lent', 'lent'], ['returned', 'returned'], ['cutOff', 'cut off'], ['loads', 'loads']] as const) line(label, rec[k], rep[k], n);
-  const w = [0, 1, 2, 3].map((i) => Math.max(...[['', 'recorded', 'replayed', 'replayed/recorded'], ...rows].map((x) => x[i].length)));
+  for (const [k, label] of [
+    ['requests', 'requests'],
+    ['lent', 'lent'],
+    ['returned', 'returned'],
+    ['cutOff', 'cut off'],
+    ['loads', 'loads'],
+  ] as const)
+    line(label, rec[k], rep[k], n);
+  const w = [0, 1, 2, 3].map((i) =>
+    Math.max(...[['', 'recorded', 'replayed', 'replayed/recorded'], ...rows].map((x) => x[i].length)),
+  );
   const fmt = (x: string[]) => x.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ');
   const head = `replay of ${r.nodes.join(', ') || 'no nodes'} (${r.links} link${r.links === 1 ? '' : 's'}), ${r.events} simulated events${r.capped ? ' — CAPPED: the replay stopped early' : ''}${r.unpriced ? `, ${r.unpriced} unpriced request(s)` : ''}\n`;
-  const settings = `settings: ${Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(' ')}\n`;
+  const settings = `settings: ${Object.entries(r.settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}\n`;
   return head + settings + [fmt(['', 'recorded', 'replayed', 'replayed/recorded']), ...rows.map(fmt)].join('\n') + '\n';
 }

@@ -7,7 +7,11 @@ import { projectRoot } from '../paths';
 
 /** `routerdesk schema [--out DIR] [--docs FILE]`: the JSON Schemas of the config files and the configuration reference, both from the zod schemas. */
 export async function schemaCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { out: { type: 'string' }, docs: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { out: { type: 'string' }, docs: { type: 'string' } },
+    strict: true,
+  });
   const dir = values.out ?? join(projectRoot(), 'resources', 'schema');
   mkdirSync(dir, { recursive: true });
   for (const [name, schema] of Object.entries(configJsonSchemas())) {

@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { locateEngine } from '../backends/engine-binaries';
 import { withoutNodeVariables } from '../backends/engine-env';
 import type { ModelConfigInput, NodeConfig } from '../config';
 import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
-import { locateEngine } from '../backends/engine-binaries';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import { describeTinyWhisper, writeTinyWhisperModel } from '../engines/whisper-model/writer';
 import { busyPortFallback, NodeHost } from '../node-host';
@@ -19,13 +19,38 @@ import { stopOnSignals } from './node-command';
  * real whisper-server on a generated tiny model when one is on PATH or built (`routerdesk engines build`), else the sim.
  */
 export const SERVE_MODELS: Record<string, ModelConfigInput> = {
-  'tiny-chat': { name: 'tiny-chat', backend: 'llama-node', capabilities: ['text', 'embedding'], model: '../weights/tiny-chat.gguf', contextsize: 512, parallel: 1, llama_node: { threads: 1 } },
-  'sim-image': { name: 'sim-image', backend: 'sim', capabilities: ['image'], engine: 'clutch-layers', sim: { load_time: '300ms', step_time: '20ms' } },
-  'sim-whisper': { name: 'sim-whisper', backend: 'sim', capabilities: ['transcription'], engine: 'clutch-layers', sim: { load_time: '300ms', audio_time_per_second: '50ms' } },
+  'tiny-chat': {
+    name: 'tiny-chat',
+    backend: 'llama-node',
+    capabilities: ['text', 'embedding'],
+    model: '../weights/tiny-chat.gguf',
+    contextsize: 512,
+    parallel: 1,
+    llama_node: { threads: 1 },
+  },
+  'sim-image': {
+    name: 'sim-image',
+    backend: 'sim',
+    capabilities: ['image'],
+    engine: 'clutch-layers',
+    sim: { load_time: '300ms', step_time: '20ms' },
+  },
+  'sim-whisper': {
+    name: 'sim-whisper',
+    backend: 'sim',
+    capabilities: ['transcription'],
+    engine: 'clutch-layers',
+    sim: { load_time: '300ms', audio_time_per_second: '50ms' },
+  },
 };
 
 /** The transcription model `serve` writes in sim-whisper's place when whisper-server is found. */
-export const SERVE_WHISPER_MODEL: ModelConfigInput = { name: 'tiny-whisper', backend: 'whisper-server', capabilities: ['transcription'], model: '../weights/tiny-whisper.bin' };
+export const SERVE_WHISPER_MODEL: ModelConfigInput = {
+  name: 'tiny-whisper',
+  backend: 'whisper-server',
+  capabilities: ['transcription'],
+  model: '../weights/tiny-whisper.bin',
+};
 const TINY_WHISPER_WEIGHTS = 'tiny-whisper.bin';
 
 /** The first-run model files: sim-whisper's place goes to whisper-server when `whisperServer` is found. */
@@ -39,7 +64,9 @@ export function serveModels(whisperServer: boolean): Record<string, ModelConfigI
 function transcriptionLine(modelsDir: string): string {
   if (existsSync(join(modelsDir, 'tiny-whisper.yaml'))) {
     const found = locateEngine('whisper-server');
-    return found ? `tiny-whisper on whisper-server ${found.path}` : 'tiny-whisper on whisper-server, which is not found now: run routerdesk engines build --only whisper-server';
+    return found
+      ? `tiny-whisper on whisper-server ${found.path}`
+      : 'tiny-whisper on whisper-server, which is not found now: run routerdesk engines build --only whisper-server';
   }
   if (existsSync(join(modelsDir, 'sim-whisper.yaml'))) {
     return locateEngine('whisper-server')
@@ -60,7 +87,8 @@ export async function prepareServeDir(dir: string, port: number): Promise<string
   const modelsDir = join(dir, 'models');
   if (!existsSync(modelsDir)) {
     mkdirSync(modelsDir, { recursive: true });
-    for (const [file, config] of Object.entries(serveModels(locateEngine('whisper-server') !== null))) writeFileSync(join(modelsDir, `${file}.yaml`), stringify(config));
+    for (const [file, config] of Object.entries(serveModels(locateEngine('whisper-server') !== null)))
+      writeFileSync(join(modelsDir, `${file}.yaml`), stringify(config));
   }
   // The generated whisper model is written whenever the config uses it and it is missing.
   const whisperWeights = join(dir, 'weights', TINY_WHISPER_WEIGHTS);
@@ -69,12 +97,20 @@ export async function prepareServeDir(dir: string, port: number): Promise<string
     process.stdout.write(`${describeTinyWhisper(await writeTinyWhisperModel(whisperWeights, { seed: 1 }))}\n`);
   }
   const configFile = join(dir, 'node.yaml');
-  writeNodeConfigIfMissing(configFile, defaultNodeConfig(port), '# Routerdesk node config written by `npm run serve`; edit freely (schema: resources/schema/node-config.schema.json)\n');
+  writeNodeConfigIfMissing(
+    configFile,
+    defaultNodeConfig(port),
+    '# Routerdesk node config written by `npm run serve`; edit freely (schema: resources/schema/node-config.schema.json)\n',
+  );
   return configFile;
 }
 
 export async function serveCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { dir: { type: 'string' }, port: { type: 'string' }, 'no-open': { type: 'boolean' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { dir: { type: 'string' }, port: { type: 'string' }, 'no-open': { type: 'boolean' } },
+    strict: true,
+  });
   const dir = resolve(values.dir ?? DEFAULT_SERVE_DIR);
   const port = values.port ? Number(values.port) : 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port: ${values.port}`);
@@ -92,9 +128,12 @@ export async function serveCommand(argv: string[]): Promise<void> {
   let host: NodeHost;
   try {
     host = await NodeHost.start({
-      configFile, prepare, logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn',
+      configFile,
+      prepare,
+      logLevel: process.env.ROUTERDESK_LOG_LEVEL ?? 'warn',
       log: (m) => process.stderr.write(`routerdesk serve: ${m}\n`),
-      onRestart: (n) => process.stdout.write(`Routerdesk restarted on its new settings (${n.config.cluster.role}): ${n.url}\n`),
+      onRestart: (n) =>
+        process.stdout.write(`Routerdesk restarted on its new settings (${n.config.cluster.role}): ${n.url}\n`),
     });
   } catch (err) {
     // A store another node uses is refused with the folder and the PID holding it, not a stack trace.
@@ -117,7 +156,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
     process.stdin.on('data', () => process.stdout.write(`  UI:      ${printed()}\n`));
     process.stdin.unref();
   }
-  if (!values['no-open'] && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY)) openBrowser(`${node.url}/?code=${node.consoleCodes.issue()}`);
+  if (!values['no-open'] && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY))
+    openBrowser(`${node.url}/?code=${node.consoleCodes.issue()}`);
 }
 
 /** How long the link printed for the operator stays good (the browser's own link: a minute). */
@@ -125,7 +165,11 @@ const PRINTED_CODE_TTL_MS = 10 * 60_000;
 
 /** Opens the UI in the desktop's browser: the command in BROWSER (given the URL as its one argument), else xdg-open; never fails the command. */
 export function openBrowser(url: string) {
-  const child = spawn(process.env.BROWSER || 'xdg-open', [url], { stdio: 'ignore', detached: true, env: withoutNodeVariables(process.env) });
+  const child = spawn(process.env.BROWSER || 'xdg-open', [url], {
+    stdio: 'ignore',
+    detached: true,
+    env: withoutNodeVariables(process.env),
+  });
   child.on('error', () => {});
   child.unref();
 }

@@ -50,7 +50,11 @@ export class ActiveRequests {
    * Marks one request started (local or static targets; others are not this node's), listed under its request ID (the
    * one its analytics and decision rows name); the returned function ends it.
    */
-  begin(target: Target, input: { stream: boolean; borrowedFrom?: { nodeId: string; model: string } }, requestId: string): () => void {
+  begin(
+    target: Target,
+    input: { stream: boolean; borrowedFrom?: { nodeId: string; model: string } },
+    requestId: string,
+  ): () => void {
     if (target.kind === 'remote') return () => {};
     const key = this.seq++;
     this.entries.set(key, {
@@ -72,14 +76,29 @@ export class ActiveRequests {
     const queued = queueActive.map((q): Entry => {
       const [ownerNode, ...ownerModel] = (q.owner ?? '').split('/');
       return {
-        id: q.id, model: q.model, clusterId: this.deps.publicIdOf(q.model) ?? q.model, lane: this.deps.laneOf(q.model), startedAt: q.startedAt,
-        stream: q.stream, via: 'backend', lentFrom: q.owner ? { nodeId: ownerNode, model: ownerModel.join('/') } : null,
+        id: q.id,
+        model: q.model,
+        clusterId: this.deps.publicIdOf(q.model) ?? q.model,
+        lane: this.deps.laneOf(q.model),
+        startedAt: q.startedAt,
+        stream: q.stream,
+        via: 'backend',
+        lentFrom: q.owner ? { nodeId: ownerNode, model: ownerModel.join('/') } : null,
       };
     });
-    return [...straight.map((e) => wire(e, e.via)), ...queued.map((e) => wire(e, 'router_queue'))].sort((a, b) => (a.started < b.started ? -1 : a.started > b.started ? 1 : 0));
+    return [...straight.map((e) => wire(e, e.via)), ...queued.map((e) => wire(e, 'router_queue'))].sort((a, b) =>
+      a.started < b.started ? -1 : a.started > b.started ? 1 : 0,
+    );
   }
 }
 
 const wire = (e: Entry, via: ActiveRequestWire['via']): ActiveRequestWire => ({
-  id: e.id, model: e.model, clusterId: e.clusterId, lane: e.lane, started: new Date(e.startedAt).toISOString(), stream: e.stream, via, lentFrom: e.lentFrom,
+  id: e.id,
+  model: e.model,
+  clusterId: e.clusterId,
+  lane: e.lane,
+  started: new Date(e.startedAt).toISOString(),
+  stream: e.stream,
+  via,
+  lentFrom: e.lentFrom,
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ClusterModel, RecordSource } from '../contract';
-import { canonicalJson, type ClusterEntry } from '../registry';
+import { type ClusterEntry, canonicalJson } from '../registry';
 import type { Recipe } from './assets';
 
 /**
@@ -14,31 +14,60 @@ const hashOf = (value: unknown) => createHash('sha256').update(canonicalJson(val
 /** A merged entry; a record without `source` (an older node's) is the local node's config file or a remote node's. */
 export function recordModel(e: ClusterEntry, available: (localId: string) => boolean): ClusterModel {
   const replicas = e.replicas.map((r) => ({
-    nodeId: r.nodeId, localId: r.record.localId, available: r.local ? available(r.record.localId) : r.available,
+    nodeId: r.nodeId,
+    localId: r.record.localId,
+    available: r.local ? available(r.record.localId) : r.available,
     source: r.record.source ?? (r.local ? 'config_file' : 'remote_node'),
   }));
   const own = replicas.find((_, i) => e.replicas[i].local) ?? replicas[0];
   return {
-    id: e.id, baseId: e.baseId, capabilities: e.replicas[0].record.capabilities, replicas,
-    configHash: e.replicas[0].record.configHash, modelHash: e.replicas[0].record.modelHash, source: own?.source,
+    id: e.id,
+    baseId: e.baseId,
+    capabilities: e.replicas[0].record.capabilities,
+    replicas,
+    configHash: e.replicas[0].record.configHash,
+    modelHash: e.replicas[0].record.modelHash,
+    source: own?.source,
   };
 }
 
 /** A static route (routing.static_routes): no node replica; its config hash is the hash of the route as configured. */
 export function staticRouteModel(id: string, route: { engine?: string; endpoints: readonly string[] }): ClusterModel {
-  return { id, baseId: id, capabilities: [], replicas: [], configHash: hashOf(route), modelHash: null, source: 'static_route' };
+  return {
+    id,
+    baseId: id,
+    capabilities: [],
+    replicas: [],
+    configHash: hashOf(route),
+    modelHash: null,
+    source: 'static_route',
+  };
 }
 
 /** A recipe of this node's store: its components are the replicas; its config hash is the hash of its definition. */
 export function recipeModel(recipe: Recipe, entries: readonly ClusterEntry[]): ClusterModel {
   const replicas = recipe.components.map((c) => {
-    const replica = entries.flatMap((e) => e.replicas).find((r) => r.nodeId === c.nodeId && r.record.localId === c.model);
-    const source: RecordSource | undefined = replica ? replica.record.source ?? (replica.local ? 'config_file' : 'remote_node') : undefined;
-    return { nodeId: c.nodeId, localId: c.model, available: replica?.available ?? false, ...(source ? { source } : {}) };
+    const replica = entries
+      .flatMap((e) => e.replicas)
+      .find((r) => r.nodeId === c.nodeId && r.record.localId === c.model);
+    const source: RecordSource | undefined = replica
+      ? (replica.record.source ?? (replica.local ? 'config_file' : 'remote_node'))
+      : undefined;
+    return {
+      nodeId: c.nodeId,
+      localId: c.model,
+      available: replica?.available ?? false,
+      ...(source ? { source } : {}),
+    };
   });
   return {
-    id: recipe.name, baseId: recipe.name, capabilities: [...new Set(recipe.components.map((c) => c.role))], replicas,
-    configHash: hashOf({ components: recipe.components }), modelHash: null, source: 'recipe',
+    id: recipe.name,
+    baseId: recipe.name,
+    capabilities: [...new Set(recipe.components.map((c) => c.role))],
+    replicas,
+    configHash: hashOf({ components: recipe.components }),
+    modelHash: null,
+    source: 'recipe',
   };
 }
 

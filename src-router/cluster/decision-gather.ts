@@ -1,8 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
 import { decisionPageSchema } from '../contract/decisions';
-import { decodeMergedCursor, mergeNodePages, nodeCursor, type DecisionPage, type DecisionQuery, type DecisionRow, type NodeLogPage } from '../store';
 import { peerRead } from '../contract/peer-read';
+import {
+  type DecisionPage,
+  type DecisionQuery,
+  type DecisionRow,
+  decodeMergedCursor,
+  mergeNodePages,
+  type NodeLogPage,
+  nodeCursor,
+} from '../store';
 
 export interface GatherDeps {
   nodeId: string;
@@ -15,7 +23,11 @@ export interface GatherDeps {
 }
 
 const queryString = (q: DecisionQuery) =>
-  new URLSearchParams(Object.entries(q).flatMap(([k, v]): [string, string][] => (v === undefined || v === null ? [] : [[k, Array.isArray(v) ? v.join(',') : String(v)]]))).toString();
+  new URLSearchParams(
+    Object.entries(q).flatMap(([k, v]): [string, string][] =>
+      v === undefined || v === null ? [] : [[k, Array.isArray(v) ? v.join(',') : String(v)]],
+    ),
+  ).toString();
 
 /**
  * One page of the whole cluster's decision log (UI-1): this node's rows and every member's, newest first, with one
@@ -35,10 +47,16 @@ export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<
       const c = nodeCursor(state, m.nodeId);
       if (c.done) return { key: m.nodeId, page: null };
       try {
-        const res = await fetch(`${m.url}/router/v1/node/decisions?${queryString({ ...q, cursor: c.cursor, limit })}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(5_000) });
+        const res = await fetch(`${m.url}/router/v1/node/decisions?${queryString({ ...q, cursor: c.cursor, limit })}`, {
+          headers: { authorization: `Bearer ${d.clusterToken}` },
+          signal: AbortSignal.timeout(5_000),
+        });
         if (!res.ok) throw new Error(`${res.status}`);
         const page = peerRead(decisionPageSchema).safeParse(await fetchAnswer(res).json(VIEW_LIMIT));
-        if (!page.success) throw new Error(`not a decision page: ${page.error.issues[0]?.path.join('.') || '(root)'}: ${page.error.issues[0]?.message}`);
+        if (!page.success)
+          throw new Error(
+            `not a decision page: ${page.error.issues[0]?.path.join('.') || '(root)'}: ${page.error.issues[0]?.message}`,
+          );
         return { key: m.nodeId, page: page.data as DecisionPage };
       } catch (err) {
         d.log.warn({ nodeId: m.nodeId }, `decision log of node not gathered: ${(err as Error).message}`);

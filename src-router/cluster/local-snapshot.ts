@@ -6,7 +6,9 @@ import { canonicalJson, type ModelRegistry } from '../registry';
 
 /** Hash of the settings a master pushes (scheduling and offload keys), so each node can show whether it runs the master's. */
 export function settingsHash(config: NodeConfig): string {
-  const picked = Object.fromEntries(Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_')));
+  const picked = Object.fromEntries(
+    Object.entries(config.cluster).filter(([k]) => k.startsWith('scheduling_') || k.startsWith('offload_')),
+  );
   return createHash('sha256').update(canonicalJson(picked)).digest('hex').slice(0, 16);
 }
 
@@ -22,14 +24,23 @@ export function localRecords(registry: ModelRegistry, supervisor: Supervisor): N
     modelHash: r.modelHash,
     contextsize: r.config.contextsize ?? r.config.vllm?.settings.max_model_length ?? null,
     // LLM-1 reads the larger of the two: a config serving concurrently by either setting is not one-at-a-time.
-    parallel: r.config.parallel === undefined && r.config.vllm?.settings.max_number_sequences === undefined ? null : Math.max(r.config.parallel ?? 1, r.config.vllm?.settings.max_number_sequences ?? 1),
+    parallel:
+      r.config.parallel === undefined && r.config.vllm?.settings.max_number_sequences === undefined
+        ? null
+        : Math.max(r.config.parallel ?? 1, r.config.vllm?.settings.max_number_sequences ?? 1),
     engine: r.config.engine ?? null,
     available: supervisor.available(r.localId),
     source: 'config_file' as const,
   }));
 }
 
-export function localSnapshot(config: NodeConfig, version: string, startedAt: Date, registry: ModelRegistry, supervisor: Supervisor): NodeSnapshot {
+export function localSnapshot(
+  config: NodeConfig,
+  version: string,
+  startedAt: Date,
+  registry: ModelRegistry,
+  supervisor: Supervisor,
+): NodeSnapshot {
   return {
     nodeId: config.cluster.node_id,
     role: config.cluster.role,

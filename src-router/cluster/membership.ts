@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { type ClusterNodeView, type NodeSnapshot, nodeSnapshotSchema, peerRead, RouterError } from '../contract';
 import type { NodeRecords } from '../registry';
-import { nodeSnapshotSchema, peerRead, RouterError, type ClusterNodeView, type NodeSnapshot } from '../contract';
 import type { ClusterStore } from '../store';
-import { normalizeUrl, type NodeClient } from './node-client';
+import { type NodeClient, normalizeUrl } from './node-client';
 
 interface Member {
   url: string;
@@ -49,7 +49,15 @@ export class Membership {
         if (parsed.success) snapshot = parsed.data;
       }
       // Last known state is shown, but nothing on it is routable until a poll succeeds (HEALTH-2).
-      this.members.set(url, { url, nodeId: s?.nodeId ?? null, snapshot, healthy: false, lastSeen: s?.lastSeen ?? null, lastError: s ? 'not polled since the master started' : null, polling: false });
+      this.members.set(url, {
+        url,
+        nodeId: s?.nodeId ?? null,
+        snapshot,
+        healthy: false,
+        lastSeen: s?.lastSeen ?? null,
+        lastError: s ? 'not polled since the master started' : null,
+        polling: false,
+      });
     }
   }
 
@@ -99,7 +107,12 @@ export class Membership {
     const m = url ? this.members.get(url) : undefined;
     if (!m) {
       this.opts.log.warn({ nodeId: snapshot.nodeId, url }, 'registration refused: URL not in cluster.slave_urls');
-      throw new RouterError(403, 'not_a_configured_slave', `registration from ${url ?? '(no public_url)'} refused: it is not listed in the master's cluster.slave_urls`, 'permission_error');
+      throw new RouterError(
+        403,
+        'not_a_configured_slave',
+        `registration from ${url ?? '(no public_url)'} refused: it is not listed in the master's cluster.slave_urls`,
+        'permission_error',
+      );
     }
     // A registration is bound to the URL it names and to the node_id that URL reports: one node cannot register
     // under another's URL and replace its models. What the master serves comes only from its own poll
@@ -110,9 +123,16 @@ export class Membership {
       throw new RouterError(409, 'duplicate_node_id', `${dup}; every node needs a unique cluster.node_id`);
     }
     if (m.nodeId !== null && m.nodeId !== snapshot.nodeId) {
-      this.opts.log.error({ url: m.url, claimed: snapshot.nodeId, polled: m.nodeId }, 'registration refused: the URL reports another node_id');
+      this.opts.log.error(
+        { url: m.url, claimed: snapshot.nodeId, polled: m.nodeId },
+        'registration refused: the URL reports another node_id',
+      );
       void this.poll(m);
-      throw new RouterError(409, 'registration_mismatch', `registration as '${snapshot.nodeId}' refused: ${m.url} reports node_id '${m.nodeId}'`);
+      throw new RouterError(
+        409,
+        'registration_mismatch',
+        `registration as '${snapshot.nodeId}' refused: ${m.url} reports node_id '${m.nodeId}'`,
+      );
     }
     void this.poll(m, true);
     return { masterId: this.opts.localNodeId };
@@ -121,7 +141,8 @@ export class Membership {
   private duplicateOf(m: Member, nodeId: string): string | null {
     if (nodeId === this.opts.localNodeId) return `node_id '${nodeId}' is the master's own`;
     for (const other of this.members.values()) {
-      if (other !== m && other.nodeId === nodeId && other.healthy) return `node_id '${nodeId}' is already registered from ${other.url}`;
+      if (other !== m && other.nodeId === nodeId && other.healthy)
+        return `node_id '${nodeId}' is already registered from ${other.url}`;
     }
     return null;
   }
@@ -153,8 +174,14 @@ export class Membership {
   private persist(m: Member) {
     if (this.stopped) return;
     this.opts.store.saveNode({
-      url: m.url, nodeId: m.nodeId, snapshot: m.snapshot ? JSON.stringify(m.snapshot) : null, version: m.snapshot?.version ?? null,
-      settingsHash: m.snapshot?.settingsHash ?? null, healthy: m.healthy, lastSeen: m.lastSeen, lastError: m.lastError,
+      url: m.url,
+      nodeId: m.nodeId,
+      snapshot: m.snapshot ? JSON.stringify(m.snapshot) : null,
+      version: m.snapshot?.version ?? null,
+      settingsHash: m.snapshot?.settingsHash ?? null,
+      healthy: m.healthy,
+      lastSeen: m.lastSeen,
+      lastError: m.lastError,
     });
   }
 
@@ -162,7 +189,13 @@ export class Membership {
   nodeRecords(): NodeRecords[] {
     return [...this.members.values()]
       .filter((m) => m.snapshot && m.nodeId)
-      .map((m) => ({ nodeId: m.nodeId!, local: false, healthy: m.healthy, url: m.url, records: m.snapshot!.models.map((r) => ({ ...r, source: 'remote_node' as const })) }));
+      .map((m) => ({
+        nodeId: m.nodeId!,
+        local: false,
+        healthy: m.healthy,
+        url: m.url,
+        records: m.snapshot!.models.map((r) => ({ ...r, source: 'remote_node' as const })),
+      }));
   }
 
   /** The URL of a known member by node id. */
@@ -177,7 +210,9 @@ export class Membership {
 
   /** Healthy members that serve runtime status (STT-5). */
   statusCapable(): { nodeId: string; url: string }[] {
-    return [...this.members.values()].filter((m) => m.healthy && m.snapshot?.runtimeStatus).map((m) => ({ nodeId: m.nodeId!, url: m.url }));
+    return [...this.members.values()]
+      .filter((m) => m.healthy && m.snapshot?.runtimeStatus)
+      .map((m) => ({ nodeId: m.nodeId!, url: m.url }));
   }
 
   /** The versions of pushed settings a member reports it runs (links: LEASE-1; guardian settings: GUARD-1). */
@@ -188,9 +223,16 @@ export class Membership {
 
   views(): ClusterNodeView[] {
     return [...this.members.values()].map((m) => ({
-      nodeId: m.nodeId ?? '(unknown)', url: m.url, role: m.snapshot?.role ?? 'slave', local: false, healthy: m.healthy,
-      lastSeen: m.lastSeen ? new Date(m.lastSeen).toISOString() : null, lastError: m.lastError, version: m.snapshot?.version ?? null,
-      settingsHash: m.snapshot?.settingsHash ?? null, models: m.snapshot?.models.length ?? 0,
+      nodeId: m.nodeId ?? '(unknown)',
+      url: m.url,
+      role: m.snapshot?.role ?? 'slave',
+      local: false,
+      healthy: m.healthy,
+      lastSeen: m.lastSeen ? new Date(m.lastSeen).toISOString() : null,
+      lastError: m.lastError,
+      version: m.snapshot?.version ?? null,
+      settingsHash: m.snapshot?.settingsHash ?? null,
+      models: m.snapshot?.models.length ?? 0,
     }));
   }
 }

@@ -1,7 +1,14 @@
 import type { z } from 'zod';
 import { AnswerTooLarge, errorText, fetchAnswer, sizeText, VIEW_LIMIT } from '../backends/answer-limits';
-import { nodeSnapshotSchema, peerRead, registerResponseSchema, runtimeStatusSchema, type NodeSnapshot, type RuntimeStatus } from '../contract';
-import { runtimeHealthSchema, type RuntimeHealth } from '../runtime';
+import {
+  type NodeSnapshot,
+  nodeSnapshotSchema,
+  peerRead,
+  type RuntimeStatus,
+  registerResponseSchema,
+  runtimeStatusSchema,
+} from '../contract';
+import { type RuntimeHealth, runtimeHealthSchema } from '../runtime';
 
 /** A node-to-node call that failed: not reachable, refused (status), or answered something we cannot read. */
 export class NodeCallError extends Error {
@@ -20,18 +27,29 @@ export class NodeClient {
     private readonly timeoutMs = 5000,
   ) {}
 
-  private async call<T extends z.ZodType>(method: 'GET' | 'POST', url: string, schema: T, body?: unknown): Promise<z.output<T>> {
+  private async call<T extends z.ZodType>(
+    method: 'GET' | 'POST',
+    url: string,
+    schema: T,
+    body?: unknown,
+  ): Promise<z.output<T>> {
     let res: Response;
     try {
       res = await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
-      throw new NodeCallError(`${url}: ${(err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? (err as Error).message)}`, null);
+      throw new NodeCallError(
+        `${url}: ${(err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? (err as Error).message)}`,
+        null,
+      );
     }
     const answer = fetchAnswer(res);
     if (!res.ok) {
@@ -48,7 +66,10 @@ export class NodeClient {
     try {
       text = await answer.text(VIEW_LIMIT);
     } catch (err) {
-      throw new NodeCallError(`${url}: ${err instanceof AnswerTooLarge ? `answer over ${sizeText(VIEW_LIMIT)}; not read further` : (err as Error).message}`, res.status);
+      throw new NodeCallError(
+        `${url}: ${err instanceof AnswerTooLarge ? `answer over ${sizeText(VIEW_LIMIT)}; not read further` : (err as Error).message}`,
+        res.status,
+      );
     }
     let parsed: unknown;
     try {
@@ -57,7 +78,11 @@ export class NodeClient {
       throw new NodeCallError(`${url}: answer is not JSON`, res.status);
     }
     const result = peerRead(schema).safeParse(parsed);
-    if (!result.success) throw new NodeCallError(`${url}: unexpected answer (${result.error.issues[0]?.path.join('.')}: ${result.error.issues[0]?.message})`, res.status);
+    if (!result.success)
+      throw new NodeCallError(
+        `${url}: unexpected answer (${result.error.issues[0]?.path.join('.')}: ${result.error.issues[0]?.message})`,
+        res.status,
+      );
     return result.data;
   }
 

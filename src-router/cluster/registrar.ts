@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { NodeSnapshot } from '../contract';
-import { normalizeUrl, type NodeClient } from './node-client';
+import { type NodeClient, normalizeUrl } from './node-client';
 
 /** A slave registers its snapshot with the master at start-up and on every sync interval (HEALTH-1). */
 export class Registrar {

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { fetchAnswer } from '../backends/answer-limits';
-import { REPLAY_SOURCE_MAX_BYTES, replaySourceSchema, type ReplayResultWire } from '../contract/replay';
-import { replay, replayLinks, withSettingChanges, type ReplaySettings } from '../lending/replay';
-import type { DecisionRow, ReplaySource } from '../store';
 import { peerRead } from '../contract/peer-read';
+import { REPLAY_SOURCE_MAX_BYTES, type ReplayResultWire, replaySourceSchema } from '../contract/replay';
+import { type ReplaySettings, replay, replayLinks, withSettingChanges } from '../lending/replay';
+import type { DecisionRow, ReplaySource } from '../store';
 
 export interface ReplayRange {
   from: number;
@@ -26,13 +26,25 @@ export interface ReplayGatherDeps {
 }
 
 /** One member's rows for the range through its node API, parsed with the contract; null (and logged) when it fails. */
-async function memberSource(d: ReplayGatherDeps, m: { nodeId: string; url: string }, q: ReplayRange): Promise<ReplaySource | null> {
+async function memberSource(
+  d: ReplayGatherDeps,
+  m: { nodeId: string; url: string },
+  q: ReplayRange,
+): Promise<ReplaySource | null> {
   try {
     const qs = new URLSearchParams({ from: String(q.from), to: String(q.to) });
-    const res = await fetch(`${m.url}/router/v1/node/replay-source?${qs}`, { headers: { authorization: `Bearer ${d.clusterToken}` }, signal: AbortSignal.timeout(d.timeoutMs ?? 10_000) });
+    const res = await fetch(`${m.url}/router/v1/node/replay-source?${qs}`, {
+      headers: { authorization: `Bearer ${d.clusterToken}` },
+      signal: AbortSignal.timeout(d.timeoutMs ?? 10_000),
+    });
     if (!res.ok) throw new Error(`${res.status}`);
-    const parsed = peerRead(replaySourceSchema).safeParse(await fetchAnswer(res).json(d.maxBytes ?? REPLAY_SOURCE_MAX_BYTES));
-    if (!parsed.success) throw new Error(`not replay rows: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message}`);
+    const parsed = peerRead(replaySourceSchema).safeParse(
+      await fetchAnswer(res).json(d.maxBytes ?? REPLAY_SOURCE_MAX_BYTES),
+    );
+    if (!parsed.success)
+      throw new Error(
+        `not replay rows: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message}`,
+      );
     // The decision rows' unions are the log's own; the wire's strings are those values (the node wrote them).
     return { ...parsed.data, decisions: parsed.data.decisions as DecisionRow[] };
   } catch (err) {
@@ -58,7 +70,10 @@ export async function gatherReplay(d: ReplayGatherDeps, input: ConsoleReplayInpu
   const q = { from: input.from, to: input.to };
   const members = d.members();
   const remotes = await Promise.all(members.map((m) => memberSource(d, m, q)));
-  const missing = members.filter((_, i) => remotes[i] === null).map((m) => m.nodeId).sort();
+  const missing = members
+    .filter((_, i) => remotes[i] === null)
+    .map((m) => m.nodeId)
+    .sort();
   const sources = [d.own(q), ...remotes.filter((r): r is ReplaySource => r !== null)];
   const result = replay(sources, { from: q.from, to: q.to, settings, links, maxEvents: input.maxEvents });
   return { ...result, ...(missing.length ? { missing } : {}) };

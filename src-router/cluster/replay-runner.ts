@@ -57,13 +57,24 @@ export interface ReplayRunnerOptions {
 
 export function startReplayWorker(job: ReplayJob): Worker {
   const file = replayWorkerFile();
-  if (!existsSync(file)) throw new Error(`${file} is missing (the replay worker is built with the node: npm run build)`);
+  if (!existsSync(file))
+    throw new Error(`${file} is missing (the replay worker is built with the node: npm run build)`);
   return new Worker(file, { workerData: job, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
 }
 
-const busy = (what: string) => new RouterError(429, 'replay_busy', `${what} is already running on this node (one at a time); retry when it has answered`, 'rate_limit_error');
+const busy = (what: string) =>
+  new RouterError(
+    429,
+    'replay_busy',
+    `${what} is already running on this node (one at a time); retry when it has answered`,
+    'rate_limit_error',
+  );
 const tooLong = (ms: number) =>
-  new RouterError(422, 'replay_time_budget', `the replay ran past its time budget of ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} and was stopped: replay a shorter range, fewer events (maxEvents) or a longer scheduling_refresh_interval`);
+  new RouterError(
+    422,
+    'replay_time_budget',
+    `the replay ran past its time budget of ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} and was stopped: replay a shorter range, fewer events (maxEvents) or a longer scheduling_refresh_interval`,
+  );
 const clientLeft = () => new RouterError(499, 'client_closed', 'the client left; the replay was stopped');
 const failed = (why: string) => new RouterError(500, 'replay_failed', `the replay failed: ${why}`);
 
@@ -82,7 +93,10 @@ export class ReplayRunner {
    * Runs one job in a worker and resolves with what it posts (a replay's result, a source job's JSON); rejects with a
    * RouterError (429 busy, 422 over budget, 499 client left, 500 failed, or the worker's own, e.g. a 400).
    */
-  run<T extends ReplayResultWire | string>(job: ReplayJob, ctx: { signal?: AbortSignal; log: FastifyBaseLogger }): Promise<T> {
+  run<T extends ReplayResultWire | string>(
+    job: ReplayJob,
+    ctx: { signal?: AbortSignal; log: FastifyBaseLogger },
+  ): Promise<T> {
     if (this.running) return Promise.reject(busy(this.o.what ?? 'a what-if replay'));
     if (ctx.signal?.aborted) return Promise.reject(clientLeft());
     this.running = true;
@@ -96,7 +110,9 @@ export class ReplayRunner {
     }
     this.current = worker;
     const range = job.kind === 'replay' ? job.input : job.range;
-    ctx.log.info(`replay ${job.kind === 'replay' ? `started in a worker thread (${job.members.length} member(s) to read)` : 'rows read in a worker thread'}: ${range.to - range.from} ms of records`);
+    ctx.log.info(
+      `replay ${job.kind === 'replay' ? `started in a worker thread (${job.members.length} member(s) to read)` : 'rows read in a worker thread'}: ${range.to - range.from} ms of records`,
+    );
     const budgetMs = this.o.budgetMs ?? REPLAY_TIME_BUDGET_MS;
     return new Promise((resolve, reject) => {
       let outcome: { result: T } | { error: RouterError } | undefined;

@@ -16,7 +16,9 @@ import type { ReplayJob, ReplayWorkerMessage } from './replay-runner';
 const job = workerData as ReplayJob;
 const post = (m: ReplayWorkerMessage) => parentPort!.postMessage(m);
 // gatherReplay logs a member it could not read: the line goes to the node's log.
-const log = { warn: (obj: Record<string, unknown>, msg: string) => post({ kind: 'log', obj, msg }) } as unknown as FastifyBaseLogger;
+const log = {
+  warn: (obj: Record<string, unknown>, msg: string) => post({ kind: 'log', obj, msg }),
+} as unknown as FastifyBaseLogger;
 
 /** This node's rows, with the caps the node API answers members with. */
 function own(q: ReplayRange) {
@@ -30,8 +32,25 @@ function own(q: ReplayRange) {
 
 try {
   if (job.kind === 'source') post({ kind: 'result', result: JSON.stringify(own(job.range)) });
-  else post({ kind: 'result', result: await gatherReplay({ clusterToken: job.clusterToken, own, members: () => job.members, settings: job.settings, log, timeoutMs: job.memberTimeoutMs }, job.input) });
+  else
+    post({
+      kind: 'result',
+      result: await gatherReplay(
+        {
+          clusterToken: job.clusterToken,
+          own,
+          members: () => job.members,
+          settings: job.settings,
+          log,
+          timeoutMs: job.memberTimeoutMs,
+        },
+        job.input,
+      ),
+    });
 } catch (err) {
-  const e = err instanceof RouterError ? err : new RouterError(500, 'replay_failed', `the replay failed: ${(err as Error).message}`);
+  const e =
+    err instanceof RouterError
+      ? err
+      : new RouterError(500, 'replay_failed', `the replay failed: ${(err as Error).message}`);
   post({ kind: 'error', status: e.status, code: e.code, message: e.message, type: e.type, param: e.param });
 }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { masterSettingsSchema, peerRead, type MasterSettings } from '../contract';
+import { type MasterSettings, masterSettingsSchema, peerRead } from '../contract';
 import { callPeer } from '../lending/master-client';
 import { normalizeUrl } from './node-client';
 
@@ -45,10 +45,12 @@ export class SettingsPuller {
       this.running = this.readAndApply().finally(() => (this.running = undefined));
       return this.running;
     }
-    this.waiting ??= this.running.catch(() => undefined).then(() => {
-      this.waiting = undefined;
-      return this.pull();
-    });
+    this.waiting ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.waiting = undefined;
+        return this.pull();
+      });
     return this.waiting;
   }
 
@@ -58,7 +60,10 @@ export class SettingsPuller {
       const { res, json } = await callPeer(url, this.opts.token, undefined, this.opts.timeoutMs ?? 5_000);
       if (!res.ok) throw new Error(`the master answered HTTP ${res.status}`);
       const parsed = peerRead(masterSettingsSchema).safeParse(json);
-      if (!parsed.success) throw new Error(`the master's settings are unreadable: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message}`);
+      if (!parsed.success)
+        throw new Error(
+          `the master's settings are unreadable: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message}`,
+        );
       this.opts.apply(parsed.data);
       if (this.lastError) this.opts.log.info(`settings read from the master ${this.opts.masterUrl} again`);
       this.lastError = null;
@@ -66,7 +71,10 @@ export class SettingsPuller {
     } catch (err) {
       const message = (err as Error).message;
       // Logged once per distinct error: an unreachable master does not flood the log every interval.
-      if (message !== this.lastError) this.opts.log.warn(`reading links and guardian settings from the master ${this.opts.masterUrl} failed: ${message}`);
+      if (message !== this.lastError)
+        this.opts.log.warn(
+          `reading links and guardian settings from the master ${this.opts.masterUrl} failed: ${message}`,
+        );
       this.lastError = message;
       throw err;
     }

@@ -28,8 +28,11 @@ export function pushToSlaves(
 ): void {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   for (const s of slaves) {
-    void fetch(`${s.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body(s)), signal: AbortSignal.timeout(5_000) }).catch((err: Error) =>
-      log.warn({ nodeId: s.nodeId }, `${what} push failed: ${err.message}`),
-    );
+    void fetch(`${s.url}${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body(s)),
+      signal: AbortSignal.timeout(5_000),
+    }).catch((err: Error) => log.warn({ nodeId: s.nodeId }, `${what} push failed: ${err.message}`));
   }
 }

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RuntimeStatus } from '../contract';
-import { toTarget, type ClusterCatalog, type ClusterEntry, type Target } from '../registry';
+import { type ClusterCatalog, type ClusterEntry, type Target, toTarget } from '../registry';
 import type { NodeClient } from './node-client';
-import { selectStt, unseenReservations, type RoundRobin, type SttNode } from './stt-select';
+import { type RoundRobin, type SttNode, selectStt, unseenReservations } from './stt-select';
 
 export interface SttSchedulerDeps {
   localNodeId: string;
@@ -31,22 +31,38 @@ export class SttScheduler {
   }
 
   async select(exclude: ReadonlySet<string>): Promise<Target | undefined> {
-    const sttEntries = this.deps.catalog.all().filter((e) => e.replicas.some((r) => r.record.capabilities.includes('transcription')));
+    const sttEntries = this.deps.catalog
+      .all()
+      .filter((e) => e.replicas.some((r) => r.record.capabilities.includes('transcription')));
     const statuses = await this.statuses(exclude);
     const nodes: SttNode[] = statuses.map(({ nodeId, local, status }) => {
       const configs = sttEntries.flatMap((e) =>
         e.replicas
           .filter((r) => r.nodeId === nodeId && r.available)
-          .map((r) => ({ localId: r.record.localId, clusterId: e.id, loaded: status.models.find((m) => m.localId === r.record.localId)?.loaded ?? false })),
+          .map((r) => ({
+            localId: r.record.localId,
+            clusterId: e.id,
+            loaded: status.models.find((m) => m.localId === r.record.localId)?.loaded ?? false,
+          })),
       );
       // The local status already counts local reservations; remote ones the node does not count yet are added here.
       const unseen = local ? 0 : unseenReservations(this.reservationsOn(nodeId), status.active + status.queued);
-      return { nodeId, local, healthy: true, runtimeStatus: true, active: status.active + unseen, queued: status.queued, configs };
+      return {
+        nodeId,
+        local,
+        healthy: true,
+        runtimeStatus: true,
+        active: status.active + unseen,
+        queued: status.queued,
+        configs,
+      };
     });
     const choice = selectStt(nodes, this.rr);
     if (!choice) return undefined;
     const entry = sttEntries.find((e) => e.id === choice.config.clusterId) as ClusterEntry;
-    const replica = entry.replicas.find((r) => r.nodeId === choice.nodeId && r.record.localId === choice.config.localId)!;
+    const replica = entry.replicas.find(
+      (r) => r.nodeId === choice.nodeId && r.record.localId === choice.config.localId,
+    )!;
     // Reserved in the same tick as the choice: a concurrent selection already sees it (STT-4).
     const release = this.reserve(choice.nodeId);
     this.deps.log.debug({ nodeId: choice.nodeId, model: entry.id, rule: choice.rule }, 'stt route chosen');
@@ -65,15 +81,21 @@ export class SttScheduler {
   }
 
   private async statuses(exclude: ReadonlySet<string>) {
-    const local = exclude.has(this.deps.localNodeId) ? [] : [{ nodeId: this.deps.localNodeId, local: true, status: this.deps.localStatus() }];
+    const local = exclude.has(this.deps.localNodeId)
+      ? []
+      : [{ nodeId: this.deps.localNodeId, local: true, status: this.deps.localStatus() }];
     const remote = await Promise.all(
-      this.deps.remotes()
+      this.deps
+        .remotes()
         .filter((r) => !exclude.has(r.nodeId))
         .map(async (r) => {
           try {
             return { nodeId: r.nodeId, local: false, status: await this.deps.client.runtimeStatus(r.url) };
           } catch (err) {
-            this.deps.log.warn({ nodeId: r.nodeId }, `runtime status unavailable, node left out of STT selection: ${(err as Error).message}`);
+            this.deps.log.warn(
+              { nodeId: r.nodeId },
+              `runtime status unavailable, node left out of STT selection: ${(err as Error).message}`,
+            );
             return undefined;
           }
         }),

@@ -54,7 +54,8 @@ function minimal<T>(items: T[], by: (t: T) => number): T[] {
   return items.filter((t) => by(t) === best);
 }
 
-const byNode = (a: { nodeId: string }, b: { nodeId: string }) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0);
+const byNode = (a: { nodeId: string }, b: { nodeId: string }) =>
+  a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0;
 
 export function selectStt(nodes: SttNode[], rr: RoundRobin): SttChoice | undefined {
   const capable = nodes.filter((n) => n.runtimeStatus && n.configs.length > 0 && (n.local || n.healthy)).sort(byNode);
@@ -63,12 +64,21 @@ export function selectStt(nodes: SttNode[], rr: RoundRobin): SttChoice | undefin
   const load = (n: SttNode) => n.active + n.queued;
 
   const localLoaded = local?.configs.filter((c) => c.loaded) ?? [];
-  if (local && localLoaded.length) return { nodeId: local.nodeId, config: rotate(rr, 'local_loaded', localLoaded), rule: 'local_loaded' };
+  if (local && localLoaded.length)
+    return { nodeId: local.nodeId, config: rotate(rr, 'local_loaded', localLoaded), rule: 'local_loaded' };
 
   const loadedRemotes = remotes.filter((n) => n.configs.some((c) => c.loaded));
   if (loadedRemotes.length) {
     const n = rotate(rr, 'remote_loaded', minimal(loadedRemotes, load));
-    return { nodeId: n.nodeId, config: rotate(rr, `remote_loaded:${n.nodeId}`, n.configs.filter((c) => c.loaded)), rule: 'remote_loaded' };
+    return {
+      nodeId: n.nodeId,
+      config: rotate(
+        rr,
+        `remote_loaded:${n.nodeId}`,
+        n.configs.filter((c) => c.loaded),
+      ),
+      rule: 'remote_loaded',
+    };
   }
 
   const idle = capable.filter((n) => load(n) === 0);
@@ -80,8 +90,19 @@ export function selectStt(nodes: SttNode[], rr: RoundRobin): SttChoice | undefin
   if (local) return { nodeId: local.nodeId, config: rotate(rr, 'local_queue', local.configs), rule: 'local_queue' };
 
   if (remotes.length) {
-    const n = rotate(rr, 'shortest_remote_queue', minimal(minimal(remotes, (r) => r.queued), (r) => r.active));
-    return { nodeId: n.nodeId, config: rotate(rr, `shortest_remote_queue:${n.nodeId}`, n.configs), rule: 'shortest_remote_queue' };
+    const n = rotate(
+      rr,
+      'shortest_remote_queue',
+      minimal(
+        minimal(remotes, (r) => r.queued),
+        (r) => r.active,
+      ),
+    );
+    return {
+      nodeId: n.nodeId,
+      config: rotate(rr, `shortest_remote_queue:${n.nodeId}`, n.configs),
+      rule: 'shortest_remote_queue',
+    };
   }
   return undefined;
 }

@@ -69,9 +69,15 @@ export function bindIssue(host: string, port: number): Promise<BootIssue | null>
     const srv = createServer();
     srv.once('error', (err) => {
       const code = errno(err);
-      if (code === 'EADDRINUSE') resolve({ path: 'server.port', message: `port ${port} on ${host} is in use by another process` });
-      else if (code === 'EACCES') resolve({ path: 'server.port', message: `port ${port} needs privileges this node does not have` });
-      else resolve({ path: 'server.host', message: `cannot listen on ${host}: ${code || (err as Error).message} (not an address of this machine?)` });
+      if (code === 'EADDRINUSE')
+        resolve({ path: 'server.port', message: `port ${port} on ${host} is in use by another process` });
+      else if (code === 'EACCES')
+        resolve({ path: 'server.port', message: `port ${port} needs privileges this node does not have` });
+      else
+        resolve({
+          path: 'server.host',
+          message: `cannot listen on ${host}: ${code || (err as Error).message} (not an address of this machine?)`,
+        });
     });
     srv.listen(port, host, () => srv.close(() => resolve(null)));
   });

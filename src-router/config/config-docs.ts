@@ -14,7 +14,7 @@ export function configDocsMarkdown(): string {
     '',
     'Every key a node accepts, from the schemas start-up validates with. Unknown keys and wrong types stop start-up',
     'with the file and the field path (`cluster.sync_interval: not a duration: "soon"`). A duration is written `500ms`,',
-    '`5s`, `1.5s`, `3m`, `2h` or `14d`; a bare number is milliseconds. Relative paths are read from the config file\'s',
+    "`5s`, `1.5s`, `3m`, `2h` or `14d`; a bare number is milliseconds. Relative paths are read from the config file's",
     'folder. Requirement ids refer to `../shared/spec/requirements.md`. Editors can use the JSON Schemas in',
     '[`resources/schema/`](../resources/schema/); examples are in [`resources/examples/`](../resources/examples/).',
     '',
@@ -32,7 +32,7 @@ export function configDocsMarkdown(): string {
   out.push(
     '## Model config',
     '',
-    'One YAML file per model in `models.config_dir`; the file name (without `.yaml`) is the model\'s local ID.',
+    "One YAML file per model in `models.config_dir`; the file name (without `.yaml`) is the model's local ID.",
     '',
     ...table(rows(schemas['model-config.schema.json'] as JsonSchema, '')),
     '',
@@ -56,7 +56,13 @@ interface JsonSchema {
   const?: unknown;
 }
 
-interface Row { key: string; type: string; def: string; description: string; reqs: string }
+interface Row {
+  key: string;
+  type: string;
+  def: string;
+  description: string;
+  reqs: string;
+}
 
 /** The rows of an object's keys, depth first: an object with properties gets its own row only when it has a description. */
 function rows(schema: JsonSchema, prefix: string): Row[] {
@@ -88,7 +94,8 @@ function typeOf(s: JsonSchema): string {
   if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' \\| ');
   if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
   if (s.const !== undefined) return JSON.stringify(s.const);
-  if (Array.isArray(s.type)) return s.type.includes('string') && s.type.includes('number') ? 'duration' : s.type.join(' \\| ');
+  if (Array.isArray(s.type))
+    return s.type.includes('string') && s.type.includes('number') ? 'duration' : s.type.join(' \\| ');
   if (s.type === 'array') return `list of ${s.items ? typeOf(s.items) : 'values'}`;
   if (s.type === 'object') {
     const value = s.additionalProperties;
@@ -103,7 +110,10 @@ function defaultOf(s: JsonSchema): string {
   if (s.default === undefined) return '';
   const v = s.default;
   if (typeof v === 'number' && Number.isInteger(v) && v >= 1024 ** 2) {
-    for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2]] as const) {
+    for (const [unit, size] of [
+      ['GiB', 1024 ** 3],
+      ['MiB', 1024 ** 2],
+    ] as const) {
       if (v % size === 0) return `\`${v}\` (${v / size} ${unit})`;
     }
   }

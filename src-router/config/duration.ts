@@ -27,20 +27,31 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * that a timer waits for is at most MAX_TIMER_MS (longer ones are refused with the field path, never wrapped into
  * "at once"); pass `{ timer: false }` for spans that only bound a query (a sample window, a retention).
  */
-export const duration = (fallback: string, o: { timer?: boolean } = {}) => z.union([z.string(), z.number()]).default(fallback).transform(toMs(o));
+export const duration = (fallback: string, o: { timer?: boolean } = {}) =>
+  z.union([z.string(), z.number()]).default(fallback).transform(toMs(o));
 
 /** A duration field that may be left out (undefined: not set). */
-export const optionalDuration = (o: { timer?: boolean } = {}) => z.union([z.string(), z.number()]).optional().transform((v, ctx) => (v === undefined ? undefined : toMs(o)(v, ctx)));
+export const optionalDuration = (o: { timer?: boolean } = {}) =>
+  z
+    .union([z.string(), z.number()])
+    .optional()
+    .transform((v, ctx) => (v === undefined ? undefined : toMs(o)(v, ctx)));
 
 function toMs(o: { timer?: boolean }) {
   return (value: string | number, ctx: z.RefinementCtx): number => {
     const ms = parseDuration(value);
     if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (write e.g. 500ms, 5s, 1.5s, 3m, 14d, or a number of milliseconds)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `not a duration: ${JSON.stringify(value)} (write e.g. 500ms, 5s, 1.5s, 3m, 14d, or a number of milliseconds)`,
+      });
       return z.NEVER;
     }
     if (o.timer !== false && ms > MAX_TIMER_MS) {
-      ctx.addIssue({ code: 'custom', message: `too long: ${JSON.stringify(value)} (at most 24d, the longest a timer can wait)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `too long: ${JSON.stringify(value)} (at most 24d, the longest a timer can wait)`,
+      });
       return z.NEVER;
     }
     if (!Number.isSafeInteger(ms)) {

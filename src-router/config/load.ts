@@ -2,8 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { nodeConfigSchema, type NodeConfig } from './node-config';
-import { modelConfigSchema, type ModelConfig } from './model-config';
+import { type ModelConfig, modelConfigSchema } from './model-config';
+import { type NodeConfig, nodeConfigSchema } from './node-config';
 
 /** A config that cannot be used: the message names the file and every bad field by its path. */
 export class ConfigError extends Error {
@@ -19,7 +19,10 @@ export class ConfigError extends Error {
 export function formatIssues(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.map((issue) => ({
     path: issue.path.length ? issue.path.map(String).join('.') : '(root)',
-    message: issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message,
+    message:
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+        : issue.message,
   }));
 }
 
@@ -27,7 +30,10 @@ export function parseWith<T extends z.ZodType>(schema: T, raw: unknown, source: 
   const result = schema.safeParse(raw ?? {});
   if (result.success) return result.data;
   const issues = formatIssues(result.error);
-  throw new ConfigError(`${source}: invalid config\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues);
+  throw new ConfigError(
+    `${source}: invalid config\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
+    issues,
+  );
 }
 
 function readYaml(file: string): unknown {
@@ -73,7 +79,8 @@ export function clientApiKeys(config: NodeConfig): string[] {
     // Only a regular file of bounded size is read: a FIFO would block the read (the whole node), a device never end it.
     const st = statSync(file);
     if (!st.isFile()) throw new ConfigError(`server.api_keys_file ${file} is not a regular file`);
-    if (st.size > API_KEYS_FILE_MAX_BYTES) throw new ConfigError(`server.api_keys_file ${file} is larger than ${API_KEYS_FILE_MAX_BYTES / 1024 / 1024} MiB`);
+    if (st.size > API_KEYS_FILE_MAX_BYTES)
+      throw new ConfigError(`server.api_keys_file ${file} is larger than ${API_KEYS_FILE_MAX_BYTES / 1024 / 1024} MiB`);
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if (err instanceof ConfigError) throw err;
@@ -82,7 +89,8 @@ export function clientApiKeys(config: NodeConfig): string[] {
   text.split(/\r?\n/).forEach((line, i) => {
     const key = line.trim();
     if (!key || key.startsWith('#')) return;
-    if (key.length < 16) throw new ConfigError(`server.api_keys_file ${file}:${i + 1}: an API key needs at least 16 characters`);
+    if (key.length < 16)
+      throw new ConfigError(`server.api_keys_file ${file}:${i + 1}: an API key needs at least 16 characters`);
     keys.push(key);
   });
   return keys;

@@ -34,14 +34,20 @@ export interface ModelConfigRead {
 /** Parses one config file's text: its mapping and parsed config, or the first problem by field path. */
 export function parseModelConfigText(text: string, file: string): Pick<ModelConfigRead, 'raw' | 'config' | 'error'> {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length) return { raw: null, config: null, error: { path: '(yaml)', message: `not valid YAML: ${doc.errors[0].message}` } };
+  if (doc.errors.length)
+    return { raw: null, config: null, error: { path: '(yaml)', message: `not valid YAML: ${doc.errors[0].message}` } };
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: YAML_MAX_ALIASES });
   } catch (err) {
     return { raw: null, config: null, error: { path: '(yaml)', message: (err as Error).message } };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { raw: null, config: null, error: { path: '(root)', message: 'a model config is a YAML mapping (name: …, backend: …)' } };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return {
+      raw: null,
+      config: null,
+      error: { path: '(root)', message: 'a model config is a YAML mapping (name: …, backend: …)' },
+    };
   const raw = value as Record<string, unknown>;
   try {
     return { raw, config: parseModelConfig(raw, file, dirname(file)), error: null };
@@ -56,7 +62,10 @@ export function parseModelConfigText(text: string, file: string): Pick<ModelConf
  * only the files that changed since, so its cost is one stat per file. Files no longer listed leave it.
  */
 export class ModelConfigReadCache {
-  private readonly byFile = new Map<string, { key: string; parsed: Pick<ModelConfigRead, 'raw' | 'config' | 'error'> }>();
+  private readonly byFile = new Map<
+    string,
+    { key: string; parsed: Pick<ModelConfigRead, 'raw' | 'config' | 'error'> }
+  >();
 
   get size(): number {
     return this.byFile.size;
@@ -93,7 +102,14 @@ export function readModelConfigFile(file: string, cache?: ModelConfigReadCache):
     if (hit) return { localId, file, ...hit, mtimeMs };
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return { localId, file, raw: null, config: null, error: { path: '(file)', message: `cannot read ${file}: ${(err as Error).message}` }, mtimeMs };
+    return {
+      localId,
+      file,
+      raw: null,
+      config: null,
+      error: { path: '(file)', message: `cannot read ${file}: ${(err as Error).message}` },
+      mtimeMs,
+    };
   }
   const parsed = parseModelConfigText(text, file);
   cache?.set(file, key, parsed);
@@ -129,4 +145,5 @@ export function modelFileStem(name: string): string | null {
 }
 
 /** The YAML text a config is written as. */
-export const modelConfigYaml = (raw: Record<string, unknown>): string => `# Routerdesk model config (written by the Models screen)\n${stringify(raw)}`;
+export const modelConfigYaml = (raw: Record<string, unknown>): string =>
+  `# Routerdesk model config (written by the Models screen)\n${stringify(raw)}`;

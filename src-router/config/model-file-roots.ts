@@ -1,6 +1,6 @@
 import { opendir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { MODEL_FILES_MAX_ENTRIES, RouterError, type ModelFileEntry, type ModelFileList } from '../contract';
+import { MODEL_FILES_MAX_ENTRIES, type ModelFileEntry, type ModelFileList, RouterError } from '../contract';
 import type { NodeConfig } from './node-config';
 
 /** Names read from one folder at most before sorting (a folder of millions of files is not read to its end). */
@@ -25,8 +25,14 @@ export class ModelFileRoots {
     this.configured = [...new Set(dirs.filter(Boolean).map((d) => resolve(d)))];
   }
 
-  static fromConfig(config: { models: Pick<NodeConfig['models'], 'shared_dir' | 'config_dir'> & { browse_dirs?: readonly string[] } }): ModelFileRoots {
-    return new ModelFileRoots([config.models.shared_dir, config.models.config_dir, ...(config.models.browse_dirs ?? [])]);
+  static fromConfig(config: {
+    models: Pick<NodeConfig['models'], 'shared_dir' | 'config_dir'> & { browse_dirs?: readonly string[] };
+  }): ModelFileRoots {
+    return new ModelFileRoots([
+      config.models.shared_dir,
+      config.models.config_dir,
+      ...(config.models.browse_dirs ?? []),
+    ]);
   }
 
   /** The real paths of the roots that exist now, in configured order. */
@@ -40,8 +46,22 @@ export class ModelFileRoots {
    * when nothing is there, 403 when its real path is outside every root. `param` names the request field blamed.
    */
   async resolve(path: string, param: string): Promise<{ real: string; roots: string[] }> {
-    if (path.includes('\0')) throw new RouterError(400, 'invalid_path', `${param}: the path contains a NUL byte`, 'invalid_request_error', param);
-    if (!isAbsolute(path)) throw new RouterError(400, 'invalid_path', `${param}: '${printable(path)}' is not an absolute path`, 'invalid_request_error', param);
+    if (path.includes('\0'))
+      throw new RouterError(
+        400,
+        'invalid_path',
+        `${param}: the path contains a NUL byte`,
+        'invalid_request_error',
+        param,
+      );
+    if (!isAbsolute(path))
+      throw new RouterError(
+        400,
+        'invalid_path',
+        `${param}: '${printable(path)}' is not an absolute path`,
+        'invalid_request_error',
+        param,
+      );
     const roots = await this.realRoots();
     let real: string;
     try {
@@ -50,9 +70,22 @@ export class ModelFileRoots {
       const code = errnoOf(err);
       // Whether a path outside the roots exists is none of the caller's business: the same 403 either way.
       if (!roots.some((r) => inside(r, resolve(path)))) throw outsideRoots(path, param, roots);
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw new RouterError(404, 'file_not_found', `${param}: nothing at '${printable(path)}'`, 'invalid_request_error', param);
+      if (code === 'ENOENT' || code === 'ENOTDIR')
+        throw new RouterError(
+          404,
+          'file_not_found',
+          `${param}: nothing at '${printable(path)}'`,
+          'invalid_request_error',
+          param,
+        );
       if (code === 'ELOOP') throw outsideRoots(path, param, roots);
-      throw new RouterError(403, 'file_unreadable', `${param}: '${printable(path)}' cannot be read: ${(err as Error).message}`, 'permission_error', param);
+      throw new RouterError(
+        403,
+        'file_unreadable',
+        `${param}: '${printable(path)}' cannot be read: ${(err as Error).message}`,
+        'permission_error',
+        param,
+      );
     }
     if (!roots.some((r) => inside(r, real))) throw outsideRoots(path, param, roots);
     return { real, roots };
@@ -62,11 +95,24 @@ export class ModelFileRoots {
   async list(dir: string | undefined): Promise<ModelFileList> {
     if (dir === undefined || dir === '') {
       const roots = await this.realRoots();
-      return { roots, dir: null, parent: null, entries: roots.map((r) => ({ name: r, path: r, kind: 'dir' as const, size: null, gguf: false })), truncated: false };
+      return {
+        roots,
+        dir: null,
+        parent: null,
+        entries: roots.map((r) => ({ name: r, path: r, kind: 'dir' as const, size: null, gguf: false })),
+        truncated: false,
+      };
     }
     const { real, roots } = await this.resolve(dir, 'dir');
     const st = await stat(real);
-    if (!st.isDirectory()) throw new RouterError(400, 'not_a_folder', `dir: '${printable(dir)}' is not a folder`, 'invalid_request_error', 'dir');
+    if (!st.isDirectory())
+      throw new RouterError(
+        400,
+        'not_a_folder',
+        `dir: '${printable(dir)}' is not a folder`,
+        'invalid_request_error',
+        'dir',
+      );
     const names: string[] = [];
     let more = false;
     try {
@@ -79,7 +125,13 @@ export class ModelFileRoots {
         names.push(e.name);
       }
     } catch (err) {
-      throw new RouterError(403, 'file_unreadable', `dir: '${printable(dir)}' cannot be read: ${(err as Error).message}`, 'permission_error', 'dir');
+      throw new RouterError(
+        403,
+        'file_unreadable',
+        `dir: '${printable(dir)}' cannot be read: ${(err as Error).message}`,
+        'permission_error',
+        'dir',
+      );
     }
     const entries: ModelFileEntry[] = [];
     for (const name of names) {
@@ -91,10 +143,18 @@ export class ModelFileRoots {
       if (s?.isDirectory()) entries.push({ name, path, kind: 'dir', size: null, gguf: false });
       else if (s?.isFile()) entries.push({ name, path, kind: 'file', size: s.size, gguf: isGguf(name) });
     }
-    entries.sort((a, b) => (a.kind !== b.kind ? (a.kind === 'dir' ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    entries.sort((a, b) =>
+      a.kind !== b.kind ? (a.kind === 'dir' ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     const up = dirname(real);
     const parent = !roots.includes(real) && roots.some((r) => inside(r, up)) ? up : null;
-    return { roots, dir: real, parent, entries: entries.slice(0, MODEL_FILES_MAX_ENTRIES), truncated: more || entries.length > MODEL_FILES_MAX_ENTRIES };
+    return {
+      roots,
+      dir: real,
+      parent,
+      entries: entries.slice(0, MODEL_FILES_MAX_ENTRIES),
+      truncated: more || entries.length > MODEL_FILES_MAX_ENTRIES,
+    };
   }
 
   /** The names of `mmproj*.gguf`-like projector files beside `file` (bounded), sorted. */
@@ -104,7 +164,8 @@ export class ModelFileRoots {
     try {
       for await (const e of await opendir(dirname(file))) {
         if (++seen > MAX_NAMES_READ) break;
-        if (e.name !== basename(file) && isGguf(e.name) && /mmproj/i.test(e.name)) out.push(join(dirname(file), e.name));
+        if (e.name !== basename(file) && isGguf(e.name) && /mmproj/i.test(e.name))
+          out.push(join(dirname(file), e.name));
       }
     } catch {
       return [];
@@ -115,5 +176,11 @@ export class ModelFileRoots {
 
 function outsideRoots(path: string, param: string, roots: string[]): RouterError {
   const where = roots.length ? `: ${roots.join(', ')}` : ': none is set or exists';
-  return new RouterError(403, 'outside_model_folders', `${param}: '${printable(path)}' is outside the folders this node may read (${SETTINGS_KEYS}${where}); add its folder on the Settings screen (models.browse_dirs)`, 'permission_error', param);
+  return new RouterError(
+    403,
+    'outside_model_folders',
+    `${param}: '${printable(path)}' is outside the folders this node may read (${SETTINGS_KEYS}${where}); add its folder on the Settings screen (models.browse_dirs)`,
+    'permission_error',
+    param,
+  );
 }

@@ -19,8 +19,14 @@ const MASK = SETTINGS_MASK;
 type Json = Record<string, unknown>;
 
 /** Secrets by path: single values and every item of a list. */
-const SECRET_VALUES: [string, string][] = [['cluster', 'token'], ['console', 'token']];
-const SECRET_LISTS: [string, string][] = [['console', 'operators'], ['server', 'api_keys']];
+const SECRET_VALUES: [string, string][] = [
+  ['cluster', 'token'],
+  ['console', 'token'],
+];
+const SECRET_LISTS: [string, string][] = [
+  ['console', 'operators'],
+  ['server', 'api_keys'],
+];
 
 const section = (raw: Json, key: string): Json | undefined => {
   const v = raw[key];
@@ -34,7 +40,8 @@ const section = (raw: Json, key: string): Json | undefined => {
 const ITEM_KEY = randomBytes(32);
 
 /** A list item's mask: the mask and an HMAC of the item, so a list edited in any order still names its items. */
-export const maskListItem = (value: string): string => `${MASK}${MASK_ITEM_SEPARATOR}${createHmac('sha256', ITEM_KEY).update(value).digest('hex').slice(0, 12)}`;
+export const maskListItem = (value: string): string =>
+  `${MASK}${MASK_ITEM_SEPARATOR}${createHmac('sha256', ITEM_KEY).update(value).digest('hex').slice(0, 12)}`;
 
 /** The URL with its password masked, or null when it is no URL or has no password (then it is not a secret). */
 function maskUrlPassword(url: string): string | null {
@@ -86,7 +93,10 @@ export function maskSecrets(raw: Json): Json {
  */
 function clusterDestinations(raw: Json): string[] {
   const c = section(raw, 'cluster');
-  const urls = [...(Array.isArray(c?.slave_urls) ? c.slave_urls : []), ...[c?.master_url, c?.public_url].filter((u) => typeof u === 'string')];
+  const urls = [
+    ...(Array.isArray(c?.slave_urls) ? c.slave_urls : []),
+    ...[c?.master_url, c?.public_url].filter((u) => typeof u === 'string'),
+  ];
   return urls.filter((u): u is string => typeof u === 'string').map((u) => u.trim().replace(/\/+$/, '').toLowerCase());
 }
 
@@ -108,7 +118,11 @@ export function unmaskSecrets(incoming: Json, current: Json): Json {
   if (token === MASK) {
     const known = new Set(clusterDestinations(current));
     const added = clusterDestinations(incoming).filter((u) => !known.has(u));
-    if (added.length) throw refused('cluster.token', `the stored cluster token was never sent to ${added.join(', ')}: give the secret again for the new destination`);
+    if (added.length)
+      throw refused(
+        'cluster.token',
+        `the stored cluster token was never sent to ${added.join(', ')}: give the secret again for the new destination`,
+      );
   }
   for (const [s, k] of SECRET_LISTS) {
     const sec = section(out, s);
@@ -117,14 +131,19 @@ export function unmaskSecrets(incoming: Json, current: Json): Json {
     const stored = new Map((Array.isArray(was) ? was : []).map((v) => [maskListItem(String(v)), v]));
     sec[k] = (sec[k] as unknown[]).map((v, i) => {
       if (typeof v !== 'string' || !v.startsWith(MASK)) return v;
-      if (!stored.has(v)) throw refused(`${s}.${k}.${i}`, 'this masked item names no stored secret (changed meanwhile?): give the secret again');
+      if (!stored.has(v))
+        throw refused(
+          `${s}.${k}.${i}`,
+          'this masked item names no stored secret (changed meanwhile?): give the secret again',
+        );
       return stored.get(v);
     });
   }
   const redis = section(out, 'redis');
   const wasUrl = section(current, 'redis')?.url;
   if (redis && typeof redis.url === 'string' && redis.url.includes(MASK)) {
-    const storedPassword = typeof wasUrl === 'string' && maskUrlPassword(wasUrl) !== null ? new URL(wasUrl).password : null;
+    const storedPassword =
+      typeof wasUrl === 'string' && maskUrlPassword(wasUrl) !== null ? new URL(wasUrl).password : null;
     if (storedPassword === null) throw refused('redis.url', 'there is no stored password to keep: give the password');
     let u: URL;
     try {
@@ -132,8 +151,13 @@ export function unmaskSecrets(incoming: Json, current: Json): Json {
     } catch {
       throw refused('redis.url', 'not a URL');
     }
-    if (u.password !== MASKED_PASSWORD || u.username.includes(MASKED_PASSWORD) || u.host.includes(MASKED_PASSWORD)) throw refused('redis.url', 'the mask stands only for the stored password (redis://user:••••••••@host:port)');
-    if (redisDestination(redis.url) !== redisDestination(wasUrl as string)) throw refused('redis.url', `the stored password belongs to ${redisDestination(wasUrl as string)}: give the secret again for the new destination`);
+    if (u.password !== MASKED_PASSWORD || u.username.includes(MASKED_PASSWORD) || u.host.includes(MASKED_PASSWORD))
+      throw refused('redis.url', 'the mask stands only for the stored password (redis://user:••••••••@host:port)');
+    if (redisDestination(redis.url) !== redisDestination(wasUrl as string))
+      throw refused(
+        'redis.url',
+        `the stored password belongs to ${redisDestination(wasUrl as string)}: give the secret again for the new destination`,
+      );
     u.password = storedPassword;
     redis.url = u.toString();
   }
@@ -160,7 +184,11 @@ export function validateConfig(raw: Json, file: string): NodeConfig {
  * and the folder is fsynced, so a crash leaves either the old or the new file whole. A rename replaces a link planted
  * at either name instead of writing through it.
  */
-export function writeConfigFile(file: string, raw: Json, header = '# Routerdesk node config (written by the Settings screen)\n'): void {
+export function writeConfigFile(
+  file: string,
+  raw: Json,
+  header = '# Routerdesk node config (written by the Settings screen)\n',
+): void {
   if (existsSync(file)) replaceFile(`${file}.bak`, readFileSync(file));
   replaceFile(file, `${header}${stringify(raw)}`);
   fsyncDir(dirname(file));

@@ -45,24 +45,38 @@ export function parseDeployEnabled(raw: string): boolean {
 
 /** `INFERENCE_ADMIN_EMAILS`: comma-separated `EMAIL=TOKEN` entries (whitespace around entries ignored). */
 export function parseAdminEmails(raw: string): Operator[] {
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   return entries.map((entry, i) => {
     const at = entry.indexOf('=');
     const email = at < 0 ? entry : entry.slice(0, at).trim();
     const token = at < 0 ? '' : entry.slice(at + 1).trim();
-    if (!/^[^\s@=]+@[^\s@=]+$/.test(email)) throw new ConfigError(`${ADMIN_ENV}[${i}]: not an e-mail address: "${email}" (entries are EMAIL=TOKEN)`);
-    if (token.length < MIN_CONSOLE_TOKEN_LENGTH) throw new ConfigError(`${ADMIN_ENV}[${i}] (${email}): needs the operator's console token after "=", at least ${MIN_CONSOLE_TOKEN_LENGTH} characters (entries are EMAIL=TOKEN)`);
+    if (!/^[^\s@=]+@[^\s@=]+$/.test(email))
+      throw new ConfigError(`${ADMIN_ENV}[${i}]: not an e-mail address: "${email}" (entries are EMAIL=TOKEN)`);
+    if (token.length < MIN_CONSOLE_TOKEN_LENGTH)
+      throw new ConfigError(
+        `${ADMIN_ENV}[${i}] (${email}): needs the operator's console token after "=", at least ${MIN_CONSOLE_TOKEN_LENGTH} characters (entries are EMAIL=TOKEN)`,
+      );
     return { email, token };
   });
 }
 
 /** The gates in force for this node: the environment (when the variable is set and not empty) wins over the config. */
-export function resolveWriteGates(console: Pick<NodeConfig['console'], 'operators' | 'routing_writes_enabled'>, env: Record<string, string | undefined>): WriteGates {
+export function resolveWriteGates(
+  console: Pick<NodeConfig['console'], 'operators' | 'routing_writes_enabled'>,
+  env: Record<string, string | undefined>,
+): WriteGates {
   const deploy = env[DEPLOY_ENV]?.trim() ? env[DEPLOY_ENV]! : undefined;
   const admins = env[ADMIN_ENV]?.trim() ? env[ADMIN_ENV]! : undefined;
   return {
     routingWritesEnabled: deploy === undefined ? console.routing_writes_enabled : parseDeployEnabled(deploy),
-    operators: admins === undefined ? console.operators.map((token) => ({ email: null, token })) : parseAdminEmails(admins),
-    gate: { deployment: deploy === undefined ? DEPLOY_CONFIG_KEY : DEPLOY_ENV, operators: admins === undefined ? OPERATORS_CONFIG_KEY : ADMIN_ENV },
+    operators:
+      admins === undefined ? console.operators.map((token) => ({ email: null, token })) : parseAdminEmails(admins),
+    gate: {
+      deployment: deploy === undefined ? DEPLOY_CONFIG_KEY : DEPLOY_ENV,
+      operators: admins === undefined ? OPERATORS_CONFIG_KEY : ADMIN_ENV,
+    },
   };
 }

@@ -41,8 +41,18 @@ export interface AnswerFacts {
 /** The facts of another node's answer (a forwarded request), from its headers; `fallbackNode` when it sent none. */
 export function factsFromHeaders(headers: { get(name: string): string | null }, fallbackNode: string): AnswerFacts {
   const queueMs = queueMsOf(headers.get(QUEUE_MS_HEADER));
-  const atEnd = queueMs === null && (headers.get('trailer') ?? '').toLowerCase().split(/\s*,\s*/).includes(QUEUE_MS_HEADER);
-  return { node: headers.get(NODE_HEADER) || fallbackNode, queueMs, lentTo: headers.get(LENT_TO_HEADER) || null, ...(atEnd ? { queueMsAtEnd: true } : {}) };
+  const atEnd =
+    queueMs === null &&
+    (headers.get('trailer') ?? '')
+      .toLowerCase()
+      .split(/\s*,\s*/)
+      .includes(QUEUE_MS_HEADER);
+  return {
+    node: headers.get(NODE_HEADER) || fallbackNode,
+    queueMs,
+    lentTo: headers.get(LENT_TO_HEADER) || null,
+    ...(atEnd ? { queueMsAtEnd: true } : {}),
+  };
 }
 
 /** A queue time as a header or trailer carries it; null when absent or not a number. */

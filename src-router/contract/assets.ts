@@ -19,7 +19,10 @@ export const assetFetchRequestSchema = z
     root: z.string().min(1).optional().describe('destination root on this node'),
   })
   .strict()
-  .refine((b) => (b.nodeId === undefined) !== (b.url === undefined), { message: 'give exactly one of nodeId and url', path: ['nodeId'] })
+  .refine((b) => (b.nodeId === undefined) !== (b.url === undefined), {
+    message: 'give exactly one of nodeId and url',
+    path: ['nodeId'],
+  })
   .meta({ oneOf: [{ required: ['nodeId'] }, { required: ['url'] }] });
 export type AssetFetchRequest = z.infer<typeof assetFetchRequestSchema>;
 
@@ -27,5 +30,7 @@ export type AssetFetchRequest = z.infer<typeof assetFetchRequestSchema>;
 export const nodeLoadRequestSchema = z.object({ localId: z.string().min(1) }).strict();
 export type NodeLoadRequest = z.infer<typeof nodeLoadRequestSchema>;
 
-export const nodeLoadResponseSchema = z.object({ nodeId: z.string(), localId: z.string(), state: z.string(), durationMs: z.number() }).strict();
+export const nodeLoadResponseSchema = z
+  .object({ nodeId: z.string(), localId: z.string(), state: z.string(), durationMs: z.number() })
+  .strict();
 export type NodeLoadResponse = z.infer<typeof nodeLoadResponseSchema>;

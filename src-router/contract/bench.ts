@@ -19,7 +19,13 @@ export const benchMachineSchema = z
 export type BenchMachine = z.infer<typeof benchMachineSchema>;
 
 export const benchSummaryLineSchema = z
-  .object({ benchmark: z.string(), measure: z.string(), value: z.string(), ratio: z.number().nullable(), against: z.string() })
+  .object({
+    benchmark: z.string(),
+    measure: z.string(),
+    value: z.string(),
+    ratio: z.number().nullable(),
+    against: z.string(),
+  })
   .strict();
 
 export const benchRunSchema = z
@@ -39,7 +45,9 @@ export const benchRunSchema = z
 export type BenchRunWire = z.infer<typeof benchRunSchema>;
 
 /** One result row, as `--json` writes it: `benchmark`, `scenario`, the benchmark's own fields. */
-export const benchRowSchema = z.object({ benchmark: z.string(), scenario: z.string(), fields: z.record(z.string(), z.unknown()) }).strict();
+export const benchRowSchema = z
+  .object({ benchmark: z.string(), scenario: z.string(), fields: z.record(z.string(), z.unknown()) })
+  .strict();
 export type BenchRowWire = z.infer<typeof benchRowSchema>;
 
 /** Newest first. */
@@ -50,4 +58,6 @@ export const benchRunDetailSchema = z.object({ run: benchRunSchema, rows: z.arra
 export type BenchRunDetail = z.infer<typeof benchRunDetailSchema>;
 
 /** `GET /router/v1/console/bench/runs` query: how many runs, newest first. */
-export const benchRunListQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }).strict();
+export const benchRunListQuerySchema = z
+  .object({ limit: z.coerce.number().int().min(1).max(500).default(50) })
+  .strict();

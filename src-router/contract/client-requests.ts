@@ -8,7 +8,9 @@ const model = z.string({ error: 'model is required' }).min(1, 'model must not be
 
 export const chatRequestSchema = z.looseObject({
   model,
-  messages: z.array(z.looseObject({ role: z.string() }), { error: 'messages must be an array of messages' }).min(1, 'messages must not be empty'),
+  messages: z
+    .array(z.looseObject({ role: z.string() }), { error: 'messages must be an array of messages' })
+    .min(1, 'messages must not be empty'),
   stream: z.boolean().optional(),
 });
 
@@ -20,27 +22,48 @@ export const completionRequestSchema = z.looseObject({
 
 export const embeddingRequestSchema = z.looseObject({
   model,
-  input: z.union([z.string(), z.array(z.string()), z.array(z.number()), z.array(z.array(z.number()))], { error: 'input must be a string or an array' }),
+  input: z.union([z.string(), z.array(z.string()), z.array(z.number()), z.array(z.array(z.number()))], {
+    error: 'input must be a string or an array',
+  }),
 });
 
 export const imageRequestSchema = z.looseObject({
   model,
   prompt: z.string({ error: 'prompt is required' }).min(1),
   n: z.number().int().min(1).max(16).optional(),
-  size: z.string().regex(/^\d+x\d+$/, 'size must look like 512x512').optional(),
+  size: z
+    .string()
+    .regex(/^\d+x\d+$/, 'size must look like 512x512')
+    .optional(),
   steps: z.number().int().min(1).max(1000).optional(),
 });
 
 /** Ollama's keep_alive: seconds, or a Go duration string; negative keeps the model loaded (parsed by the router). */
-const keepAlive = z.union([z.string(), z.number()], { error: 'keep_alive must be a duration string (e.g. "5m") or a number of seconds' }).optional();
+const keepAlive = z
+  .union([z.string(), z.number()], { error: 'keep_alive must be a duration string (e.g. "5m") or a number of seconds' })
+  .optional();
 const ollamaOptions = z.record(z.string(), z.unknown(), { error: 'options must be an object' }).optional();
 /** `format`: "json", or a JSON schema the answer must follow. */
-const ollamaFormat = z.union([z.literal('json'), z.literal(''), z.record(z.string(), z.unknown())], { error: 'format must be "json" or a JSON schema object' }).optional();
+const ollamaFormat = z
+  .union([z.literal('json'), z.literal(''), z.record(z.string(), z.unknown())], {
+    error: 'format must be "json" or a JSON schema object',
+  })
+  .optional();
 
 export const ollamaChatSchema = z.looseObject({
   model,
   // No messages (or an empty list): Ollama's "load the model" call.
-  messages: z.array(z.looseObject({ role: z.string(), content: z.string().optional(), images: z.array(z.string()).optional(), tool_calls: z.array(z.looseObject({})).optional() }), { error: 'messages must be an array of messages' }).optional(),
+  messages: z
+    .array(
+      z.looseObject({
+        role: z.string(),
+        content: z.string().optional(),
+        images: z.array(z.string()).optional(),
+        tool_calls: z.array(z.looseObject({})).optional(),
+      }),
+      { error: 'messages must be an array of messages' },
+    )
+    .optional(),
   stream: z.boolean().optional(),
   options: ollamaOptions,
   format: ollamaFormat,
@@ -68,7 +91,11 @@ export const ollamaEmbedSchema = z.looseObject({
 
 /** `/api/show`: the model by `model` (or its older name, `name`). */
 export const ollamaModelNameSchema = z
-  .looseObject({ model: z.string().min(1).optional(), name: z.string().min(1).optional(), verbose: z.boolean().optional() })
+  .looseObject({
+    model: z.string().min(1).optional(),
+    name: z.string().min(1).optional(),
+    verbose: z.boolean().optional(),
+  })
   .refine((b) => b.model !== undefined || b.name !== undefined, { message: 'model is required', path: ['model'] })
   .meta({ anyOf: [{ required: ['model'] }, { required: ['name'] }] });
 
@@ -86,6 +113,12 @@ export function hasImageInput(body: Record<string, unknown> | undefined): boolea
     if (!m || typeof m !== 'object') return false;
     const { content, images } = m as Record<string, unknown>;
     if (Array.isArray(images) && images.length > 0) return true;
-    return Array.isArray(content) && content.some((part: unknown) => !!part && typeof part === 'object' && IMAGE_PART_TYPES.has(String((part as Record<string, unknown>).type)));
+    return (
+      Array.isArray(content) &&
+      content.some(
+        (part: unknown) =>
+          !!part && typeof part === 'object' && IMAGE_PART_TYPES.has(String((part as Record<string, unknown>).type)),
+      )
+    );
   });
 }

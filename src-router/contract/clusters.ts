@@ -19,7 +19,14 @@ const httpUrl = z
   .refine((u) => {
     try {
       const p = new URL(u);
-      return (p.protocol === 'http:' || p.protocol === 'https:') && !p.username && !p.password && (p.pathname === '/' || p.pathname === '') && !p.search && !p.hash;
+      return (
+        (p.protocol === 'http:' || p.protocol === 'https:') &&
+        !p.username &&
+        !p.password &&
+        (p.pathname === '/' || p.pathname === '') &&
+        !p.search &&
+        !p.hash
+      );
     } catch {
       return false;
     }
@@ -36,7 +43,10 @@ export type ClusterProfileCreate = z.infer<typeof clusterProfileCreateSchema>;
 export const clusterProfilePatchSchema = z
   .object({ name: name.optional(), url: httpUrl.optional(), token: token.optional() })
   .strict()
-  .refine((p) => p.name !== undefined || p.url !== undefined || p.token !== undefined, 'nothing to change: name, url or token')
+  .refine(
+    (p) => p.name !== undefined || p.url !== undefined || p.token !== undefined,
+    'nothing to change: name, url or token',
+  )
   .meta({ anyOf: [{ required: ['name'] }, { required: ['url'] }, { required: ['token'] }] });
 export type ClusterProfilePatch = z.infer<typeof clusterProfilePatchSchema>;
 

@@ -50,7 +50,9 @@ export const consoleModelListSchema = z
   .strict();
 export type ConsoleModelList = z.infer<typeof consoleModelListSchema>;
 
-export const consoleErrorSchema = z.object({ error: z.object({ message: z.string(), code: z.string() }).strict() }).strict();
+export const consoleErrorSchema = z
+  .object({ error: z.object({ message: z.string(), code: z.string() }).strict() })
+  .strict();
 
 /** `POST /router/v1/console/session`: a one-time code (from the link `routerdesk serve` opens) for the console token. */
 export const consoleSessionRequestSchema = z.object({ code: z.string().min(1).max(200) }).strict();

@@ -29,7 +29,8 @@ export interface Folded<R> {
 }
 
 /** Which stream of decisions a row belongs to: one writing node, kind, owner and helper. */
-const streamKey = (r: FoldableDecision) => JSON.stringify([r.nodeId, r.kind, r.ownerNode, r.ownerModel, r.helperNode, r.helperModel]);
+const streamKey = (r: FoldableDecision) =>
+  JSON.stringify([r.nodeId, r.kind, r.ownerNode, r.ownerModel, r.helperNode, r.helperModel]);
 const foldKey = (r: FoldableDecision) => JSON.stringify([r.event, r.outcome, r.reason, r.slots]);
 
 /**
@@ -38,7 +39,10 @@ const foldKey = (r: FoldableDecision) => JSON.stringify([r.event, r.outcome, r.r
  * interleave and each pair still folds; a different row of the same pair ends the run. A line sits where its newest
  * row was; input order is kept (newest first from the log). `adjacentOnly`: fold only rows next to each other.
  */
-export function foldDecisionRows<R extends FoldableDecision>(rows: readonly R[], opts: { adjacentOnly?: boolean } = {}): Folded<R>[] {
+export function foldDecisionRows<R extends FoldableDecision>(
+  rows: readonly R[],
+  opts: { adjacentOnly?: boolean } = {},
+): Folded<R>[] {
   const out: Folded<R>[] = [];
   const open = new Map<string, { index: number; key: string }>();
   for (const r of rows) {

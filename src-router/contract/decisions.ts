@@ -56,7 +56,11 @@ export type DecisionRowWire = z.infer<typeof decisionRowSchema>;
 
 /** Newest first; `nextCursor` asks for the next (older) page, null when there is none. */
 export const decisionPageSchema = z
-  .object({ rows: z.array(decisionRowSchema), nextCursor: z.string().nullable(), missing: z.array(z.string()).optional().describe('members whose log could not be read') })
+  .object({
+    rows: z.array(decisionRowSchema),
+    nextCursor: z.string().nullable(),
+    missing: z.array(z.string()).optional().describe('members whose log could not be read'),
+  })
   .strict();
 export type DecisionPageWire = z.infer<typeof decisionPageSchema>;
 
@@ -109,9 +113,23 @@ export const heldItemSchema = z
     returned: z.boolean(),
     stream: z.boolean(),
     // Absent from older nodes. Predictions come from the model's cost fit; null: not priced (no fit yet).
-    position: z.number().int().positive().nullable().optional().describe('1-based place among the waiting requests; null when lent'),
-    predictedStart: z.string().nullable().optional().describe('ISO time it is predicted to start at the engine (waiting requests)'),
-    predictedFinish: z.string().nullable().optional().describe('ISO time it is predicted to finish, here or (lent) at the helper'),
+    position: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .optional()
+      .describe('1-based place among the waiting requests; null when lent'),
+    predictedStart: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('ISO time it is predicted to start at the engine (waiting requests)'),
+    predictedFinish: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('ISO time it is predicted to finish, here or (lent) at the helper'),
     helper: z.string().nullable().optional().describe('a lent request: the helper, node/model'),
   })
   .strict();
@@ -119,12 +137,19 @@ export type HeldItemWire = z.infer<typeof heldItemSchema>;
 
 /** An enrolled model's queue: `active` at the engine, `held` waiting in the router or lent to a helper. */
 export const heldModelSchema = z
-  .object({ model: z.string(), depth: z.number().int(), active: z.array(heldItemSchema), held: z.array(heldItemSchema) })
+  .object({
+    model: z.string(),
+    depth: z.number().int(),
+    active: z.array(heldItemSchema),
+    held: z.array(heldItemSchema),
+  })
   .strict();
 export type HeldModelWire = z.infer<typeof heldModelSchema>;
 
 /** `error`: the node's queues could not be read this time. */
-export const heldNodeSchema = z.object({ nodeId: z.string(), models: z.array(heldModelSchema), error: z.string().optional() }).strict();
+export const heldNodeSchema = z
+  .object({ nodeId: z.string(), models: z.array(heldModelSchema), error: z.string().optional() })
+  .strict();
 export type HeldNodeWire = z.infer<typeof heldNodeSchema>;
 
 /**
@@ -148,7 +173,9 @@ export const activeRequestSchema = z
 export type ActiveRequestWire = z.infer<typeof activeRequestSchema>;
 
 /** `error`: the node's active requests could not be read (an older build does not serve them). */
-export const activeNodeSchema = z.object({ nodeId: z.string(), requests: z.array(activeRequestSchema), error: z.string().optional() }).strict();
+export const activeNodeSchema = z
+  .object({ nodeId: z.string(), requests: z.array(activeRequestSchema), error: z.string().optional() })
+  .strict();
 export type ActiveNodeWire = z.infer<typeof activeNodeSchema>;
 
 export const lendingViewSchema = z
@@ -158,7 +185,10 @@ export const lendingViewSchema = z
     settings: z.record(z.string(), z.union([z.number(), z.boolean(), z.string(), z.null()])),
     nodes: z.array(lendingNodeSchema),
     held: z.array(heldNodeSchema),
-    active: z.array(activeNodeSchema).optional().describe('UI-2: every node\'s active requests (absent from older nodes)'),
+    active: z
+      .array(activeNodeSchema)
+      .optional()
+      .describe("UI-2: every node's active requests (absent from older nodes)"),
   })
   .strict();
 export type LendingViewWire = z.infer<typeof lendingViewSchema>;

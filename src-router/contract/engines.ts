@@ -2,7 +2,15 @@ import { z } from 'zod';
 
 /** Wire objects of `GET /router/v1/console/engines`: which engine families this node can run, and with what binary. No Node imports here. */
 
-export const engineFamilySchema = z.enum(['llama-server', 'whisper-server', 'sd-server', 'koboldcpp', 'vllm', 'llama-node', 'sim']);
+export const engineFamilySchema = z.enum([
+  'llama-server',
+  'whisper-server',
+  'sd-server',
+  'koboldcpp',
+  'vllm',
+  'llama-node',
+  'sim',
+]);
 export type EngineFamily = z.infer<typeof engineFamilySchema>;
 
 export const engineInfoSchema = z

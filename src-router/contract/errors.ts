@@ -12,4 +12,3 @@ export class RouterError extends Error {
     super(message);
   }
 }
-

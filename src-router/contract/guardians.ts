@@ -65,7 +65,9 @@ export const guardianEffectiveSchema = z
 export type GuardianEffective = z.infer<typeof guardianEffectiveSchema>;
 
 /** A model that can be a guardian: a multimodal text model of the cluster catalog. */
-export const guardianCandidateSchema = z.object({ node_id: z.string(), model: z.string(), public_id: z.string() }).strict();
+export const guardianCandidateSchema = z
+  .object({ node_id: z.string(), model: z.string(), public_id: z.string() })
+  .strict();
 export type GuardianCandidate = z.infer<typeof guardianCandidateSchema>;
 
 /** GET /router/v1/site/guardians */
@@ -99,6 +101,10 @@ export const guardianPushedSettingSchema = z
 export type GuardianPushedSetting = z.infer<typeof guardianPushedSettingSchema>;
 
 export const guardiansPushSchema = z
-  .object({ version: z.number().int().min(0), epoch: z.string().optional(), settings: z.array(guardianPushedSettingSchema) })
+  .object({
+    version: z.number().int().min(0),
+    epoch: z.string().optional(),
+    settings: z.array(guardianPushedSettingSchema),
+  })
   .strict();
 export type GuardiansPush = z.infer<typeof guardiansPushSchema>;

@@ -8,8 +8,22 @@ import { leaseGrantSchema } from './decisions';
  */
 
 const costFitSchema = z.union([
-  z.object({ kind: z.literal('scaled'), interceptMs: z.number().nonnegative(), slopeMsPerWork: z.number().nonnegative(), samples: z.number().int().nonnegative() }).strict(),
-  z.object({ kind: z.literal('constant'), work: z.number().nonnegative(), meanMs: z.number().nonnegative(), samples: z.number().int().nonnegative() }).strict(),
+  z
+    .object({
+      kind: z.literal('scaled'),
+      interceptMs: z.number().nonnegative(),
+      slopeMsPerWork: z.number().nonnegative(),
+      samples: z.number().int().nonnegative(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('constant'),
+      work: z.number().nonnegative(),
+      meanMs: z.number().nonnegative(),
+      samples: z.number().int().nonnegative(),
+    })
+    .strict(),
 ]);
 
 const count = z.number().int().nonnegative();
@@ -52,10 +66,14 @@ export const lendingNodeStateSchema = z
 export const borrowedAnswerSchema = z.object({ running: count, started: z.boolean().optional() }).strict();
 
 /** HOLD-4 / HELPER-5: the master withdraws lent requests at their helper. */
-export const withdrawRequestSchema = z.object({ requestIds: z.array(z.string().min(1).max(200)).min(1).max(1000) }).strict();
+export const withdrawRequestSchema = z
+  .object({ requestIds: z.array(z.string().min(1).max(200)).min(1).max(1000) })
+  .strict();
 
 /** Per request id: withdrawn (it never starts there) or started (it holds the runtime and finishes). */
-export const withdrawAnswerSchema = z.object({ results: z.record(z.string(), z.enum(['withdrawn', 'started'])) }).strict();
+export const withdrawAnswerSchema = z
+  .object({ results: z.record(z.string(), z.enum(['withdrawn', 'started'])) })
+  .strict();
 
 /** LEASE-2/4: the master's answer to an owner's queue event. */
 export const eventAnswerSchema = z.object({ lease: leaseGrantSchema.nullable() }).strict();
@@ -67,7 +85,13 @@ export const cutAnswerSchema = z.object({ cut: z.boolean() }).strict();
 export const relayAnswerSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('answered'), status: z.number().int().min(100).max(599), body: z.unknown() }).strict(),
   z.object({ kind: z.literal('returned'), reason: z.string().max(200) }).strict(),
-  z.object({ kind: z.literal('refused'), reason: z.enum(['no_live_lease', 'helper_unreachable', 'forward_failed']), message: z.string() }).strict(),
+  z
+    .object({
+      kind: z.literal('refused'),
+      reason: z.enum(['no_live_lease', 'helper_unreachable', 'forward_failed']),
+      message: z.string(),
+    })
+    .strict(),
   // The master could not tell whether the helper got it, nor ask the helper: the owner asks the helper itself.
   z.object({ kind: z.literal('unknown'), message: z.string().max(2000) }).strict(),
 ]);
@@ -82,12 +106,22 @@ const peerModelRef = z.object({ nodeId: z.string().min(1), model: z.string().min
 
 /** An owner's queue event to the master; a slave sends its lending state with it, an older one does not. */
 export const offloadEventRequestSchema = z
-  .object({ owner: peerModelRef, trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']), state: lendingNodeStateSchema.optional() })
+  .object({
+    owner: peerModelRef,
+    trigger: z.enum(['enqueued', 'completed', 'borrowed_completed', 'probe_due', 'tick']),
+    state: lendingNodeStateSchema.optional(),
+  })
   .strict();
 
 /** LEASE-5: an owner asks the master to run one of its queued requests on the lease's helper. */
 export const relayRequestSchema = z
-  .object({ requestId: z.string(), owner: peerModelRef, helper: peerModelRef, endpoint: z.enum(['chat', 'completion', 'embedding', 'image']), json: z.record(z.string(), z.unknown()) })
+  .object({
+    requestId: z.string(),
+    owner: peerModelRef,
+    helper: peerModelRef,
+    endpoint: z.enum(['chat', 'completion', 'embedding', 'image']),
+    json: z.record(z.string(), z.unknown()),
+  })
   .strict();
 
 /** The master's push of an owner's lease (null: none) to the slave that owns the model. */

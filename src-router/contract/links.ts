@@ -29,7 +29,10 @@ export const linkCreateSchema = z
     helper: linkEndSchema,
     load_if_unloaded: z.boolean().default(true),
     restore_after_borrow: z.boolean().default(false),
-    acknowledge_different_weights: z.boolean().optional().describe('required (true) for the first link to a helper model with different weights'),
+    acknowledge_different_weights: z
+      .boolean()
+      .optional()
+      .describe('required (true) for the first link to a helper model with different weights'),
   })
   .strict();
 export type LinkCreateInput = z.input<typeof linkCreateSchema>;
@@ -74,7 +77,10 @@ export const linkCandidateSchema = z
     weights: linkWeightsSchema,
     label: z.enum(['same weights', 'different weights']),
     disabled: z.boolean(),
-    reason: z.string().nullable().describe('disabled: why it cannot be linked; acknowledgement_required: the warning to acknowledge; else null'),
+    reason: z
+      .string()
+      .nullable()
+      .describe('disabled: why it cannot be linked; acknowledgement_required: the warning to acknowledge; else null'),
     code: z.string().nullable(),
     acknowledgement_required: z.boolean().describe('saving this link needs acknowledge_different_weights: true'),
   })
@@ -85,7 +91,9 @@ export const linkCandidateListSchema = z
   .object({
     lane: linkLaneSchema,
     anchor: linkEndSchema.extend({ public_id: z.string(), model_hash: z.string().nullable() }).strict(),
-    anchor_role: z.enum(['owner', 'helper']).describe('owner: candidates are helpers it would lend to; helper: candidates are owners'),
+    anchor_role: z
+      .enum(['owner', 'helper'])
+      .describe('owner: candidates are helpers it would lend to; helper: candidates are owners'),
     candidates: z.array(linkCandidateSchema),
   })
   .strict();

@@ -11,10 +11,21 @@ import { guardiansPushSchema } from './guardians';
 const ref = z.object({ nodeId: z.string().min(1), model: z.string().min(1) }).strict();
 
 /** One link as the master hands it to slaves. */
-export const linkSpecSchema = z.object({ id: z.string(), lane: z.enum(['image', 'text']), owner: ref, helper: ref, loadIfUnloaded: z.boolean(), restoreAfterBorrow: z.boolean() }).strict();
+export const linkSpecSchema = z
+  .object({
+    id: z.string(),
+    lane: z.enum(['image', 'text']),
+    owner: ref,
+    helper: ref,
+    loadIfUnloaded: z.boolean(),
+    restoreAfterBorrow: z.boolean(),
+  })
+  .strict();
 
 /** The links the master runs (the body of a links push, and the `links` of the settings a slave reads). */
-export const linksPushSchema = z.object({ version: z.number().int().min(0), epoch: z.string().optional(), links: z.array(linkSpecSchema) }).strict();
+export const linksPushSchema = z
+  .object({ version: z.number().int().min(0), epoch: z.string().optional(), links: z.array(linkSpecSchema) })
+  .strict();
 export type LinksPush = z.infer<typeof linksPushSchema>;
 
 /** A node of the cluster as its master lists it: where it answers worker requests (null: not known to the master). */
@@ -30,7 +41,9 @@ export const masterSettingsSchema = z
     master: z.string().min(1).describe("the master's node ID"),
     links: linksPushSchema,
     guardians: guardiansPushSchema,
-    members: z.array(masterMemberSchema).describe('the master first (its url: `cluster.public_url`, or null), then every member it knows'),
+    members: z
+      .array(masterMemberSchema)
+      .describe('the master first (its url: `cluster.public_url`, or null), then every member it knows'),
   })
   .strict();
 export type MasterSettings = z.infer<typeof masterSettingsSchema>;

@@ -23,12 +23,18 @@ export const modelConfigEntrySchema = z
     file: z.string().describe('absolute path of the file'),
     config: configObject.nullable().describe('the file as written, as JSON; null when it is no YAML mapping'),
     error: modelConfigErrorSchema.nullable(),
-    in_force: configObject.nullable().describe('the config the node runs for this file (parsed form): the last good one while the file is invalid; null when none'),
+    in_force: configObject
+      .nullable()
+      .describe(
+        'the config the node runs for this file (parsed form): the last good one while the file is invalid; null when none',
+      ),
   })
   .strict();
 export type ModelConfigEntry = z.infer<typeof modelConfigEntrySchema>;
 
-export const modelConfigListSchema = z.object({ config_dir: z.string(), configs: z.array(modelConfigEntrySchema) }).strict();
+export const modelConfigListSchema = z
+  .object({ config_dir: z.string(), configs: z.array(modelConfigEntrySchema) })
+  .strict();
 export type ModelConfigList = z.infer<typeof modelConfigListSchema>;
 
 /** Body of POST and PUT. */

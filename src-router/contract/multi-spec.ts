@@ -12,7 +12,8 @@ export const MULTI_MESSAGES = {
   empty: 'Enter at least one name:weight pair.',
   emptyEntry: 'Remove the empty entry and separate pairs with single commas.',
   notPair: (entry: string) => `"${entry}" is not a name:weight pair (for example ${EXAMPLE_PAIR}).`,
-  notWeightable: (name: string, weightable: readonly string[]) => `"${name}" is not weightable. Weightable scorers: ${weightable.join(', ')}.`,
+  notWeightable: (name: string, weightable: readonly string[]) =>
+    `"${name}" is not weightable. Weightable scorers: ${weightable.join(', ')}.`,
   weight: (name: string) => `The weight of "${name}" must be a number above zero.`,
 } as const;
 
@@ -26,7 +27,8 @@ export type MultiPairsResult = { ok: true; pairs: WeightedPair[]; spec: string }
 /** The pairs of a spec (`multi:` prefix optional), or the first problem. `spec` is the text to publish: trimmed, prefixed. */
 export function parseMultiPairs(text: string, multiScorers: readonly string[]): MultiPairsResult {
   const trimmed = text.trim();
-  const body = trimmed === 'multi' ? '' : trimmed.startsWith(MULTI_PREFIX) ? trimmed.slice(MULTI_PREFIX.length) : trimmed;
+  const body =
+    trimmed === 'multi' ? '' : trimmed.startsWith(MULTI_PREFIX) ? trimmed.slice(MULTI_PREFIX.length) : trimmed;
   if (!body.trim()) return { ok: false, message: MULTI_MESSAGES.empty };
   const pairs: WeightedPair[] = [];
   for (const raw of body.split(',')) {

@@ -43,13 +43,19 @@ export const nodeSnapshotSchema = z
     startedAt: z.string(),
     runtimeStatus: z.boolean().describe('serves /router/v1/node/runtime-status (STT-5)'),
     linksVersion: z.number().int().optional().describe('version of the links this node applied (LEASE-1)'),
-    guardiansVersion: z.number().int().optional().describe('version of the guardian settings this node applied (GUARD-1)'),
+    guardiansVersion: z
+      .number()
+      .int()
+      .optional()
+      .describe('version of the guardian settings this node applied (GUARD-1)'),
     models: z.array(nodeModelRecordSchema),
   })
   .strict();
 export type NodeSnapshot = z.infer<typeof nodeSnapshotSchema>;
 
-export const registerResponseSchema = z.object({ accepted: z.literal(true), masterId: z.string(), syncIntervalMs: z.number() }).strict();
+export const registerResponseSchema = z
+  .object({ accepted: z.literal(true), masterId: z.string(), syncIntervalMs: z.number() })
+  .strict();
 
 /** Per-model and whole-node load, for STT scheduling now and lending later. */
 export const modelRuntimeSchema = z
@@ -100,7 +106,16 @@ export const clusterModelSchema = z
     id: z.string(),
     baseId: z.string(),
     capabilities: z.array(z.string()),
-    replicas: z.array(z.object({ nodeId: z.string(), localId: z.string(), available: z.boolean(), source: recordSourceSchema.optional() }).strict()),
+    replicas: z.array(
+      z
+        .object({
+          nodeId: z.string(),
+          localId: z.string(),
+          available: z.boolean(),
+          source: recordSourceSchema.optional(),
+        })
+        .strict(),
+    ),
     configHash: z.string(),
     modelHash: z.string().nullable(),
     /** ID-1: this node's replica's source when it has one, else the first replica's; optional (an older node's answer has none). */

@@ -29,13 +29,25 @@ function tolerant(schema: z.ZodType): z.ZodType {
   const inner = (key: string) => ({ [key]: peerRead(def[key] as z.ZodType) });
   switch (def.type) {
     case 'object': {
-      const shape = Object.fromEntries(Object.entries(def.shape as Record<string, z.ZodType>).map(([k, v]) => [k, peerRead(v)]));
-      const catchall = isStrict(def.catchall) ? undefined : def.catchall === undefined ? undefined : peerRead(def.catchall as z.ZodType);
+      const shape = Object.fromEntries(
+        Object.entries(def.shape as Record<string, z.ZodType>).map(([k, v]) => [k, peerRead(v)]),
+      );
+      const catchall = isStrict(def.catchall)
+        ? undefined
+        : def.catchall === undefined
+          ? undefined
+          : peerRead(def.catchall as z.ZodType);
       return clone(schema, { ...def, shape, catchall });
     }
     case 'array':
       return clone(schema, { ...def, ...inner('element') });
-    case 'optional': case 'nullable': case 'default': case 'prefault': case 'catch': case 'readonly': case 'nonoptional':
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'catch':
+    case 'readonly':
+    case 'nonoptional':
       return clone(schema, { ...def, ...inner('innerType') });
     case 'record':
       return clone(schema, { ...def, ...inner('valueType') });
@@ -46,7 +58,11 @@ function tolerant(schema: z.ZodType): z.ZodType {
     case 'pipe':
       return clone(schema, { ...def, ...inner('in'), ...inner('out') });
     case 'tuple':
-      return clone(schema, { ...def, items: (def.items as z.ZodType[]).map((o) => peerRead(o)), rest: def.rest ? peerRead(def.rest as z.ZodType) : def.rest });
+      return clone(schema, {
+        ...def,
+        items: (def.items as z.ZodType[]).map((o) => peerRead(o)),
+        rest: def.rest ? peerRead(def.rest as z.ZodType) : def.rest,
+      });
     case 'lazy': {
       const getter = def.getter as () => z.ZodType;
       return clone(schema, { ...def, getter: () => peerRead(getter()) });

@@ -9,8 +9,13 @@ import { decisionRowSchema } from './decisions';
 
 /** The settings a replay may change (cluster.* keys, durations in ms). */
 export const REPLAY_SETTING_KEYS = [
-  'scheduling_backend_depth', 'scheduling_refresh_interval', 'scheduling_min_samples', 'scheduling_sample_window', 'scheduling_context_reserve',
-  'offload_probe_idle', 'offload_hold_for_faster_helper',
+  'scheduling_backend_depth',
+  'scheduling_refresh_interval',
+  'scheduling_min_samples',
+  'scheduling_sample_window',
+  'scheduling_context_reserve',
+  'offload_probe_idle',
+  'offload_hold_for_faster_helper',
 ] as const;
 export type ReplaySettingKey = (typeof REPLAY_SETTING_KEYS)[number];
 
@@ -60,7 +65,11 @@ const nms = z.number().nullable();
 export const replayOutcomeSchema = z
   .object({
     requests: z.number().int(),
-    bursts: z.array(z.object({ index: z.number().int(), startedAt: z.number(), requests: z.number().int(), makespanMs: z.number() }).strict()),
+    bursts: z.array(
+      z
+        .object({ index: z.number().int(), startedAt: z.number(), requests: z.number().int(), makespanMs: z.number() })
+        .strict(),
+    ),
     waitP50Ms: nms,
     waitP95Ms: nms,
     completionP50Ms: nms,

@@ -9,21 +9,28 @@ const model = z.string({ error: 'model is required' }).min(1, 'model must not be
 const refused = (why: string) => z.never({ error: why }).nullish();
 
 /** Adds `type: "message"` to an item that has a role and no type (the short form `{role, content}`). */
-const typedItem = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) && !('type' in v) && 'role' in v ? { ...v, type: 'message' } : v);
+const typedItem = (v: unknown) =>
+  v && typeof v === 'object' && !Array.isArray(v) && !('type' in v) && 'role' in v ? { ...v, type: 'message' } : v;
 
 /**
  * A string where a list is also allowed becomes that list, so a bad entry of the list is reported at its own path
  * (a union would report only "string or array" at the parent).
  */
-const listOrString = <T extends z.ZodType>(list: z.ZodArray<T>, fromString: (s: string) => unknown[]) => z.preprocess((v) => (typeof v === 'string' ? fromString(v) : v), list);
+const listOrString = <T extends z.ZodType>(list: z.ZodArray<T>, fromString: (s: string) => unknown[]) =>
+  z.preprocess((v) => (typeof v === 'string' ? fromString(v) : v), list);
 const textPart = (text: string) => [{ type: 'input_text', text }];
 
 const inputText = z.looseObject({ type: z.literal('input_text'), text: z.string({ error: 'text must be a string' }) });
-const outputText = z.looseObject({ type: z.literal('output_text'), text: z.string({ error: 'text must be a string' }) });
+const outputText = z.looseObject({
+  type: z.literal('output_text'),
+  text: z.string({ error: 'text must be a string' }),
+});
 const refusal = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 const inputImage = z.looseObject({
   type: z.literal('input_image'),
-  image_url: z.string({ error: 'image_url (a URL or a data: URL) is required: file_id images are not supported here' }).min(1),
+  image_url: z
+    .string({ error: 'image_url (a URL or a data: URL) is required: file_id images are not supported here' })
+    .min(1),
   detail: z.enum(['low', 'high', 'auto', 'original']).nullish(),
 });
 
@@ -33,8 +40,13 @@ const contentPart = z.discriminatedUnion('type', [inputText, outputText, refusal
 
 export const responsesMessageSchema = z.looseObject({
   type: z.literal('message'),
-  role: z.enum(['user', 'assistant', 'system', 'developer'], { error: 'role must be user, assistant, system or developer' }),
-  content: listOrString(z.array(contentPart, { error: 'content must be a string or an array of content parts' }), textPart),
+  role: z.enum(['user', 'assistant', 'system', 'developer'], {
+    error: 'role must be user, assistant, system or developer',
+  }),
+  content: listOrString(
+    z.array(contentPart, { error: 'content must be a string or an array of content parts' }),
+    textPart,
+  ),
 });
 
 export const responsesFunctionCallSchema = z.looseObject({
@@ -48,19 +60,30 @@ export const responsesFunctionCallSchema = z.looseObject({
 export const responsesFunctionCallOutputSchema = z.looseObject({
   type: z.literal('function_call_output'),
   call_id: z.string({ error: 'call_id is required' }).min(1),
-  output: listOrString(z.array(z.discriminatedUnion('type', [inputText, outputText], { error: 'output parts must be input_text' }), { error: 'output must be a string or text parts' }), textPart),
+  output: listOrString(
+    z.array(z.discriminatedUnion('type', [inputText, outputText], { error: 'output parts must be input_text' }), {
+      error: 'output must be a string or text parts',
+    }),
+    textPart,
+  ),
 });
 
 const inputItem = z.preprocess(
   typedItem,
-  z.discriminatedUnion('type', [responsesMessageSchema, responsesFunctionCallSchema, responsesFunctionCallOutputSchema], {
-    error: 'an input item must be a message, a function_call or a function_call_output',
-  }),
+  z.discriminatedUnion(
+    'type',
+    [responsesMessageSchema, responsesFunctionCallSchema, responsesFunctionCallOutputSchema],
+    {
+      error: 'an input item must be a message, a function_call or a function_call_output',
+    },
+  ),
 );
 
 export const responsesFunctionToolSchema = z.looseObject({
   type: z.literal('function'),
-  name: z.string({ error: 'name is required' }).regex(/^[a-zA-Z0-9_-]{1,64}$/, 'name must be 1-64 letters, digits, _ or -'),
+  name: z
+    .string({ error: 'name is required' })
+    .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'name must be 1-64 letters, digits, _ or -'),
   description: z.string().nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
@@ -89,21 +112,31 @@ export const responsesToolChoiceSchema = z.union(
 
 export const responsesRequestSchema = z.looseObject({
   model,
-  input: listOrString(z.array(inputItem, { error: 'input must be a string or an array of input items' }), (text) => [{ type: 'message', role: 'user', content: text }]),
+  input: listOrString(z.array(inputItem, { error: 'input must be a string or an array of input items' }), (text) => [
+    { type: 'message', role: 'user', content: text },
+  ]),
   instructions: z.string({ error: 'instructions must be a string' }).nullish(),
   max_output_tokens: z.number().int().min(1, 'max_output_tokens must be at least 1').nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().gt(0).max(1).nullish(),
   stream: z.boolean().nullish(),
   tools: z
-    .array(z.discriminatedUnion('type', [responsesFunctionToolSchema], { error: 'only function tools are supported (built-in tools such as web_search are not)' }))
+    .array(
+      z.discriminatedUnion('type', [responsesFunctionToolSchema], {
+        error: 'only function tools are supported (built-in tools such as web_search are not)',
+      }),
+    )
     .nullish(),
   tool_choice: responsesToolChoiceSchema.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   text: z.looseObject({ format: textFormat.nullish() }).nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
-  previous_response_id: refused('previous_response_id is not supported: this node keeps no responses; send the whole conversation in input'),
-  conversation: refused('conversation is not supported: this node keeps no conversations; send the whole conversation in input'),
+  previous_response_id: refused(
+    'previous_response_id is not supported: this node keeps no responses; send the whole conversation in input',
+  ),
+  conversation: refused(
+    'conversation is not supported: this node keeps no conversations; send the whole conversation in input',
+  ),
   prompt: refused('prompt templates are not supported; send instructions and input'),
   background: z.literal(false, { error: 'background responses are not supported' }).nullish(),
 });
@@ -119,7 +152,11 @@ const toolCall = z.looseObject({
   type: z.string().nullish(),
   function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
 });
-const chatUsage = z.looseObject({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish(), total_tokens: z.number().nullish() });
+const chatUsage = z.looseObject({
+  prompt_tokens: z.number().nullish(),
+  completion_tokens: z.number().nullish(),
+  total_tokens: z.number().nullish(),
+});
 
 export const chatCompletionAnswerSchema = z.looseObject({
   id: z.string().nullish(),

@@ -34,8 +34,12 @@ export const cpuStatsSchema = z
     cores: count('logical cores').optional(),
     load: percent('CPU busy time over the last publish interval, all cores').optional(),
     loadavg: z.number().nonnegative().describe('1-minute load average (runnable tasks, not a percent)').optional(),
-    tensorParallel: count('tensor-parallel width of the loaded model (same as servingConfig.tensorParallel)').optional(),
-    maxContext: count('maximum context length of the loaded model, tokens (same as servingConfig.maxModelLen)').optional(),
+    tensorParallel: count(
+      'tensor-parallel width of the loaded model (same as servingConfig.tensorParallel)',
+    ).optional(),
+    maxContext: count(
+      'maximum context length of the loaded model, tokens (same as servingConfig.maxModelLen)',
+    ).optional(),
   })
   .describe('CPU gauges');
 
@@ -95,18 +99,29 @@ export type RuntimeBlob = z.infer<typeof runtimeBlobSchema>;
 
 /** Each field of an object schema, optional, and absent when malformed. */
 function lenientShape<S extends z.ZodRawShape>(shape: S) {
-  return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, (v as z.ZodType).optional().catch(undefined)])) as unknown as {
+  return Object.fromEntries(
+    Object.entries(shape).map(([k, v]) => [k, (v as z.ZodType).optional().catch(undefined)]),
+  ) as unknown as {
     [K in keyof S]: z.ZodCatch<z.ZodOptional<S[K]>>;
   };
 }
-const lenientObject = <S extends z.ZodRawShape>(o: z.ZodObject<S>) => z.object(lenientShape(o.shape)).optional().catch(undefined);
+const lenientObject = <S extends z.ZodRawShape>(o: z.ZodObject<S>) =>
+  z.object(lenientShape(o.shape)).optional().catch(undefined);
 
 /** A self-test entry as read: what it has (RT-2). */
-export const selfTestEntrySchema = z.object(lenientShape(selfTestResultSchema.shape)).catch({}).describe('one boot diagnostic as read: malformed fields absent');
+export const selfTestEntrySchema = z
+  .object(lenientShape(selfTestResultSchema.shape))
+  .catch({})
+  .describe('one boot diagnostic as read: malformed fields absent');
 
 export const runtimeBlobReadSchema = z
   .object({
-    ...lenientShape({ host: runtimeBlobSchema.shape.host, version: runtimeBlobSchema.shape.version, uptime: runtimeBlobSchema.shape.uptime, engine: runtimeBlobSchema.shape.engine }),
+    ...lenientShape({
+      host: runtimeBlobSchema.shape.host,
+      version: runtimeBlobSchema.shape.version,
+      uptime: runtimeBlobSchema.shape.uptime,
+      engine: runtimeBlobSchema.shape.engine,
+    }),
     gpu: lenientObject(gpuStatsSchema),
     cpu: lenientObject(cpuStatsSchema),
     memory: lenientObject(memoryStatsSchema),
@@ -120,11 +135,17 @@ export type SelfTestEntry = z.infer<typeof selfTestEntrySchema>;
 
 /** What `runtime.health` answers: the blob (its malformed fields dropped and named), or that nothing readable is published and why. */
 export const runtimeHealthSchema = z.discriminatedUnion('published', [
-  z.object({ published: z.literal(false), reason: z.string().optional().describe('absent when simply nothing is published') }),
+  z.object({
+    published: z.literal(false),
+    reason: z.string().optional().describe('absent when simply nothing is published'),
+  }),
   z.object({
     published: z.literal(true),
     blob: runtimeBlobReadSchema,
-    malformed: z.array(z.string()).optional().describe('paths of fields dropped because they were malformed (e.g. selfTests.1.ms)'),
+    malformed: z
+      .array(z.string())
+      .optional()
+      .describe('paths of fields dropped because they were malformed (e.g. selfTests.1.ms)'),
   }),
 ]);
 export type RuntimeHealth = z.infer<typeof runtimeHealthSchema>;
@@ -159,7 +180,9 @@ export const metricProfileInfoSchema = z
   .object({
     name: z.string(),
     reads: z.array(z.string()).describe('engine /metrics names the profile reads'),
-    provides: z.array(z.string()).describe('router metrics it fills; a strategy requiring others stays cold (random) for such pods'),
+    provides: z
+      .array(z.string())
+      .describe('router metrics it fills; a strategy requiring others stays cold (random) for such pods'),
   })
   .strict();
 
@@ -191,13 +214,18 @@ export const routingViewSchema = z
     canWrite: z.boolean(),
     defaultMultiSpec: z.string(),
     keyspaceReachable: z.boolean(),
-    gate: z.object({ deployment: z.string(), operators: z.string() }).strict().describe('config keys of the two write gates (ROUTE-8)'),
+    gate: z
+      .object({ deployment: z.string(), operators: z.string() })
+      .strict()
+      .describe('config keys of the two write gates (ROUTE-8)'),
     status: liveRoutingStatusSchema,
   })
   .strict();
 
 /** `POST runtime.setRouting` body: `routesEngine` only when the operator picked a profile (ROUTE-5). */
-export const setRoutingRequestSchema = z.object({ strategy: z.string({ error: 'strategy is required' }), routesEngine: z.string().optional() }).strict();
+export const setRoutingRequestSchema = z
+  .object({ strategy: z.string({ error: 'strategy is required' }), routesEngine: z.string().optional() })
+  .strict();
 export const setRoutingAnswerSchema = z
   .object({ desired: z.object({ strategy: z.string(), routes_engine: z.string().optional() }).strict() })
   .strict();

@@ -15,10 +15,24 @@ export const SETTINGS_MASK = '••••••••';
 export const MASK_ITEM_SEPARATOR = '#';
 
 /** Tokens that look like a value someone forgot to change (ROLE-2). */
-export const PLACEHOLDER_TOKENS = ['', 'changeme', 'change-me', 'change_me', 'token', 'secret', 'password', 'placeholder', 'xxx', 'todo', 'default', 'example'];
+export const PLACEHOLDER_TOKENS = [
+  '',
+  'changeme',
+  'change-me',
+  'change_me',
+  'token',
+  'secret',
+  'password',
+  'placeholder',
+  'xxx',
+  'todo',
+  'default',
+  'example',
+];
 
 /** ROLE-2: a cluster token a master or slave refuses (a placeholder, or shorter than 8 characters). */
-export const isPlaceholderToken = (token: string) => PLACEHOLDER_TOKENS.includes(token.trim().toLowerCase()) || token.trim().length < 8;
+export const isPlaceholderToken = (token: string) =>
+  PLACEHOLDER_TOKENS.includes(token.trim().toLowerCase()) || token.trim().length < 8;
 
 /** `GET /health`: liveness; `started_at` tells a restarted node from the one before it (the Settings screen waits on it). */
 export const healthAnswerSchema = z

@@ -50,7 +50,12 @@ export type TimelineLoadWire = z.infer<typeof timelineLoadSchema>;
 
 /** One node's rows (`nodeId`: the node whose store they came from), oldest first; `truncated`: older rows were left out. */
 export const timelineNodeSchema = z
-  .object({ nodeId: z.string(), requests: z.array(timelineRequestSchema), loads: z.array(timelineLoadSchema), truncated: z.boolean() })
+  .object({
+    nodeId: z.string(),
+    requests: z.array(timelineRequestSchema),
+    loads: z.array(timelineLoadSchema),
+    truncated: z.boolean(),
+  })
   .strict();
 export type TimelineNodeWire = z.infer<typeof timelineNodeSchema>;
 

@@ -22,7 +22,8 @@ export interface CostSample {
   durationMs: number;
 }
 
-const usable = (s: CostSample) => Number.isFinite(s.work) && s.work >= 0 && Number.isFinite(s.durationMs) && s.durationMs >= 0;
+const usable = (s: CostSample) =>
+  Number.isFinite(s.work) && s.work >= 0 && Number.isFinite(s.durationMs) && s.durationMs >= 0;
 
 /**
  * PRICE-2: null below `minSamples`. Every sample the same work → a constant fit for that work only.
@@ -87,7 +88,8 @@ export interface AnalyticsFitOptions {
  */
 export function serviceSampleMs(row: RequestRow): number | null {
   if (typeof row.serviceMs === 'number' && Number.isFinite(row.serviceMs)) return Math.max(0, row.serviceMs);
-  if (row.serviceSource === null || row.serviceSource === undefined) return Math.max(0, row.durationMs - (row.queueWaitMs ?? 0));
+  if (row.serviceSource === null || row.serviceSource === undefined)
+    return Math.max(0, row.durationMs - (row.queueWaitMs ?? 0));
   return null;
 }
 

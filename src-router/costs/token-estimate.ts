@@ -39,15 +39,22 @@ export const PROFILE_REACH = 2;
  * drive the ratio to zero or below and no configured margin is involved.
  */
 export function tokenProfile(samples: TokenSample[], minSamples: number): TokenProfile | null {
-  const ok = samples.filter((s) => Number.isFinite(s.bodyBytes) && s.bodyBytes > 0 && Number.isFinite(s.promptTokens) && s.promptTokens > 0);
+  const ok = samples.filter(
+    (s) => Number.isFinite(s.bodyBytes) && s.bodyBytes > 0 && Number.isFinite(s.promptTokens) && s.promptTokens > 0,
+  );
   const n = ok.length;
   if (n === 0 || n < minSamples) return null;
   const ratios = ok.map((s) => s.bodyBytes / s.promptTokens);
   const mean = ratios.reduce((a, r) => a + r, 0) / n;
   const spread = n > 1 ? Math.sqrt(ratios.reduce((a, r) => a + (r - mean) ** 2, 0) / (n - 1)) : 0;
-  const answers = ok.map((s) => s.answerTokens).filter((a): a is number => typeof a === 'number' && Number.isFinite(a) && a >= 0);
+  const answers = ok
+    .map((s) => s.answerTokens)
+    .filter((a): a is number => typeof a === 'number' && Number.isFinite(a) && a >= 0);
   return {
-    bytesPerToken: Math.max(mean - spread, ratios.reduce((m, r) => (r < m ? r : m), Infinity)),
+    bytesPerToken: Math.max(
+      mean - spread,
+      ratios.reduce((m, r) => (r < m ? r : m), Infinity),
+    ),
     meanBytesPerToken: mean,
     spreadBytesPerToken: spread,
     meanAnswerTokens: answers.length ? answers.reduce((a, x) => a + x, 0) / answers.length : null,
@@ -79,11 +86,17 @@ export function tokenUpperBound(bodyBytes: number, maxTokens: number | undefined
  * profile there is no estimate, and the safe upper bound stands in (PROBE-2: a helper whose window surely holds
  * the work is probed before the owner has measured anything).
  */
-export function estimateTokens(bodyBytes: number, profile: TokenProfile | null, maxTokens: number | undefined, contextReserve: number): number {
+export function estimateTokens(
+  bodyBytes: number,
+  profile: TokenProfile | null,
+  maxTokens: number | undefined,
+  contextReserve: number,
+): number {
   const bound = tokenUpperBound(bodyBytes, maxTokens, contextReserve);
   const prompt = estimatePromptTokens(bodyBytes, profile);
   // No profile, or a body far larger than any the profile was measured on: the safe bound, not an extrapolation.
-  if (prompt === null || !profile || (profile.maxBodyBytes > 0 && bodyBytes > PROFILE_REACH * profile.maxBodyBytes)) return bound;
+  if (prompt === null || !profile || (profile.maxBodyBytes > 0 && bodyBytes > PROFILE_REACH * profile.maxBodyBytes))
+    return bound;
   const answer = maxTokens ?? Math.max(contextReserve, Math.ceil(profile.meanAnswerTokens ?? 0));
   return Math.min(bound, prompt + answer);
 }
@@ -94,7 +107,11 @@ export interface QueuedTextRequest {
 }
 
 /** ModelState.meanHeldTokens: mean estimated size (the safe bound without a profile) of the owner's lendable queued requests; null without requests. */
-export function meanEstimatedTokens(requests: QueuedTextRequest[], profile: TokenProfile | null, contextReserve: number): number | null {
+export function meanEstimatedTokens(
+  requests: QueuedTextRequest[],
+  profile: TokenProfile | null,
+  contextReserve: number,
+): number | null {
   if (requests.length === 0) return null;
   let sum = 0;
   for (const r of requests) sum += estimateTokens(r.bodyBytes, profile, r.maxTokens, contextReserve);

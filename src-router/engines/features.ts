@@ -34,7 +34,11 @@ export function requestedFeatures(endpoint: Endpoint, json: Record<string, unkno
  * The first feature `backend` does not honour among those the body asks for; undefined when it honours them all.
  * Backends that are not a family of this node (a static route's endpoint, whose engine is not known) pass everything on.
  */
-export function unhonouredFeature(backend: string, endpoint: Endpoint, json: Record<string, unknown> | undefined): ChatFeature | undefined {
+export function unhonouredFeature(
+  backend: string,
+  endpoint: Endpoint,
+  json: Record<string, unknown> | undefined,
+): ChatFeature | undefined {
   const honoured = (FAMILY_FEATURES as Record<string, readonly ChatFeature[] | undefined>)[backend];
   if (!honoured) return undefined;
   return requestedFeatures(endpoint, json).find((f) => !honoured.includes(f));

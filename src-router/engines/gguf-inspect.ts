@@ -1,5 +1,5 @@
-import { readGgufHeader, GgufHeaderTooLarge } from './llama-node/gguf-reader';
 import type { GgufValue } from './llama-node/gguf-format';
+import { GgufHeaderTooLarge, readGgufHeader } from './llama-node/gguf-reader';
 
 /** The most of a GGUF file read to inspect it: its metadata, arrays moved past unread. */
 export const INSPECT_MAX_HEADER_BYTES = 64 * 1024 * 1024;
@@ -7,7 +7,16 @@ export const INSPECT_MAX_HEADER_BYTES = 64 * 1024 * 1024;
 export const INSPECT_MAX_KEYS = 4096;
 
 /** Architectures that only embed (no text generation). */
-const EMBEDDING_ARCHITECTURES = new Set(['bert', 'nomic-bert', 'nomic-bert-moe', 'jina-bert-v2', 'jina-bert-v3', 'neo-bert', 'modern-bert', 't5encoder']);
+const EMBEDDING_ARCHITECTURES = new Set([
+  'bert',
+  'nomic-bert',
+  'nomic-bert-moe',
+  'jina-bert-v2',
+  'jina-bert-v3',
+  'neo-bert',
+  'modern-bert',
+  't5encoder',
+]);
 
 /** llama.cpp's pooling types: 0 none, 1 mean, 2 cls, 3 last, 4 rank (a reranker). */
 const EMBEDDING_POOLING = new Set([1, 2, 3]);
@@ -32,7 +41,9 @@ export function ggufFacts(metadata: ReadonlyMap<string, GgufValue>): GgufFacts {
     architecture,
     name: str(metadata.get('general.name')),
     contextLength: architecture ? int(metadata.get(`${architecture}.context_length`)) : null,
-    embedding: (architecture !== null && EMBEDDING_ARCHITECTURES.has(architecture)) || (pooling !== null && EMBEDDING_POOLING.has(pooling)),
+    embedding:
+      (architecture !== null && EMBEDDING_ARCHITECTURES.has(architecture)) ||
+      (pooling !== null && EMBEDDING_POOLING.has(pooling)),
     projector: architecture === 'clip' || str(metadata.get('general.type')) === 'mmproj',
   };
 }
@@ -47,10 +58,16 @@ export function suggestedCapabilities(facts: GgufFacts, hasProjector: boolean): 
 /** Reads a GGUF file's metadata (bounded, arrays skipped); a clear message when it is not a GGUF file it can read. */
 export async function readGgufFacts(path: string): Promise<{ facts: GgufFacts; size: number } | { error: string }> {
   try {
-    const header = await readGgufHeader(path, { maxBytes: INSPECT_MAX_HEADER_BYTES, maxMetadataKeys: INSPECT_MAX_KEYS, metadataOnly: true, skipArrays: true });
+    const header = await readGgufHeader(path, {
+      maxBytes: INSPECT_MAX_HEADER_BYTES,
+      maxMetadataKeys: INSPECT_MAX_KEYS,
+      metadataOnly: true,
+      skipArrays: true,
+    });
     return { facts: ggufFacts(header.metadata), size: header.fileSize };
   } catch (err) {
-    if (err instanceof GgufHeaderTooLarge) return { error: `its GGUF metadata is larger than ${INSPECT_MAX_HEADER_BYTES / 1024 / 1024} MiB` };
+    if (err instanceof GgufHeaderTooLarge)
+      return { error: `its GGUF metadata is larger than ${INSPECT_MAX_HEADER_BYTES / 1024 / 1024} MiB` };
     const message = (err as Error).message;
     if (/is not a GGUF file/.test(message)) return { error: 'it is not a GGUF file' };
     return { error: `its GGUF header cannot be read: ${message.replace(path, 'the file')}` };

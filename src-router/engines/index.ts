@@ -1,5 +1,5 @@
-export * from './types';
-export * from './shapes';
 export * from './adapters';
 export * from './command-template';
 export * from './features';
+export * from './shapes';
+export * from './types';

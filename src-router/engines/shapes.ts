@@ -23,7 +23,11 @@ export const SHAPES: Record<EngineShape, { healthPath: string; routes: Partial<R
     routes: {
       ...OPENAI_TEXT,
       image: { kind: 'kobold-txt2img', path: '/sdapi/v1/txt2img' },
-      transcription: { kind: 'multipart-transcription', path: '/v1/audio/transcriptions', responseFormat: 'verbose_json' },
+      transcription: {
+        kind: 'multipart-transcription',
+        path: '/v1/audio/transcriptions',
+        responseFormat: 'verbose_json',
+      },
     },
   },
 };

@@ -5,7 +5,7 @@
  * guardian answers and its public ID, as pushed.
  */
 import type { GuardianScope } from '../contract';
-import { settingsCounter, type Db } from '../store';
+import { type Db, settingsCounter } from '../store';
 import type { GuardianRule } from './rules';
 
 /** A stored setting. `url` and `publicId` are set on a slave's pushed copy only (null on the master). */
@@ -53,7 +53,11 @@ const toParams = (r: StoredGuardianRule): Row => ({
   updated_at: r.updatedAt,
 });
 
-const keyParams = (k: GuardianScopeKey) => ({ scope: k.scope, node_id: k.scope === 'cluster' ? '' : (k.nodeId ?? ''), model: k.scope === 'model' ? (k.model ?? '') : '' });
+const keyParams = (k: GuardianScopeKey) => ({
+  scope: k.scope,
+  node_id: k.scope === 'cluster' ? '' : (k.nodeId ?? ''),
+  model: k.scope === 'model' ? (k.model ?? '') : '',
+});
 
 const INSERT = `INSERT INTO guardian_settings (scope, node_id, model, guardian_node, guardian_model, guardian_url, guardian_public_id, updated_at)
   VALUES (@scope, @node_id, @model, @guardian_node, @guardian_model, @guardian_url, @guardian_public_id, @updated_at)
@@ -64,7 +68,8 @@ const WHERE_KEY = 'WHERE scope = @scope AND node_id = @node_id AND model = @mode
 const ORDER = "ORDER BY CASE scope WHEN 'cluster' THEN 0 WHEN 'node' THEN 1 ELSE 2 END, node_id, model";
 
 /** Everything a push carries, compared by replaceAll. */
-const replicaKey = (r: ReplicatedGuardianRule) => JSON.stringify([r.scope, r.nodeId, r.model, r.guardian.nodeId, r.guardian.model, r.url, r.publicId]);
+const replicaKey = (r: ReplicatedGuardianRule) =>
+  JSON.stringify([r.scope, r.nodeId, r.model, r.guardian.nodeId, r.guardian.model, r.url, r.publicId]);
 
 export class GuardianStore {
   private readonly counter;
@@ -88,8 +93,17 @@ export class GuardianStore {
   /** Creates or replaces the setting of a validated rule (validateGuardianSetting). The same guardian again bumps nothing. */
   put(rule: GuardianRule): StoredGuardianRule {
     const current = this.get(rule);
-    if (current && current.guardian.nodeId === rule.guardian.nodeId && current.guardian.model === rule.guardian.model) return current;
-    const stored: StoredGuardianRule = { scope: rule.scope, nodeId: rule.nodeId, model: rule.model, guardian: { ...rule.guardian }, url: null, publicId: null, updatedAt: this.clock() };
+    if (current && current.guardian.nodeId === rule.guardian.nodeId && current.guardian.model === rule.guardian.model)
+      return current;
+    const stored: StoredGuardianRule = {
+      scope: rule.scope,
+      nodeId: rule.nodeId,
+      model: rule.model,
+      guardian: { ...rule.guardian },
+      url: null,
+      publicId: null,
+      updatedAt: this.clock(),
+    };
     this.db.transaction(() => {
       this.db.prepare(INSERT).run(toParams(stored));
       this.counter.bump();
@@ -127,7 +141,17 @@ export class GuardianStore {
       const ins = this.db.prepare(INSERT);
       for (const r of rules) {
         const had = current.get(replicaKey(r));
-        ins.run(toParams({ scope: r.scope, nodeId: r.nodeId, model: r.model, guardian: { ...r.guardian }, url: r.url, publicId: r.publicId, updatedAt: had?.updatedAt ?? now }));
+        ins.run(
+          toParams({
+            scope: r.scope,
+            nodeId: r.nodeId,
+            model: r.model,
+            guardian: { ...r.guardian },
+            url: r.url,
+            publicId: r.publicId,
+            updatedAt: had?.updatedAt ?? now,
+          }),
+        );
       }
       this.counter.set(version);
     })();

@@ -1,3 +1,3 @@
-export * from './rules';
 export * from './guardian-store';
 export * from './guardian-wire';
+export * from './rules';

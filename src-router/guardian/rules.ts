@@ -3,9 +3,9 @@
  * whether a setting may be stored. No IO: callers pass the settings and the catalog's models.
  */
 import type { GuardianPut, GuardianScope } from '../contract';
-import { catalogModels, describeRef, findModel, type CatalogModel } from '../lending/links/link-validate';
-import type { ClusterEntry } from '../registry';
+import { type CatalogModel, catalogModels, describeRef, findModel } from '../lending/links/link-validate';
 import type { ModelRef } from '../lending/types';
+import type { ClusterEntry } from '../registry';
 
 /** One setting inside the router: `nodeId` null for the cluster scope, `model` null unless the scope is a model. */
 export interface GuardianRule {
@@ -45,13 +45,15 @@ export function effectiveRule<R extends GuardianRule>(rules: readonly R[], targe
 }
 
 /** A text model that cannot read images (GUARD-1): these get guardians. */
-export const isTextOnly = (capabilities: readonly string[]) => capabilities.includes('text') && !capabilities.includes('multimodal');
+export const isTextOnly = (capabilities: readonly string[]) =>
+  capabilities.includes('text') && !capabilities.includes('multimodal');
 
 /** A guardian must be a multimodal text model (GUARD-1). */
 export const canGuard = (capabilities: readonly string[]) => capabilities.includes('multimodal');
 
 /** The key a setting is stored under: one setting per scope and target. */
-export const ruleKey = (r: Pick<GuardianRule, 'scope' | 'nodeId' | 'model'>) => `${r.scope}|${r.nodeId ?? ''}|${r.model ?? ''}`;
+export const ruleKey = (r: Pick<GuardianRule, 'scope' | 'nodeId' | 'model'>) =>
+  `${r.scope}|${r.nodeId ?? ''}|${r.model ?? ''}`;
 
 export interface GuardianSettingError {
   status: 400;
@@ -66,22 +68,43 @@ export type GuardianSettingResult = { ok: true; value: GuardianRule } | { ok: fa
 /** Checks one PUT against the catalog: the guardian exists and reads images; the scope names a node or text-only model of the cluster. */
 export function validateGuardianSetting(put: GuardianPut, catalog: ClusterEntry[]): GuardianSettingResult {
   const guardianRef = { nodeId: put.guardian.node_id, model: put.guardian.model };
-  const fail = (code: GuardianSettingError['code'], field: string, message: string): GuardianSettingResult => ({ ok: false, error: { status: 400, code, field, message } });
+  const fail = (code: GuardianSettingError['code'], field: string, message: string): GuardianSettingResult => ({
+    ok: false,
+    error: { status: 400, code, field, message },
+  });
   const guardian = findModel(catalog, guardianRef);
-  if (!guardian) return fail('guardian_not_found', 'guardian', `no model '${guardianRef.model}' on node '${guardianRef.nodeId}' in the cluster catalog`);
+  if (!guardian)
+    return fail(
+      'guardian_not_found',
+      'guardian',
+      `no model '${guardianRef.model}' on node '${guardianRef.nodeId}' in the cluster catalog`,
+    );
   if (!canGuard(guardian.record.capabilities)) {
-    return fail('guardian_not_multimodal', 'guardian', `${describeRef(guardianRef)} cannot read images (capabilities: ${guardian.record.capabilities.join(', ')}): a guardian must be a multimodal text model`);
+    return fail(
+      'guardian_not_multimodal',
+      'guardian',
+      `${describeRef(guardianRef)} cannot read images (capabilities: ${guardian.record.capabilities.join(', ')}): a guardian must be a multimodal text model`,
+    );
   }
-  if (put.scope === 'cluster') return { ok: true, value: { scope: 'cluster', nodeId: null, model: null, guardian: guardianRef } };
+  if (put.scope === 'cluster')
+    return { ok: true, value: { scope: 'cluster', nodeId: null, model: null, guardian: guardianRef } };
   const models = catalogModels(catalog);
-  if (!models.some((m) => m.ref.nodeId === put.node_id)) return fail('node_not_found', 'node_id', `no node '${put.node_id}' in the cluster catalog`);
-  if (put.scope === 'node') return { ok: true, value: { scope: 'node', nodeId: put.node_id, model: null, guardian: guardianRef } };
+  if (!models.some((m) => m.ref.nodeId === put.node_id))
+    return fail('node_not_found', 'node_id', `no node '${put.node_id}' in the cluster catalog`);
+  if (put.scope === 'node')
+    return { ok: true, value: { scope: 'node', nodeId: put.node_id, model: null, guardian: guardianRef } };
   const target = findModel(catalog, { nodeId: put.node_id, model: put.model });
-  if (!target) return fail('model_not_found', 'model', `no model '${put.model}' on node '${put.node_id}' in the cluster catalog`);
+  if (!target)
+    return fail('model_not_found', 'model', `no model '${put.model}' on node '${put.node_id}' in the cluster catalog`);
   if (!isTextOnly(target.record.capabilities)) {
-    return fail('not_text_only', 'model', `${describeRef(target.ref)} is not a text-only model (capabilities: ${target.record.capabilities.join(', ')}): guardians answer image requests for text-only models`);
+    return fail(
+      'not_text_only',
+      'model',
+      `${describeRef(target.ref)} is not a text-only model (capabilities: ${target.record.capabilities.join(', ')}): guardians answer image requests for text-only models`,
+    );
   }
-  if (target.ref.nodeId === guardianRef.nodeId && target.ref.model === guardianRef.model) return fail('not_text_only', 'guardian', 'a model cannot be its own guardian');
+  if (target.ref.nodeId === guardianRef.nodeId && target.ref.model === guardianRef.model)
+    return fail('not_text_only', 'guardian', 'a model cannot be its own guardian');
   return { ok: true, value: { scope: 'model', nodeId: put.node_id, model: put.model, guardian: guardianRef } };
 }
 
@@ -104,4 +127,5 @@ export function effectiveGuardians(rules: readonly GuardianRule[], catalog: Clus
 }
 
 /** Models that may be named as guardians: the multimodal text models of the catalog. */
-export const guardianCandidates = (catalog: ClusterEntry[]): CatalogModel[] => catalogModels(catalog).filter((m) => canGuard(m.record.capabilities));
+export const guardianCandidates = (catalog: ClusterEntry[]): CatalogModel[] =>
+  catalogModels(catalog).filter((m) => canGuard(m.record.capabilities));

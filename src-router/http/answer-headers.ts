@@ -23,7 +23,8 @@ export function answerHeaders(reply: FastifyReply, out: ServeOutput): AnswerTrai
     if (facts.queueMs !== null && !facts.queueMsAtEnd) headers[QUEUE_MS_HEADER] = String(Math.round(facts.queueMs));
     if (facts.lentTo) headers[LENT_TO_HEADER] = facts.lentTo;
   }
-  const trailers: AnswerTrailers = () => (facts?.queueMs != null ? { [QUEUE_MS_HEADER]: String(Math.round(facts.queueMs)) } : ({} as Record<string, string>));
+  const trailers: AnswerTrailers = () =>
+    facts?.queueMs != null ? { [QUEUE_MS_HEADER]: String(Math.round(facts.queueMs)) } : ({} as Record<string, string>);
   if (reply.raw.headersSent) return trailers;
   if (facts?.queueMsAtEnd && out.kind === 'sse') headers.trailer = QUEUE_MS_HEADER;
   // A stream is written past fastify: its head is the raw response's; any other answer goes out through fastify's.

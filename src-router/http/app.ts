@@ -1,34 +1,34 @@
-import { modelFileRoutes } from './model-file-routes';
-import { CLIENT_API_PATH, defaultAnswerHeaders } from './answer-headers';
 import multipart from '@fastify/multipart';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { assetRoutes } from './asset-routes';
-import { clusterRoutes } from './cluster-routes';
-import { settingsRoutes } from './settings-routes';
-import { modelConfigRoutes } from './model-config-routes';
-import { benchRoutes } from './bench-routes';
-import { consoleRoutes } from './console-routes';
-import { nodeRoutes } from './node-routes';
-import { runtimeRoutes } from './runtime-routes';
-import { lendingRoutes } from './lending-routes';
-import { siteRoutes } from './site-routes';
-import { guardianRoutes } from './guardian-routes';
-import { decisionRoutes } from './decision-routes';
-import { timelineRoutes } from './timeline-routes';
-import { replayRoutes } from './replay-routes';
-import type { HttpDeps } from './deps';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { RouterError } from '../contract';
+import { CLIENT_API_PATH, defaultAnswerHeaders } from './answer-headers';
+import { assetRoutes } from './asset-routes';
+import { benchRoutes } from './bench-routes';
 import { installClientGuards } from './client-guard';
-import { installSecurityHeaders } from './security-headers';
+import { clusterRoutes } from './cluster-routes';
+import { consoleRoutes } from './console-routes';
+import { decisionRoutes } from './decision-routes';
+import type { HttpDeps } from './deps';
 import { installErrorHandling } from './errors';
+import { guardianRoutes } from './guardian-routes';
 import { keepRawJson } from './json-body';
-import { redactUrl } from './redact';
-import { routePath } from './route-path';
+import { lendingRoutes } from './lending-routes';
+import { modelConfigRoutes } from './model-config-routes';
+import { modelFileRoutes } from './model-file-routes';
+import { nodeRoutes } from './node-routes';
 import { ollamaRoutes } from './ollama-routes';
 import { openaiRoutes } from './openai-routes';
-import { responsesRoutes } from './responses-routes';
-import { opsRoutes } from './ops-routes';
 import { openApiRoutes, recordRoutes } from './openapi/routes';
+import { opsRoutes } from './ops-routes';
+import { redactUrl } from './redact';
+import { replayRoutes } from './replay-routes';
+import { responsesRoutes } from './responses-routes';
+import { routePath } from './route-path';
+import { runtimeRoutes } from './runtime-routes';
+import { installSecurityHeaders } from './security-headers';
+import { settingsRoutes } from './settings-routes';
+import { siteRoutes } from './site-routes';
+import { timelineRoutes } from './timeline-routes';
 
 export interface AppOptions {
   logLevel?: string;
@@ -45,7 +45,13 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     logger: {
       level: opts.logLevel ?? process.env.ROUTERDESK_LOG_LEVEL ?? 'info',
       // Request lines never carry a secret from the query string (the UI link's console token).
-      serializers: { req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: redactUrl(req.url ?? ''), id: req.id }) },
+      serializers: {
+        req: (req: { method?: string; url?: string; id?: string }) => ({
+          method: req.method,
+          url: redactUrl(req.url ?? ''),
+          id: req.id,
+        }),
+      },
     },
     logController: new LogController({ disableRequestLogging: process.env.ROUTERDESK_LOG_REQUESTS !== '1' }),
     forceCloseConnections: true,
@@ -67,7 +73,16 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     if (q && typeof q === 'object') {
       for (const key in q) {
         const value = (q as Record<string, unknown>)[key];
-        if (Array.isArray(value)) return done(new RouterError(400, 'invalid_request', `query parameter '${key}' is given ${value.length} times: give it once`, 'invalid_request_error', key));
+        if (Array.isArray(value))
+          return done(
+            new RouterError(
+              400,
+              'invalid_request',
+              `query parameter '${key}' is given ${value.length} times: give it once`,
+              'invalid_request_error',
+              key,
+            ),
+          );
       }
     }
     done();
@@ -78,7 +93,10 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
     done(null, payload);
   });
   await app.register(async (scope) => {
-    await scope.register(multipart, { limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 }, throwFileSizeLimit: true });
+    await scope.register(multipart, {
+      limits: { fileSize: deps.uploadLimit, files: 1, fields: 20, fieldSize: 1024 * 1024 },
+      throwFileSizeLimit: true,
+    });
     await opsRoutes(scope, deps);
     await openApiRoutes(scope, deps.version);
     await openaiRoutes(scope, deps);

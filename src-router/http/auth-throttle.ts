@@ -45,7 +45,8 @@ export class AuthThrottle {
   /** Counts a wrong token from `client` (one it sent before in this window counts once). */
   fail(client: string, token: string): void {
     const f = this.live(client) ?? { since: this.now(), tokens: new Set<string>() };
-    if (f.tokens.size < this.o.maxFailures) f.tokens.add(createHash('sha256').update(token).digest('base64').slice(0, 12));
+    if (f.tokens.size < this.o.maxFailures)
+      f.tokens.add(createHash('sha256').update(token).digest('base64').slice(0, 12));
     // Re-inserted, so the Map's order is the order of last failure and the first entry is the one to drop.
     this.clients.delete(client);
     this.clients.set(client, f);
@@ -86,6 +87,8 @@ function expandIPv6(ip: string): string[] {
   const right = ip.includes('::') ? part(tail) : [];
   // A trailing dotted IPv4 part stands for two groups.
   const width = (groups: string[]) => groups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
-  const groups = ip.includes('::') ? [...left, ...Array<string>(8 - width(left) - width(right)).fill('0'), ...right] : left;
+  const groups = ip.includes('::')
+    ? [...left, ...Array<string>(8 - width(left) - width(right)).fill('0'), ...right]
+    : left;
   return groups.map((g) => (g.includes('.') ? g : parseInt(g, 16).toString(16)));
 }

@@ -10,13 +10,25 @@ export async function benchRoutes(app: FastifyInstance, deps: HttpDeps): Promise
 
     scope.get('/router/v1/console/bench/runs', async (request) => {
       const q = benchRunListQuerySchema.safeParse(request.query);
-      if (!q.success) throw new RouterError(400, 'invalid_query', `limit: ${q.error.issues[0]?.message ?? 'invalid'} (1–500)`, 'invalid_request_error', 'limit');
+      if (!q.success)
+        throw new RouterError(
+          400,
+          'invalid_query',
+          `limit: ${q.error.issues[0]?.message ?? 'invalid'} (1–500)`,
+          'invalid_request_error',
+          'limit',
+        );
       return { runs: deps.benchRuns.list(q.data.limit) };
     });
 
     scope.get<{ Params: { id: string } }>('/router/v1/console/bench/runs/:id', async (request) => {
       const run = deps.benchRuns.get(request.params.id);
-      if (!run) throw new RouterError(404, 'bench_run_not_found', `no benchmark run '${request.params.id}' in this node's store`);
+      if (!run)
+        throw new RouterError(
+          404,
+          'bench_run_not_found',
+          `no benchmark run '${request.params.id}' in this node's store`,
+        );
       return run;
     });
   });

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { OnceHooks, type ClientGone } from '../backends/call-end';
+import { type ClientGone, OnceHooks } from '../backends/call-end';
 
 /**
  * The client of this reply going away before the response is finished (cancels the engine request). One listener on

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
 import { authThrottle, bearer, sameSecret } from './auth';
-import { clientKey, type AuthThrottle } from './auth-throttle';
+import { type AuthThrottle, clientKey } from './auth-throttle';
 import { routePath, targetAuthority } from './route-path';
 
 /**
@@ -59,13 +59,21 @@ export function originAllowed(origin: string, host: string | undefined, o: Guard
     return false;
   }
   if (host && url.host.toLowerCase() === host.trim().toLowerCase()) return 'own';
-  if (o.corsOrigins.includes('*') || o.corsOrigins.some((c) => c.replace(/\/+$/, '').toLowerCase() === origin.replace(/\/+$/, '').toLowerCase())) return 'listed';
+  if (
+    o.corsOrigins.includes('*') ||
+    o.corsOrigins.some((c) => c.replace(/\/+$/, '').toLowerCase() === origin.replace(/\/+$/, '').toLowerCase())
+  )
+    return 'listed';
   return false;
 }
 
 const clientApi = (url: string) => url.startsWith('/v1/') || url === '/v1' || url.startsWith('/api/');
 
-export function installClientGuards(app: FastifyInstance, o: GuardOptions, throttle: AuthThrottle = authThrottle): void {
+export function installClientGuards(
+  app: FastifyInstance,
+  o: GuardOptions,
+  throttle: AuthThrottle = authThrottle,
+): void {
   // Computed once, not per request: this machine's name, and the extra hosts (public_url's among them).
   const machine = hostname();
   let publicHost: string | null = null;
@@ -74,7 +82,11 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions, throt
   } catch {
     /* a bad public_url is refused by the config */
   }
-  const fixed: GuardOptions = { ...o, publicUrl: null, allowedHosts: publicHost ? [...o.allowedHosts, publicHost] : o.allowedHosts };
+  const fixed: GuardOptions = {
+    ...o,
+    publicUrl: null,
+    allowedHosts: publicHost ? [...o.allowedHosts, publicHost] : o.allowedHosts,
+  };
   // A callback hook, not an async one: no promise per request. A preflight answered here ends the request.
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
     const refusal = guard(request, reply);
@@ -85,38 +97,77 @@ export function installClientGuards(app: FastifyInstance, o: GuardOptions, throt
   function guard(request: FastifyRequest, reply: FastifyReply): RouterError | null | 'answered' {
     const host = request.headers.host;
     if (!hostAllowed(host, fixed, machine)) {
-      return new RouterError(421, 'misdirected_request', `Host '${host}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
+      return new RouterError(
+        421,
+        'misdirected_request',
+        `Host '${host}' is not this node's name or address (list it in server.allowed_hosts)`,
+        'invalid_request_error',
+        'host',
+      );
     }
     const authority = request.url.charCodeAt(0) === 47 ? undefined : targetAuthority(request.url);
     if (authority !== undefined && !hostAllowed(authority, fixed, machine)) {
-      return new RouterError(421, 'misdirected_request', `the request target's host '${authority}' is not this node's name or address (list it in server.allowed_hosts)`, 'invalid_request_error', 'host');
+      return new RouterError(
+        421,
+        'misdirected_request',
+        `the request target's host '${authority}' is not this node's name or address (list it in server.allowed_hosts)`,
+        'invalid_request_error',
+        'host',
+      );
     }
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== 'null') {
       const allowed = originAllowed(origin, host, o);
-      if (!allowed) return new RouterError(403, 'origin_not_allowed', `requests from the web page at ${origin} are not allowed (list it in server.cors_origins)`, 'permission_error');
+      if (!allowed)
+        return new RouterError(
+          403,
+          'origin_not_allowed',
+          `requests from the web page at ${origin} are not allowed (list it in server.cors_origins)`,
+          'permission_error',
+        );
       if (allowed === 'listed') {
         reply.header('access-control-allow-origin', origin);
         reply.header('vary', 'Origin');
         if (request.method === 'OPTIONS') {
           reply.header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
-          reply.header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? 'authorization, content-type');
+          reply.header(
+            'access-control-allow-headers',
+            request.headers['access-control-request-headers'] ?? 'authorization, content-type',
+          );
           reply.header('access-control-max-age', '600');
           reply.code(204).send();
           return 'answered';
         }
       }
     } else if (origin === 'null') {
-      return new RouterError(403, 'origin_not_allowed', 'requests from an opaque origin (a sandboxed page, a file) are not allowed', 'permission_error');
+      return new RouterError(
+        403,
+        'origin_not_allowed',
+        'requests from an opaque origin (a sandboxed page, a file) are not allowed',
+        'permission_error',
+      );
     }
     if (o.apiKeys.length && clientApi(routePath(request)) && request.method !== 'OPTIONS') {
       const client = clientKey(request.ip);
       const wait = throttle.retryAfter(client);
-      if (wait > 0) return new RouterError(429, 'too_many_failed_tokens', `too many wrong API keys from this address: try again in ${wait} s`, 'rate_limit_error', null, { retry_after: String(wait) });
+      if (wait > 0)
+        return new RouterError(
+          429,
+          'too_many_failed_tokens',
+          `too many wrong API keys from this address: try again in ${wait} s`,
+          'rate_limit_error',
+          null,
+          { retry_after: String(wait) },
+        );
       const key = bearer(request);
       if (!o.apiKeys.some((k) => sameSecret(key, k))) {
         if (key) throttle.fail(client, key);
-        return new RouterError(401, 'invalid_api_key', key ? 'Incorrect API key provided' : 'You didn\'t provide an API key: send it as Authorization: Bearer <key>', 'invalid_request_error');
+        return new RouterError(
+          401,
+          'invalid_api_key',
+          key ? 'Incorrect API key provided' : "You didn't provide an API key: send it as Authorization: Bearer <key>",
+          'invalid_request_error',
+        );
       }
     }
     return null;

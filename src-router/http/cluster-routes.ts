@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clusterProfileCreateSchema, clusterProfilePatchSchema, RouterError, type ClusterView } from '../contract';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
+import { type ClusterView, clusterProfileCreateSchema, clusterProfilePatchSchema, RouterError } from '../contract';
 import { isOperator, requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -10,7 +10,10 @@ import { parseBody } from './errors';
 const PASSED_HEADERS = ['content-type', 'content-disposition', 'cache-control', 'x-routerdesk-served-by'];
 
 /** Remote reads that need an operator there, so here too: the first path segment under each API. */
-const OPERATOR_READS: Record<'console' | 'site', readonly string[]> = { console: ['settings', 'model-configs', 'model-files'], site: [] };
+const OPERATOR_READS: Record<'console' | 'site', readonly string[]> = {
+  console: ['settings', 'model-configs', 'model-files'],
+  site: [],
+};
 
 /**
  * Connection profiles and the cluster proxy (UI-5), behind the local console token:
@@ -37,13 +40,15 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
 
     scope.patch<{ Params: { id: string } }>('/router/v1/console/clusters/:id', async (request) => {
       operatorOnly(request);
-      if (request.params.id === 'local') throw new RouterError(400, 'local_cluster', 'the local cluster is this node: it has no profile to change');
+      if (request.params.id === 'local')
+        throw new RouterError(400, 'local_cluster', 'the local cluster is this node: it has no profile to change');
       return dir().update(request.params.id, parseBody(clusterProfilePatchSchema, request.body));
     });
 
     scope.delete<{ Params: { id: string } }>('/router/v1/console/clusters/:id', async (request, reply) => {
       operatorOnly(request);
-      if (request.params.id === 'local') throw new RouterError(400, 'local_cluster', 'the local cluster is this node: it cannot be removed');
+      if (request.params.id === 'local')
+        throw new RouterError(400, 'local_cluster', 'the local cluster is this node: it cannot be removed');
       dir().delete(request.params.id);
       return reply.status(204).send();
     });
@@ -58,8 +63,15 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
           if (request.params.id === 'local') return forwardLocal(app, request, reply, path);
           const write = request.method !== 'GET' && request.method !== 'HEAD';
           if ((write || operatorRead(api, segments)) && !isOperator(deps, request)) {
-            request.log.warn({ cluster: request.params.id, method: request.method, path: `/router/v1/${api}/${segments.join('/')}` }, 'remote cluster call refused: not an operator');
-            requireOperator(deps, request, write ? 'change a remote cluster' : `read a remote cluster's ${segments[0]}`);
+            request.log.warn(
+              { cluster: request.params.id, method: request.method, path: `/router/v1/${api}/${segments.join('/')}` },
+              'remote cluster call refused: not an operator',
+            );
+            requireOperator(
+              deps,
+              request,
+              write ? 'change a remote cluster' : `read a remote cluster's ${segments[0]}`,
+            );
           }
           return forwardRemote(dir(), request, reply, path);
         },
@@ -73,14 +85,30 @@ export async function clusterRoutes(app: FastifyInstance, deps: HttpDeps): Promi
  * (`clusters/:id/{console,site}/…`, its `local` included) is judged by where that proxy sends it.
  */
 function operatorRead(api: 'console' | 'site', segments: readonly string[]): boolean {
-  if (api === 'console' && segments[0] === 'clusters' && segments.length >= 3 && (segments[2] === 'console' || segments[2] === 'site')) {
+  if (
+    api === 'console' &&
+    segments[0] === 'clusters' &&
+    segments.length >= 3 &&
+    (segments[2] === 'console' || segments[2] === 'site')
+  ) {
     return operatorRead(segments[2], segments.slice(3));
   }
   return OPERATOR_READS[api].includes(segments[0]?.toLowerCase() ?? '');
 }
 
 function localView(deps: HttpDeps): ClusterView {
-  return { id: 'local', name: 'local', local: true, url: null, reachable: true, role: deps.role, nodeId: deps.nodeId, version: deps.version, lastError: null, checkedAt: new Date().toISOString() };
+  return {
+    id: 'local',
+    name: 'local',
+    local: true,
+    url: null,
+    reachable: true,
+    role: deps.role,
+    nodeId: deps.nodeId,
+    version: deps.version,
+    lastError: null,
+    checkedAt: new Date().toISOString(),
+  };
 }
 
 /**
@@ -92,7 +120,8 @@ function canonicalSegments(star: string): string[] {
   for (const part of star.split('/')) {
     if (part === '' || part === '.') continue;
     if (part === '..') {
-      if (!out.length) throw new RouterError(400, 'invalid_path', 'the path leaves the remote API it names', 'invalid_request_error');
+      if (!out.length)
+        throw new RouterError(400, 'invalid_path', 'the path leaves the remote API it names', 'invalid_request_error');
       out.pop();
     } else out.push(part);
   }
@@ -104,7 +133,8 @@ const queryOf = (url: string) => {
   return i < 0 ? '' : url.slice(i);
 };
 
-const bodyOf = (request: FastifyRequest) => (request.body === undefined || request.method === 'GET' ? undefined : JSON.stringify(request.body));
+const bodyOf = (request: FastifyRequest) =>
+  request.body === undefined || request.method === 'GET' ? undefined : JSON.stringify(request.body);
 
 /** This node itself, through its own routes: the same auth and answers as a direct call. */
 async function forwardLocal(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, path: string) {
@@ -112,7 +142,11 @@ async function forwardLocal(app: FastifyInstance, request: FastifyRequest, reply
   const res = await app.inject({
     method: request.method as 'GET',
     url: path,
-    headers: { authorization: request.headers.authorization ?? '', accept: request.headers.accept ?? 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: request.headers.authorization ?? '',
+      accept: request.headers.accept ?? 'application/json',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     payload: body,
   });
   for (const h of PASSED_HEADERS) {
@@ -138,8 +172,14 @@ async function forwardRemote(dir: ClusterDirectory, request: FastifyRequest, rep
   try {
     res = await fetch(`${target.url}${path}`, {
       method: request.method,
-      headers: { authorization: `Bearer ${target.token}`, accept: request.headers.accept ?? 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body, signal: ctl.signal, redirect: 'manual',
+      headers: {
+        authorization: `Bearer ${target.token}`,
+        accept: request.headers.accept ?? 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body,
+      signal: ctl.signal,
+      redirect: 'manual',
     });
   } catch (err) {
     const timedOut = (ctl.signal.reason as Error | undefined)?.message === 'headers timeout';
@@ -156,7 +196,11 @@ async function forwardRemote(dir: ClusterDirectory, request: FastifyRequest, rep
   // The remote refusing its stored token is this profile's problem, not the console token's: never a 401 here.
   if (res.status === 401) {
     await res.body?.cancel();
-    throw new RouterError(502, 'cluster_token_refused', `cluster '${target.name}' refused the token stored for it (HTTP 401): update the cluster's token`);
+    throw new RouterError(
+      502,
+      'cluster_token_refused',
+      `cluster '${target.name}' refused the token stored for it (HTTP 401): update the cluster's token`,
+    );
   }
   reply.status(res.status);
   for (const h of PASSED_HEADERS) {
@@ -164,7 +208,11 @@ async function forwardRemote(dir: ClusterDirectory, request: FastifyRequest, rep
     if (v !== null) reply.header(h, v);
   }
   if (!res.body) return reply.send();
-  return reply.send(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream).pipe(idleCutoff(ctl, target.name, 2 * headersMs)));
+  return reply.send(
+    Readable.fromWeb(res.body as import('node:stream/web').ReadableStream).pipe(
+      idleCutoff(ctl, target.name, 2 * headersMs),
+    ),
+  );
 }
 
 /** Ends a relayed answer whose remote sends nothing for `idleMs` (a stalled export). */

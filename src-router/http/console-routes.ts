@@ -1,13 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { consoleSessionRequestSchema, enginesAnswerSchema, type ConsoleCode, type ConsoleModelList, type ConsoleSession, type EnginesAnswer } from '../contract';
 import { describeEngines } from '../backends/engine-binaries';
-import type { HttpDeps } from './deps';
+import { sourcedCatalog } from '../cluster/catalog-sources';
+import {
+  type ConsoleCode,
+  type ConsoleModelList,
+  type ConsoleSession,
+  consoleSessionRequestSchema,
+  type EnginesAnswer,
+  enginesAnswerSchema,
+} from '../contract';
+import { RouterError } from '../serve';
 import { authThrottle, requireToken } from './auth';
 import { clientKey } from './auth-throttle';
 import { CONSOLE_CODE_TTL_MS } from './console-codes';
+import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-import { RouterError } from '../serve';
-import { sourcedCatalog } from '../cluster/catalog-sources';
 
 /** The console API the UI calls (`/router/v1/console/*`), behind the console token. */
 export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
@@ -17,12 +24,32 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
   app.post('/router/v1/console/session', { bodyLimit: 4096 }, async (request): Promise<ConsoleSession> => {
     const client = clientKey(request.ip);
     const wait = authThrottle.retryAfter(client);
-    if (wait > 0) throw new RouterError(429, 'too_many_failed_tokens', `too many wrong tokens or codes from this address: try again in ${wait} s`, 'rate_limit_error', null, { retry_after: String(wait) });
+    if (wait > 0)
+      throw new RouterError(
+        429,
+        'too_many_failed_tokens',
+        `too many wrong tokens or codes from this address: try again in ${wait} s`,
+        'rate_limit_error',
+        null,
+        { retry_after: String(wait) },
+      );
     const { code } = parseBody(consoleSessionRequestSchema, request.body);
     const outcome = deps.consoleCodes.redeem(code);
     if (outcome === 'unknown') authThrottle.fail(client, code);
-    if (outcome === 'used') throw new RouterError(401, 'console_code_used', 'this one-time console code was already exchanged: open a new link from `routerdesk serve` (or press Enter in its terminal)', 'authentication_error');
-    if (outcome !== 'ok') throw new RouterError(401, 'invalid_console_code', 'unknown or expired one-time console code: open a new link from `routerdesk serve` (or press Enter in its terminal)', 'authentication_error');
+    if (outcome === 'used')
+      throw new RouterError(
+        401,
+        'console_code_used',
+        'this one-time console code was already exchanged: open a new link from `routerdesk serve` (or press Enter in its terminal)',
+        'authentication_error',
+      );
+    if (outcome !== 'ok')
+      throw new RouterError(
+        401,
+        'invalid_console_code',
+        'unknown or expired one-time console code: open a new link from `routerdesk serve` (or press Enter in its terminal)',
+        'authentication_error',
+      );
     request.log.info('console session opened with a one-time code');
     return { token: deps.consoleToken };
   });
@@ -30,41 +57,60 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
 
-    scope.get('/router/v1/console/models', async (): Promise<ConsoleModelList> => ({
-      node: { nodeId: deps.nodeId, role: deps.role, version: deps.version, startedAt: deps.startedAt.toISOString() },
-      models: deps.registry.all().map((r) => ({
-        publicId: r.publicId,
-        localId: r.localId,
-        nodeId: deps.nodeId,
-        backend: r.config.backend,
-        capabilities: r.config.capabilities,
-        lane: deps.supervisor.adapter(r.localId).lane,
-        state: deps.supervisor.state(r.localId),
-        configHash: r.configHash,
-        modelHash: r.modelHash,
-        contextsize: r.config.contextsize ?? r.config.vllm?.settings.max_model_length ?? null,
-        idleUnloadMs: deps.supervisor.idleUnloadMs(r.localId),
-        unloadsAt: isoOrNull(deps.supervisor.unloadsAt(r.localId)),
-        lastError: deps.supervisor.lastError(r.localId),
-        source: 'config_file' as const,
-      })),
-    }));
+    scope.get(
+      '/router/v1/console/models',
+      async (): Promise<ConsoleModelList> => ({
+        node: { nodeId: deps.nodeId, role: deps.role, version: deps.version, startedAt: deps.startedAt.toISOString() },
+        models: deps.registry.all().map((r) => ({
+          publicId: r.publicId,
+          localId: r.localId,
+          nodeId: deps.nodeId,
+          backend: r.config.backend,
+          capabilities: r.config.capabilities,
+          lane: deps.supervisor.adapter(r.localId).lane,
+          state: deps.supervisor.state(r.localId),
+          configHash: r.configHash,
+          modelHash: r.modelHash,
+          contextsize: r.config.contextsize ?? r.config.vllm?.settings.max_model_length ?? null,
+          idleUnloadMs: deps.supervisor.idleUnloadMs(r.localId),
+          unloadsAt: isoOrNull(deps.supervisor.unloadsAt(r.localId)),
+          lastError: deps.supervisor.lastError(r.localId),
+          source: 'config_file' as const,
+        })),
+      }),
+    );
 
     // A one-time code for a link a process that holds the token opens (`routerdesk demo`'s browser).
-    scope.post('/router/v1/console/codes', async (): Promise<ConsoleCode> => ({ code: deps.consoleCodes.issue(), expiresInMs: CONSOLE_CODE_TTL_MS }));
+    scope.post(
+      '/router/v1/console/codes',
+      async (): Promise<ConsoleCode> => ({ code: deps.consoleCodes.issue(), expiresInMs: CONSOLE_CODE_TTL_MS }),
+    );
 
     scope.get('/router/v1/console/cluster/nodes', async () => {
       const self = deps.snapshot();
       const local = {
-        nodeId: deps.nodeId, url: null, role: deps.role, local: true, healthy: true, lastSeen: new Date().toISOString(), lastError: null,
-        version: deps.version, settingsHash: self.settingsHash, models: self.models.length,
+        nodeId: deps.nodeId,
+        url: null,
+        role: deps.role,
+        local: true,
+        healthy: true,
+        lastSeen: new Date().toISOString(),
+        lastError: null,
+        version: deps.version,
+        settingsHash: self.settingsHash,
+        models: self.models.length,
       };
       return { nodes: [local, ...(deps.membership?.views() ?? [])] };
     });
 
     // ID-1: every model with its source: config files and other nodes (the merge), static routes, recipes.
     scope.get('/router/v1/console/cluster/models', async () => ({
-      models: sourcedCatalog({ entries: deps.catalog.all(), available: (id) => deps.supervisor.available(id), staticRoutes: deps.staticRoutes, recipes: deps.assets.recipes.list() }),
+      models: sourcedCatalog({
+        entries: deps.catalog.all(),
+        available: (id) => deps.supervisor.available(id),
+        staticRoutes: deps.staticRoutes,
+        recipes: deps.assets.recipes.list(),
+      }),
     }));
 
     scope.get('/router/v1/console/lanes', async () => ({ lanes: deps.supervisor.laneStatus() }));
@@ -72,14 +118,20 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.get('/router/v1/console/cluster/lanes', async () => deps.clusterLanes());
 
     // Which binary each engine family runs on this node (PATH, then the engines cache), probed at most every few seconds.
-    scope.get('/router/v1/console/engines', async (): Promise<EnginesAnswer> => enginesAnswerSchema.parse({ engines: await describeEngines() }));
+    scope.get(
+      '/router/v1/console/engines',
+      async (): Promise<EnginesAnswer> => enginesAnswerSchema.parse({ engines: await describeEngines() }),
+    );
 
-    scope.get<{ Params: { localId: string }; Querystring: { lines?: string } }>('/router/v1/console/models/:localId/logs', async (request) => {
-      const rec = deps.registry.byLocalId(request.params.localId);
-      if (!rec) throw new RouterError(404, 'model_not_found', `no local model '${request.params.localId}'`);
-      const n = Math.min(Math.max(Number(request.query.lines ?? 100) || 100, 1), 500);
-      return { localId: rec.localId, lines: deps.supervisor.logs(rec.localId, n) };
-    });
+    scope.get<{ Params: { localId: string }; Querystring: { lines?: string } }>(
+      '/router/v1/console/models/:localId/logs',
+      async (request) => {
+        const rec = deps.registry.byLocalId(request.params.localId);
+        if (!rec) throw new RouterError(404, 'model_not_found', `no local model '${request.params.localId}'`);
+        const n = Math.min(Math.max(Number(request.query.lines ?? 100) || 100, 1), 500);
+        return { localId: rec.localId, lines: deps.supervisor.logs(rec.localId, n) };
+      },
+    );
   });
 }
 

@@ -1,8 +1,16 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { decisionPages, type GatherDeps, gatherDecisions } from '../cluster/decision-gather';
 import { DECISION_EXPORT_MAX, DECISION_PAGE_MAX, RouterError, wholeNumberUpTo } from '../contract';
-import { decisionPages, gatherDecisions, type GatherDeps } from '../cluster/decision-gather';
-import { csvHeader, csvLines, exportFileName, toJsonLines, type DecisionFilter, type DecisionPage, type DecisionQuery } from '../store';
+import {
+  csvHeader,
+  csvLines,
+  type DecisionFilter,
+  type DecisionPage,
+  type DecisionQuery,
+  exportFileName,
+  toJsonLines,
+} from '../store';
 import { requireToken } from './auth';
 import type { HttpDeps } from './deps';
 
@@ -12,24 +20,50 @@ type Query = Record<string, string | undefined>;
 export function queryTime(v: string | undefined, name: string): number | undefined {
   if (v === undefined || v === '') return undefined;
   const n = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-  if (!Number.isFinite(n)) throw new RouterError(400, 'invalid_request', `${name}: not a time (unix ms or ISO 8601): ${v}`, 'invalid_request_error', name);
+  if (!Number.isFinite(n))
+    throw new RouterError(
+      400,
+      'invalid_request',
+      `${name}: not a time (unix ms or ISO 8601): ${v}`,
+      'invalid_request_error',
+      name,
+    );
   return n;
 }
 
 /** Filters from a query string (LOG, UI-1, UI-6): from/to (unix ms or ISO), node, model, kind, event, outcome, reason. */
 function filterOf(q: Query): DecisionFilter {
   const time = queryTime;
-  const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+  const list = (v: string | undefined) =>
+    v
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : undefined;
   return {
-    from: time(q.from, 'from'), to: time(q.to, 'to'), node: list(q.node), model: q.model || undefined,
-    kind: list(q.kind) as DecisionFilter['kind'], event: list(q.event), outcome: list(q.outcome) as DecisionFilter['outcome'], reason: list(q.reason),
+    from: time(q.from, 'from'),
+    to: time(q.to, 'to'),
+    node: list(q.node),
+    model: q.model || undefined,
+    kind: list(q.kind) as DecisionFilter['kind'],
+    event: list(q.event),
+    outcome: list(q.outcome) as DecisionFilter['outcome'],
+    reason: list(q.reason),
   };
 }
 
 /** A whole number of rows from the query (1 to `most`, as the document's pattern says), or undefined when absent; anything else is a 400. */
 export function count(v: string | undefined, name: string, most: number): number | undefined {
   if (v === undefined || v === '') return undefined;
-  if (!wholeNumberUpTo(most).test(v)) throw new RouterError(400, 'invalid_request', `${name}: a whole number from 1 to ${most}, not ${JSON.stringify(v)}`, 'invalid_request_error', name);
+  if (!wholeNumberUpTo(most).test(v))
+    throw new RouterError(
+      400,
+      'invalid_request',
+      `${name}: a whole number from 1 to ${most}, not ${JSON.stringify(v)}`,
+      'invalid_request_error',
+      name,
+    );
   return Number(v);
 }
 
@@ -44,7 +78,11 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
   };
 
   const gatherDeps = (request: FastifyRequest): GatherDeps => ({
-    nodeId: deps.nodeId, clusterToken: deps.clusterToken, own, members: () => deps.membership?.statusCapable() ?? [], log: request.log,
+    nodeId: deps.nodeId,
+    clusterToken: deps.clusterToken,
+    own,
+    members: () => deps.membership?.statusCapable() ?? [],
+    log: request.log,
   });
 
   app.register(async (scope) => {
@@ -60,12 +98,22 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions', async (request) => {
       const q = request.query;
-      return gatherDecisions(gatherDeps(request), { ...filterOf(q), cursor: q.cursor || undefined, limit: count(q.limit, 'limit', DECISION_PAGE_MAX) });
+      return gatherDecisions(gatherDeps(request), {
+        ...filterOf(q),
+        cursor: q.cursor || undefined,
+        limit: count(q.limit, 'limit', DECISION_PAGE_MAX),
+      });
     });
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions/export', async (request, reply) => {
-      const format = request.query.format === 'jsonl' ? 'jsonl' : request.query.format === 'csv' || !request.query.format ? 'csv' : null;
-      if (!format) throw new RouterError(400, 'invalid_request', 'format: csv or jsonl', 'invalid_request_error', 'format');
+      const format =
+        request.query.format === 'jsonl'
+          ? 'jsonl'
+          : request.query.format === 'csv' || !request.query.format
+            ? 'csv'
+            : null;
+      if (!format)
+        throw new RouterError(400, 'invalid_request', 'format: csv or jsonl', 'invalid_request_error', 'format');
       const max = count(request.query.max, 'max', DECISION_EXPORT_MAX) ?? 100_000;
       // Streamed page by page (flat memory whatever the size): the header first, then each gathered page's lines.
       const pages = decisionPages(gatherDeps(request), filterOf(request.query), max);

@@ -1,26 +1,25 @@
-import type { GuardOptions } from './client-guard';
-import type { ModelFileRoots } from '../config/model-file-roots';
-import type { ConsoleCodes } from './console-codes';
-import type { SettingsHost } from './settings-routes';
-import type { ModelConfigsHost } from './model-config-routes';
 import type { Supervisor } from '../backends';
 import type { AssetService } from '../cluster/assets';
-import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
 import type { Membership } from '../cluster/membership';
+import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
+import type { ReplayRunner } from '../cluster/replay-runner';
+import type { TimelineQuery } from '../cluster/timeline-gather';
+import type { ModelFileRoots } from '../config/model-file-roots';
 import type { ActiveRequestWire, ClusterLanes, MasterSettings, NodeSnapshot, RuntimeStatus } from '../contract';
-import type { SlaveSync } from './settings-nudge';
+import type { TimelineNodeWire } from '../contract/timeline';
+import type { ReplaySettings } from '../lending/replay';
 import type { RoutingWiring } from '../node-routing';
+import type { ClusterCatalog, ModelRegistry } from '../registry';
 import type { RuntimeHealth } from '../runtime';
-import type { BenchStore } from '../store';
+import type { RequestExecutor, RouterMetrics } from '../serve';
+import type { BenchStore, DecisionPage, DecisionQuery } from '../store';
+import type { GuardOptions } from './client-guard';
+import type { ConsoleCodes } from './console-codes';
 import type { GuardiansHttp } from './guardian-routes';
 import type { LendingHttp } from './lending-routes';
-import type { DecisionPage, DecisionQuery } from '../store';
-import type { TimelineQuery } from '../cluster/timeline-gather';
-import type { TimelineNodeWire } from '../contract/timeline';
-import type { ReplayRunner } from '../cluster/replay-runner';
-import type { ReplaySettings } from '../lending/replay';
-import type { ClusterCatalog, ModelRegistry } from '../registry';
-import type { RequestExecutor, RouterMetrics } from '../serve';
+import type { ModelConfigsHost } from './model-config-routes';
+import type { SlaveSync } from './settings-nudge';
+import type { SettingsHost } from './settings-routes';
 
 /** What the HTTP plugins are given by createNode; they hold no state of their own. */
 export interface HttpDeps {

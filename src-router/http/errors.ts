@@ -1,9 +1,9 @@
-import { redactUrl } from './redact';
-import { routePath, targetPath } from './route-path';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { peerRead } from '../contract/peer-read';
 import { asRouterError, RouterError } from '../serve';
+import { redactUrl } from './redact';
+import { routePath, targetPath } from './route-path';
 
 /** Fastify's own errors (parsing, limits) as router errors with a clear message. */
 function fromFastify(err: FastifyError): RouterError | undefined {
@@ -20,8 +20,10 @@ function fromFastify(err: FastifyError): RouterError | undefined {
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new RouterError(400, 'invalid_multipart', 'expected a multipart/form-data body');
   }
-  if (err instanceof SyntaxError) return new RouterError(400, 'invalid_json', `request body is not valid JSON: ${err.message}`);
-  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return new RouterError(err.statusCode, 'bad_request', err.message);
+  if (err instanceof SyntaxError)
+    return new RouterError(400, 'invalid_json', `request body is not valid JSON: ${err.message}`);
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500)
+    return new RouterError(err.statusCode, 'bad_request', err.message);
   return undefined;
 }
 
@@ -40,7 +42,15 @@ export function errorPayload(url: string, e: RouterError): unknown {
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const e = toRouterError(err);
   const level = e.status >= 500 ? 'error' : 'warn';
-  request.log[level]({ status: e.status, code: e.code, url: redactUrl(request.url), err: e.status >= 500 && !(err instanceof RouterError) ? err : undefined }, e.message);
+  request.log[level](
+    {
+      status: e.status,
+      code: e.code,
+      url: redactUrl(request.url),
+      err: e.status >= 500 && !(err instanceof RouterError) ? err : undefined,
+    },
+    e.message,
+  );
   if (reply.raw.headersSent) {
     reply.raw.destroy();
     return reply;
@@ -51,7 +61,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, new RouterError(404, 'not_found', `no route ${request.method} ${targetPath(request.url)}`)));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      request,
+      reply,
+      new RouterError(404, 'not_found', `no route ${request.method} ${targetPath(request.url)}`),
+    ),
+  );
 }
 
 /**
@@ -64,10 +80,17 @@ export function parsePeerBody<T extends z.ZodType>(schema: T, body: unknown): z.
 
 /** Parses a body with a zod schema; the first problem becomes a 400 naming the field. */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw new RouterError(400, 'invalid_request', 'request body must be a JSON object');
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new RouterError(400, 'invalid_request', 'request body must be a JSON object');
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
   const param = issue.path.map(String).join('.') || null;
-  throw new RouterError(400, 'invalid_request', param ? `${param}: ${issue.message}` : issue.message, 'invalid_request_error', param);
+  throw new RouterError(
+    400,
+    'invalid_request',
+    param ? `${param}: ${issue.message}` : issue.message,
+    'invalid_request_error',
+    param,
+  );
 }

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { guardianDeleteSchema, guardianPutSchema, guardiansPushSchema, RouterError, type GuardiansView } from '../contract';
-import { scopeKeyOf, toGuardianSetting, validateGuardianSetting, type GuardianStore } from '../guardian';
+import {
+  type GuardiansView,
+  guardianDeleteSchema,
+  guardianPutSchema,
+  guardiansPushSchema,
+  RouterError,
+} from '../contract';
+import { type GuardianStore, scopeKeyOf, toGuardianSetting, validateGuardianSetting } from '../guardian';
 import { allowRoles, requireToken, siteWriteGate } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody, parsePeerBody } from './errors';
@@ -35,9 +41,19 @@ export async function guardianRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     scope.put(PATH, async (request) => {
       const input = parseBody(guardianPutSchema, request.body);
       const result = validateGuardianSetting(input, deps.catalog.all());
-      if (!result.ok) throw new RouterError(400, result.error.code, result.error.message, 'invalid_request_error', result.error.field);
+      if (!result.ok)
+        throw new RouterError(
+          400,
+          result.error.code,
+          result.error.message,
+          'invalid_request_error',
+          result.error.field,
+        );
       const stored = g().store.put(result.value);
-      request.log.info({ scope: stored.scope, nodeId: stored.nodeId, model: stored.model, guardian: stored.guardian }, 'guardian set');
+      request.log.info(
+        { scope: stored.scope, nodeId: stored.nodeId, model: stored.model, guardian: stored.guardian },
+        'guardian set',
+      );
       g().changed();
       return toGuardianSetting(stored);
     });
@@ -45,7 +61,12 @@ export async function guardianRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     scope.delete(PATH, async (request, reply) => {
       const key = scopeKeyOf(parseBody(guardianDeleteSchema, request.body));
       if (!g().store.delete(key)) {
-        const what = key.scope === 'cluster' ? 'no cluster guardian is set' : key.scope === 'node' ? `no guardian is set for node '${key.nodeId}'` : `no guardian is set for model '${key.model}' on node '${key.nodeId}'`;
+        const what =
+          key.scope === 'cluster'
+            ? 'no cluster guardian is set'
+            : key.scope === 'node'
+              ? `no guardian is set for node '${key.nodeId}'`
+              : `no guardian is set for model '${key.model}' on node '${key.nodeId}'`;
         throw new RouterError(404, 'guardian_setting_not_found', what);
       }
       request.log.info({ scope: key.scope, nodeId: key.nodeId, model: key.model }, 'guardian removed');

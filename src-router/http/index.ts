@@ -1,5 +1,5 @@
 export * from './app';
-export * from './deps';
 export * from './auth';
 export * from './console-codes';
+export * from './deps';
 export * from './errors';

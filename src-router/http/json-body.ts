@@ -16,10 +16,14 @@ export function keepRawJson(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.decorateRequest('rawJson', null);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    // A byte-order mark is dropped, as the parser drops it: engines in Go or Python refuse one.
-    request.rawJson = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    parse(request, text, done);
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (request: FastifyRequest, body: string | Buffer, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      // A byte-order mark is dropped, as the parser drops it: engines in Go or Python refuse one.
+      request.rawJson = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      parse(request, text, done);
+    },
+  );
 }

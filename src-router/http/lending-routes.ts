@@ -1,15 +1,24 @@
-import type { FastifyInstance } from 'fastify';
 import { isDeepStrictEqual } from 'node:util';
-import { cutoffRequestSchema, leasePushRequestSchema, linksPushSchema, offloadEventRequestSchema, QUEUE_MS_HEADER, relayRequestSchema, RouterError, withdrawRequestSchema } from '../contract';
+import type { FastifyInstance } from 'fastify';
+import { lendingView } from '../cluster/lending-view';
+import {
+  cutoffRequestSchema,
+  leasePushRequestSchema,
+  linksPushSchema,
+  offloadEventRequestSchema,
+  QUEUE_MS_HEADER,
+  RouterError,
+  relayRequestSchema,
+  withdrawRequestSchema,
+} from '../contract';
 import type { Coordinator } from '../lending/coordinator';
 import type { LendingNode } from '../lending/lending-node';
 import type { LinkStore } from '../lending/links';
 import type { LeaseGrant, NodeState } from '../lending/types';
-import { lendingView } from '../cluster/lending-view';
 import { allowRoles, requireToken } from './auth';
-import { nudgedByPush } from './settings-nudge';
 import type { HttpDeps } from './deps';
 import { parsePeerBody } from './errors';
+import { nudgedByPush } from './settings-nudge';
 
 export interface LendingHttp {
   lending: LendingNode;
@@ -26,7 +35,12 @@ export interface LendingHttp {
 export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   const l = deps.lendingHttp;
   const master = () => {
-    if (!l.coordinator) throw new RouterError(404, 'not_a_master', `node '${deps.nodeId}' is a ${deps.role}, not a master: it makes no lending decisions`);
+    if (!l.coordinator)
+      throw new RouterError(
+        404,
+        'not_a_master',
+        `node '${deps.nodeId}' is a ${deps.role}, not a master: it makes no lending decisions`,
+      );
     return l.coordinator;
   };
   app.register(async (scope) => {
@@ -84,14 +98,31 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     });
 
     // An owner whose relay broke after sending fetches a started borrowed request's answer here.
-    scope.get<{ Querystring: { request?: string; wait?: string } }>('/router/v1/node/offload/answer', async (request) => {
-      allowRoles(deps.role, ['slave', 'master'], 'answers of borrowed requests');
-      const { request: id, wait } = request.query;
-      if (typeof id !== 'string' || !id || id.length > 200) throw new RouterError(400, 'invalid_request', 'request: the lent request id', 'invalid_request_error', 'request');
-      const waitMs = wait === undefined ? 0 : /^\d{1,6}$/.test(wait) ? Math.min(Number(wait), 30_000) : NaN;
-      if (Number.isNaN(waitMs)) throw new RouterError(400, 'invalid_request', 'wait: milliseconds, 0 to 30000', 'invalid_request_error', 'wait');
-      return l.lending.helper.answerOf(id, waitMs);
-    });
+    scope.get<{ Querystring: { request?: string; wait?: string } }>(
+      '/router/v1/node/offload/answer',
+      async (request) => {
+        allowRoles(deps.role, ['slave', 'master'], 'answers of borrowed requests');
+        const { request: id, wait } = request.query;
+        if (typeof id !== 'string' || !id || id.length > 200)
+          throw new RouterError(
+            400,
+            'invalid_request',
+            'request: the lent request id',
+            'invalid_request_error',
+            'request',
+          );
+        const waitMs = wait === undefined ? 0 : /^\d{1,6}$/.test(wait) ? Math.min(Number(wait), 30_000) : NaN;
+        if (Number.isNaN(waitMs))
+          throw new RouterError(
+            400,
+            'invalid_request',
+            'wait: milliseconds, 0 to 30000',
+            'invalid_request_error',
+            'wait',
+          );
+        return l.lending.helper.answerOf(id, waitMs);
+      },
+    );
 
     // HOLD-4, asked by an owner whose lent request is overdue: cut off only if its helper has not started it.
     scope.post('/router/v1/node/offload/cutoff', async (request) => {
@@ -104,23 +135,50 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.post('/router/v1/node/offload/lease', async (request) => {
       allowRoles(deps.role, ['slave'], 'lease pushes');
       const { owner, lease } = parsePeerBody(leasePushRequestSchema, request.body);
-      if (owner.nodeId !== deps.nodeId) throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
-      if (lease && (lease.owner.nodeId !== owner.nodeId || lease.owner.model !== owner.model)) throw new RouterError(400, 'invalid_lease', 'lease.owner must be the owner the push names', 'invalid_request_error', 'lease.owner');
+      if (owner.nodeId !== deps.nodeId)
+        throw new RouterError(400, 'wrong_node', `lease for node '${owner.nodeId}' sent to '${deps.nodeId}'`);
+      if (lease && (lease.owner.nodeId !== owner.nodeId || lease.owner.model !== owner.model))
+        throw new RouterError(
+          400,
+          'invalid_lease',
+          'lease.owner must be the owner the push names',
+          'invalid_request_error',
+          'lease.owner',
+        );
       const held = await l.masterLease(owner).catch((err: Error) => {
         throw new RouterError(502, 'master_unreachable', `lease not checked with the master: ${err.message}`);
       });
       const ignored = !isDeepStrictEqual(lease, held);
-      if (ignored) request.log.warn({ owner, pushed: lease, master: held }, "lease push ignored: it is not the lease the master holds; the master's applied");
+      if (ignored)
+        request.log.warn(
+          { owner, pushed: lease, master: held },
+          "lease push ignored: it is not the lease the master holds; the master's applied",
+        );
       const applied = l.lending.owner.apply(owner.model, held as Parameters<typeof l.lending.owner.apply>[1]);
-      return { ...(applied ? { applied: true } : { applied: false, reason: 'not_an_owner' }), ...(ignored ? { ignored: true } : {}) };
+      return {
+        ...(applied ? { applied: true } : { applied: false, reason: 'not_an_owner' }),
+        ...(ignored ? { ignored: true } : {}),
+      };
     });
 
     // Asked by a slave of its master: the lease it holds now for one owner (null: none).
     scope.get<{ Querystring: { node?: string; model?: string } }>('/router/v1/node/offload/lease', async (request) => {
       allowRoles(deps.role, ['master'], 'lease reads');
       const { node, model } = request.query;
-      if (typeof node !== 'string' || !node || typeof model !== 'string' || !model) throw new RouterError(400, 'invalid_request', 'node and model: the owner whose lease is asked', 'invalid_request_error', node ? 'model' : 'node');
-      return { lease: master().leases().find((g) => g.owner.nodeId === node && g.owner.model === model) ?? null };
+      if (typeof node !== 'string' || !node || typeof model !== 'string' || !model)
+        throw new RouterError(
+          400,
+          'invalid_request',
+          'node and model: the owner whose lease is asked',
+          'invalid_request_error',
+          node ? 'model' : 'node',
+        );
+      return {
+        lease:
+          master()
+            .leases()
+            .find((g) => g.owner.nodeId === node && g.owner.model === model) ?? null,
+      };
     });
 
     scope.post('/router/v1/node/links', async (request) => {
@@ -139,10 +197,21 @@ export async function lendingRoutes(app: FastifyInstance, deps: HttpDeps): Promi
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.get('/router/v1/console/lending', async (request) =>
       lendingView({
-        nodeId: deps.nodeId, version: deps.version, settingsHash: deps.snapshot().settingsHash, linksVersion: l.lending.linksVersion, guardiansVersion: deps.guardians.version(), clusterToken: deps.clusterToken,
-        localHeld: () => l.lending.heldView(), localActive: () => deps.activeRequests(), members: () => deps.membership?.statusCapable() ?? [], memberViews: () => deps.membership?.views() ?? [],
+        nodeId: deps.nodeId,
+        version: deps.version,
+        settingsHash: deps.snapshot().settingsHash,
+        linksVersion: l.lending.linksVersion,
+        guardiansVersion: deps.guardians.version(),
+        clusterToken: deps.clusterToken,
+        localHeld: () => l.lending.heldView(),
+        localActive: () => deps.activeRequests(),
+        members: () => deps.membership?.statusCapable() ?? [],
+        memberViews: () => deps.membership?.views() ?? [],
         memberApplied: (id) => deps.membership?.applied(id) ?? {},
-        leases: l.coordinator?.leases() ?? [], decisionsMade: l.coordinator?.decisionsMade ?? null, settings: deps.lendingSettings, log: request.log,
+        leases: l.coordinator?.leases() ?? [],
+        decisionsMade: l.coordinator?.decisionsMade ?? null,
+        settings: deps.lendingSettings,
+        log: request.log,
       }),
     );
   });

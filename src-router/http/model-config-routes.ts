@@ -1,5 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { modelConfigWriteSchema, type ModelConfigList, type ModelConfigRemoved, type ModelConfigWritten } from '../contract';
+import {
+  type ModelConfigList,
+  type ModelConfigRemoved,
+  type ModelConfigWritten,
+  modelConfigWriteSchema,
+} from '../contract';
 import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -36,11 +41,18 @@ export async function modelConfigRoutes(app: FastifyInstance, deps: HttpDeps): P
       return reply.status(201).send(await deps.modelConfigs.create(config));
     });
 
-    scope.put<{ Params: { name: string } }>('/router/v1/console/model-configs/:name', { bodyLimit: MODEL_CONFIG_BODY_LIMIT }, async (request): Promise<ModelConfigWritten> => {
-      const { config } = parseBody(modelConfigWriteSchema, request.body);
-      return deps.modelConfigs.replace(request.params.name, config);
-    });
+    scope.put<{ Params: { name: string } }>(
+      '/router/v1/console/model-configs/:name',
+      { bodyLimit: MODEL_CONFIG_BODY_LIMIT },
+      async (request): Promise<ModelConfigWritten> => {
+        const { config } = parseBody(modelConfigWriteSchema, request.body);
+        return deps.modelConfigs.replace(request.params.name, config);
+      },
+    );
 
-    scope.delete<{ Params: { name: string } }>('/router/v1/console/model-configs/:name', async (request): Promise<ModelConfigRemoved> => deps.modelConfigs.remove(request.params.name));
+    scope.delete<{ Params: { name: string } }>(
+      '/router/v1/console/model-configs/:name',
+      async (request): Promise<ModelConfigRemoved> => deps.modelConfigs.remove(request.params.name),
+    );
   });
 }

@@ -1,7 +1,12 @@
 import { stat } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import {
-  MODEL_FILE_INSPECT_PATH, MODEL_FILES_PATH, modelFileInspectRequestSchema, RouterError, type ModelFileInspection, type ModelFileList,
+  MODEL_FILE_INSPECT_PATH,
+  MODEL_FILES_PATH,
+  type ModelFileInspection,
+  type ModelFileList,
+  modelFileInspectRequestSchema,
+  RouterError,
 } from '../contract';
 import { readGgufFacts, suggestedCapabilities } from '../engines/gguf-inspect';
 import { requireOperator, requireToken } from './auth';
@@ -22,7 +27,8 @@ export async function modelFileRoutes(app: FastifyInstance, deps: HttpDeps): Pro
 
     scope.get<{ Querystring: { dir?: unknown } }>(MODEL_FILES_PATH, async (request): Promise<ModelFileList> => {
       const dir = request.query.dir;
-      if (dir !== undefined && typeof dir !== 'string') throw new RouterError(400, 'invalid_path', 'dir: give one folder path', 'invalid_request_error', 'dir');
+      if (dir !== undefined && typeof dir !== 'string')
+        throw new RouterError(400, 'invalid_path', 'dir: give one folder path', 'invalid_request_error', 'dir');
       return deps.modelFileRoots.list(dir);
     });
 
@@ -30,14 +36,27 @@ export async function modelFileRoutes(app: FastifyInstance, deps: HttpDeps): Pro
       const { path } = parseBody(modelFileInspectRequestSchema, request.body);
       const { real } = await deps.modelFileRoots.resolve(path, 'path');
       // Only regular files are opened: a FIFO or a device would block or never end.
-      if (!(await stat(real)).isFile()) throw new RouterError(400, 'not_a_file', `path: '${path}' is not a file`, 'invalid_request_error', 'path');
+      if (!(await stat(real)).isFile())
+        throw new RouterError(400, 'not_a_file', `path: '${path}' is not a file`, 'invalid_request_error', 'path');
       const read = await readGgufFacts(real);
-      if ('error' in read) throw new RouterError(400, 'not_a_gguf_file', `path: '${path}': ${read.error}`, 'invalid_request_error', 'path');
+      if ('error' in read)
+        throw new RouterError(
+          400,
+          'not_a_gguf_file',
+          `path: '${path}': ${read.error}`,
+          'invalid_request_error',
+          'path',
+        );
       const { facts, size } = read;
       const beside = facts.projector ? [] : await deps.modelFileRoots.projectorsBeside(real);
       request.log.info({ path: real, architecture: facts.architecture }, 'model file inspected');
       return {
-        path: real, size, architecture: facts.architecture, name: facts.name, context_length: facts.contextLength, embedding: facts.embedding,
+        path: real,
+        size,
+        architecture: facts.architecture,
+        name: facts.name,
+        context_length: facts.contextLength,
+        embedding: facts.embedding,
         vision_projector: facts.projector ? real : (beside[0] ?? null),
         capabilities: suggestedCapabilities(facts, beside.length > 0),
       };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { nodeSnapshotSchema } from '../contract';
 import { AnswerTooLarge, fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
+import { nodeSnapshotSchema } from '../contract';
 import { RouterError, tooLarge } from '../serve';
 import { allowRoles, requireToken } from './auth';
 import type { HttpDeps } from './deps';
@@ -13,7 +13,12 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
     scope.post('/router/v1/node/register', async (request) => {
-      if (!deps.membership) throw new RouterError(404, 'not_a_master', `node '${deps.nodeId}' is a ${deps.role}, not a master: it takes no registrations`);
+      if (!deps.membership)
+        throw new RouterError(
+          404,
+          'not_a_master',
+          `node '${deps.nodeId}' is a ${deps.role}, not a master: it takes no registrations`,
+        );
       const snapshot = parsePeerBody(nodeSnapshotSchema, request.body);
       const { masterId } = deps.membership.register(snapshot);
       return { accepted: true, masterId, syncIntervalMs: 0 };
@@ -25,7 +30,14 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
     scope.get<{ Querystring: { node?: string } }>('/router/v1/node/master-settings', async (request) => {
       allowRoles(deps.role, ['master'], 'settings reads');
       const node = request.query.node;
-      if (typeof node !== 'string' || !node || node.length > 200) throw new RouterError(400, 'invalid_request', 'node: the node ID of the slave that reads', 'invalid_request_error', 'node');
+      if (typeof node !== 'string' || !node || node.length > 200)
+        throw new RouterError(
+          400,
+          'invalid_request',
+          'node: the node ID of the slave that reads',
+          'invalid_request_error',
+          'node',
+        );
       return deps.masterSettings(node);
     });
 
@@ -35,15 +47,31 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
 
     // A master scrapes this node's engines through here (their ports are not exposed).
     scope.get<{ Params: { localId: string } }>('/router/v1/node/engine-metrics/:localId', async (request, reply) => {
-      const lane = deps.supervisor.laneStatus().find((l) => l.loaded === request.params.localId && l.state === 'ready' && l.port);
-      if (!lane) throw new RouterError(404, 'engine_not_running', `no running engine for '${request.params.localId}' on node '${deps.nodeId}'`);
-      const res = await fetch(`http://127.0.0.1:${lane.port}/metrics`, { signal: AbortSignal.timeout(2000) }).catch((err: Error) => {
-        throw new RouterError(502, 'engine_unreachable', `engine metrics unreachable: ${err.message}`);
-      });
-      const text = await fetchAnswer(res).text(VIEW_LIMIT).catch((err: Error) => {
-        throw err instanceof AnswerTooLarge ? tooLarge(err, `the engine of '${request.params.localId}'`) : new RouterError(502, 'engine_unreachable', `engine metrics broke off: ${err.message}`);
-      });
-      return reply.status(res.status).type(res.headers.get('content-type') ?? 'text/plain').send(text);
+      const lane = deps.supervisor
+        .laneStatus()
+        .find((l) => l.loaded === request.params.localId && l.state === 'ready' && l.port);
+      if (!lane)
+        throw new RouterError(
+          404,
+          'engine_not_running',
+          `no running engine for '${request.params.localId}' on node '${deps.nodeId}'`,
+        );
+      const res = await fetch(`http://127.0.0.1:${lane.port}/metrics`, { signal: AbortSignal.timeout(2000) }).catch(
+        (err: Error) => {
+          throw new RouterError(502, 'engine_unreachable', `engine metrics unreachable: ${err.message}`);
+        },
+      );
+      const text = await fetchAnswer(res)
+        .text(VIEW_LIMIT)
+        .catch((err: Error) => {
+          throw err instanceof AnswerTooLarge
+            ? tooLarge(err, `the engine of '${request.params.localId}'`)
+            : new RouterError(502, 'engine_unreachable', `engine metrics broke off: ${err.message}`);
+        });
+      return reply
+        .status(res.status)
+        .type(res.headers.get('content-type') ?? 'text/plain')
+        .send(text);
     });
   });
 

@@ -1,33 +1,63 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ollamaChatSchema, ollamaEmbedSchema, ollamaGenerateSchema, ollamaModelNameSchema } from '../contract';
-import {
-  checkNumCtx, generateCarriesImages, isLoadCall, modelFacts, loadCallAnswer, ModelFactsCache, ollamaChatToOpenAI, ollamaGenerateAsChat, ollamaEmbedToOpenAI, ollamaGenerateToOpenAI, OllamaModels, openAIChatToOllama,
-  openAICompletionToOllama, openAIEmbeddingsToOllama, openAIStreamToOllama, parseKeepAlive, RouterError, type OllamaClock, type OllamaModelFacts,
-} from '../serve';
 import type { ModelConfig } from '../config';
+import { ollamaChatSchema, ollamaEmbedSchema, ollamaGenerateSchema, ollamaModelNameSchema } from '../contract';
 import type { LocalModelRecord } from '../registry';
+import { servable } from '../registry/servable';
+import {
+  checkNumCtx,
+  generateCarriesImages,
+  isLoadCall,
+  loadCallAnswer,
+  ModelFactsCache,
+  modelFacts,
+  type OllamaClock,
+  type OllamaModelFacts,
+  OllamaModels,
+  ollamaChatToOpenAI,
+  ollamaEmbedToOpenAI,
+  ollamaGenerateAsChat,
+  ollamaGenerateToOpenAI,
+  openAIChatToOllama,
+  openAICompletionToOllama,
+  openAIEmbeddingsToOllama,
+  openAIStreamToOllama,
+  parseKeepAlive,
+  RouterError,
+} from '../serve';
+import { eachEvent } from '../serve/event-batch';
+import { answerHeaders } from './answer-headers';
 import { clientGone } from './client-gone';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-import { answerHeaders } from './answer-headers';
 import { rawBytes } from './openai-routes';
 import { writeStream } from './streaming';
-import { eachEvent } from '../serve/event-batch';
-import { servable } from '../registry/servable';
 
 /** Ollama's model management, which this node leaves to model configs. */
-const MANAGED_ELSEWHERE: [method: 'POST' | 'DELETE', path: string][] = [['POST', '/api/pull'], ['POST', '/api/push'], ['POST', '/api/create'], ['POST', '/api/copy'], ['DELETE', '/api/delete']];
+const MANAGED_ELSEWHERE: [method: 'POST' | 'DELETE', path: string][] = [
+  ['POST', '/api/pull'],
+  ['POST', '/api/push'],
+  ['POST', '/api/create'],
+  ['POST', '/api/copy'],
+  ['DELETE', '/api/delete'],
+];
 
 /** The Ollama-compatible client API under /api, translated onto the same executor. */
 export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   const facts = new ModelFactsCache();
   const models = new OllamaModels({
-    catalog: deps.catalog, registry: deps.registry, supervisor: deps.supervisor, resolver: deps.executor.deps.resolver,
-    clusterToken: deps.clusterToken, loadTimeoutMs: deps.executor.deps.requestTimeoutMs,
+    catalog: deps.catalog,
+    registry: deps.registry,
+    supervisor: deps.supervisor,
+    resolver: deps.executor.deps.resolver,
+    clusterToken: deps.clusterToken,
+    loadTimeoutMs: deps.executor.deps.requestTimeoutMs,
   });
   /** Facts of the first local config of a name; undefined when none is on this node. */
-  const factsOf = async (name: string, opts: { verbose?: boolean } = {}): Promise<{ rec: LocalModelRecord; facts: OllamaModelFacts } | undefined> => {
+  const factsOf = async (
+    name: string,
+    opts: { verbose?: boolean } = {},
+  ): Promise<{ rec: LocalModelRecord; facts: OllamaModelFacts } | undefined> => {
     const rec = models.localConfigs(name)[0];
     return rec ? { rec, facts: await facts.facts(rec.config, opts) } : undefined;
   };
@@ -42,7 +72,8 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
     // A request without a body has none to parse, whatever it says its type is.
     scope.addHook('onRequest', async (request) => {
       const h = request.raw.headers;
-      const hasBody = h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
+      const hasBody =
+        h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
       if (hasBody) h['content-type'] = 'application/json';
       else delete h['content-type'];
     });
@@ -60,8 +91,19 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
               const rec = e.replicas[0].record;
               const local = await factsOf(e.id);
               return {
-                name: e.id, model: e.id, modified_at: (local?.facts.modifiedAt ?? deps.startedAt).toISOString(), size: local?.facts.size ?? 0, digest: rec.modelHash ?? rec.configHash,
-                details: local?.facts.details ?? { parent_model: '', format: rec.backend, family: rec.backend, families: [rec.backend], parameter_size: '', quantization_level: '' },
+                name: e.id,
+                model: e.id,
+                modified_at: (local?.facts.modifiedAt ?? deps.startedAt).toISOString(),
+                size: local?.facts.size ?? 0,
+                digest: rec.modelHash ?? rec.configHash,
+                details: local?.facts.details ?? {
+                  parent_model: '',
+                  format: rec.backend,
+                  family: rec.backend,
+                  families: [rec.backend],
+                  parameter_size: '',
+                  quantization_level: '',
+                },
               };
             }),
           )),
@@ -69,8 +111,19 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
           ...recipes.map((r) => {
             const backends = [...new Set(r.components.map((c) => c.backend))];
             return {
-              name: r.name, model: r.name, modified_at: new Date(r.updatedAt).toISOString(), size: 0, digest: createHash('sha256').update(JSON.stringify(r.components)).digest('hex'),
-              details: { parent_model: '', format: 'recipe', family: backends[0], families: backends, parameter_size: '', quantization_level: '' },
+              name: r.name,
+              model: r.name,
+              modified_at: new Date(r.updatedAt).toISOString(),
+              size: 0,
+              digest: createHash('sha256').update(JSON.stringify(r.components)).digest('hex'),
+              details: {
+                parent_model: '',
+                format: 'recipe',
+                family: backends[0],
+                families: backends,
+                parameter_size: '',
+                quantization_level: '',
+              },
             };
           }),
         ],
@@ -90,8 +143,14 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
             // Armed: when it unloads; busy with an idle limit: that long after now at the earliest; no limit: null.
             const expires = unloadsAt ?? (idleMs === null ? null : Date.now() + idleMs);
             return {
-              name: rec.publicId, model: rec.publicId, size: f.size, digest: rec.modelHash ?? rec.configHash, details: f.details,
-              expires_at: expires === null ? null : new Date(expires).toISOString(), size_vram: 0, context_length: f.contextLength ?? 0,
+              name: rec.publicId,
+              model: rec.publicId,
+              size: f.size,
+              digest: rec.modelHash ?? rec.configHash,
+              details: f.details,
+              expires_at: expires === null ? null : new Date(expires).toISOString(),
+              size_vram: 0,
+              context_length: f.contextLength ?? 0,
             };
           }),
       ),
@@ -105,16 +164,37 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const remote = entry?.replicas[0].record;
       const local = await factsOf(name, { verbose: body.verbose });
       if (!local && !remote) throw new RouterError(404, 'model_not_found', `model '${name}' not found`);
-      const f = local?.facts ?? modelFacts({ backend: remote!.backend as ModelConfig['backend'], capabilities: remote!.capabilities as ModelConfig['capabilities'], contextsize: remote!.contextsize ?? undefined }, null, undefined);
+      const f =
+        local?.facts ??
+        modelFacts(
+          {
+            backend: remote!.backend as ModelConfig['backend'],
+            capabilities: remote!.capabilities as ModelConfig['capabilities'],
+            contextsize: remote!.contextsize ?? undefined,
+          },
+          null,
+          undefined,
+        );
       return {
-        license: f.license, modelfile: '', parameters: f.parameters, template: f.template, system: '', details: f.details, model_info: f.modelInfo,
-        capabilities: f.capabilities, modified_at: (f.modifiedAt ?? deps.startedAt).toISOString(),
+        license: f.license,
+        modelfile: '',
+        parameters: f.parameters,
+        template: f.template,
+        system: '',
+        details: f.details,
+        model_info: f.modelInfo,
+        capabilities: f.capabilities,
+        modified_at: (f.modifiedAt ?? deps.startedAt).toISOString(),
       };
     });
 
-    for (const [path, kind] of [['/api/chat', 'chat'], ['/api/generate', 'generate']] as const) {
+    for (const [path, kind] of [
+      ['/api/chat', 'chat'],
+      ['/api/generate', 'generate'],
+    ] as const) {
       scope.post(path, async (request, reply) => {
-        const body = kind === 'chat' ? parseBody(ollamaChatSchema, request.body) : parseBody(ollamaGenerateSchema, request.body);
+        const body =
+          kind === 'chat' ? parseBody(ollamaChatSchema, request.body) : parseBody(ollamaGenerateSchema, request.body);
         const clock = clockFor(body.model);
         const keepAlive = parseKeepAlive(body.keep_alive);
         const asChat = kind === 'chat' || generateCarriesImages(body);
@@ -124,16 +204,41 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
           return loadCallAnswer(kind, body.model, reason, clock);
         }
         checkNumCtx(body.options, body.model, models.localConfigs(body.model)[0]?.config.contextsize ?? null);
-        const json = kind === 'chat' ? ollamaChatToOpenAI(body) : asChat ? ollamaGenerateAsChat(body) : ollamaGenerateToOpenAI(body);
+        const json =
+          kind === 'chat'
+            ? ollamaChatToOpenAI(body)
+            : asChat
+              ? ollamaGenerateAsChat(body)
+              : ollamaGenerateToOpenAI(body);
         models.keepAlive(body.model, keepAlive);
-        const out = await deps.executor.run({ endpoint, model: body.model, json, readsBody: true, stream: json.stream === true, client: clientGone(reply), promptBytes: rawBytes(request) }).catch((err: unknown) => {
-          throw asOllamaParam(err);
-        });
+        const out = await deps.executor
+          .run({
+            endpoint,
+            model: body.model,
+            json,
+            readsBody: true,
+            stream: json.stream === true,
+            client: clientGone(reply),
+            promptBytes: rawBytes(request),
+          })
+          .catch((err: unknown) => {
+            throw asOllamaParam(err);
+          });
         answerHeaders(reply, out);
         const model = out.modelId;
-        if (out.kind === 'sse') return writeStream(request, reply, openAIStreamToOllama(eachEvent(out.events), kind, model, clock), 'ndjson', out.close, deps.writeTimeoutMs);
+        if (out.kind === 'sse')
+          return writeStream(
+            request,
+            reply,
+            openAIStreamToOllama(eachEvent(out.events), kind, model, clock),
+            'ndjson',
+            out.close,
+            deps.writeTimeoutMs,
+          );
         if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
-        return kind === 'chat' ? openAIChatToOllama(out.body as object, model, clock) : openAICompletionToOllama(out.body as object, model, clock);
+        return kind === 'chat'
+          ? openAIChatToOllama(out.body as object, model, clock)
+          : openAICompletionToOllama(out.body as object, model, clock);
       });
     }
 
@@ -141,7 +246,15 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const body = parseBody(ollamaEmbedSchema, request.body);
       const clock = clockFor(body.model);
       models.keepAlive(body.model, parseKeepAlive(body.keep_alive));
-      const out = await deps.executor.run({ endpoint: 'embedding', model: body.model, json: ollamaEmbedToOpenAI(body), readsBody: true, stream: false, client: clientGone(reply), promptBytes: rawBytes(request) });
+      const out = await deps.executor.run({
+        endpoint: 'embedding',
+        model: body.model,
+        json: ollamaEmbedToOpenAI(body),
+        readsBody: true,
+        stream: false,
+        client: clientGone(reply),
+        promptBytes: rawBytes(request),
+      });
       answerHeaders(reply, out);
       if (out.status >= 400 || out.kind !== 'json') return reply.status(out.status).send({ error: errorText(out) });
       const result = openAIEmbeddingsToOllama(out.body as object, out.modelId, clock);
@@ -152,9 +265,14 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
 
     for (const [method, path] of MANAGED_ELSEWHERE) {
       scope.route({
-        method, url: path,
+        method,
+        url: path,
         handler: async () => {
-          throw new RouterError(501, 'not_supported', `${path} is not supported: models on this node are managed through model configs (one YAML file per model in models.config_dir), not through the Ollama API`);
+          throw new RouterError(
+            501,
+            'not_supported',
+            `${path} is not supported: models on this node are managed through model configs (one YAML file per model in models.config_dir), not through the Ollama API`,
+          );
         },
       });
     }
@@ -171,5 +289,12 @@ const OLLAMA_PARAM: Record<string, string> = { response_format: 'format' };
 function asOllamaParam(err: unknown): unknown {
   if (!(err instanceof RouterError) || !err.param || !OLLAMA_PARAM[err.param]) return err;
   const param = OLLAMA_PARAM[err.param];
-  return new RouterError(err.status, err.code, err.message.replace(new RegExp(`^${err.param}\\b`), param), err.type, param, err.extra);
+  return new RouterError(
+    err.status,
+    err.code,
+    err.message.replace(new RegExp(`^${err.param}\\b`), param),
+    err.type,
+    param,
+    err.extra,
+  );
 }

@@ -7,9 +7,17 @@ import { STATIC_FILES_REASON } from './openapi/operations';
 
 /** Liveness, the router's Prometheus metrics, and the UI build. */
 export async function opsRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  app.get('/health', async (): Promise<HealthAnswer> => ({
-    status: 'ok', node_id: deps.nodeId, role: deps.role, version: deps.version, uptime_s: Math.round((Date.now() - deps.startedAt.getTime()) / 1000), started_at: deps.startedAt.toISOString(),
-  }));
+  app.get(
+    '/health',
+    async (): Promise<HealthAnswer> => ({
+      status: 'ok',
+      node_id: deps.nodeId,
+      role: deps.role,
+      version: deps.version,
+      uptime_s: Math.round((Date.now() - deps.startedAt.getTime()) / 1000),
+      started_at: deps.startedAt.toISOString(),
+    }),
+  );
 
   app.get('/metrics', async (_request, reply) => {
     reply.type(deps.metrics.registry.contentType);

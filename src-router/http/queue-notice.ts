@@ -8,7 +8,12 @@ export const QUEUE_COMMENT_GAP_MS = 1000;
  * Pure: the SSE comment a stream waiting in a router queue sends now, or null — none once it no longer
  * waits (`position` null), and at most one per `gapMs`. Clients ignore SSE comments (lines starting with `:`).
  */
-export function queueComment(position: number | null, lastSentAt: number | null, now: number, gapMs = QUEUE_COMMENT_GAP_MS): string | null {
+export function queueComment(
+  position: number | null,
+  lastSentAt: number | null,
+  now: number,
+  gapMs = QUEUE_COMMENT_GAP_MS,
+): string | null {
   if (position === null) return null;
   if (lastSentAt !== null && now - lastSentAt < gapMs) return null;
   return `${queueCommentLine(position)}\n\n`;

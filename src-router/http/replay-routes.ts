@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RouterError } from '../contract';
-import { REPLAY_MAX_EVENTS, REPLAY_MAX_RANGE_MS, replayRequestSchema, type ReplayResultWire } from '../contract/replay';
+import { REPLAY_MAX_EVENTS, REPLAY_MAX_RANGE_MS, type ReplayResultWire, replayRequestSchema } from '../contract/replay';
 import { replayLinks, withSettingChanges } from '../lending/replay';
 import { requireToken } from './auth';
 import { clientGone } from './client-gone';
@@ -10,12 +10,14 @@ import { parseBody } from './errors';
 
 type Query = Record<string, string | undefined>;
 
-const bad = (param: string, message: string) => new RouterError(400, 'invalid_request', `${param}: ${message}`, 'invalid_request_error', param);
+const bad = (param: string, message: string) =>
+  new RouterError(400, 'invalid_request', `${param}: ${message}`, 'invalid_request_error', param);
 
 /** A range a replay may cover: `to` not before `from`, at most REPLAY_MAX_RANGE_MS; else a 400 naming the field. */
 function checkedRange(from: number, to: number): { from: number; to: number } {
   if (to < from) throw bad('to', `before from (${to} < ${from})`);
-  if (to - from > REPLAY_MAX_RANGE_MS) throw bad('to', `the range is at most ${REPLAY_MAX_RANGE_MS / 3_600_000} h (${to - from} ms asked)`);
+  if (to - from > REPLAY_MAX_RANGE_MS)
+    throw bad('to', `the range is at most ${REPLAY_MAX_RANGE_MS / 3_600_000} h (${to - from} ms asked)`);
   return { from, to };
 }
 
@@ -33,7 +35,10 @@ export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       if (from === undefined) throw bad('from', 'required (unix ms or ISO 8601)');
       if (to === undefined) throw bad('to', 'required (unix ms or ISO 8601)');
       // Up to the row caps of each kind, read and serialized in a worker thread; the node sends the worker's JSON as it is.
-      const json = await deps.replay.sources.run<string>({ kind: 'source', storeDir: deps.replay.storeDir, range: checkedRange(from, to) }, { signal: clientGone(reply).signal, log: request.log });
+      const json = await deps.replay.sources.run<string>(
+        { kind: 'source', storeDir: deps.replay.storeDir, range: checkedRange(from, to) },
+        { signal: clientGone(reply).signal, log: request.log },
+      );
       return reply.type('application/json; charset=utf-8').send(json);
     });
   });
@@ -48,7 +53,19 @@ export async function replayRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       if (body.links) replayLinks(body.links);
       const members = deps.membership?.statusCapable() ?? [];
       return deps.replay.runner.run<ReplayResultWire>(
-        { kind: 'replay', storeDir: deps.replay.storeDir, clusterToken: deps.clusterToken, members, settings: deps.replay.settings, input: { ...range, settings: body.settings, links: body.links, maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS } },
+        {
+          kind: 'replay',
+          storeDir: deps.replay.storeDir,
+          clusterToken: deps.clusterToken,
+          members,
+          settings: deps.replay.settings,
+          input: {
+            ...range,
+            settings: body.settings,
+            links: body.links,
+            maxEvents: body.maxEvents ?? REPLAY_MAX_EVENTS,
+          },
+        },
         { signal: clientGone(reply).signal, log: request.log },
       );
     });

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { chatCompletionAnswerSchema, responsesRequestSchema, RouterError } from '../contract';
+import { chatCompletionAnswerSchema, RouterError, responsesRequestSchema } from '../contract';
 import { chatStreamToResponses, chatToResponse, RESPONSES_PARAM, responsesToChat } from '../serve';
+import { eachEvent } from '../serve/event-batch';
+import { answerHeaders } from './answer-headers';
 import { clientGone } from './client-gone';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
-import { answerHeaders } from './answer-headers';
 import { queueNotice, rawBytes, runStreamed, send } from './openai-routes';
 import { writeStream } from './streaming';
-import { eachEvent } from '../serve/event-batch';
 
 /**
  * OpenAI's Responses API for text models: the request is translated to a chat completion and run exactly as one
@@ -20,16 +20,41 @@ export async function responsesRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     const stream = body.stream === true;
     const notice = stream ? queueNotice(reply, 'sse-events', deps.nodeId) : undefined;
     const run = () =>
-      deps.executor.run({ endpoint: 'chat', model: body.model, json, readsBody: true, stream, client: clientGone(reply), promptBytes: rawBytes(request), onQueued: notice?.waiting }).catch((err: unknown) => {
-        throw asResponsesError(err);
-      });
+      deps.executor
+        .run({
+          endpoint: 'chat',
+          model: body.model,
+          json,
+          readsBody: true,
+          stream,
+          client: clientGone(reply),
+          promptBytes: rawBytes(request),
+          onQueued: notice?.waiting,
+        })
+        .catch((err: unknown) => {
+          throw asResponsesError(err);
+        });
     return runStreamed(request, reply, notice, 'sse-events', deps.writeTimeoutMs, run, async (out) => {
       const trailers = answerHeaders(reply, out);
-      if (out.kind === 'sse') return writeStream(request, reply, chatStreamToResponses(eachEvent(out.events), body, out.modelId), 'sse-events', out.close, deps.writeTimeoutMs, trailers);
+      if (out.kind === 'sse')
+        return writeStream(
+          request,
+          reply,
+          chatStreamToResponses(eachEvent(out.events), body, out.modelId),
+          'sse-events',
+          out.close,
+          deps.writeTimeoutMs,
+          trailers,
+        );
       // Errors are already OpenAI-shaped (the engine's, relayed with the model named); anything not JSON is passed on.
       if (out.kind !== 'json' || out.status >= 400) return send(request, reply, out, deps.writeTimeoutMs, 'sse-events');
       const answer = chatCompletionAnswerSchema.safeParse(out.body);
-      if (!answer.success) throw new RouterError(502, 'engine_bad_response', `the engine for '${out.modelId}' answered a chat completion without choices`);
+      if (!answer.success)
+        throw new RouterError(
+          502,
+          'engine_bad_response',
+          `the engine for '${out.modelId}' answered a chat completion without choices`,
+        );
       return chatToResponse(body, answer.data, out.modelId);
     });
   });
@@ -39,5 +64,12 @@ export async function responsesRoutes(app: FastifyInstance, deps: HttpDeps): Pro
 function asResponsesError(err: unknown): unknown {
   if (!(err instanceof RouterError) || !err.param || !RESPONSES_PARAM[err.param]) return err;
   const param = RESPONSES_PARAM[err.param];
-  return new RouterError(err.status, err.code, err.message.replace(new RegExp(`^${err.param}\\b`), param), err.type, param, err.extra);
+  return new RouterError(
+    err.status,
+    err.code,
+    err.message.replace(new RegExp(`^${err.param}\\b`), param),
+    err.type,
+    param,
+    err.extra,
+  );
 }

@@ -11,8 +11,12 @@ import { parseBody } from './errors';
  */
 export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   /** The e-mail of the operator whose token this is (`INFERENCE_ADMIN_EMAILS`), for the write's log line. */
-  const operatorEmail = (request: FastifyRequest) => deps.operatorEmails.find((o) => sameSecret(bearer(request), o.token))?.email ?? null;
-  const access = (request: FastifyRequest) => ({ writable: deps.routingWritesEnabled, canWrite: isOperator(deps, request) });
+  const operatorEmail = (request: FastifyRequest) =>
+    deps.operatorEmails.find((o) => sameSecret(bearer(request), o.token))?.email ?? null;
+  const access = (request: FastifyRequest) => ({
+    writable: deps.routingWritesEnabled,
+    canWrite: isOperator(deps, request),
+  });
 
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
@@ -41,8 +45,19 @@ export async function runtimeRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       const result = await deps.routing.live.setRouting(input).catch((err: Error) => {
         throw new RouterError(503, 'keyspace_unavailable', `routing state not written: ${err.message}`);
       });
-      if (!result.ok) return reply.status(400).send({ error: { message: result.message, type: 'invalid_request_error', param: result.field, code: 'invalid_routing' } });
-      request.log.info({ desired: result.desired, operator: operatorEmail(request) }, 'routing desired state published');
+      if (!result.ok)
+        return reply.status(400).send({
+          error: {
+            message: result.message,
+            type: 'invalid_request_error',
+            param: result.field,
+            code: 'invalid_routing',
+          },
+        });
+      request.log.info(
+        { desired: result.desired, operator: operatorEmail(request) },
+        'routing desired state published',
+      );
       return { desired: result.desired };
     });
 

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
  * its scripts, styles, images and API calls (remote clusters are reached through this node's proxy, never directly);
  * no plugins, no framing, no other base. `src-renderer/index.html` carries the same policy as a meta tag.
  */
-export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /**
  * `nosniff` on every answer, the CSP on everything the node serves (streams too: set on the raw response). A callback

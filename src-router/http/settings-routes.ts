@@ -1,17 +1,25 @@
-import type { FastifyInstance } from 'fastify';
 import { isDeepStrictEqual } from 'node:util';
-import { RouterError, settingsPutSchema, type SettingsAnswer, type SettingsView } from '../contract';
-import { configJsonSchemas } from '../config/json-schema';
-import { ConfigError, maskSecrets, readConfigFile, unmaskSecrets, validateConfig, writeConfigFile } from '../config/settings-file';
-import { requireOperator, requireToken } from './auth';
+import type { FastifyInstance } from 'fastify';
 import type { BootIssue } from '../config/boot-checks';
+import { configJsonSchemas } from '../config/json-schema';
 import type { NodeConfig } from '../config/node-config';
+import {
+  ConfigError,
+  maskSecrets,
+  readConfigFile,
+  unmaskSecrets,
+  validateConfig,
+  writeConfigFile,
+} from '../config/settings-file';
+import { RouterError, type SettingsAnswer, type SettingsView, settingsPutSchema } from '../contract';
+import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
 /** The node config's JSON Schema, generated from the zod schema once (it never changes while the node runs). */
 let schemaOnce: Record<string, unknown> | undefined;
-const nodeConfigSchema = () => (schemaOnce ??= configJsonSchemas()['node-config.schema.json'] as Record<string, unknown>);
+const nodeConfigSchema = () =>
+  (schemaOnce ??= configJsonSchemas()['node-config.schema.json'] as Record<string, unknown>);
 
 /** What a node started by a host that can restart it knows of its config file (`NodeHost`). */
 export interface SettingsHost {
@@ -33,7 +41,12 @@ export interface SettingsHost {
  */
 export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   const host = (): SettingsHost => {
-    if (!deps.settings) throw new RouterError(409, 'settings_unavailable', 'this node was started without a config file it can rewrite and restart on (routerdesk node --config, serve or the desktop app can)');
+    if (!deps.settings)
+      throw new RouterError(
+        409,
+        'settings_unavailable',
+        'this node was started without a config file it can rewrite and restart on (routerdesk node --config, serve or the desktop app can)',
+      );
     return deps.settings;
   };
   app.register(async (scope) => {
@@ -44,7 +57,13 @@ export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Prom
 
     scope.get('/router/v1/console/settings', async (): Promise<SettingsView> => {
       const { file, lastRestartError, lastRestoredFrom } = host();
-      return { config: maskSecrets(readConfigFile(file)), schema: nodeConfigSchema(), path: file, restartError: lastRestartError(), restoredFrom: lastRestoredFrom() };
+      return {
+        config: maskSecrets(readConfigFile(file)),
+        schema: nodeConfigSchema(),
+        path: file,
+        restartError: lastRestartError(),
+        restoredFrom: lastRestoredFrom(),
+      };
     });
 
     scope.put('/router/v1/console/settings', async (request, reply): Promise<SettingsAnswer> => {
@@ -59,13 +78,27 @@ export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Prom
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         const first = err.issues[0];
-        throw new RouterError(400, 'invalid_config', first ? `config.${first.path}: ${first.message}` : err.message, 'invalid_request_error', first ? `config.${first.path}` : 'config');
+        throw new RouterError(
+          400,
+          'invalid_config',
+          first ? `config.${first.path}: ${first.message}` : err.message,
+          'invalid_request_error',
+          first ? `config.${first.path}` : 'config',
+        );
       }
       const port = config.server.port || Number(new URL(deps.selfUrl()).port);
       const url = `http://${config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host}:${port}`;
-      if (isDeepStrictEqual(raw, current)) return { written: false, restarted: false, url: deps.selfUrl(), path: settings.file };
+      if (isDeepStrictEqual(raw, current))
+        return { written: false, restarted: false, url: deps.selfUrl(), path: settings.file };
       const [issue] = await settings.bootIssues(config);
-      if (issue) throw new RouterError(400, 'config_cannot_start', `config.${issue.path}: ${issue.message}`, 'invalid_request_error', `config.${issue.path}`);
+      if (issue)
+        throw new RouterError(
+          400,
+          'config_cannot_start',
+          `config.${issue.path}: ${issue.message}`,
+          'invalid_request_error',
+          `config.${issue.path}`,
+        );
       writeConfigFile(settings.file, raw);
       request.log.info({ file: settings.file }, 'node config written from the Settings screen; restarting');
       reply.raw.once('finish', () => setImmediate(() => settings.restart()));

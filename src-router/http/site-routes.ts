@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { RouterError } from '../contract';
 import {
-  LINK_LANE_PATHS, linkCandidates, linkCreateSchema, linkErrorToRouterError, linkUpdateSchema, patchFromUpdate, toLinkRecord, validateLink,
+  LINK_LANE_PATHS,
+  linkCandidates,
+  linkCreateSchema,
+  linkErrorToRouterError,
+  linkUpdateSchema,
+  patchFromUpdate,
+  toLinkRecord,
+  validateLink,
 } from '../lending/links';
 import type { LendingLane } from '../lending/types';
 import { requireToken, siteWriteGate } from './auth';
@@ -35,7 +42,8 @@ export async function siteRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
       scope.put<{ Params: { id: string } }>(`${path}/:id`, async (request) => {
         const patch = patchFromUpdate(parseBody(linkUpdateSchema, request.body));
         const existing = store().get(request.params.id);
-        if (!existing || existing.lane !== lane) throw new RouterError(404, 'link_not_found', `no ${lane} link '${request.params.id}'`);
+        if (!existing || existing.lane !== lane)
+          throw new RouterError(404, 'link_not_found', `no ${lane} link '${request.params.id}'`);
         const link = store().update(request.params.id, patch)!;
         deps.lendingHttp.linksChanged();
         return toLinkRecord(link);
@@ -43,20 +51,37 @@ export async function siteRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
 
       scope.delete<{ Params: { id: string } }>(`${path}/:id`, async (request, reply) => {
         const existing = store().get(request.params.id);
-        if (!existing || existing.lane !== lane) throw new RouterError(404, 'link_not_found', `no ${lane} link '${request.params.id}'`);
+        if (!existing || existing.lane !== lane)
+          throw new RouterError(404, 'link_not_found', `no ${lane} link '${request.params.id}'`);
         store().delete(request.params.id);
         deps.lendingHttp.linksChanged();
         return reply.status(204).send();
       });
 
       // The picker (UI-3): every candidate of the lane, ineligible ones disabled with the reason.
-      scope.get<{ Querystring: { node?: string; model?: string; role?: 'owner' | 'helper' } }>(`${path}/candidates`, async (request) => {
-        const { node, model, role } = request.query;
-        if (!node || !model) throw new RouterError(400, 'invalid_request', 'node and model (the anchor) are required', 'invalid_request_error', node ? 'model' : 'node');
-        const result = linkCandidates({ nodeId: node, model }, lane, deps.catalog.all(), store().list(), role === 'helper' ? 'helper' : 'owner');
-        if (!result.ok) throw linkErrorToRouterError(result.error);
-        return result.value;
-      });
+      scope.get<{ Querystring: { node?: string; model?: string; role?: 'owner' | 'helper' } }>(
+        `${path}/candidates`,
+        async (request) => {
+          const { node, model, role } = request.query;
+          if (!node || !model)
+            throw new RouterError(
+              400,
+              'invalid_request',
+              'node and model (the anchor) are required',
+              'invalid_request_error',
+              node ? 'model' : 'node',
+            );
+          const result = linkCandidates(
+            { nodeId: node, model },
+            lane,
+            deps.catalog.all(),
+            store().list(),
+            role === 'helper' ? 'helper' : 'owner',
+          );
+          if (!result.ok) throw linkErrorToRouterError(result.error);
+          return result.value;
+        },
+      );
     }
   });
 }

@@ -13,7 +13,12 @@ import { redactUrl } from './redact';
  * items ended, go out after the last byte (the queue time of a stream whose head went out first).
  */
 export async function writeStream(
-  request: FastifyRequest, reply: FastifyReply, items: AsyncIterable<unknown>, format: StreamFormat, onEnd: () => void, writeTimeoutMs: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: AsyncIterable<unknown>,
+  format: StreamFormat,
+  onEnd: () => void,
+  writeTimeoutMs: number,
   trailers: () => Record<string, string> = () => ({}),
 ): Promise<void> {
   const res = reply.raw;
@@ -40,7 +45,11 @@ export async function writeStream(
       // A slow reader slows the relay instead of the router buffering the whole stream; one that takes nothing for
       // server.write_timeout is cut off, so it cannot hold its engine (and every request behind it) forever.
       if (!res.write(frame(format, r.value)) && !(await drained(res, writeTimeoutMs))) {
-        if (!res.destroyed) request.log.warn({ code: 'client_stalled', url: redactUrl(request.url) }, `client took nothing of the stream for ${Math.round(writeTimeoutMs / 1000)} s: cut off`);
+        if (!res.destroyed)
+          request.log.warn(
+            { code: 'client_stalled', url: redactUrl(request.url) },
+            `client took nothing of the stream for ${Math.round(writeTimeoutMs / 1000)} s: cut off`,
+          );
         // The request ends now, before the relay unwinds (its unwinding waits on the engine's stream): its engine call
         // is aborted and the lane released. onEnd is idempotent; the finally below calls it again.
         onEnd();
@@ -53,11 +62,24 @@ export async function writeStream(
     const e = toRouterError(err);
     if (e.status !== 499) {
       request.log.warn({ code: e.code, url: redactUrl(request.url) }, e.message);
-      if (!res.destroyed) res.write(format === 'ndjson' ? frame(format, errorPayload('/api/', e)) : `data: ${JSON.stringify(errorPayload('/v1/', e))}\n\n`);
+      if (!res.destroyed)
+        res.write(
+          format === 'ndjson'
+            ? frame(format, errorPayload('/api/', e))
+            : `data: ${JSON.stringify(errorPayload('/v1/', e))}\n\n`,
+        );
     }
   } finally {
     // Left before the items ended (the client went or stalled): they stop, as a for-await's break stops them.
-    if (!done) await it.return?.(undefined).catch((err: unknown) => request.log.warn({ code: 'stream_cleanup', url: redactUrl(request.url) }, `stream cleanup failed: ${(err as Error).message}`));
+    if (!done)
+      await it
+        .return?.(undefined)
+        .catch((err: unknown) =>
+          request.log.warn(
+            { code: 'stream_cleanup', url: redactUrl(request.url) },
+            `stream cleanup failed: ${(err as Error).message}`,
+          ),
+        );
     onEnd();
     const t = trailers();
     if (Object.keys(t).length && !res.destroyed) res.addTrailers(t);
@@ -83,7 +105,12 @@ export type StreamFormat = 'sse' | 'sse-events' | 'ndjson';
  * Takes the response over from fastify and sets a stream's head (headers set on the raw response before are kept);
  * `flush`: sent now, else with the first write.
  */
-export function openStream(reply: FastifyReply, format: StreamFormat, headers: Record<string, string> = {}, flush = true): void {
+export function openStream(
+  reply: FastifyReply,
+  format: StreamFormat,
+  headers: Record<string, string> = {},
+  flush = true,
+): void {
   reply.hijack();
   reply.raw.writeHead(200, {
     'content-type': format !== 'ndjson' ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson',
@@ -99,14 +126,20 @@ export function openStream(reply: FastifyReply, format: StreamFormat, headers: R
  * The items of an answer that is not a stream, for a stream whose head already went out: an error is sent in-band. A
  * JSON answer with its engine's bytes (`text`) goes as those bytes, parsed only for a format that translates it.
  */
-export async function* inBand(answer: { status: number; body: unknown; text?: string } | { error: unknown }): AsyncGenerator<unknown> {
+export async function* inBand(
+  answer: { status: number; body: unknown; text?: string } | { error: unknown },
+): AsyncGenerator<unknown> {
   if ('error' in answer) throw answer.error;
   if (answer.status < 400) {
     yield answer.text !== undefined ? new RawEvent(answer.text) : answer.body;
     return;
   }
   const e = (answer.body as { error?: { message?: unknown; code?: unknown } } | null)?.error;
-  throw new RouterError(answer.status, typeof e?.code === 'string' ? e.code : 'engine_error', typeof e?.message === 'string' ? e.message : `the answer was ${answer.status}`);
+  throw new RouterError(
+    answer.status,
+    typeof e?.code === 'string' ? e.code : 'engine_error',
+    typeof e?.message === 'string' ? e.message : `the answer was ${answer.status}`,
+  );
 }
 
 function frame(format: StreamFormat, item: unknown): string {

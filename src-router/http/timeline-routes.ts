@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { RouterError, TIMELINE_MAX_LIMIT } from '../contract';
 import { gatherTimeline, type TimelineQuery } from '../cluster/timeline-gather';
+import { RouterError, TIMELINE_MAX_LIMIT } from '../contract';
 import { requireToken } from './auth';
 import { count, queryTime } from './decision-routes';
 import type { HttpDeps } from './deps';
@@ -14,7 +14,14 @@ const DEFAULT_LIMIT = 5_000;
 function timelineQuery(q: Query, now: number): TimelineQuery {
   const to = queryTime(q.to, 'to') ?? now;
   const from = queryTime(q.from, 'from') ?? to - DEFAULT_SPAN_MS;
-  if (from > to) throw new RouterError(400, 'invalid_request', `from (${from}) is after to (${to})`, 'invalid_request_error', 'from');
+  if (from > to)
+    throw new RouterError(
+      400,
+      'invalid_request',
+      `from (${from}) is after to (${to})`,
+      'invalid_request_error',
+      'from',
+    );
   return { from, to, limit: count(q.limit, 'limit', TIMELINE_MAX_LIMIT) ?? DEFAULT_LIMIT };
 }
 
@@ -25,14 +32,21 @@ function timelineQuery(q: Query, now: number): TimelineQuery {
 export async function timelineRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
-    scope.get<{ Querystring: Query }>('/router/v1/node/timeline', async (request) => deps.timeline(timelineQuery(request.query, Date.now())));
+    scope.get<{ Querystring: Query }>('/router/v1/node/timeline', async (request) =>
+      deps.timeline(timelineQuery(request.query, Date.now())),
+    );
   });
 
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
     scope.get<{ Querystring: Query }>('/router/v1/console/timeline', async (request) =>
       gatherTimeline(
-        { clusterToken: deps.clusterToken, own: deps.timeline, members: () => deps.membership?.statusCapable() ?? [], log: request.log },
+        {
+          clusterToken: deps.clusterToken,
+          own: deps.timeline,
+          members: () => deps.membership?.statusCapable() ?? [],
+          log: request.log,
+        },
         timelineQuery(request.query, Date.now()),
       ),
     );

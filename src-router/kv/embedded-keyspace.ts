@@ -1,4 +1,4 @@
-import { KeySpaceError, type KeySpace } from './keyspace';
+import { type KeySpace, KeySpaceError } from './keyspace';
 import { normalizeTtlMs } from './ttl';
 
 export interface EmbeddedKeySpaceOptions {

@@ -1,13 +1,16 @@
 import { EmbeddedKeySpace, type EmbeddedKeySpaceOptions } from './embedded-keyspace';
 import { RedisKeySpace, type RedisKeySpaceOptions } from './redis-keyspace';
 
-export { KeySpaceError, type KeySpace } from './keyspace';
 export { EmbeddedKeySpace, type EmbeddedKeySpaceOptions } from './embedded-keyspace';
-export { RedisKeySpace, backoffDelayMs, redactRedisUrl, type RedisKeySpaceOptions } from './redis-keyspace';
+export { type KeySpace, KeySpaceError } from './keyspace';
+export { backoffDelayMs, RedisKeySpace, type RedisKeySpaceOptions, redactRedisUrl } from './redis-keyspace';
 export { normalizeTtlMs } from './ttl';
 
 /** Redis when a URL is given (`redis.url` in the node config), the embedded keyspace otherwise. */
-export function createKeySpace(redisUrl?: string, opts: { redis?: RedisKeySpaceOptions; embedded?: EmbeddedKeySpaceOptions } = {}): EmbeddedKeySpace | RedisKeySpace {
+export function createKeySpace(
+  redisUrl?: string,
+  opts: { redis?: RedisKeySpaceOptions; embedded?: EmbeddedKeySpaceOptions } = {},
+): EmbeddedKeySpace | RedisKeySpace {
   const url = redisUrl?.trim();
   return url ? new RedisKeySpace(url, opts.redis) : new EmbeddedKeySpace(opts.embedded);
 }

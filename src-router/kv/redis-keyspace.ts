@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { KeySpaceError, type KeySpace } from './keyspace';
+import { type KeySpace, KeySpaceError } from './keyspace';
 import { normalizeTtlMs } from './ttl';
 
 export interface RedisKeySpaceOptions {

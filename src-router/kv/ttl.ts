@@ -4,6 +4,7 @@
  */
 export function normalizeTtlMs(ttlMs: number | undefined): number | undefined {
   if (ttlMs === undefined) return undefined;
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`ttlMs must be a finite number above 0, got ${ttlMs}`);
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
+    throw new RangeError(`ttlMs must be a finite number above 0, got ${ttlMs}`);
   return Math.ceil(ttlMs);
 }

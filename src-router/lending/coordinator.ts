@@ -1,9 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { lentFateRow, planRowToDecision, relayRefusedRow, type LentFateReason } from './decision-rows';
+import { type LentFateReason, lentFateRow, planRowToDecision, relayRefusedRow } from './decision-rows';
 import { connectRefused } from './master-client';
 import { plan } from './planner';
 import type { BorrowedAnswer, DecisionSink, RelayAnswer, RelayRequest, WithdrawResult } from './ports';
-import { refKey, type LeaseGrant, type LinkSpec, type LiveLease, type ModelRef, type NodeState, type PlanResult, type PlanSettings, type Trigger } from './types';
+import {
+  type LeaseGrant,
+  type LinkSpec,
+  type LiveLease,
+  type ModelRef,
+  type NodeState,
+  type PlanResult,
+  type PlanSettings,
+  refKey,
+  type Trigger,
+} from './types';
 
 export interface CoordinatorDeps {
   nodeId: string;
@@ -70,7 +80,10 @@ export class Coordinator {
   start(): void {
     this.tickTimer = setInterval(() => void this.decide('tick').catch(() => {}), this.deps.refreshIntervalMs);
     this.tickTimer.unref();
-    this.stallTimer = setInterval(() => void this.checkStalls().catch(() => {}), Math.max(250, Math.min(10_000, this.deps.stallTimeoutMs / 4)));
+    this.stallTimer = setInterval(
+      () => void this.checkStalls().catch(() => {}),
+      Math.max(250, Math.min(10_000, this.deps.stallTimeoutMs / 4)),
+    );
     this.stallTimer.unref();
   }
 
@@ -92,7 +105,10 @@ export class Coordinator {
     for (const [helper, r] of this.relays) {
       if (!r.inflight.size || now - r.lastChange < this.deps.stallTimeoutMs) continue;
       const running = await this.deps.askBorrowed(helper).catch((err: Error) => {
-        this.deps.log.warn({ helper }, `stall check: helper did not answer (${err.message}); it keeps its lent requests`);
+        this.deps.log.warn(
+          { helper },
+          `stall check: helper did not answer (${err.message}); it keeps its lent requests`,
+        );
         return null;
       });
       if (running === null || running > 0) {
@@ -122,7 +138,10 @@ export class Coordinator {
   private async withdrawAt(helper: string, ids: string[], reason: 'cut_off' | 'helper_stalled'): Promise<number> {
     if (ids.length === 0) return 0;
     const answer = await this.deps.withdraw(helper, ids).catch((err: Error) => {
-      this.deps.log.warn({ helper }, `withdrawing lent requests: helper did not answer (${err.message}); they stay with it`);
+      this.deps.log.warn(
+        { helper },
+        `withdrawing lent requests: helper did not answer (${err.message}); they stay with it`,
+      );
       return {} as Record<string, WithdrawResult>;
     });
     let n = 0;
@@ -218,9 +237,14 @@ export class Coordinator {
     const result = plan({ now, trigger, links, nodes, live: [...this.live.values()], settings: this.deps.settings });
     for (const row of result.rows) this.deps.decisions.add(planRowToDecision(row));
     for (const lease of result.leases) {
-      const helperState = nodes.find((n) => n.nodeId === lease.helper.nodeId)?.models.find((m) => m.model === lease.helper.model);
+      const helperState = nodes
+        .find((n) => n.nodeId === lease.helper.nodeId)
+        ?.models.find((m) => m.model === lease.helper.model);
       lease.helperContextsize = helperState?.contextsize ?? null;
-      lease.helperUrl = lease.helper.nodeId === this.deps.nodeId ? null : this.deps.remotes().find((r) => r.nodeId === lease.helper.nodeId)?.url ?? null;
+      lease.helperUrl =
+        lease.helper.nodeId === this.deps.nodeId
+          ? null
+          : (this.deps.remotes().find((r) => r.nodeId === lease.helper.nodeId)?.url ?? null);
     }
     keepLiveLeases(this.live, result, now);
     this.push(result, askers);
@@ -237,10 +261,21 @@ export class Coordinator {
     const remote = this.deps.remotes().filter((r) => involved.has(r.nodeId));
     const states = await Promise.all(
       remote.map((r) =>
-        r.nodeId === reported?.nodeId ? reported : this.deps.pollRemote(r.url).catch((err: Error): NodeState => {
-          this.deps.log.warn({ nodeId: r.nodeId }, `lending poll failed: ${err.message}`);
-          return { nodeId: r.nodeId, reachable: false, acceptsBorrowed: false, ownIdleMs: 0, sinceOwnRequestMs: null, lanes: {}, borrowedInFlight: 0, models: [] };
-        }),
+        r.nodeId === reported?.nodeId
+          ? reported
+          : this.deps.pollRemote(r.url).catch((err: Error): NodeState => {
+              this.deps.log.warn({ nodeId: r.nodeId }, `lending poll failed: ${err.message}`);
+              return {
+                nodeId: r.nodeId,
+                reachable: false,
+                acceptsBorrowed: false,
+                ownIdleMs: 0,
+                sinceOwnRequestMs: null,
+                lanes: {},
+                borrowedInFlight: 0,
+                models: [],
+              };
+            }),
       ),
     );
     return [this.deps.localState(), ...states];
@@ -252,7 +287,10 @@ export class Coordinator {
    * master no longer honours.
    */
   private push(result: PlanResult, askers: ModelRef[]) {
-    const answers: [ModelRef, LeaseGrant | null][] = [...result.leases.map((l): [ModelRef, LeaseGrant] => [l.owner, l]), ...result.noLease.map((o): [ModelRef, null] => [o, null])];
+    const answers: [ModelRef, LeaseGrant | null][] = [
+      ...result.leases.map((l): [ModelRef, LeaseGrant] => [l.owner, l]),
+      ...result.noLease.map((o): [ModelRef, null] => [o, null]),
+    ];
     const answered = new Set(askers.map(refKey));
     for (const [owner, grant] of answers) {
       if (answered.has(refKey(owner))) continue;
@@ -264,7 +302,10 @@ export class Coordinator {
   private scheduleWake(wakeAt: number | null) {
     clearTimeout(this.wakeTimer);
     if (wakeAt === null) return;
-    this.wakeTimer = setTimeout(() => void this.decide('probe_due').catch(() => {}), Math.max(0, wakeAt - this.now()) + 5);
+    this.wakeTimer = setTimeout(
+      () => void this.decide('probe_due').catch(() => {}),
+      Math.max(0, wakeAt - this.now()) + 5,
+    );
     this.wakeTimer.unref();
   }
 
@@ -284,12 +325,29 @@ export class Coordinator {
   /** A lent request from an owner (LEASE-5, LEASE-8): relayed to the helper named by a live lease, else refused. */
   async relay(req: RelayRequest, signal: AbortSignal): Promise<RelayAnswer> {
     const lease = this.live.get(refKey(req.helper));
-    const refuse = (reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed', message: string): RelayAnswer => {
-      this.deps.decisions.add(relayRefusedRow({ at: this.now(), linkId: lease?.grant.linkId ?? null, owner: req.owner, helper: req.helper, requestId: req.requestId, reason, details: { message } }));
+    const refuse = (
+      reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed',
+      message: string,
+    ): RelayAnswer => {
+      this.deps.decisions.add(
+        relayRefusedRow({
+          at: this.now(),
+          linkId: lease?.grant.linkId ?? null,
+          owner: req.owner,
+          helper: req.helper,
+          requestId: req.requestId,
+          reason,
+          details: { message },
+        }),
+      );
       return { kind: 'refused', reason, message };
     };
-    if (!lease || lease.expiresAt <= this.now() || refKey(lease.owner) !== refKey(req.owner)) return refuse('no_live_lease', 'no live lease from this owner to this helper');
-    const track = this.relays.get(req.helper.nodeId) ?? { inflight: new Set<AbortController>(), lastChange: this.now() };
+    if (!lease || lease.expiresAt <= this.now() || refKey(lease.owner) !== refKey(req.owner))
+      return refuse('no_live_lease', 'no live lease from this owner to this helper');
+    const track = this.relays.get(req.helper.nodeId) ?? {
+      inflight: new Set<AbortController>(),
+      lastChange: this.now(),
+    };
     this.relays.set(req.helper.nodeId, track);
     const stall = new AbortController();
     track.inflight.add(stall);
@@ -303,7 +361,17 @@ export class Coordinator {
         const why = (stall.signal.reason as Error)?.message;
         if (why === UNHEALTHY) {
           const message = `helper node '${req.helper.nodeId}' stopped answering the master's health checks while it had the request`;
-          this.deps.decisions.add(lentFateRow({ at: this.now(), linkId: lease.grant.linkId, owner: req.owner, helper: req.helper, requestId: req.requestId, reason: 'unresolved', details: { resolvedBy: 'master', cause: message } }));
+          this.deps.decisions.add(
+            lentFateRow({
+              at: this.now(),
+              linkId: lease.grant.linkId,
+              owner: req.owner,
+              helper: req.helper,
+              requestId: req.requestId,
+              reason: 'unresolved',
+              details: { resolvedBy: 'master', cause: message },
+            }),
+          );
           return { kind: 'unknown', message };
         }
         return { kind: 'returned', reason: why === 'cut_off' ? 'cut_off' : 'helper_stalled' };
@@ -317,13 +385,22 @@ export class Coordinator {
     }
   }
 
-  private async relayTo(req: RelayRequest, signal: AbortSignal, refuse: (reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed', message: string) => RelayAnswer): Promise<RelayAnswer> {
+  private async relayTo(
+    req: RelayRequest,
+    signal: AbortSignal,
+    refuse: (reason: 'no_live_lease' | 'helper_unreachable' | 'forward_failed', message: string) => RelayAnswer,
+  ): Promise<RelayAnswer> {
     const answer =
       req.helper.nodeId === this.deps.nodeId
         ? await this.deps.serveLocal(req, signal)
         : await (async () => {
             const url = this.deps.remotes().find((r) => r.nodeId === req.helper.nodeId)?.url;
-            if (!url) return { kind: 'refused', reason: 'helper_unreachable', message: `helper node '${req.helper.nodeId}' is not a healthy member` } as RelayAnswer;
+            if (!url)
+              return {
+                kind: 'refused',
+                reason: 'helper_unreachable',
+                message: `helper node '${req.helper.nodeId}' is not a healthy member`,
+              } as RelayAnswer;
             const forwarded = await this.deps.forwardRemote(url, req, signal);
             return forwarded.kind === 'unknown' ? this.resolveFate(req, forwarded.message, signal) : forwarded;
           })();
@@ -340,7 +417,17 @@ export class Coordinator {
   private async resolveFate(req: RelayRequest, message: string, signal: AbortSignal): Promise<RelayAnswer> {
     const helper = req.helper.nodeId;
     const row = (reason: LentFateReason, why?: string) =>
-      this.deps.decisions.add(lentFateRow({ at: this.now(), linkId: this.live.get(refKey(req.helper))?.grant.linkId ?? null, owner: req.owner, helper: req.helper, requestId: req.requestId, reason, details: { resolvedBy: 'master', cause: message, ...(why ? { why } : {}) } }));
+      this.deps.decisions.add(
+        lentFateRow({
+          at: this.now(),
+          linkId: this.live.get(refKey(req.helper))?.grant.linkId ?? null,
+          owner: req.owner,
+          helper: req.helper,
+          requestId: req.requestId,
+          reason,
+          details: { resolvedBy: 'master', cause: message, ...(why ? { why } : {}) },
+        }),
+      );
     const unresolved = (why: string): RelayAnswer => {
       row('unresolved', why);
       return { kind: 'unknown', message: `${message}; the master could not resolve it at the helper: ${why}` };
@@ -397,7 +484,14 @@ export function dropExpiredLeases(live: LiveLeases, now: number): void {
 export function keepLiveLeases(live: LiveLeases, result: PlanResult, now: number): void {
   for (const lease of result.leases) {
     for (const [k, l] of live) if (refKey(l.owner) === refKey(lease.owner)) live.delete(k);
-    live.set(refKey(lease.helper), { owner: lease.owner, helper: lease.helper, slots: lease.slots, probe: lease.probe, expiresAt: now + lease.ttlMs, grant: lease });
+    live.set(refKey(lease.helper), {
+      owner: lease.owner,
+      helper: lease.helper,
+      slots: lease.slots,
+      probe: lease.probe,
+      expiresAt: now + lease.ttlMs,
+      grant: lease,
+    });
   }
   for (const owner of result.noLease) for (const [k, l] of live) if (refKey(l.owner) === refKey(owner)) live.delete(k);
 }

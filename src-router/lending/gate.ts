@@ -15,7 +15,14 @@ export interface AdmitRequest {
 export type OwnTicket =
   | { kind: 'engine'; waitedMs: number; done(): void }
   /** Served by a helper: the answer, and the helper's model names to rewrite back (LEASE-5). */
-  | { kind: 'lent'; waitedMs: number; status: number; body: unknown; helper: ModelRef; /** Its wait at the helper, when known. */ helperQueueMs?: number };
+  | {
+      kind: 'lent';
+      waitedMs: number;
+      status: number;
+      body: unknown;
+      helper: ModelRef /** Its wait at the helper, when known. */;
+      helperQueueMs?: number;
+    };
 
 export interface BorrowedTicket {
   waitedMs: number;

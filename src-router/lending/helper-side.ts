@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { LaneRestorer, Supervisor } from '../backends';
 import type { ModelQueue, QueueItem } from '../queue';
-import { borrowedReturnedRow, nativeWaitedBehindBorrowedRow, type BorrowedReturnedReason } from './decision-rows';
+import { type BorrowedReturnedReason, borrowedReturnedRow, nativeWaitedBehindBorrowedRow } from './decision-rows';
 import type { DecisionSink, WithdrawResult } from './ports';
 import type { LinkSpec, ModelRef } from './types';
 
@@ -79,7 +79,10 @@ export class HelperSide {
    * The answer of a borrowed request that started here: `answered` (with it), `failed` (it ended without one),
    * `running` (still running after `waitMs`), or `unknown` (never started here, or forgotten).
    */
-  async answerOf(requestId: string, waitMs: number): Promise<{ state: 'answered'; status: number; body: unknown } | { state: 'failed' | 'running' | 'unknown' }> {
+  async answerOf(
+    requestId: string,
+    waitMs: number,
+  ): Promise<{ state: 'answered'; status: number; body: unknown } | { state: 'failed' | 'running' | 'unknown' }> {
     const now = () => this.answers.get(requestId);
     if (!now() && this.borrowed.get(requestId)?.started && waitMs > 0) {
       await new Promise<void>((resolve) => {
@@ -109,7 +112,11 @@ export class HelperSide {
   arrivedBefore(requestId: string): boolean {
     this.forgetOldWithdrawals();
     if (this.withdrawnIds.has(requestId)) return false;
-    return this.borrowed.has(requestId) || this.startedIds.has(requestId) || (this.answers.get(requestId)?.answer ?? null) !== null;
+    return (
+      this.borrowed.has(requestId) ||
+      this.startedIds.has(requestId) ||
+      (this.answers.get(requestId)?.answer ?? null) !== null
+    );
   }
 
   hasStarted(requestId: string): boolean {
@@ -133,7 +140,8 @@ export class HelperSide {
   borrowedOnRuntime(localId: string): number {
     const lane = this.deps.supervisor.adapter(localId).lane;
     let n = 0;
-    for (const b of this.borrowed.values()) if (b.item.state === 'active' && this.deps.supervisor.adapter(b.localId).lane === lane) n++;
+    for (const b of this.borrowed.values())
+      if (b.item.state === 'active' && this.deps.supervisor.adapter(b.localId).lane === lane) n++;
     return n;
   }
 
@@ -144,17 +152,30 @@ export class HelperSide {
     if (!this.acceptsBorrowed()) return this.refuse(localId, owner, requestId, 'busy_on_arrival');
     const link = this.deps.linkFor(owner, localId);
     if (!link) return this.refuse(localId, owner, requestId, 'no_link');
-    if (!link.loadIfUnloaded && this.deps.supervisor.state(localId) !== 'ready') return this.refuse(localId, owner, requestId, 'load_forbidden');
+    if (!link.loadIfUnloaded && this.deps.supervisor.state(localId) !== 'ready')
+      return this.refuse(localId, owner, requestId, 'load_forbidden');
     // HELPER-4: borrowed work arriving on either lane restarts every pending restore's quiet period.
     this.deps.restorer.quietFromNow();
     return null;
   }
 
-  private refuse(localId: string, owner: ModelRef, requestId: string, reason: BorrowedReturnedReason): BorrowedReturnedReason {
-    this.deps.decisions.add(borrowedReturnedRow({
-      at: this.deps.now(), linkId: this.deps.linkFor(owner, localId)?.id ?? null, owner, helper: { nodeId: this.deps.nodeId, model: localId }, requestId, reason,
-      borrowedInBackend: this.borrowedOnRuntime(localId),
-    }));
+  private refuse(
+    localId: string,
+    owner: ModelRef,
+    requestId: string,
+    reason: BorrowedReturnedReason,
+  ): BorrowedReturnedReason {
+    this.deps.decisions.add(
+      borrowedReturnedRow({
+        at: this.deps.now(),
+        linkId: this.deps.linkFor(owner, localId)?.id ?? null,
+        owner,
+        helper: { nodeId: this.deps.nodeId, model: localId },
+        requestId,
+        reason,
+        borrowedInBackend: this.borrowedOnRuntime(localId),
+      }),
+    );
     return reason;
   }
 
@@ -233,10 +254,17 @@ export class HelperSide {
     const b = this.borrowed.get(item.id);
     const [ownerNode, ...rest] = (item.owner ?? '/').split('/');
     const owner = b?.owner ?? { nodeId: ownerNode, model: rest.join('/') };
-    this.deps.decisions.add(borrowedReturnedRow({
-      at: this.deps.now(), linkId: this.deps.linkFor(owner, localId)?.id ?? null, owner, helper: { nodeId: this.deps.nodeId, model: localId }, requestId: item.id, reason,
-      borrowedInBackend: this.borrowedOnRuntime(localId),
-    }));
+    this.deps.decisions.add(
+      borrowedReturnedRow({
+        at: this.deps.now(),
+        linkId: this.deps.linkFor(owner, localId)?.id ?? null,
+        owner,
+        helper: { nodeId: this.deps.nodeId, model: localId },
+        requestId: item.id,
+        reason,
+        borrowedInBackend: this.borrowedOnRuntime(localId),
+      }),
+    );
   }
 
   /** A borrowed request got an engine slot: until it claims the runtime it can still be taken back. */
@@ -283,7 +311,15 @@ export class HelperSide {
   /** LOG-4: the node's own request waited behind borrowed jobs already in the backend of its runtime; the wait includes the lane's. */
   nativeWaited(localId: string, requestId: string | null, borrowedInBackend: number, waitedMs: number): void {
     if (borrowedInBackend <= 0) return;
-    this.deps.decisions.add(nativeWaitedBehindBorrowedRow({ at: this.deps.now(), model: { nodeId: this.deps.nodeId, model: localId }, requestId, borrowedInBackend, waitedMs: Math.round(waitedMs) }));
+    this.deps.decisions.add(
+      nativeWaitedBehindBorrowedRow({
+        at: this.deps.now(),
+        model: { nodeId: this.deps.nodeId, model: localId },
+        requestId,
+        borrowedInBackend,
+        waitedMs: Math.round(waitedMs),
+      }),
+    );
   }
 
   stop(): void {

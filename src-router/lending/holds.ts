@@ -27,9 +27,11 @@ export function measuredLease(l: HoldLease | null): l is HoldLease & { ownerJobM
 export function helperLentFinishAt(sentAt: number[], helperJobMs: number, switchMs: number): number | null {
   if (sentAt.length === 0) return null;
   let t = -Infinity;
-  [...sentAt].sort((a, b) => a - b).forEach((s, i) => {
-    t = Math.max(t, s + (i === 0 ? switchMs : 0)) + helperJobMs;
-  });
+  [...sentAt]
+    .sort((a, b) => a - b)
+    .forEach((s, i) => {
+      t = Math.max(t, s + (i === 0 ? switchMs : 0)) + helperJobMs;
+    });
   return t;
 }
 
@@ -47,7 +49,16 @@ export interface SecondSlotQuery {
   helperLentFinishAt: number | null;
 }
 
-export type HoldWhy = 'disabled' | 'owner_idle' | 'no_lease' | 'probe_lease' | 'unmeasured' | 'lent_slot_free' | 'helper_overdue' | 'owner_sooner' | 'helper_sooner';
+export type HoldWhy =
+  | 'disabled'
+  | 'owner_idle'
+  | 'no_lease'
+  | 'probe_lease'
+  | 'unmeasured'
+  | 'lent_slot_free'
+  | 'helper_overdue'
+  | 'owner_sooner'
+  | 'helper_sooner';
 
 export interface HoldVerdict {
   hold: boolean;
@@ -60,7 +71,13 @@ export interface HoldVerdict {
   releaseAt: number | null;
 }
 
-const no = (why: HoldWhy, ownerFinishMs: number | null = null, helperFinishMs: number | null = null): HoldVerdict => ({ hold: false, why, ownerFinishMs, helperFinishMs, releaseAt: null });
+const no = (why: HoldWhy, ownerFinishMs: number | null = null, helperFinishMs: number | null = null): HoldVerdict => ({
+  hold: false,
+  why,
+  ownerFinishMs,
+  helperFinishMs,
+  releaseAt: null,
+});
 
 /**
  * HOLD-1/2: keep the second slot's next request in the router for the helper when the setting is on, the owner is

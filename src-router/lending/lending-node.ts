@@ -4,19 +4,35 @@ import { LaneRestorer, type Supervisor } from '../backends';
 import type { ClientGone } from '../backends/call-end';
 import type { NodeConfig } from '../config';
 import { hasImageInput, RouterError } from '../contract';
-import { expectedAnswerTokens, fitFromAnalytics, loadCost, meanEstimatedTokens, tokenProfile, type TokenProfile } from '../costs';
-import { lentEtas, ModelQueue, queueEtas, type ItemState, type QueueItem } from '../queue';
+import {
+  expectedAnswerTokens,
+  fitFromAnalytics,
+  loadCost,
+  meanEstimatedTokens,
+  type TokenProfile,
+  tokenProfile,
+} from '../costs';
+import { type ItemState, lentEtas, ModelQueue, type QueueItem, queueEtas } from '../queue';
 import type { ModelRegistry } from '../registry';
 import type { AnalyticsStore } from '../store';
-import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
 import { lentFateRow, RETURNED_REASONS, type ReturnedReason } from './decision-rows';
-import { connectRefused } from './master-client';
 import { DropNotices } from './drop-notices';
+import type { AdmitRequest, BorrowedTicket, LendingGate, OwnArrival, OwnTicket } from './gate';
 import { HelperSide } from './helper-side';
-import { OwnerSide } from './owner-side';
 import { lentCutoffAt } from './holds';
+import { connectRefused } from './master-client';
+import { OwnerSide } from './owner-side';
 import type { BorrowedAnswer, DecisionSink, MasterPort, RelayAnswer, WithdrawResult } from './ports';
-import { refKey, type CostFit, type LeaseGrant, type LendingLane, type LinkSpec, type ModelRef, type ModelState, type NodeState } from './types';
+import {
+  type CostFit,
+  type LeaseGrant,
+  type LendingLane,
+  type LinkSpec,
+  type ModelRef,
+  type ModelState,
+  type NodeState,
+  refKey,
+} from './types';
 
 export interface LendingNodeDeps {
   nodeId: string;
@@ -36,7 +52,8 @@ export interface LendingNodeDeps {
   now?(): number;
 }
 
-const laneOf = (caps: readonly string[]): LendingLane => (caps.includes('image') || caps.includes('video') ? 'image' : 'text');
+const laneOf = (caps: readonly string[]): LendingLane =>
+  caps.includes('image') || caps.includes('video') ? 'image' : 'text';
 
 /**
  * Lending on one node: the router queues of its enrolled models, its owner side and helper side, and the
@@ -56,13 +73,21 @@ export class LendingNode implements LendingGate {
   constructor(private readonly deps: LendingNodeDeps) {
     this.now = deps.now ?? Date.now;
     const master: MasterPort = {
-      event: (owner, trigger) => (this.master ? this.master.event(owner, trigger, () => this.state()) : Promise.resolve(null)),
-      relay: (req, signal) => (this.master ? this.master.relay(req, signal) : Promise.resolve({ kind: 'refused', reason: 'no_live_lease', message: 'no master' })),
+      event: (owner, trigger) =>
+        this.master ? this.master.event(owner, trigger, () => this.state()) : Promise.resolve(null),
+      relay: (req, signal) =>
+        this.master
+          ? this.master.relay(req, signal)
+          : Promise.resolve({ kind: 'refused', reason: 'no_live_lease', message: 'no master' }),
       cutOff: (id) => (this.master ? this.master.cutOff(id) : Promise.resolve(false)),
       cancel: (id) => (this.master ? this.master.cancel(id) : Promise.resolve()),
     };
     this.owner = new OwnerSide({
-      nodeId: deps.nodeId, master, decisions: deps.decisions, log: deps.log, now: this.now,
+      nodeId: deps.nodeId,
+      master,
+      decisions: deps.decisions,
+      log: deps.log,
+      now: this.now,
       queueOf: (id) => this.queues.get(id),
       isOwner: (id) => this.links.some((l) => l.owner.nodeId === deps.nodeId && l.owner.model === id),
       tokensOf: (id, item) => this.itemTokens(id, item),
@@ -70,16 +95,30 @@ export class LendingNode implements LendingGate {
       deferReport: (fn) => void setImmediate(fn),
     });
     this.restorer = new LaneRestorer({
-      supervisor: deps.supervisor, delayMs: deps.config.cluster.offload_restore_delay, log: deps.log,
+      supervisor: deps.supervisor,
+      delayMs: deps.config.cluster.offload_restore_delay,
+      log: deps.log,
       busy: () => this.helper.holdsRestore(),
       ownBusy: () => deps.activity.beginLoad(),
     });
     this.helper = new HelperSide({
-      nodeId: deps.nodeId, decisions: deps.decisions, log: deps.log, now: this.now, supervisor: deps.supervisor,
+      nodeId: deps.nodeId,
+      decisions: deps.decisions,
+      log: deps.log,
+      now: this.now,
+      supervisor: deps.supervisor,
       // A broken forward is resolved after the forwarder's own time-out, and waited for up to the stall time-out.
-      answerKeepMs: Math.max(deps.config.cluster.request_timeout, deps.config.cluster.offload_lent_stall_timeout) + 2 * 60_000,
+      answerKeepMs:
+        Math.max(deps.config.cluster.request_timeout, deps.config.cluster.offload_lent_stall_timeout) + 2 * 60_000,
       queues: () => [...this.queues.values()],
-      linkFor: (owner, id) => this.links.find((l) => l.owner.nodeId === owner.nodeId && l.owner.model === owner.model && l.helper.nodeId === deps.nodeId && l.helper.model === id),
+      linkFor: (owner, id) =>
+        this.links.find(
+          (l) =>
+            l.owner.nodeId === owner.nodeId &&
+            l.owner.model === owner.model &&
+            l.helper.nodeId === deps.nodeId &&
+            l.helper.model === id,
+        ),
       restorer: this.restorer,
       ownPending: () => this.ownPending,
     });
@@ -127,11 +166,16 @@ export class LendingNode implements LendingGate {
   }
 
   private newQueue(localId: string): ModelQueue {
-    const queue = new ModelQueue(localId, this.deps.config.cluster.scheduling_backend_depth, (event) => {
-      if (event === 'enqueued') this.owner.onQueueEvent(localId, 'enqueued');
-      else if (event === 'finished') this.owner.onQueueEvent(localId, 'completed');
-      else this.owner.dispatch(localId);
-    }, this.now);
+    const queue = new ModelQueue(
+      localId,
+      this.deps.config.cluster.scheduling_backend_depth,
+      (event) => {
+        if (event === 'enqueued') this.owner.onQueueEvent(localId, 'enqueued');
+        else if (event === 'finished') this.owner.onQueueEvent(localId, 'completed');
+        else this.owner.dispatch(localId);
+      },
+      this.now,
+    );
     queue.holdPolicy = (item, firstStartedAt) => this.owner.holdSecond(localId, item, firstStartedAt);
     return queue;
   }
@@ -176,7 +220,14 @@ export class LendingNode implements LendingGate {
 
   private item(req: AdmitRequest, borrowed: boolean): QueueItem {
     return {
-      id: req.id || randomUUID(), arrivedAt: this.now(), stream: req.stream, bodyBytes: req.bodyBytes, work: this.work(req), borrowed, returned: false, state: 'queued',
+      id: req.id || randomUUID(),
+      arrivedAt: this.now(),
+      stream: req.stream,
+      bodyBytes: req.bodyBytes,
+      work: this.work(req),
+      borrowed,
+      returned: false,
+      state: 'queued',
       imageInput: req.endpoint === 'chat' && hasImageInput(req.json),
     };
   }
@@ -185,10 +236,16 @@ export class LendingNode implements LendingGate {
   private work(req: AdmitRequest): number {
     const j = req.json ?? {};
     if (req.endpoint === 'image') {
-      const [w, h] = typeof j.size === 'string' && /^\d+x\d+$/.test(j.size) ? j.size.split('x').map(Number) : [512, 512];
+      const [w, h] =
+        typeof j.size === 'string' && /^\d+x\d+$/.test(j.size) ? j.size.split('x').map(Number) : [512, 512];
       return w * h * (typeof j.steps === 'number' ? j.steps : 20) * (typeof j.n === 'number' ? j.n : 1);
     }
-    const max = typeof j.max_tokens === 'number' ? j.max_tokens : typeof j.max_completion_tokens === 'number' ? j.max_completion_tokens : undefined;
+    const max =
+      typeof j.max_tokens === 'number'
+        ? j.max_tokens
+        : typeof j.max_completion_tokens === 'number'
+          ? j.max_completion_tokens
+          : undefined;
     return max ?? 0;
   }
 
@@ -207,7 +264,10 @@ export class LendingNode implements LendingGate {
       // HOLD-4: a helper that has not started answering by 3 × (switch + job) + 30 s is cut off; the owner serves it.
       // The master withdraws it only on the helper's definite word that it has not started it (and then never will).
       const cutoffAt = lentCutoffAt(item.startedAt ?? this.now(), lease);
-      const timer = cutoffAt === null ? undefined : setTimeout(() => void this.master!.cutOff(item.id).catch(() => false), Math.max(0, cutoffAt - this.now()));
+      const timer =
+        cutoffAt === null
+          ? undefined
+          : setTimeout(() => void this.master!.cutOff(item.id).catch(() => false), Math.max(0, cutoffAt - this.now()));
       timer?.unref();
       let answer: RelayAnswer;
       // The client leaving is said to the helper explicitly: a borrowed request does not end with its relay.
@@ -216,7 +276,10 @@ export class LendingNode implements LendingGate {
       const unlisten = client.onAbort(() => void this.master!.cancel(item.id).catch(() => {}));
       const gone = this.masterGone.signal;
       try {
-        answer = await this.master!.relay({ requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} }, AbortSignal.any([signal, gone]));
+        answer = await this.master!.relay(
+          { requestId: item.id, owner, helper: lease.helper, endpoint: req.endpoint as 'chat', json: req.json ?? {} },
+          AbortSignal.any([signal, gone]),
+        );
       } catch (err) {
         if (client.aborted || !gone.aborted) throw err;
         answer = { kind: 'unknown', message: (gone.reason as Error).message };
@@ -227,7 +290,14 @@ export class LendingNode implements LendingGate {
       }
       if (answer.kind === 'answered') {
         this.owner.onQueueEvent(localId, 'borrowed_completed');
-        return { kind: 'lent', waitedMs, status: answer.status, body: answer.body, helper: lease.helper, helperQueueMs: answer.queueMs };
+        return {
+          kind: 'lent',
+          waitedMs,
+          status: answer.status,
+          body: answer.body,
+          helper: lease.helper,
+          helperQueueMs: answer.queueMs,
+        };
       }
       if (client.aborted) throw Object.assign(new Error('client closed the request'), { name: 'AbortError' });
       if (answer.kind === 'unknown') {
@@ -235,18 +305,33 @@ export class LendingNode implements LendingGate {
         // from it. Only a helper that neither the master nor this node can reach loses it: it runs here, and the
         // helper is told to drop it once it answers again.
         const fate = await this.lentFate(lease, item.id, signal);
-        this.deps.decisions.add(lentFateRow({
-          at: this.now(), linkId: lease.linkId, owner, helper: lease.helper, requestId: item.id, reason: fate.kind,
-          details: { resolvedBy: 'owner', cause: answer.message, ...('why' in fate ? { why: fate.why } : {}) },
-        }));
+        this.deps.decisions.add(
+          lentFateRow({
+            at: this.now(),
+            linkId: lease.linkId,
+            owner,
+            helper: lease.helper,
+            requestId: item.id,
+            reason: fate.kind,
+            details: { resolvedBy: 'owner', cause: answer.message, ...('why' in fate ? { why: fate.why } : {}) },
+          }),
+        );
         if (fate.kind === 'answered') {
           this.owner.onQueueEvent(localId, 'borrowed_completed');
           return { kind: 'lent', waitedMs, status: fate.status, body: fate.body, helper: lease.helper };
         }
         if (fate.kind === 'lost') {
-          throw new RouterError(502, 'lent_answer_lost', `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}; ${fate.why}); it was not run again`);
+          throw new RouterError(
+            502,
+            'lent_answer_lost',
+            `the request was lent to node '${lease.helper.nodeId}' and its answer was lost with the relay (${answer.message}; ${fate.why}); it was not run again`,
+          );
         }
-        this.owner.returned(localId, item, fate.kind === 'withdrawn' ? 'withdrawn' : fate.kind === 'failed' ? 'forward_failed' : 'helper_unreachable');
+        this.owner.returned(
+          localId,
+          item,
+          fate.kind === 'withdrawn' ? 'withdrawn' : fate.kind === 'failed' ? 'forward_failed' : 'helper_unreachable',
+        );
         dispatch = await queue.requeue(item, client);
         continue;
       }
@@ -255,7 +340,12 @@ export class LendingNode implements LendingGate {
     }
   }
 
-  async admitBorrowed(localId: string, owner: ModelRef, req: AdmitRequest, client: ClientGone): Promise<BorrowedTicket> {
+  async admitBorrowed(
+    localId: string,
+    owner: ModelRef,
+    req: AdmitRequest,
+    client: ClientGone,
+  ): Promise<BorrowedTicket> {
     const queue = this.queues.get(localId)!;
     const item = { ...this.item(req, true), owner: `${owner.nodeId}/${owner.model}` };
     // A relay delivered twice (a retried write) never runs twice: the forwarder resolves its fate as for a broken one.
@@ -295,14 +385,31 @@ export class LendingNode implements LendingGate {
    * an answer — runs here); a helper that does not answer is `taken_back` (it runs here, and the helper is told to
    * drop it); one that no longer knows it, or no answer in time, is `lost` (a clear error, never a second run).
    */
-  private async lentFate(lease: LeaseGrant, requestId: string, signal: AbortSignal): Promise<{ kind: 'withdrawn' | 'helper_gone' | 'failed' } | { kind: 'answered'; status: number; body: unknown } | { kind: 'lost' | 'taken_back'; why: string }> {
+  private async lentFate(
+    lease: LeaseGrant,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<
+    | { kind: 'withdrawn' | 'helper_gone' | 'failed' }
+    | { kind: 'answered'; status: number; body: unknown }
+    | { kind: 'lost' | 'taken_back'; why: string }
+  > {
     const url = lease.helperUrl === null ? this.deps.config.cluster.master_url : lease.helperUrl;
     const peer = this.deps.peer;
     if (!url || !peer) return { kind: 'lost', why: 'the helper cannot be asked' };
     const unreachable = (err: unknown, what: string): { kind: 'helper_gone' } | { kind: 'taken_back'; why: string } => {
       if (connectRefused(err)) return { kind: 'helper_gone' };
-      this.deps.log.warn({ requestId, helper: lease.helper.nodeId }, `could not ask the helper about a lent request (${what}): ${(err as Error).message}; it runs here`);
-      this.drops.add(url, { requestId, linkId: lease.linkId, owner: lease.owner, helper: lease.helper, at: this.now() });
+      this.deps.log.warn(
+        { requestId, helper: lease.helper.nodeId },
+        `could not ask the helper about a lent request (${what}): ${(err as Error).message}; it runs here`,
+      );
+      this.drops.add(url, {
+        requestId,
+        linkId: lease.linkId,
+        owner: lease.owner,
+        helper: lease.helper,
+        at: this.now(),
+      });
       return { kind: 'taken_back', why: `${what}, and the helper did not answer: ${(err as Error).message}` };
     };
     let state: WithdrawResult | undefined;
@@ -313,7 +420,9 @@ export class LendingNode implements LendingGate {
     }
     if (state === 'withdrawn') return { kind: 'withdrawn' };
     // A job that started there is waited for as the stall check would (its answer is kept at least that long).
-    const until = this.now() + Math.max(this.deps.config.cluster.request_timeout, this.deps.config.cluster.offload_lent_stall_timeout);
+    const until =
+      this.now() +
+      Math.max(this.deps.config.cluster.request_timeout, this.deps.config.cluster.offload_lent_stall_timeout);
     while (this.now() < until && !signal.aborted) {
       let a: BorrowedAnswer;
       try {
@@ -341,8 +450,22 @@ export class LendingNode implements LendingGate {
   private readonly drops = new DropNotices({
     withdraw: (url, ids) => this.deps.peer!.withdraw(url, ids),
     told: (t, result) => {
-      this.deps.decisions.add(lentFateRow({ at: this.now(), linkId: t.linkId, owner: t.owner, helper: t.helper, requestId: t.requestId, reason: result === 'withdrawn' ? 'dropped' : 'started_twice', details: { resolvedBy: 'owner' } }));
-      if (result === 'started') this.deps.log.warn({ requestId: t.requestId, helper: t.helper.nodeId }, 'a request taken back from a helper no one could reach had started there too: it ran twice');
+      this.deps.decisions.add(
+        lentFateRow({
+          at: this.now(),
+          linkId: t.linkId,
+          owner: t.owner,
+          helper: t.helper,
+          requestId: t.requestId,
+          reason: result === 'withdrawn' ? 'dropped' : 'started_twice',
+          details: { resolvedBy: 'owner' },
+        }),
+      );
+      if (result === 'started')
+        this.deps.log.warn(
+          { requestId: t.requestId, helper: t.helper.nodeId },
+          'a request taken back from a helper no one could reach had started there too: it ran twice',
+        );
     },
     now: () => this.now(),
   });
@@ -389,7 +512,11 @@ export class LendingNode implements LendingGate {
   /** LLM-2/3: estimated tokens of one request, or null without a token profile. */
   private itemTokens(localId: string, item: QueueItem): number | null {
     const profile = this.tokenProfile(localId);
-    return meanEstimatedTokens([{ bodyBytes: item.bodyBytes, maxTokens: item.work || undefined }], profile, this.deps.config.cluster.scheduling_context_reserve);
+    return meanEstimatedTokens(
+      [{ bodyBytes: item.bodyBytes, maxTokens: item.work || undefined }],
+      profile,
+      this.deps.config.cluster.scheduling_context_reserve,
+    );
   }
 
   private readonly fits = new Map<string, { at: number; dirty: boolean; fit: CostFit | null; loadMs: number | null }>();
@@ -412,8 +539,14 @@ export class LendingNode implements LendingGate {
     const c = this.deps.config.cluster;
     const rows = this.deps.analytics.requestsForLocal(localId, now - c.scheduling_sample_window);
     const entry = {
-      at: now, dirty: false,
-      fit: fitFromAnalytics(rows, { now, windowMs: c.scheduling_sample_window, minSamples: c.scheduling_min_samples, lane }),
+      at: now,
+      dirty: false,
+      fit: fitFromAnalytics(rows, {
+        now,
+        windowMs: c.scheduling_sample_window,
+        minSamples: c.scheduling_min_samples,
+        lane,
+      }),
       loadMs: loadCost(this.deps.analytics.loadsFor(localId)),
     };
     this.fits.set(localId, entry);
@@ -435,7 +568,13 @@ export class LendingNode implements LendingGate {
     const c = this.deps.config.cluster;
     const rows = this.deps.analytics.requestsForLocal(localId, this.now() - c.scheduling_sample_window);
     return tokenProfile(
-      rows.filter((r) => r.outcome === 'ok' && r.promptBytes && r.promptTokens).map((r) => ({ bodyBytes: r.promptBytes!, promptTokens: r.promptTokens!, answerTokens: r.tokensGenerated ?? null })),
+      rows
+        .filter((r) => r.outcome === 'ok' && r.promptBytes && r.promptTokens)
+        .map((r) => ({
+          bodyBytes: r.promptBytes!,
+          promptTokens: r.promptTokens!,
+          answerTokens: r.tokensGenerated ?? null,
+        })),
       c.scheduling_min_samples,
     );
   }
@@ -455,11 +594,15 @@ export class LendingNode implements LendingGate {
       const contextsize = rec.config.contextsize ?? rec.config.vllm?.settings.max_model_length ?? null;
       const parallel = Math.max(rec.config.parallel ?? 1, rec.config.vllm?.settings.max_number_sequences ?? 1);
       models.push({
-        model: id, lane, runtimeLane: this.deps.supervisor.adapter(id).lane,
+        model: id,
+        lane,
+        runtimeLane: this.deps.supervisor.adapter(id).lane,
         loaded: this.deps.supervisor.modelLoad(id).loaded,
         held: lendable.length,
         heldWork: lendable.map((i) => this.workOf(lane, i, profile)),
-        pinnedWork: (queue?.view().waiting ?? []).filter((i) => !i.borrowed && !lendable.includes(i)).map((i) => this.workOf(lane, i, profile)),
+        pinnedWork: (queue?.view().waiting ?? [])
+          .filter((i) => !i.borrowed && !lendable.includes(i))
+          .map((i) => this.workOf(lane, i, profile)),
         active: queue?.activeCount ?? 0,
         lentOut: queue?.lentCount ?? 0,
         borrowedWaiting: queue?.borrowedWaiting() ?? 0,
@@ -467,7 +610,14 @@ export class LendingNode implements LendingGate {
         contextsize,
         eligible: lane === 'image' || (parallel <= 1 && contextsize !== null),
         multimodal: rec.config.capabilities.includes('multimodal'),
-        meanHeldTokens: lane === 'text' ? meanEstimatedTokens(lendable.map((i) => ({ bodyBytes: i.bodyBytes, maxTokens: i.work || undefined })), profile, c.scheduling_context_reserve) : null,
+        meanHeldTokens:
+          lane === 'text'
+            ? meanEstimatedTokens(
+                lendable.map((i) => ({ bodyBytes: i.bodyBytes, maxTokens: i.work || undefined })),
+                profile,
+                c.scheduling_context_reserve,
+              )
+            : null,
       });
     }
     // Models that hold a runtime lane without being linked still price a displacement (PRICE-5/6): list them too.
@@ -476,16 +626,31 @@ export class LendingNode implements LendingGate {
       const rec = this.deps.registry.byLocalId(l.loaded);
       if (!rec) continue;
       models.push({
-        model: rec.localId, lane: laneOf(rec.config.capabilities), runtimeLane: l.lane, loaded: l.state === 'ready', held: 0, heldWork: [], active: l.inflight, lentOut: 0,
-        fit: null, loadMs: this.costs(rec.localId, laneOf(rec.config.capabilities)).loadMs, contextsize: rec.config.contextsize ?? null, eligible: false,
-        multimodal: rec.config.capabilities.includes('multimodal'), meanHeldTokens: null,
+        model: rec.localId,
+        lane: laneOf(rec.config.capabilities),
+        runtimeLane: l.lane,
+        loaded: l.state === 'ready',
+        held: 0,
+        heldWork: [],
+        active: l.inflight,
+        lentOut: 0,
+        fit: null,
+        loadMs: this.costs(rec.localId, laneOf(rec.config.capabilities)).loadMs,
+        contextsize: rec.config.contextsize ?? null,
+        eligible: false,
+        multimodal: rec.config.capabilities.includes('multimodal'),
+        meanHeldTokens: null,
       });
     }
     return {
-      nodeId: this.deps.nodeId, reachable: true, acceptsBorrowed: this.helper.acceptsBorrowed(),
-      ownIdleMs: this.deps.activity.idleMs(), sinceOwnRequestMs: this.deps.activity.sinceOwnRequestMs(),
+      nodeId: this.deps.nodeId,
+      reachable: true,
+      acceptsBorrowed: this.helper.acceptsBorrowed(),
+      ownIdleMs: this.deps.activity.idleMs(),
+      sinceOwnRequestMs: this.deps.activity.sinceOwnRequestMs(),
       lanes: Object.fromEntries(lanes.map((l) => [l.lane, l.state === 'ready' ? l.loaded : null])),
-      borrowedInFlight: this.helper.borrowedInFlight(), models,
+      borrowedInFlight: this.helper.borrowedInFlight(),
+      models,
     };
   }
 
@@ -502,13 +667,21 @@ export class LendingNode implements LendingGate {
 
   /** Each configured model's fitted cost (PRICE-2) and mean load time (PRICE-4), as the master is told them. */
   costFigures(): { model: string; fit: CostFit | null; loadMs: number | null }[] {
-    return this.deps.registry.all().map((r) => ({ model: r.localId, ...pick(this.costs(r.localId, laneOf(r.config.capabilities))) }));
+    return this.deps.registry
+      .all()
+      .map((r) => ({ model: r.localId, ...pick(this.costs(r.localId, laneOf(r.config.capabilities))) }));
   }
 
   /** Requests of enrolled models at their engine, for the Nodes page's active requests (UI-2, `cluster/active-requests`). */
   activeItems() {
     return [...this.queues.values()].flatMap((q) =>
-      q.view().active.map((i) => ({ model: q.localId, id: i.id, stream: i.stream, startedAt: i.startedAt ?? i.arrivedAt, owner: i.owner })),
+      q.view().active.map((i) => ({
+        model: q.localId,
+        id: i.id,
+        stream: i.stream,
+        startedAt: i.startedAt ?? i.arrivedAt,
+        owner: i.owner,
+      })),
     );
   }
 
@@ -521,18 +694,51 @@ export class LendingNode implements LendingGate {
     const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
     return [...this.queues.values()].map((q) => {
       const v = q.view();
-      const row = (i: QueueItem) => ({ id: i.id, state: i.state, firstArrival: new Date(i.arrivedAt).toISOString(), borrowed: i.borrowed, returned: i.returned, stream: i.stream });
+      const row = (i: QueueItem) => ({
+        id: i.id,
+        state: i.state,
+        firstArrival: new Date(i.arrivedAt).toISOString(),
+        borrowed: i.borrowed,
+        returned: i.returned,
+        stream: i.stream,
+      });
       const rec = this.deps.registry.byLocalId(q.localId);
       const lane = laneOf(rec?.config.capabilities ?? []);
       const profile = lane === 'text' ? this.tokenProfile(q.localId) : null;
       const work = (i: QueueItem) => this.workOf(lane, i, profile);
-      const etas = queueEtas({ now, fit: this.costs(q.localId, lane).fit, active: v.active.map((i) => ({ startedAt: i.startedAt ?? i.arrivedAt, work: work(i) })), waiting: v.waiting.map(work) });
-      const lentAt = lentEtas(v.lent.map((i) => ({ sentAt: i.startedAt ?? now, helper: i.lentTo?.helper ?? '', helperJobMs: i.lentTo?.helperJobMs ?? null, helperSwitchMs: i.lentTo?.helperSwitchMs ?? null })));
+      const etas = queueEtas({
+        now,
+        fit: this.costs(q.localId, lane).fit,
+        active: v.active.map((i) => ({ startedAt: i.startedAt ?? i.arrivedAt, work: work(i) })),
+        waiting: v.waiting.map(work),
+      });
+      const lentAt = lentEtas(
+        v.lent.map((i) => ({
+          sentAt: i.startedAt ?? now,
+          helper: i.lentTo?.helper ?? '',
+          helperJobMs: i.lentTo?.helperJobMs ?? null,
+          helperSwitchMs: i.lentTo?.helperSwitchMs ?? null,
+        })),
+      );
       return {
-        model: q.localId, depth: v.depth, active: v.active.map(row),
+        model: q.localId,
+        depth: v.depth,
+        active: v.active.map(row),
         held: [
-          ...v.waiting.map((i, k) => ({ ...row(i), position: etas[k].position, predictedStart: iso(etas[k].startAt), predictedFinish: iso(etas[k].finishAt), helper: null })),
-          ...v.lent.map((i, k) => ({ ...row(i), position: null, predictedStart: null, predictedFinish: iso(lentAt[k]), helper: i.lentTo?.helper ?? null })),
+          ...v.waiting.map((i, k) => ({
+            ...row(i),
+            position: etas[k].position,
+            predictedStart: iso(etas[k].startAt),
+            predictedFinish: iso(etas[k].finishAt),
+            helper: null,
+          })),
+          ...v.lent.map((i, k) => ({
+            ...row(i),
+            position: null,
+            predictedStart: null,
+            predictedFinish: iso(lentAt[k]),
+            helper: i.lentTo?.helper ?? null,
+          })),
         ],
       };
     });
@@ -546,12 +752,25 @@ export class LendingNode implements LendingGate {
 }
 
 export const duplicateRequest = (requestId: string) =>
-  new RouterError(409, 'duplicate_request', `borrowed request '${requestId}' already arrived here: it is not run again (ask for its answer)`, 'invalid_request_error', 'x-routerdesk-request-id');
+  new RouterError(
+    409,
+    'duplicate_request',
+    `borrowed request '${requestId}' already arrived here: it is not run again (ask for its answer)`,
+    'invalid_request_error',
+    'x-routerdesk-request-id',
+  );
 
-export const offloadReturned = (reason: string) => new RouterError(409, 'offload_returned', `borrowed request handed back to its owner (${reason})`, 'invalid_request_error', null, { reason });
+export const offloadReturned = (reason: string) =>
+  new RouterError(
+    409,
+    'offload_returned',
+    `borrowed request handed back to its owner (${reason})`,
+    'invalid_request_error',
+    null,
+    { reason },
+  );
 
 export { refKey };
-
 
 /** A helper's or the master's hand-back reason as the owner logs it (an unknown one from another build: `withdrawn`). */
 function returnedReason(reason: string): ReturnedReason {

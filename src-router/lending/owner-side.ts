@@ -1,6 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { lendableItem, type ModelQueue, type QueueItem } from '../queue';
-import { heldForHelperRow, leaseClearedRow, leaseRefusedRow, leaseUpdatedRow, lentRow, returnedRow, type LeaseClearedReason, type ReturnedReason } from './decision-rows';
+import {
+  heldForHelperRow,
+  type LeaseClearedReason,
+  leaseClearedRow,
+  leaseRefusedRow,
+  leaseUpdatedRow,
+  lentRow,
+  type ReturnedReason,
+  returnedRow,
+} from './decision-rows';
 import { helperLentFinishAt, holdReleaseReason, measuredLease, shouldHoldSecondSlot } from './holds';
 import type { DecisionSink, MasterPort } from './ports';
 import type { LeaseGrant, ModelRef, Trigger } from './types';
@@ -166,10 +175,19 @@ export class OwnerSide {
     const cancel = this.schedule(() => this.expire(localId, expiresAt), grant.ttlMs);
     this.leases.set(localId, { grant, expiresAt, cancel });
     if (!old || changed(old.grant, grant)) {
-      this.deps.decisions.add(leaseUpdatedRow({
-        ...this.leaseArgs(localId, grant), helper: grant.helper, linkId: grant.linkId, slots: grant.slots, probe: grant.probe, ttlMs: grant.ttlMs,
-        ownerJobMs: grant.ownerJobMs, helperJobMs: grant.helperJobMs, details: { measured: grant.measured, ...(decisionMs === undefined ? {} : { decisionMs }) },
-      }));
+      this.deps.decisions.add(
+        leaseUpdatedRow({
+          ...this.leaseArgs(localId, grant),
+          helper: grant.helper,
+          linkId: grant.linkId,
+          slots: grant.slots,
+          probe: grant.probe,
+          ttlMs: grant.ttlMs,
+          ownerJobMs: grant.ownerJobMs,
+          helperJobMs: grant.helperJobMs,
+          details: { measured: grant.measured, ...(decisionMs === undefined ? {} : { decisionMs }) },
+        }),
+      );
     }
     // HOLD-2: a request held for the helper goes to the owner when the lease it was held under is gone: it names
     // another helper, or it became a probe or lost its measured speeds (only measured leases hold).
@@ -193,8 +211,12 @@ export class OwnerSide {
   /** The columns every owner dispatch row shares: the lease, and how many of this model's requests are out now. */
   private leaseArgs(localId: string, grant: LeaseGrant | null) {
     return {
-      at: this.deps.now(), linkId: grant?.linkId ?? null, owner: { nodeId: this.deps.nodeId, model: localId } as ModelRef,
-      helper: grant?.helper ?? null, slots: grant?.slots ?? null, requestsOut: this.deps.queueOf(localId)?.lentCount ?? 0,
+      at: this.deps.now(),
+      linkId: grant?.linkId ?? null,
+      owner: { nodeId: this.deps.nodeId, model: localId } as ModelRef,
+      helper: grant?.helper ?? null,
+      slots: grant?.slots ?? null,
+      requestsOut: this.deps.queueOf(localId)?.lentCount ?? 0,
     };
   }
 
@@ -212,20 +234,54 @@ export class OwnerSide {
     const helperKey = `${grant.helper.nodeId}/${grant.helper.model}`;
     const lent = queue.view().lent.filter((i) => i.lentTo?.helper === helperKey);
     const verdict = shouldHoldSecondSlot({
-      now, enabled: this.deps.holdEnabled, ownerCurrentStartedAt: firstStartedAt, lease: grant, lentOut: lent.length,
-      helperLentFinishAt: grant.helperJobMs === null ? null : helperLentFinishAt(lent.map((i) => i.startedAt ?? now), grant.helperJobMs, grant.helperSwitchMs ?? 0),
+      now,
+      enabled: this.deps.holdEnabled,
+      ownerCurrentStartedAt: firstStartedAt,
+      lease: grant,
+      lentOut: lent.length,
+      helperLentFinishAt:
+        grant.helperJobMs === null
+          ? null
+          : helperLentFinishAt(
+              lent.map((i) => i.startedAt ?? now),
+              grant.helperJobMs,
+              grant.helperSwitchMs ?? 0,
+            ),
     });
-    if (!verdict.hold || verdict.releaseAt === null || verdict.ownerFinishMs === null || grant.ownerJobMs === null || grant.helperJobMs === null) return false;
-    this.deps.decisions.add(heldForHelperRow({
-      ...this.leaseArgs(localId, grant), helper: grant.helper, requestId: item.id, ownerPredictedFinishMs: verdict.ownerFinishMs,
-      ownerJobMs: grant.ownerJobMs, helperJobMs: grant.helperJobMs, waitedMs: now - item.arrivedAt,
-      details: verdict.helperFinishMs === null ? undefined : { helperPredictedFinishMs: verdict.helperFinishMs },
-    }));
+    if (
+      !verdict.hold ||
+      verdict.releaseAt === null ||
+      verdict.ownerFinishMs === null ||
+      grant.ownerJobMs === null ||
+      grant.helperJobMs === null
+    )
+      return false;
+    this.deps.decisions.add(
+      heldForHelperRow({
+        ...this.leaseArgs(localId, grant),
+        helper: grant.helper,
+        requestId: item.id,
+        ownerPredictedFinishMs: verdict.ownerFinishMs,
+        ownerJobMs: grant.ownerJobMs,
+        helperJobMs: grant.helperJobMs,
+        waitedMs: now - item.arrivedAt,
+        details: verdict.helperFinishMs === null ? undefined : { helperPredictedFinishMs: verdict.helperFinishMs },
+      }),
+    );
     this.holdTimers.get(localId)?.();
-    const cancel = this.schedule(() => {
-      const reason = holdReleaseReason({ now: this.deps.now(), enabled: this.deps.holdEnabled, ownerBusy: queue.activeCount > 0, leaseLive: this.lease(localId) !== null, releaseAt: verdict.releaseAt! });
-      if (reason) this.releaseHeld(localId);
-    }, Math.max(0, verdict.releaseAt - now) + 1);
+    const cancel = this.schedule(
+      () => {
+        const reason = holdReleaseReason({
+          now: this.deps.now(),
+          enabled: this.deps.holdEnabled,
+          ownerBusy: queue.activeCount > 0,
+          leaseLive: this.lease(localId) !== null,
+          releaseAt: verdict.releaseAt!,
+        });
+        if (reason) this.releaseHeld(localId);
+      },
+      Math.max(0, verdict.releaseAt - now) + 1,
+    );
     this.holdTimers.set(localId, cancel);
     return true;
   }
@@ -289,7 +345,9 @@ export class OwnerSide {
 
   /** A lent request came back (409 from the helper, refused by the master, cut off): recorded, never lent again. */
   returned(localId: string, item: QueueItem, reason: ReturnedReason): void {
-    this.deps.decisions.add(returnedRow({ ...this.leaseArgs(localId, this.lease(localId)), requestId: item.id, reason }));
+    this.deps.decisions.add(
+      returnedRow({ ...this.leaseArgs(localId, this.lease(localId)), requestId: item.id, reason }),
+    );
   }
 
   stop(): void {
@@ -301,4 +359,8 @@ export class OwnerSide {
 
 /** A lease names another helper, slot count or kind than before. */
 const changed = (a: LeaseGrant, b: LeaseGrant) =>
-  a.helper.nodeId !== b.helper.nodeId || a.helper.model !== b.helper.model || a.slots !== b.slots || a.probe !== b.probe || a.measured !== b.measured;
+  a.helper.nodeId !== b.helper.nodeId ||
+  a.helper.model !== b.helper.model ||
+  a.slots !== b.slots ||
+  a.probe !== b.probe ||
+  a.measured !== b.measured;

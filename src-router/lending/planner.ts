@@ -4,12 +4,21 @@
  * plan row per owner–helper pair; it answers each owner with one lease or no lease.
  */
 import { predict } from '../costs/fit';
-import { leaseSlots, ownerDrainMs, paysOff, pricePair, recentlyBusy, sharedDrainMs, type PairPrice } from './pricing';
-import { compareProbeCandidates, probeTiming, type ProbeTiming } from './probes';
+import { leaseSlots, ownerDrainMs, type PairPrice, paysOff, pricePair, recentlyBusy, sharedDrainMs } from './pricing';
+import { compareProbeCandidates, type ProbeTiming, probeTiming } from './probes';
 import { claimKey, cmp, drainedLeaseHolders, findModel, findNode, liveClaims, ownersWithHeldWork } from './snapshot';
 import {
-  refKey, type LeaseGrant, type LinkSpec, type LiveLease, type ModelRef, type ModelState, type NodeState,
-  type PlanInput, type PlanResult, type PlanRow, type SkipReason,
+  type LeaseGrant,
+  type LinkSpec,
+  type LiveLease,
+  type ModelRef,
+  type ModelState,
+  type NodeState,
+  type PlanInput,
+  type PlanResult,
+  type PlanRow,
+  refKey,
+  type SkipReason,
 } from './types';
 
 interface PairEval {
@@ -39,21 +48,33 @@ interface Owner {
  * accepting borrowed work, its link allows it to take the work, and, for text, its context window holds the
  * work"; an unreachable, ineligible or claimed helper cannot take any lease either.
  */
-function gateReason(owner: Owner, link: LinkSpec, node: NodeState | undefined, helper: ModelState | undefined, p: PairPrice | null, claimed: boolean): SkipReason | null {
+function gateReason(
+  owner: Owner,
+  link: LinkSpec,
+  node: NodeState | undefined,
+  helper: ModelState | undefined,
+  p: PairPrice | null,
+  claimed: boolean,
+): SkipReason | null {
   if (!owner.state.eligible) return 'owner_ineligible';
   if (!node || !node.reachable) return 'helper_unreachable';
   // A helper model that vanished from its node's snapshot (config removed) cannot serve: ineligible.
   if (!helper || !p || !helper.eligible || helper.lane !== link.lane) return 'helper_ineligible';
   // LLM-1: "A multimodal model links only with another multimodal model" (either direction), and a text
   // helper must state a context window.
-  if (link.lane === 'text' && (owner.state.multimodal !== helper.multimodal || helper.contextsize === null)) return 'helper_ineligible';
+  if (link.lane === 'text' && (owner.state.multimodal !== helper.multimodal || helper.contextsize === null))
+    return 'helper_ineligible';
   if (!node.acceptsBorrowed) return 'helper_not_accepting';
   if (claimed) return 'helper_claimed';
   if (p.mustSwitch && !link.loadIfUnloaded) return 'load_forbidden';
   // LLM-2: the window must hold the mean estimated size of the owner's queued requests. Before the owner has a
   // token profile the node sends a safe upper bound instead (body bytes + the answer's room), so a helper whose
   // window surely holds the work is probed even then (PROBE-2: "even when ... neither side is priced yet").
-  if (link.lane === 'text' && (owner.state.meanHeldTokens === null || owner.state.meanHeldTokens > (helper.contextsize ?? 0))) return 'context_too_small';
+  if (
+    link.lane === 'text' &&
+    (owner.state.meanHeldTokens === null || owner.state.meanHeldTokens > (helper.contextsize ?? 0))
+  )
+    return 'context_too_small';
   return null;
 }
 
@@ -82,7 +103,13 @@ export const YIELD_FACTOR = 2;
  * if this same plan gives its owner no lease; the helper is free at the next decision. A live lease of an owner
  * whose drain is priced yields to an owner whose drain is more than YIELD_FACTOR times longer.
  */
-function isClaimed(input: PlanInput, owner: Owner, claim: string, live: Map<string, LiveLease[]>, planned: Map<string, string>): boolean {
+function isClaimed(
+  input: PlanInput,
+  owner: Owner,
+  claim: string,
+  live: Map<string, LiveLease[]>,
+  planned: Map<string, string>,
+): boolean {
   const ownKey = refKey(owner.ref);
   const byPlan = planned.get(claim);
   if (byPlan !== undefined && byPlan !== ownKey) return true;
@@ -109,7 +136,13 @@ function byNeed(owners: Owner[]): Owner[] {
   });
 }
 
-function evaluate(input: PlanInput, owner: Owner, link: LinkSpec, live: Map<string, LiveLease[]>, planned: Map<string, string>): PairEval {
+function evaluate(
+  input: PlanInput,
+  owner: Owner,
+  link: LinkSpec,
+  live: Map<string, LiveLease[]>,
+  planned: Map<string, string>,
+): PairEval {
   const node = findNode(input, link.helper.nodeId);
   const helper = findModel(node, link.helper.model);
   const price = node && helper ? pricePair(owner.state, node, helper) : null;
@@ -117,7 +150,18 @@ function evaluate(input: PlanInput, owner: Owner, link: LinkSpec, live: Map<stri
   const gate = gateReason(owner, link, node, helper, price, isClaimed(input, owner, claim, live, planned));
   const cost = node && price ? costReason(owner.state, node, price) : null;
   const probe = node && price ? probeTiming(input.now, node.ownIdleMs, input.settings, price.mustSwitch) : null;
-  return { link, helperKey: refKey(link.helper), claim, node, helper, price, gate, cost, probe, drain: price ? sharedDrainMs(owner.state, price) : null };
+  return {
+    link,
+    helperKey: refKey(link.helper),
+    claim,
+    node,
+    helper,
+    price,
+    gate,
+    cost,
+    probe,
+    drain: price ? sharedDrainMs(owner.state, price) : null,
+  };
 }
 
 /**
@@ -160,19 +204,43 @@ function linksOf(input: PlanInput, owner: ModelRef): LinkSpec[] {
   return [...byHelper.values()].sort((a, b) => cmp(refKey(a.helper), refKey(b.helper)) || cmp(a.id, b.id));
 }
 
-function row(input: PlanInput, owner: Owner, e: PairEval, outcome: PlanRow['outcome'], reason: SkipReason | null, slots: number, probeDueAt: number | null): PlanRow {
+function row(
+  input: PlanInput,
+  owner: Owner,
+  e: PairEval,
+  outcome: PlanRow['outcome'],
+  reason: SkipReason | null,
+  slots: number,
+  probeDueAt: number | null,
+): PlanRow {
   const p = e.price;
   // The owner's side is known even when the helper is not (LOG-2: every variable filled when known).
   const drain = p ? p.ownerDrainMs : ownerDrainMs(owner.state);
-  const ownerJob = p ? p.ownerJobMs : owner.state.heldWork.length ? predict(owner.state.fit, owner.state.heldWork[0]) : null;
+  const ownerJob = p
+    ? p.ownerJobMs
+    : owner.state.heldWork.length
+      ? predict(owner.state.fit, owner.state.heldWork[0])
+      : null;
   return {
-    at: input.now, trigger: input.trigger, linkId: e.link.id, owner: owner.ref, helper: e.link.helper,
+    at: input.now,
+    trigger: input.trigger,
+    linkId: e.link.id,
+    owner: owner.ref,
+    helper: e.link.helper,
     held: owner.state.held,
     backlog: owner.state.held + (owner.state.pinnedWork?.length ?? 0) + Math.max(0, owner.state.active),
-    ownerDrainMs: drain, helperSwitchMs: p?.helperSwitchMs ?? null,
-    helperServiceMs: p?.helperServiceMs ?? null, serviceSource: p?.serviceSource ?? null, helperBusyMs: p?.helperBusyMs ?? null,
-    helperIdleMs: e.node?.ownIdleMs ?? 0, ownerJobMs: ownerJob, helperRestoreMs: p?.helperRestoreMs ?? null,
-    probeDueAt, outcome, reason, slots,
+    ownerDrainMs: drain,
+    helperSwitchMs: p?.helperSwitchMs ?? null,
+    helperServiceMs: p?.helperServiceMs ?? null,
+    serviceSource: p?.serviceSource ?? null,
+    helperBusyMs: p?.helperBusyMs ?? null,
+    helperIdleMs: e.node?.ownIdleMs ?? 0,
+    ownerJobMs: ownerJob,
+    helperRestoreMs: p?.helperRestoreMs ?? null,
+    probeDueAt,
+    outcome,
+    reason,
+    slots,
   };
 }
 
@@ -181,11 +249,22 @@ function grant(input: PlanInput, owner: Owner, e: PairEval, probe: boolean): Lea
   const ownerJobMs = p?.ownerJobMs ?? null;
   const helperJobMs = p?.helperServiceMs ?? null;
   return {
-    linkId: e.link.id, owner: owner.ref, helper: e.link.helper,
+    linkId: e.link.id,
+    owner: owner.ref,
+    helper: e.link.helper,
     slots: probe ? 1 : leaseSlots(helperJobMs, ownerJobMs),
-    ttlMs: input.settings.leaseTtlMs, probe, ownerJobMs, helperJobMs, helperSwitchMs: p?.helperSwitchMs ?? null,
-    measured: !probe && owner.state.fit !== null && p?.serviceSource === 'helper' && ownerJobMs !== null && helperJobMs !== null,
-    helperContextsize: e.link.lane === 'text' ? e.helper?.contextsize ?? null : null,
+    ttlMs: input.settings.leaseTtlMs,
+    probe,
+    ownerJobMs,
+    helperJobMs,
+    helperSwitchMs: p?.helperSwitchMs ?? null,
+    measured:
+      !probe &&
+      owner.state.fit !== null &&
+      p?.serviceSource === 'helper' &&
+      ownerJobMs !== null &&
+      helperJobMs !== null,
+    helperContextsize: e.link.lane === 'text' ? (e.helper?.contextsize ?? null) : null,
     helperMultimodal: e.helper?.multimodal ?? false,
   };
 }
@@ -197,7 +276,12 @@ interface OwnerPlan {
   wakeAt: number | null;
 }
 
-function planOwner(input: PlanInput, owner: Owner, live: Map<string, LiveLease[]>, planned: Map<string, string>): OwnerPlan {
+function planOwner(
+  input: PlanInput,
+  owner: Owner,
+  live: Map<string, LiveLease[]>,
+  planned: Map<string, string>,
+): OwnerPlan {
   const evals = linksOf(input, owner.ref).map((l) => evaluate(input, owner, l, live, planned));
   const payers = evals.filter((e) => e.gate === null && e.cost === null).sort(comparePayers);
   let winner: PairEval | null = payers[0] ?? null;
@@ -206,10 +290,24 @@ function planOwner(input: PlanInput, owner: Owner, live: Map<string, LiveLease[]
   if (!winner) {
     // PROBE-1/2: the cost rule chose nobody; a helper that passes the gates and has idled long enough gets a
     // one-request probe, whatever the prices say ("even when the owner is faster or neither side is priced").
-    const due = evals.filter((e) => e.gate === null && e.probe?.due)
-      .sort((a, b) => compareProbeCandidates(
-        { helperKey: a.helperKey, linkId: a.link.id, mustSwitch: a.price?.mustSwitch ?? false, idleMs: a.node?.ownIdleMs ?? 0 },
-        { helperKey: b.helperKey, linkId: b.link.id, mustSwitch: b.price?.mustSwitch ?? false, idleMs: b.node?.ownIdleMs ?? 0 }));
+    const due = evals
+      .filter((e) => e.gate === null && e.probe?.due)
+      .sort((a, b) =>
+        compareProbeCandidates(
+          {
+            helperKey: a.helperKey,
+            linkId: a.link.id,
+            mustSwitch: a.price?.mustSwitch ?? false,
+            idleMs: a.node?.ownIdleMs ?? 0,
+          },
+          {
+            helperKey: b.helperKey,
+            linkId: b.link.id,
+            mustSwitch: b.price?.mustSwitch ?? false,
+            idleMs: b.node?.ownIdleMs ?? 0,
+          },
+        ),
+      );
     winner = due[0] ?? null;
     probe = winner !== null;
     // Interpretation: a helper due for a probe that loses the owner's one lease to another probe is `outranked`.
@@ -218,7 +316,8 @@ function planOwner(input: PlanInput, owner: Owner, live: Map<string, LiveLease[]
   const lease = winner ? grant(input, owner, winner, probe) : null;
   let wakeAt: number | null = null;
   const rows = evals.map((e) => {
-    if (e === winner && lease) return row(input, owner, e, probe ? 'probe' : 'granted', probe ? e.cost : null, lease.slots, null);
+    if (e === winner && lease)
+      return row(input, owner, e, probe ? 'probe' : 'granted', probe ? e.cost : null, lease.slots, null);
     if (losers.has(e)) return row(input, owner, e, 'skipped', 'outranked', 0, null);
     if (e.gate !== null) return row(input, owner, e, 'skipped', e.gate, 0, null);
     // PROBE-4: the owner got no lease and this probe waits only for the helper's idleness.

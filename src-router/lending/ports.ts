@@ -56,4 +56,6 @@ export interface DecisionSink {
 }
 
 /** What a helper says of a borrowed request's answer (an owner whose relay broke fetches it directly). */
-export type BorrowedAnswer = { state: 'answered'; status: number; body: unknown } | { state: 'failed' | 'running' | 'unknown' };
+export type BorrowedAnswer =
+  | { state: 'answered'; status: number; body: unknown }
+  | { state: 'failed' | 'running' | 'unknown' };

@@ -57,7 +57,11 @@ export function ownerDrainMs(owner: ModelState): number | null {
  * fit for the same work. Interpretation: a helper whose own fit cannot price the work (a constant fit for
  * another size) has a fit of its own, so it is unpriced for that work rather than falling back.
  */
-export function servicePrice(helperFit: CostFit | null, ownerFit: CostFit | null, work: number | null): { ms: number | null; source: 'helper' | 'owner_fallback' | null } {
+export function servicePrice(
+  helperFit: CostFit | null,
+  ownerFit: CostFit | null,
+  work: number | null,
+): { ms: number | null; source: 'helper' | 'owner_fallback' | null } {
   if (helperFit) return { ms: work === null ? null : predict(helperFit, work), source: 'helper' };
   if (ownerFit) return { ms: work === null ? null : predict(ownerFit, work), source: 'owner_fallback' };
   return { ms: null, source: null };
@@ -102,10 +106,23 @@ export function pricePair(owner: ModelState, helperNode: NodeState, helper: Mode
   const service = servicePrice(helper.fit, owner.fit, work);
   const busyJobs = helperBusyJobs(helperNode, helper);
   const helperBusyMs = service.ms === null ? null : busyJobs * service.ms;
-  const helperCostMs = helperSwitchMs !== null && helperRestoreMs !== null && service.ms !== null && helperBusyMs !== null ? helperSwitchMs + helperBusyMs + service.ms + helperRestoreMs : null;
+  const helperCostMs =
+    helperSwitchMs !== null && helperRestoreMs !== null && service.ms !== null && helperBusyMs !== null
+      ? helperSwitchMs + helperBusyMs + service.ms + helperRestoreMs
+      : null;
   return {
-    work, ownerJobMs, ownerDrainMs: ownerDrainMs(owner), mustSwitch, displaced, helperSwitchMs, helperRestoreMs,
-    helperServiceMs: service.ms, serviceSource: service.source, helperBusyJobs: busyJobs, helperBusyMs, helperCostMs,
+    work,
+    ownerJobMs,
+    ownerDrainMs: ownerDrainMs(owner),
+    mustSwitch,
+    displaced,
+    helperSwitchMs,
+    helperRestoreMs,
+    helperServiceMs: service.ms,
+    serviceSource: service.source,
+    helperBusyJobs: busyJobs,
+    helperBusyMs,
+    helperCostMs,
   };
 }
 
@@ -143,6 +160,7 @@ export function leaseSlots(helperJobMs: number | null, ownerJobMs: number | null
 
 /** PRICE-7: the helper's own traffic is likely back before the detour (switch + way back) pays off. */
 export function recentlyBusy(sinceOwnRequestMs: number | null, p: PairPrice): boolean {
-  if (!p.mustSwitch || sinceOwnRequestMs === null || p.helperSwitchMs === null || p.helperRestoreMs === null) return false;
+  if (!p.mustSwitch || sinceOwnRequestMs === null || p.helperSwitchMs === null || p.helperRestoreMs === null)
+    return false;
   return sinceOwnRequestMs < p.helperSwitchMs + p.helperRestoreMs;
 }

@@ -38,5 +38,13 @@ export interface ProbeCandidate {
 export function compareProbeCandidates(a: ProbeCandidate, b: ProbeCandidate): number {
   if (a.mustSwitch !== b.mustSwitch) return a.mustSwitch ? 1 : -1;
   if (a.idleMs !== b.idleMs) return b.idleMs - a.idleMs;
-  return a.helperKey < b.helperKey ? -1 : a.helperKey > b.helperKey ? 1 : a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0;
+  return a.helperKey < b.helperKey
+    ? -1
+    : a.helperKey > b.helperKey
+      ? 1
+      : a.linkId < b.linkId
+        ? -1
+        : a.linkId > b.linkId
+          ? 1
+          : 0;
 }

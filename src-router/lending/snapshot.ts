@@ -1,5 +1,5 @@
 /** Look-ups into a plan snapshot (pure). */
-import { refKey, type LiveLease, type ModelRef, type ModelState, type NodeState, type PlanInput } from './types';
+import { type LiveLease, type ModelRef, type ModelState, type NodeState, type PlanInput, refKey } from './types';
 
 // Indexes built once per snapshot (the snapshot is never mutated while planning), so look-ups stay O(1)
 // however many nodes and links a cluster has (see the planner-scale benchmark).

@@ -62,7 +62,9 @@ export class ModelQueue {
   constructor(
     readonly localId: string,
     public depth: number,
-    private readonly onChange: (event: 'enqueued' | 'started' | 'finished' | 'lent' | 'requeued' | 'withdrawn') => void = () => {},
+    private readonly onChange: (
+      event: 'enqueued' | 'started' | 'finished' | 'lent' | 'requeued' | 'withdrawn',
+    ) => void = () => {},
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -109,7 +111,8 @@ export class ModelQueue {
 
   /** Own work first, then by first arrival (QUEUE-4, QUEUE-5). */
   private insert(w: Waiter) {
-    const before = (a: QueueItem, b: QueueItem) => (a.borrowed !== b.borrowed ? !a.borrowed : a.arrivedAt < b.arrivedAt);
+    const before = (a: QueueItem, b: QueueItem) =>
+      a.borrowed !== b.borrowed ? !a.borrowed : a.arrivedAt < b.arrivedAt;
     const i = this.waiting.findIndex((x) => before(w.item, x.item));
     if (i < 0) this.waiting.push(w);
     else this.waiting.splice(i, 0, w);
@@ -260,6 +263,11 @@ export class ModelQueue {
   }
 
   view(): QueueView {
-    return { depth: this.depth, active: [...this.active], waiting: this.waiting.map((w) => w.item), lent: [...this.lent] };
+    return {
+      depth: this.depth,
+      active: [...this.active],
+      waiting: this.waiting.map((w) => w.item),
+      lent: [...this.lent],
+    };
   }
 }

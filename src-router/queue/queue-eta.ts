@@ -13,7 +13,7 @@
  * after the lease's predicted switch (`finish = max(previous finish, sent + switch for the first) + helper job`,
  * as `lending/holds.ts` predicts the helper's lent work); a lease without measured helper speed has no prediction.
  */
-import { predict, type CostFit } from '../costs/fit';
+import { type CostFit, predict } from '../costs/fit';
 
 export interface EtaActive {
   /** When it reached the engine (unix ms). */
@@ -83,11 +83,16 @@ export function lentEtas(items: LentEtaItem[]): (number | null)[] {
   items.forEach((it, i) => byHelper.set(it.helper, [...(byHelper.get(it.helper) ?? []), i]));
   for (const idx of byHelper.values()) {
     let t: number | null = -Infinity;
-    idx.sort((a, b) => items[a].sentAt - items[b].sentAt || a - b).forEach((i, k) => {
-      const it = items[i];
-      t = t === null || it.helperJobMs === null ? null : Math.max(t, it.sentAt + (k === 0 ? (it.helperSwitchMs ?? 0) : 0)) + it.helperJobMs;
-      out[i] = t;
-    });
+    idx
+      .sort((a, b) => items[a].sentAt - items[b].sentAt || a - b)
+      .forEach((i, k) => {
+        const it = items[i];
+        t =
+          t === null || it.helperJobMs === null
+            ? null
+            : Math.max(t, it.sentAt + (k === 0 ? (it.helperSwitchMs ?? 0) : 0)) + it.helperJobMs;
+        out[i] = t;
+      });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { mergeIdentities, type Assignment, type ClusterEntry, type NodeRecords } from './identity-merge';
+import { type Assignment, type ClusterEntry, mergeIdentities, type NodeRecords } from './identity-merge';
 
 /** Where suffix assignments are kept (the store in production). */
 export interface AssignmentStore {

@@ -33,7 +33,8 @@ export interface ClusterEntry {
 }
 
 /** The identity of a config for merging: config hash and weights hash (ID-2). */
-export const hashKeyOf = (r: Pick<NodeModelRecord, 'configHash' | 'modelHash'>) => `${r.configHash}:${r.modelHash ?? '-'}`;
+export const hashKeyOf = (r: Pick<NodeModelRecord, 'configHash' | 'modelHash'>) =>
+  `${r.configHash}:${r.modelHash ?? '-'}`;
 
 /**
  * ID-2: records with the same public ID and identical hashes become one model with several replicas; a group with
@@ -44,12 +45,19 @@ export const hashKeyOf = (r: Pick<NodeModelRecord, 'configHash' | 'modelHash'>) 
  * and that prior assignment is then dropped (its group, if it ever comes back, is new). Returns the entries, the
  * assignments made now (to persist) and the ones dropped (to forget).
  */
-export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { entries: ClusterEntry[]; added: Assignment[]; dropped: Assignment[] } {
+export function mergeIdentities(
+  nodes: NodeRecords[],
+  prior: Assignment[],
+): { entries: ClusterEntry[]; added: Assignment[]; dropped: Assignment[] } {
   const groups = new Map<string, Map<string, Replica[]>>();
   for (const n of nodes) {
     // Configs sharing a name on one node are replicas by the operator's choice (ID-4): one group per node and name.
     const nodeKey = new Map<string, string>();
-    for (const record of n.records) nodeKey.set(record.publicId, [...new Set([...(nodeKey.get(record.publicId)?.split('+') ?? []), hashKeyOf(record)])].sort().join('+'));
+    for (const record of n.records)
+      nodeKey.set(
+        record.publicId,
+        [...new Set([...(nodeKey.get(record.publicId)?.split('+') ?? []), hashKeyOf(record)])].sort().join('+'),
+      );
     for (const record of n.records) {
       const byHash = groups.get(record.publicId) ?? new Map<string, Replica[]>();
       const key = nodeKey.get(record.publicId)!;
@@ -64,7 +72,9 @@ export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { en
   const priorByKey = new Map(prior.map((a) => [keyOf(a.baseId, a.hashKey), a.clusterId]));
   // IDs held by present groups are taken; an ID of a group gone may be handed out again (its assignment dropped).
   const taken = new Set(prior.filter((a) => present.has(keyOf(a.baseId, a.hashKey))).map((a) => a.clusterId));
-  const absentById = new Map(prior.filter((a) => !present.has(keyOf(a.baseId, a.hashKey))).map((a) => [a.clusterId, a]));
+  const absentById = new Map(
+    prior.filter((a) => !present.has(keyOf(a.baseId, a.hashKey))).map((a) => [a.clusterId, a]),
+  );
   const baseIds = new Set(groups.keys());
   const added: Assignment[] = [];
   const dropped: Assignment[] = [];
@@ -75,10 +85,13 @@ export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { en
     const keys = [...byHash.keys()];
     const fresh = keys
       .filter((k) => !priorByKey.has(keyOf(baseId, k)))
-      .sort((a, b) => Number(hasLocal(byHash.get(b)!)) - Number(hasLocal(byHash.get(a)!)) || (a < b ? -1 : a > b ? 1 : 0));
+      .sort(
+        (a, b) => Number(hasLocal(byHash.get(b)!)) - Number(hasLocal(byHash.get(a)!)) || (a < b ? -1 : a > b ? 1 : 0),
+      );
     for (const hashKey of fresh) {
       let clusterId = baseId;
-      for (let n = 2; taken.has(clusterId) || (clusterId !== baseId && baseIds.has(clusterId)); n++) clusterId = `${baseId}-${n}`;
+      for (let n = 2; taken.has(clusterId) || (clusterId !== baseId && baseIds.has(clusterId)); n++)
+        clusterId = `${baseId}-${n}`;
       taken.add(clusterId);
       const gone = absentById.get(clusterId);
       if (gone) {
@@ -89,7 +102,11 @@ export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { en
       added.push({ baseId, hashKey, clusterId });
     }
     for (const hashKey of keys) {
-      const replicas = byHash.get(hashKey)!.sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : a.record.localId < b.record.localId ? -1 : 1));
+      const replicas = byHash
+        .get(hashKey)!
+        .sort((a, b) =>
+          a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : a.record.localId < b.record.localId ? -1 : 1,
+        );
       entries.push({ id: priorByKey.get(keyOf(baseId, hashKey))!, baseId, hashKey, replicas });
     }
   }
@@ -98,4 +115,3 @@ export function mergeIdentities(nodes: NodeRecords[], prior: Assignment[]): { en
 }
 
 const hasLocal = (replicas: Replica[]) => replicas.some((r) => r.local);
-

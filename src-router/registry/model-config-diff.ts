@@ -23,7 +23,10 @@ export interface ConfigSetDiff {
  * What taking in the models folder as read changes, against the configs in force (by local ID, the file stem). A
  * file that does not parse changes nothing: its last good config stays in force. Pure.
  */
-export function diffModelConfigs(inForce: ReadonlyMap<string, ModelConfigFile>, read: readonly ReadConfig[]): ConfigSetDiff {
+export function diffModelConfigs(
+  inForce: ReadonlyMap<string, ModelConfigFile>,
+  read: readonly ReadConfig[],
+): ConfigSetDiff {
   const diff: ConfigSetDiff = { added: [], changed: [], removed: [], kept: [] };
   const seen = new Set<string>();
   for (const r of read) {

@@ -24,7 +24,8 @@ export class ModelRegistry {
 
   constructor(files: ModelConfigFile[]) {
     for (const f of files) {
-      if (this.byLocal.has(f.localId)) throw new Error(`two model configs have the local ID '${f.localId}' (${f.file})`);
+      if (this.byLocal.has(f.localId))
+        throw new Error(`two model configs have the local ID '${f.localId}' (${f.file})`);
       this.upsert(f, null);
     }
   }
@@ -32,7 +33,14 @@ export class ModelRegistry {
   /** Adds the config of `f.localId`, or replaces it (a config taken in while the node runs). */
   upsert(f: ModelConfigFile, modelHash: string | null): LocalModelRecord {
     this.remove(f.localId);
-    const rec: LocalModelRecord = { publicId: f.config.name, localId: f.localId, file: f.file, config: f.config, configHash: configHash(f.config), modelHash };
+    const rec: LocalModelRecord = {
+      publicId: f.config.name,
+      localId: f.localId,
+      file: f.file,
+      config: f.config,
+      configHash: configHash(f.config),
+      modelHash,
+    };
     this.byLocal.set(f.localId, rec);
     const list = this.byPublic.get(rec.publicId) ?? [];
     list.push(rec);

@@ -33,6 +33,6 @@ export function toTarget(clusterId: string, r: Replica): Target {
   };
 }
 
-
 /** The pod a target runs on, as routing strategies and the scraper name it. */
-export const podIdOf = (t: Pick<Target, 'kind' | 'nodeId' | 'localId' | 'url'>) => (t.kind === 'static' ? t.url! : `${t.nodeId}/${t.localId}`);
+export const podIdOf = (t: Pick<Target, 'kind' | 'nodeId' | 'localId' | 'url'>) =>
+  t.kind === 'static' ? t.url! : `${t.nodeId}/${t.localId}`;

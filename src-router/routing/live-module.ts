@@ -2,10 +2,27 @@ import type { KeySpace } from '../kv/keyspace';
 import type { PodSnapshot } from './metrics';
 import { validateStrategy } from './multi-spec';
 import {
-  beaconOf, buildRoutingView, checkSetRouting, decideApplied, desiredToWrite, readDesired,
-  type AppliedRouting, type DesiredRouting, type EffectiveRouting, type RoutingView, type SetRoutingInput,
+  type AppliedRouting,
+  beaconOf,
+  buildRoutingView,
+  checkSetRouting,
+  type DesiredRouting,
+  decideApplied,
+  desiredToWrite,
+  type EffectiveRouting,
+  type RoutingView,
+  readDesired,
+  type SetRoutingInput,
 } from './routing-state';
-import { createPickState, pick, STRATEGIES, type PickRequest, type PickResult, type PickState, type StrategyInfo } from './strategies';
+import {
+  createPickState,
+  type PickRequest,
+  type PickResult,
+  type PickState,
+  pick,
+  STRATEGIES,
+  type StrategyInfo,
+} from './strategies';
 
 /**
  * The live routing module (ROUTE-6): polls the routing key, applies a changed strategy for the next pick (requests
@@ -73,7 +90,11 @@ export class LiveRoutingModule {
     this.now = opts.now ?? Date.now;
     const v = validateStrategy(opts.defaultStrategy ?? 'round-robin', this.strategies);
     if (!v.ok) throw Object.assign(new Error(`routing.strategy: ${v.message}`), { code: 'invalid_config' });
-    this.configDefault = { strategy: v.strategy, routesEngine: opts.defaultRoutesEngine ?? null, source: 'config_default' };
+    this.configDefault = {
+      strategy: v.strategy,
+      routesEngine: opts.defaultRoutesEngine ?? null,
+      source: 'config_default',
+    };
     this.applied = this.configDefault;
     this.pickState = createPickState({ rng: opts.rng, prefixCapacity: opts.prefixCapacity });
   }
@@ -117,7 +138,8 @@ export class LiveRoutingModule {
   private commit(next: AppliedRouting): void {
     const prev = this.applied;
     this.applied = next;
-    if (prev.strategy.spec !== next.strategy.spec || prev.routesEngine !== next.routesEngine) this.opts.onApplied?.(next, prev);
+    if (prev.strategy.spec !== next.strategy.spec || prev.routesEngine !== next.routesEngine)
+      this.opts.onApplied?.(next, prev);
   }
 
   /** The routing in force: the strategy the next pick uses, the static-route profile, and its source. */
@@ -152,7 +174,10 @@ export class LiveRoutingModule {
   async routingView(access: { writable: boolean; canWrite: boolean }): Promise<RoutingView> {
     const base = { routingKey: this.routingKey, strategies: this.strategies, ...access };
     try {
-      const [desiredRaw, effectiveRaw] = await Promise.all([this.opts.keyspace.get(this.routingKey), this.opts.keyspace.get(this.effectiveKey)]);
+      const [desiredRaw, effectiveRaw] = await Promise.all([
+        this.opts.keyspace.get(this.routingKey),
+        this.opts.keyspace.get(this.effectiveKey),
+      ]);
       return buildRoutingView({ ...base, desiredRaw, effectiveRaw });
     } catch {
       return buildRoutingView({ ...base, desiredRaw: null, effectiveRaw: null, keyspaceReachable: false });
@@ -163,7 +188,11 @@ export class LiveRoutingModule {
    * Publishes desired state (ROUTE-3/5): validation failures are values with the exact message; keyspace failures
    * reject (KeySpaceError, code keyspace_unavailable). Gates are the caller's (checkWriteGate). Adopted on the next poll.
    */
-  async setRouting(input: SetRoutingInput): Promise<{ ok: true; desired: DesiredRouting } | { ok: false; field: 'strategy' | 'routesEngine'; message: string }> {
+  async setRouting(
+    input: SetRoutingInput,
+  ): Promise<
+    { ok: true; desired: DesiredRouting } | { ok: false; field: 'strategy' | 'routesEngine'; message: string }
+  > {
     const check = checkSetRouting(input, this.strategies);
     if (!check.ok) return check;
     const previous = readDesired(await this.opts.keyspace.get(this.routingKey));

@@ -34,7 +34,10 @@ export const ROUTER_METRIC_NAMES: readonly RouterMetricName[] = [
 ];
 
 /** The metric names of `required` that `metrics` lacks (all of them when there are no metrics). */
-export function missingMetrics(metrics: RouterMetrics | undefined, required: readonly RouterMetricName[]): RouterMetricName[] {
+export function missingMetrics(
+  metrics: RouterMetrics | undefined,
+  required: readonly RouterMetricName[],
+): RouterMetricName[] {
   return required.filter((name) => metrics?.[name] === undefined);
 }
 

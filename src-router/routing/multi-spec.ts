@@ -17,7 +17,8 @@ export function parseMultiSpec(spec: string, multiScorers: readonly string[] = M
 
 export const STRATEGY_MESSAGES = {
   empty: 'Choose a routing strategy.',
-  unknown: (name: string, known: readonly string[]) => `Unknown routing strategy "${name}". Known strategies: ${known.join(', ')}.`,
+  unknown: (name: string, known: readonly string[]) =>
+    `Unknown routing strategy "${name}". Known strategies: ${known.join(', ')}.`,
 } as const;
 
 export type StrategyResult = { ok: true; strategy: ParsedStrategy } | { ok: false; message: string };
@@ -33,7 +34,21 @@ export function validateStrategy(spec: string, strategies: readonly StrategyInfo
     return parsed.ok ? { ok: true, strategy: { spec: text, name: 'multi', scorers: parsed.scorers } } : parsed;
   }
   const info = strategies.find((s) => s.name === text && s.name !== 'multi');
-  if (!info) return { ok: false, message: STRATEGY_MESSAGES.unknown(text, strategies.map((s) => (s.name === 'multi' ? `${MULTI_PREFIX}name:weight,…` : s.name))) };
+  if (!info)
+    return {
+      ok: false,
+      message: STRATEGY_MESSAGES.unknown(
+        text,
+        strategies.map((s) => (s.name === 'multi' ? `${MULTI_PREFIX}name:weight,…` : s.name)),
+      ),
+    };
   const name = info.name;
-  return { ok: true, strategy: { spec: text, name, scorers: isScorerName(name) && name !== 'prefix-affinity' ? [{ name, weight: 1 }] : [] } };
+  return {
+    ok: true,
+    strategy: {
+      spec: text,
+      name,
+      scorers: isScorerName(name) && name !== 'prefix-affinity' ? [{ name, weight: 1 }] : [],
+    },
+  };
 }

@@ -73,5 +73,11 @@ function promptText(body: Record<string, unknown> | undefined, chars: number): s
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((p: unknown) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
+  return content
+    .map((p: unknown) =>
+      p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+        ? (p as { text: string }).text
+        : '',
+    )
+    .join('');
 }

@@ -75,7 +75,13 @@ const CLUTCH = {
 export const clutchLayersProfile: MetricProfile = {
   name: 'clutch-layers',
   reads: Object.values(CLUTCH),
-  provides: ['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu', 'queue_wait_seconds'],
+  provides: [
+    'num_requests_running',
+    'num_requests_waiting',
+    'kv_cache_usage',
+    'kv_cache_usage_cpu',
+    'queue_wait_seconds',
+  ],
   map(f) {
     const used = gaugeValue(f, CLUTCH.kvUsed);
     const free = gaugeValue(f, CLUTCH.kvFree);
@@ -113,9 +119,20 @@ function mapVllm(f: FamilyIndex): RouterMetrics {
   });
 }
 
-const VLLM_PROVIDES: readonly RouterMetricName[] = ['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu', 'queue_wait_seconds'];
+const VLLM_PROVIDES: readonly RouterMetricName[] = [
+  'num_requests_running',
+  'num_requests_waiting',
+  'kv_cache_usage',
+  'kv_cache_usage_cpu',
+  'queue_wait_seconds',
+];
 
-export const vllmProfile: MetricProfile = { name: 'vllm', reads: Object.values(VLLM), provides: VLLM_PROVIDES, map: mapVllm };
+export const vllmProfile: MetricProfile = {
+  name: 'vllm',
+  reads: Object.values(VLLM),
+  provides: VLLM_PROVIDES,
+  map: mapVllm,
+};
 
 const LLAMACPP = {
   running: 'llamacpp:requests_processing',
@@ -144,7 +161,12 @@ export const llamaCppProfile: MetricProfile = {
  * module was built around. It never reads clutch-layers names, so metric strategies fall back to random for
  * clutch-layers pods without `engine: clutch-layers`.
  */
-export const defaultProfile: MetricProfile = { name: 'default', reads: vllmProfile.reads, provides: VLLM_PROVIDES, map: mapVllm };
+export const defaultProfile: MetricProfile = {
+  name: 'default',
+  reads: vllmProfile.reads,
+  provides: VLLM_PROVIDES,
+  map: mapVllm,
+};
 
 export const PROFILES: Readonly<Record<ProfileName, MetricProfile>> = {
   'clutch-layers': clutchLayersProfile,
@@ -166,7 +188,10 @@ export function profileFor(engine: string | null | undefined): MetricProfile {
 }
 
 /** Which profile a pod is scraped with: static routes use `routes_engine` when one is in force, else their label. */
-export function profileForPod(pod: { staticRoute: boolean; engine?: string | null }, routesEngine: string | null | undefined): MetricProfile {
+export function profileForPod(
+  pod: { staticRoute: boolean; engine?: string | null },
+  routesEngine: string | null | undefined,
+): MetricProfile {
   return profileFor(pod.staticRoute && routesEngine ? routesEngine : pod.engine);
 }
 

@@ -43,7 +43,11 @@ export function promNumber(text: string | undefined): number {
   return t === '' ? NaN : Number(t);
 }
 
-function histogramOf(buckets: Record<string, string> | undefined, sum: string | undefined, count: string | undefined): HistogramValue {
+function histogramOf(
+  buckets: Record<string, string> | undefined,
+  sum: string | undefined,
+  count: string | undefined,
+): HistogramValue {
   const list = Object.entries(buckets ?? {})
     .map(([le, c]) => ({ le: promNumber(le), count: promNumber(c) }))
     .filter((b) => !Number.isNaN(b.le) && Number.isFinite(b.count))
@@ -63,20 +67,33 @@ export function parsePrometheusText(text: string): PromFamily[] {
     const base = { name: f.name, help: f.help };
     switch (f.type) {
       case 'HISTOGRAM':
-        return { ...base, type: 'histogram', samples: f.metrics.map((m) => ({ labels: m.labels ?? {}, histogram: histogramOf(m.buckets, m.sum, m.count) })) };
+        return {
+          ...base,
+          type: 'histogram',
+          samples: f.metrics.map((m) => ({
+            labels: m.labels ?? {},
+            histogram: histogramOf(m.buckets, m.sum, m.count),
+          })),
+        };
       case 'SUMMARY':
         return {
           ...base,
           type: 'summary',
           samples: f.metrics.map((m) => ({
             labels: m.labels ?? {},
-            quantiles: Object.entries(m.quantiles ?? {}).map(([q, v]) => ({ q: promNumber(q), value: promNumber(v) })).sort((a, b) => a.q - b.q),
+            quantiles: Object.entries(m.quantiles ?? {})
+              .map(([q, v]) => ({ q: promNumber(q), value: promNumber(v) }))
+              .sort((a, b) => a.q - b.q),
             sum: promNumber(m.sum),
             count: promNumber(m.count),
           })),
         };
       default:
-        return { ...base, type: f.type === 'COUNTER' ? 'counter' : f.type === 'GAUGE' ? 'gauge' : 'untyped', samples: f.metrics.map((m) => ({ labels: m.labels ?? {}, value: promNumber(m.value) })) };
+        return {
+          ...base,
+          type: f.type === 'COUNTER' ? 'counter' : f.type === 'GAUGE' ? 'gauge' : 'untyped',
+          samples: f.metrics.map((m) => ({ labels: m.labels ?? {}, value: promNumber(m.value) })),
+        };
     }
   });
 }

@@ -1,6 +1,6 @@
+import type { RouterMetricName } from './metrics';
 import { DEFAULT_MULTI_SPEC, validateStrategy } from './multi-spec';
 import { isProfileName, PROFILES, SETTABLE_ROUTES_ENGINES } from './profiles';
-import type { RouterMetricName } from './metrics';
 import { MULTI_SCORER_NAMES, type ParsedStrategy, type StrategyInfo } from './strategies';
 
 /**
@@ -32,7 +32,10 @@ export interface AppliedRouting {
   invalidReason?: string;
 }
 
-export type DesiredRead = { kind: 'absent' } | { kind: 'invalid'; message: string } | { kind: 'ok'; desired: DesiredRouting };
+export type DesiredRead =
+  | { kind: 'absent' }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'ok'; desired: DesiredRouting };
 
 /** Reads the routing key's JSON `{"strategy": …, "routes_engine": …}` (shape only; the strategy is validated later). */
 export function readDesired(raw: string | null): DesiredRead {
@@ -43,10 +46,12 @@ export function readDesired(raw: string | null): DesiredRead {
   } catch {
     return { kind: 'invalid', message: 'the routing key does not hold JSON' };
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return { kind: 'invalid', message: 'the routing key does not hold a JSON object' };
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    return { kind: 'invalid', message: 'the routing key does not hold a JSON object' };
   const { strategy, routes_engine } = v as Record<string, unknown>;
   if (typeof strategy !== 'string') return { kind: 'invalid', message: 'the routing key has no strategy string' };
-  if (routes_engine !== undefined && routes_engine !== null && typeof routes_engine !== 'string') return { kind: 'invalid', message: 'routes_engine is not a string' };
+  if (routes_engine !== undefined && routes_engine !== null && typeof routes_engine !== 'string')
+    return { kind: 'invalid', message: 'routes_engine is not a string' };
   return { kind: 'ok', desired: routes_engine === undefined ? { strategy } : { strategy, routes_engine } };
 }
 
@@ -54,9 +59,19 @@ export function readDesired(raw: string | null): DesiredRead {
  * What to apply given the routing key: nothing published → the config default; a valid desired state → it;
  * an invalid one → keep what is applied now (the last valid, or the config default) with source fallback_invalid_spec.
  */
-export function decideApplied(read: DesiredRead, current: AppliedRouting, configDefault: AppliedRouting, strategies: readonly StrategyInfo[]): AppliedRouting {
+export function decideApplied(
+  read: DesiredRead,
+  current: AppliedRouting,
+  configDefault: AppliedRouting,
+  strategies: readonly StrategyInfo[],
+): AppliedRouting {
   if (read.kind === 'absent') return configDefault;
-  const fallback = (invalidReason: string): AppliedRouting => ({ strategy: current.strategy, routesEngine: current.routesEngine, source: 'fallback_invalid_spec', invalidReason });
+  const fallback = (invalidReason: string): AppliedRouting => ({
+    strategy: current.strategy,
+    routesEngine: current.routesEngine,
+    source: 'fallback_invalid_spec',
+    invalidReason,
+  });
   if (read.kind === 'invalid') return fallback(read.message);
   const v = validateStrategy(read.desired.strategy, strategies);
   if (!v.ok) return fallback(v.message);
@@ -76,8 +91,13 @@ export function readBeacon(raw: string | null): EffectiveRouting | null {
   if (raw === null) return null;
   try {
     const v = JSON.parse(raw) as Partial<Record<keyof EffectiveRouting, unknown>> | null;
-    if (!v || typeof v.strategy !== 'string' || typeof v.source !== 'string' || !SOURCES.includes(v.source)) return null;
-    return { strategy: v.strategy, routes_engine: typeof v.routes_engine === 'string' ? v.routes_engine : null, source: v.source as EffectiveSource };
+    if (!v || typeof v.strategy !== 'string' || typeof v.source !== 'string' || !SOURCES.includes(v.source))
+      return null;
+    return {
+      strategy: v.strategy,
+      routes_engine: typeof v.routes_engine === 'string' ? v.routes_engine : null,
+      source: v.source as EffectiveSource,
+    };
   } catch {
     return null;
   }
@@ -120,12 +140,18 @@ export interface ViewInput {
 /** The `runtime.routing` answer (ROUTE-1, ROUTE-6) from what the keyspace holds. */
 export function buildRoutingView(input: ViewInput): RoutingView {
   const read = readDesired(input.desiredRaw);
-  const desired = read.kind === 'ok' ? { strategy: read.desired.strategy, routes_engine: read.desired.routes_engine ?? null } : null;
+  const desired =
+    read.kind === 'ok' ? { strategy: read.desired.strategy, routes_engine: read.desired.routes_engine ?? null } : null;
   const effective = readBeacon(input.effectiveRaw);
   const weightable = input.strategies.filter((s) => s.weightable).map((s) => s.name);
   return {
     routingKey: input.routingKey,
-    strategies: input.strategies.map((s) => ({ name: s.name, label: s.label, requires: [...s.requires], weightable: s.weightable })),
+    strategies: input.strategies.map((s) => ({
+      name: s.name,
+      label: s.label,
+      requires: [...s.requires],
+      weightable: s.weightable,
+    })),
     multiScorers: weightable.length ? weightable : [...MULTI_SCORER_NAMES],
     profiles: Object.values(PROFILES).map((p) => ({ name: p.name, reads: [...p.reads], provides: [...p.provides] })),
     desired,
@@ -150,9 +176,22 @@ export interface WriteRefusal {
 }
 
 /** Why a routing write is refused (ROUTE-8), naming the gate in force; null when allowed. The deployment gate wins. */
-export function checkWriteGate(access: { writable: boolean; canWrite: boolean }, gate: { deployment: string; operators: string } = WRITE_GATE): WriteRefusal | null {
-  if (!access.writable) return { code: 'routing_read_only', gate: gate.deployment, message: `Read-only on this deployment: routing writes are turned off (${gate.deployment} is false).` };
-  if (!access.canWrite) return { code: 'routing_read_only', gate: gate.operators, message: `Read-only for your account: only operators (${gate.operators}) can change routing.` };
+export function checkWriteGate(
+  access: { writable: boolean; canWrite: boolean },
+  gate: { deployment: string; operators: string } = WRITE_GATE,
+): WriteRefusal | null {
+  if (!access.writable)
+    return {
+      code: 'routing_read_only',
+      gate: gate.deployment,
+      message: `Read-only on this deployment: routing writes are turned off (${gate.deployment} is false).`,
+    };
+  if (!access.canWrite)
+    return {
+      code: 'routing_read_only',
+      gate: gate.operators,
+      message: `Read-only for your account: only operators (${gate.operators}) can change routing.`,
+    };
   return null;
 }
 
@@ -163,26 +202,37 @@ export interface SetRoutingInput {
 }
 
 export const SET_ROUTING_MESSAGES = {
-  routesEngine: (engine: string) => `"${engine}" cannot be set as the metric profile; the console can set only ${SETTABLE_ROUTES_ENGINES.join(', ')}.`,
+  routesEngine: (engine: string) =>
+    `"${engine}" cannot be set as the metric profile; the console can set only ${SETTABLE_ROUTES_ENGINES.join(', ')}.`,
 } as const;
 
-export type SetRoutingCheck = { ok: true; strategy: ParsedStrategy; routesEngine?: string } | { ok: false; field: 'strategy' | 'routesEngine'; message: string };
+export type SetRoutingCheck =
+  | { ok: true; strategy: ParsedStrategy; routesEngine?: string }
+  | { ok: false; field: 'strategy' | 'routesEngine'; message: string };
 
 /** Validates a setRouting request exactly as ROUTE-3's table (strategy) and ROUTE-5 (only clutch-layers settable). */
 export function checkSetRouting(input: SetRoutingInput, strategies: readonly StrategyInfo[]): SetRoutingCheck {
   const v = validateStrategy(input.strategy, strategies);
   if (!v.ok) return { ok: false, field: 'strategy', message: v.message };
-  if (input.routesEngine !== undefined && !(SETTABLE_ROUTES_ENGINES as readonly string[]).includes(input.routesEngine)) {
+  if (
+    input.routesEngine !== undefined &&
+    !(SETTABLE_ROUTES_ENGINES as readonly string[]).includes(input.routesEngine)
+  ) {
     return { ok: false, field: 'routesEngine', message: SET_ROUTING_MESSAGES.routesEngine(input.routesEngine) };
   }
-  return input.routesEngine === undefined ? { ok: true, strategy: v.strategy } : { ok: true, strategy: v.strategy, routesEngine: input.routesEngine };
+  return input.routesEngine === undefined
+    ? { ok: true, strategy: v.strategy }
+    : { ok: true, strategy: v.strategy, routesEngine: input.routesEngine };
 }
 
 /**
  * The JSON to write to the routing key: the validated strategy as typed (trimmed), and routes_engine only when
  * the operator picked one; otherwise the profile already requested in the key is carried over untouched.
  */
-export function desiredToWrite(check: { strategy: ParsedStrategy; routesEngine?: string }, previous: DesiredRead): DesiredRouting {
+export function desiredToWrite(
+  check: { strategy: ParsedStrategy; routesEngine?: string },
+  previous: DesiredRead,
+): DesiredRouting {
   if (check.routesEngine !== undefined) return { strategy: check.strategy.spec, routes_engine: check.routesEngine };
   const kept = previous.kind === 'ok' ? previous.desired.routes_engine : undefined;
   return kept ? { strategy: check.strategy.spec, routes_engine: kept } : { strategy: check.strategy.spec };

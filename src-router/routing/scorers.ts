@@ -30,7 +30,8 @@ export const SCORERS: Readonly<Record<ScorerName, Scorer>> = {
   'least-request': {
     name: 'least-request',
     requires: ['num_requests_running', 'num_requests_waiting'],
-    score: (pods) => normalizeLowerBetter(pods.map((p) => p.metrics!.num_requests_running! + p.metrics!.num_requests_waiting!)),
+    score: (pods) =>
+      normalizeLowerBetter(pods.map((p) => p.metrics!.num_requests_running! + p.metrics!.num_requests_waiting!)),
   },
   'least-kv-cache': {
     name: 'least-kv-cache',
@@ -54,7 +55,11 @@ export interface WeightedScorer {
 }
 
 /** Σ weight × normalised score per pod. */
-export function combineScores(pods: readonly PodSnapshot[], scorers: readonly WeightedScorer[], ctx: ScoreContext): number[] {
+export function combineScores(
+  pods: readonly PodSnapshot[],
+  scorers: readonly WeightedScorer[],
+  ctx: ScoreContext,
+): number[] {
   const total = pods.map(() => 0);
   for (const { name, weight } of scorers) {
     SCORERS[name].score(pods, ctx).forEach((s, i) => (total[i] += weight * s));

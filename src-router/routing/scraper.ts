@@ -1,5 +1,5 @@
-import type { RouterMetrics } from './metrics';
 import { fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
+import type { RouterMetrics } from './metrics';
 import { applyProfile, profileFor } from './profiles';
 import { parsePrometheusText } from './prom-parse';
 
@@ -94,13 +94,18 @@ export class MetricScraper {
 
   /** Scrapes every target once; a target whose previous scrape is still running is not asked twice (that one is awaited). */
   async scrapeNow(): Promise<void> {
-    await Promise.all([...this.entries.values()].map((e) => (e.inflight ??= this.scrapeOne(e).finally(() => (e.inflight = undefined)))));
+    await Promise.all(
+      [...this.entries.values()].map((e) => (e.inflight ??= this.scrapeOne(e).finally(() => (e.inflight = undefined)))),
+    );
   }
 
   private async scrapeOne(entry: Entry): Promise<void> {
     const { target } = entry;
     try {
-      const res = await fetch(target.url, { signal: AbortSignal.timeout(this.timeoutMs), headers: { accept: 'text/plain', ...target.headers } });
+      const res = await fetch(target.url, {
+        signal: AbortSignal.timeout(this.timeoutMs),
+        headers: { accept: 'text/plain', ...target.headers },
+      });
       if (!res.ok) {
         await res.body?.cancel();
         throw new Error(`HTTP ${res.status}`);
@@ -113,7 +118,12 @@ export class MetricScraper {
     } catch (err) {
       entry.misses += 1;
       const e = err as Error & { cause?: { message?: string } };
-      entry.lastError = e.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message;
+      entry.lastError =
+        e.name === 'TimeoutError'
+          ? `no answer within ${this.timeoutMs} ms`
+          : e.cause?.message
+            ? `${e.message}: ${e.cause.message}`
+            : e.message;
       this.opts.onError?.(target.podId, entry.lastError);
     }
   }

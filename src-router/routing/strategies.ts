@@ -33,10 +33,20 @@ export const STRATEGIES: readonly StrategyInfo[] = [
   { name: 'random', label: 'random', requires: [], weightable: false },
   { name: 'round-robin', label: 'round-robin', requires: [], weightable: false },
   { name: 'least-request', label: 'least request', requires: [...SCORERS['least-request'].requires], weightable: true },
-  { name: 'least-kv-cache', label: 'least KV cache', requires: [...SCORERS['least-kv-cache'].requires], weightable: true },
+  {
+    name: 'least-kv-cache',
+    label: 'least KV cache',
+    requires: [...SCORERS['least-kv-cache'].requires],
+    weightable: true,
+  },
   { name: 'prefix-affinity', label: 'prefix affinity', requires: [], weightable: true },
   // The exact need of a multi spec is requiresOf(spec); the list shows what the seeded default spec needs.
-  { name: 'multi', label: 'multi (weighted)', requires: defaultMulti.ok ? scorersRequire(defaultMulti.scorers) : [], weightable: false },
+  {
+    name: 'multi',
+    label: 'multi (weighted)',
+    requires: defaultMulti.ok ? scorersRequire(defaultMulti.scorers) : [],
+    weightable: false,
+  },
 ];
 
 export const MULTI_SCORER_NAMES: readonly string[] = MULTI_SCORERS;
@@ -81,7 +91,10 @@ function randomOf<T>(items: readonly T[], rng: () => number): T {
 /** The best-scoring pods (within rounding), one taken at random. */
 function bestOf(pods: readonly PodSnapshot[], scores: readonly number[], rng: () => number): PodSnapshot {
   const top = Math.max(...scores);
-  return randomOf(pods.filter((_, i) => scores[i] >= top - 1e-9), rng);
+  return randomOf(
+    pods.filter((_, i) => scores[i] >= top - 1e-9),
+    rng,
+  );
 }
 
 function prefixKey(req: PickRequest): string | undefined {
@@ -89,7 +102,12 @@ function prefixKey(req: PickRequest): string | undefined {
 }
 
 /** Picks a pod among the ready ones, remembering which pod took the request's prompt prefix. */
-export function pick(strategy: ParsedStrategy, pods: readonly PodSnapshot[], request: PickRequest, state: PickState): PickResult {
+export function pick(
+  strategy: ParsedStrategy,
+  pods: readonly PodSnapshot[],
+  request: PickRequest,
+  state: PickState,
+): PickResult {
   const ready = pods.filter((p) => p.ready);
   if (!ready.length) return { pod: undefined, fallback: false, reason: 'no ready pod' };
   const key = prefixKey(request);
@@ -98,7 +116,13 @@ export function pick(strategy: ParsedStrategy, pods: readonly PodSnapshot[], req
   return result;
 }
 
-function choose(strategy: ParsedStrategy, ready: PodSnapshot[], prefixPod: string | undefined, request: PickRequest, state: PickState): PickResult {
+function choose(
+  strategy: ParsedStrategy,
+  ready: PodSnapshot[],
+  prefixPod: string | undefined,
+  request: PickRequest,
+  state: PickState,
+): PickResult {
   switch (strategy.name) {
     case 'random':
       return { pod: randomOf(ready, state.rng), fallback: false };
@@ -112,7 +136,13 @@ function choose(strategy: ParsedStrategy, ready: PodSnapshot[], prefixPod: strin
       const sticky = ready.find((p) => p.id === prefixPod);
       if (sticky) return { pod: sticky, fallback: false };
       const least = Math.min(...ready.map((p) => p.inflight));
-      return { pod: randomOf(ready.filter((p) => p.inflight === least), state.rng), fallback: false };
+      return {
+        pod: randomOf(
+          ready.filter((p) => p.inflight === least),
+          state.rng,
+        ),
+        fallback: false,
+      };
     }
     default:
       return scored(strategy, ready, prefixPod, state);
@@ -120,7 +150,12 @@ function choose(strategy: ParsedStrategy, ready: PodSnapshot[], prefixPod: strin
 }
 
 /** Scorer strategies: every candidate must have every required metric, else a random ready pod (ROUTE-2). */
-function scored(strategy: ParsedStrategy, ready: PodSnapshot[], prefixPod: string | undefined, state: PickState): PickResult {
+function scored(
+  strategy: ParsedStrategy,
+  ready: PodSnapshot[],
+  prefixPod: string | undefined,
+  state: PickState,
+): PickResult {
   const required = requiresOf(strategy);
   const lacking = ready.filter((p) => missingMetrics(p.metrics, required).length > 0);
   if (lacking.length) {

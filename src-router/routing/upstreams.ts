@@ -26,7 +26,13 @@ const keyOf = (model: string, endpoint: string) => `${model}\n${endpoint}`;
  * Records one real turn. `answered` is the caller's verdict: an HTTP answer the engine produced (not a
  * connection error, timeout or 5xx from an unreachable upstream).
  */
-export function recordTurn(book: UpstreamBook, model: string, endpoint: string, answered: boolean, at: number): UpstreamBook {
+export function recordTurn(
+  book: UpstreamBook,
+  model: string,
+  endpoint: string,
+  answered: boolean,
+  at: number,
+): UpstreamBook {
   const key = keyOf(model, endpoint);
   const old = book.get(key) ?? { answered: 0, notAnswered: 0, lastAnswerAt: null, lastTurnAnswered: false };
   const next = new Map(book);

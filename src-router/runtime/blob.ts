@@ -3,6 +3,23 @@
  * `runtime.health` with it; this module re-exports the blob part for the runtime code.
  */
 export {
-  RUNTIME_BLOB_KEY, cpuStatsSchema, gpuStatsSchema, memoryStatsSchema, runtimeBlobReadSchema, runtimeBlobSchema, runtimeHealthSchema, selfTestEntrySchema, selfTestResultSchema, servingConfigSchema,
-  type CpuStats, type GpuStats, type MemoryStats, type RuntimeBlob, type RuntimeBlobView, type RuntimeHealth, type SelfTestEntry, type SelfTestResult, type ServingConfig,
+  type CpuStats,
+  cpuStatsSchema,
+  type GpuStats,
+  gpuStatsSchema,
+  type MemoryStats,
+  memoryStatsSchema,
+  RUNTIME_BLOB_KEY,
+  type RuntimeBlob,
+  type RuntimeBlobView,
+  type RuntimeHealth,
+  runtimeBlobReadSchema,
+  runtimeBlobSchema,
+  runtimeHealthSchema,
+  type SelfTestEntry,
+  type SelfTestResult,
+  type ServingConfig,
+  selfTestEntrySchema,
+  selfTestResultSchema,
+  servingConfigSchema,
 } from '../contract/runtime';

@@ -3,10 +3,10 @@
  * (path, `--version`, and whether PATH, the engines cache or the config named it), or, when there is none, what to do.
  */
 import { isAbsolute } from 'node:path';
-import { engineEnv } from '../backends/engine-env';
-import { EXTERNAL_ENGINES, cachedBuilds } from '../backends/engine-binaries';
+import { cachedBuilds, EXTERNAL_ENGINES } from '../backends/engine-binaries';
 import { enginesCacheRoot, isBuildable } from '../backends/engine-build/cache-key';
 import { probeVersion } from '../backends/engine-build/version-probe';
+import { engineEnv } from '../backends/engine-env';
 import { resolveExecutable } from './self-test-checks';
 import type { SelfTestCheck } from './self-tests';
 
@@ -15,7 +15,11 @@ const PROBE_MS = 3000;
 
 type External = keyof typeof EXTERNAL_ENGINES;
 
-export function engineFamilyCheck(family: External, command: string, opts: { pathEnv?: string; cacheRoot?: string } = {}): SelfTestCheck {
+export function engineFamilyCheck(
+  family: External,
+  command: string,
+  opts: { pathEnv?: string; cacheRoot?: string } = {},
+): SelfTestCheck {
   const cacheRoot = opts.cacheRoot ?? enginesCacheRoot();
   return {
     name: `engine ${family} binary`,
@@ -25,14 +29,21 @@ export function engineFamilyCheck(family: External, command: string, opts: { pat
       if (!found) {
         const bare = !isAbsolute(command) && !command.includes('/');
         const { binary, howToGet } = EXTERNAL_ENGINES[family];
-        if (bare && command === binary && isBuildable(binary)) return { status: 'warn', detail: `${binary} not on PATH and not built: run ${howToGet}` };
-        return { status: 'fail', detail: `${command}: ${bare ? 'not found on PATH' : 'not found or not executable'} (get it: ${howToGet})` };
+        if (bare && command === binary && isBuildable(binary))
+          return { status: 'warn', detail: `${binary} not on PATH and not built: run ${howToGet}` };
+        return {
+          status: 'fail',
+          detail: `${command}: ${bare ? 'not found on PATH' : 'not found or not executable'} (get it: ${howToGet})`,
+        };
       }
       const build = isBuildable(family) ? cachedBuilds(family, cacheRoot).find((b) => b.binary === found) : undefined;
       const where = build ? 'the engines cache' : found === command ? 'the config' : 'PATH';
       const probe = await probeVersion(found, { ...engineEnv(process.env), PATH: pathEnv }, PROBE_MS);
       if (probe.error) return { status: 'fail', detail: `${found} from ${where}: ${probe.error}` };
-      const version = probe.version ?? build?.version ?? (probe.timedOut ? `--version did not finish within ${PROBE_MS / 1000} s` : 'no --version');
+      const version =
+        probe.version ??
+        build?.version ??
+        (probe.timedOut ? `--version did not finish within ${PROBE_MS / 1000} s` : 'no --version');
       return { status: 'pass', detail: `${found} (${version}) from ${where}` };
     },
   };

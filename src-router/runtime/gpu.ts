@@ -50,7 +50,8 @@ export function parseNvidiaSmi(output: string): GpuStats[] {
   return devices;
 }
 
-const sum = (xs: (number | undefined)[]) => (xs.length && xs.every((x) => x !== undefined) ? xs.reduce<number>((a, b) => a + b!, 0) : undefined);
+const sum = (xs: (number | undefined)[]) =>
+  xs.length && xs.every((x) => x !== undefined) ? xs.reduce<number>((a, b) => a + b!, 0) : undefined;
 const present = (xs: (number | undefined)[]) => xs.filter((x): x is number => x !== undefined);
 
 /**
@@ -64,7 +65,10 @@ export function combineGpus(devices: GpuStats[]): GpuStats | undefined {
   const utils = present(devices.map((d) => d.utilization));
   const temps = present(devices.map((d) => d.temperature));
   return compact<GpuStats>({
-    name: distinct.length === 1 && names.length === devices.length ? `${devices.length} × ${distinct[0]}` : distinct.join(', ') || undefined,
+    name:
+      distinct.length === 1 && names.length === devices.length
+        ? `${devices.length} × ${distinct[0]}`
+        : distinct.join(', ') || undefined,
     utilization: utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : undefined,
     vramUsed: sum(devices.map((d) => d.vramUsed)),
     vramTotal: sum(devices.map((d) => d.vramTotal)),
@@ -83,8 +87,13 @@ export interface NvidiaSmiOptions {
 /** Runs nvidia-smi once; undefined when it is missing, fails, times out or reports no device (no GPU → no `gpu`). */
 export function readNvidiaGpu(opts: NvidiaSmiOptions = {}): Promise<GpuStats | undefined> {
   return new Promise((resolve) => {
-    execFile(opts.binary ?? 'nvidia-smi', NVIDIA_SMI_ARGS, { timeout: opts.timeoutMs ?? 5000, windowsHide: true, env: engineEnv(process.env) }, (err, stdout) => {
-      resolve(err ? undefined : combineGpus(parseNvidiaSmi(stdout)));
-    });
+    execFile(
+      opts.binary ?? 'nvidia-smi',
+      NVIDIA_SMI_ARGS,
+      { timeout: opts.timeoutMs ?? 5000, windowsHide: true, env: engineEnv(process.env) },
+      (err, stdout) => {
+        resolve(err ? undefined : combineGpus(parseNvidiaSmi(stdout)));
+      },
+    );
   });
 }

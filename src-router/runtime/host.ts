@@ -20,12 +20,14 @@ export function parseMeminfo(text: string): Meminfo {
   }
   const swapTotal = kb.get('SwapTotal');
   const swapFree = kb.get('SwapFree');
-  return compact<Meminfo>({
-    total: kb.get('MemTotal'),
-    available: kb.get('MemAvailable'),
-    pageCache: kb.get('Cached'),
-    swapUsed: swapTotal !== undefined && swapFree !== undefined ? Math.max(0, swapTotal - swapFree) : undefined,
-  }) ?? {};
+  return (
+    compact<Meminfo>({
+      total: kb.get('MemTotal'),
+      available: kb.get('MemAvailable'),
+      pageCache: kb.get('Cached'),
+      swapUsed: swapTotal !== undefined && swapFree !== undefined ? Math.max(0, swapTotal - swapFree) : undefined,
+    }) ?? {}
+  );
 }
 
 export interface CpuTimes {
@@ -35,7 +37,9 @@ export interface CpuTimes {
 }
 
 /** Sums os.cpus() times over every core. */
-export function cpuTimes(cpus: readonly { times: { user: number; nice: number; sys: number; idle: number; irq: number } }[]): CpuTimes {
+export function cpuTimes(
+  cpus: readonly { times: { user: number; nice: number; sys: number; idle: number; irq: number } }[],
+): CpuTimes {
   let idle = 0;
   let total = 0;
   for (const { times: t } of cpus) {
@@ -80,21 +84,23 @@ export function hostStats(inputs: HostInputs, prevTimes?: CpuTimes): HostStats {
   const total = mem.total ?? inRange(inputs.totalmem, 1);
   const available = mem.available ?? (mem.total === undefined ? inRange(inputs.freemem, 0) : undefined);
   const model = inputs.cpus[0]?.model.trim();
-  return compact<HostStats>({
-    host: inputs.hostname || undefined,
-    cpu: compact<CpuStats>({
-      model: model || undefined,
-      cores: inputs.cpus.length || undefined,
-      load: cpuBusyPercent(prevTimes, cpuTimes(inputs.cpus)),
-      loadavg: inputs.platform === 'win32' ? undefined : inRange(inputs.loadavg[0], 0),
-    }),
-    memory: compact<MemoryStats>({
-      total,
-      used: total !== undefined && available !== undefined ? Math.max(0, total - available) : undefined,
-      pageCache: mem.pageCache,
-      swap: mem.swapUsed,
-    }),
-  }) ?? {};
+  return (
+    compact<HostStats>({
+      host: inputs.hostname || undefined,
+      cpu: compact<CpuStats>({
+        model: model || undefined,
+        cores: inputs.cpus.length || undefined,
+        load: cpuBusyPercent(prevTimes, cpuTimes(inputs.cpus)),
+        loadavg: inputs.platform === 'win32' ? undefined : inRange(inputs.loadavg[0], 0),
+      }),
+      memory: compact<MemoryStats>({
+        total,
+        used: total !== undefined && available !== undefined ? Math.max(0, total - available) : undefined,
+        pageCache: mem.pageCache,
+        swap: mem.swapUsed,
+      }),
+    }) ?? {}
+  );
 }
 
 /** Reads the host through `os` and /proc/meminfo, remembering the CPU sample so each call's load covers the gap. */

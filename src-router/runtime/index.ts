@@ -1,8 +1,34 @@
 export * from './blob';
 export { compact, inRange } from './compact';
-export { combineGpus, NVIDIA_SMI_ARGS, parseNvidiaSmi, readNvidiaGpu, type NvidiaSmiOptions } from './gpu';
-export { cpuBusyPercent, cpuTimes, HostSampler, hostStats, parseMeminfo, type CpuTimes, type HostInputs, type HostStats, type Meminfo } from './host';
-export { buildRuntimeBlob, RuntimePublisher, type BlobParts, type RuntimePublisherOptions } from './publisher';
+export { combineGpus, NVIDIA_SMI_ARGS, type NvidiaSmiOptions, parseNvidiaSmi, readNvidiaGpu } from './gpu';
+export {
+  type CpuTimes,
+  cpuBusyPercent,
+  cpuTimes,
+  type HostInputs,
+  HostSampler,
+  type HostStats,
+  hostStats,
+  type Meminfo,
+  parseMeminfo,
+} from './host';
+export { type BlobParts, buildRuntimeBlob, RuntimePublisher, type RuntimePublisherOptions } from './publisher';
 export { readRuntimeHealth } from './read-health';
-export { engineBinaryCheck, formatBytes, freeSpaceCheck, keyspaceReachableCheck, portBoundCheck, resolveExecutable, storeWritableCheck } from './self-test-checks';
-export { oneLine, runSelfTests, type RunSelfTestsOptions, type SelfTestCheck, type SelfTestOutcome, type SelfTestRun, type SelfTestStatus } from './self-tests';
+export {
+  engineBinaryCheck,
+  formatBytes,
+  freeSpaceCheck,
+  keyspaceReachableCheck,
+  portBoundCheck,
+  resolveExecutable,
+  storeWritableCheck,
+} from './self-test-checks';
+export {
+  oneLine,
+  type RunSelfTestsOptions,
+  runSelfTests,
+  type SelfTestCheck,
+  type SelfTestOutcome,
+  type SelfTestRun,
+  type SelfTestStatus,
+} from './self-tests';

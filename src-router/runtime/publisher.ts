@@ -1,5 +1,12 @@
 import type { KeySpace } from '../kv';
-import { RUNTIME_BLOB_KEY, runtimeBlobSchema, type GpuStats, type RuntimeBlob, type SelfTestResult, type ServingConfig } from './blob';
+import {
+  type GpuStats,
+  RUNTIME_BLOB_KEY,
+  type RuntimeBlob,
+  runtimeBlobSchema,
+  type SelfTestResult,
+  type ServingConfig,
+} from './blob';
 import { compact } from './compact';
 import { HostSampler, type HostStats } from './host';
 
@@ -61,7 +68,9 @@ export function buildRuntimeBlob(parts: BlobParts): RuntimeBlob {
       gpu: parts.gpu ? compact<GpuStats>({ ...parts.gpu }) : undefined,
       cpu: compact({ ...host.cpu, tensorParallel: serving?.tensorParallel, maxContext: serving?.maxModelLen }),
       memory: compact({ ...host.memory, mappedModels: parts.mappedModels }),
-      selfTests: parts.selfTests ? parts.selfTests.map((t) => ({ name: t.name, detail: t.detail, ms: t.ms, status: t.status })) : undefined,
+      selfTests: parts.selfTests
+        ? parts.selfTests.map((t) => ({ name: t.name, detail: t.detail, ms: t.ms, status: t.status }))
+        : undefined,
       servingConfig: serving,
     }) ?? {}
   );
@@ -109,7 +118,10 @@ export class RuntimePublisher {
     const o = this.opts;
     const startedAt = o.startedAt instanceof Date ? o.startedAt.getTime() : o.startedAt;
     const inputs = this.servingInputs();
-    const [host, gpu] = await Promise.all([this.readHost().catch(() => undefined), o.readGpu ? o.readGpu().catch(() => undefined) : undefined]);
+    const [host, gpu] = await Promise.all([
+      this.readHost().catch(() => undefined),
+      o.readGpu ? o.readGpu().catch(() => undefined) : undefined,
+    ]);
     const blob = buildRuntimeBlob({
       version: o.version,
       engine: o.engine,

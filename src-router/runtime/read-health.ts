@@ -1,5 +1,5 @@
 import type { KeySpace } from '../kv';
-import { RUNTIME_BLOB_KEY, runtimeBlobReadSchema, runtimeBlobSchema, type RuntimeHealth } from './blob';
+import { RUNTIME_BLOB_KEY, type RuntimeHealth, runtimeBlobReadSchema, runtimeBlobSchema } from './blob';
 
 /**
  * What `runtime.health` answers (RT-1): the runtime blob and nothing else. Absent → `{ published: false }`;
@@ -19,9 +19,13 @@ export async function readRuntimeHealth(ks: KeySpace, key = RUNTIME_BLOB_KEY): P
   try {
     json = JSON.parse(raw);
   } catch (err) {
-    return { published: false, reason: `runtime blob is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      published: false,
+      reason: `runtime blob is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { published: false, reason: 'runtime blob is not a JSON object' };
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    return { published: false, reason: 'runtime blob is not a JSON object' };
   const checked = runtimeBlobSchema.safeParse(json);
   const blob = runtimeBlobReadSchema.parse(json);
   if (checked.success) return { published: true, blob };

@@ -27,7 +27,8 @@ export function storeWritableCheck(dir: string, name = 'store writable'): SelfTe
       const token = `ok ${Math.random()}`;
       try {
         await writeFile(file, token);
-        if ((await readFile(file, 'utf8')) !== token) return { status: 'fail', detail: `${dir}: read back differs from what was written` };
+        if ((await readFile(file, 'utf8')) !== token)
+          return { status: 'fail', detail: `${dir}: read back differs from what was written` };
       } finally {
         await unlink(file).catch(() => {});
       }
@@ -37,7 +38,10 @@ export function storeWritableCheck(dir: string, name = 'store writable'): SelfTe
 }
 
 /** Free space available to this process in `dir` (statfs); warn under `warnBelowBytes`, fail under `failBelowBytes`. */
-export function freeSpaceCheck(dir: string, opts: { warnBelowBytes?: number; failBelowBytes?: number; name?: string } = {}): SelfTestCheck {
+export function freeSpaceCheck(
+  dir: string,
+  opts: { warnBelowBytes?: number; failBelowBytes?: number; name?: string } = {},
+): SelfTestCheck {
   const warnBelow = opts.warnBelowBytes ?? 1024 ** 3;
   return {
     name: opts.name ?? 'store free space',
@@ -45,7 +49,8 @@ export function freeSpaceCheck(dir: string, opts: { warnBelowBytes?: number; fai
       const s = await statfs(dir);
       const free = s.bavail * s.bsize;
       const detail = `${formatBytes(free)} free of ${formatBytes(s.blocks * s.bsize)} in ${dir}`;
-      if (opts.failBelowBytes !== undefined && free < opts.failBelowBytes) return { status: 'fail', detail: `${detail} (below ${formatBytes(opts.failBelowBytes)})` };
+      if (opts.failBelowBytes !== undefined && free < opts.failBelowBytes)
+        return { status: 'fail', detail: `${detail} (below ${formatBytes(opts.failBelowBytes)})` };
       if (free < warnBelow) return { status: 'warn', detail: `${detail} (below ${formatBytes(warnBelow)})` };
       return { status: 'pass', detail };
     },
@@ -53,8 +58,15 @@ export function freeSpaceCheck(dir: string, opts: { warnBelowBytes?: number; fai
 }
 
 /** Where an executable `command` resolves: an absolute (or ./relative) path as given, a bare name through PATH. */
-export async function resolveExecutable(command: string, pathEnv = process.env.PATH ?? ''): Promise<string | undefined> {
-  const canRun = (file: string) => access(file, constants.X_OK).then(() => true, () => false);
+export async function resolveExecutable(
+  command: string,
+  pathEnv = process.env.PATH ?? '',
+): Promise<string | undefined> {
+  const canRun = (file: string) =>
+    access(file, constants.X_OK).then(
+      () => true,
+      () => false,
+    );
   if (isAbsolute(command) || command.includes('/')) {
     const file = resolve(command);
     return (await canRun(file)) ? file : undefined;
@@ -96,7 +108,11 @@ export function keyspaceReachableCheck(ks: KeySpace, opts: { name?: string; labe
 }
 
 /** Something accepts TCP connections on host:port (a wildcard host is probed on loopback). */
-export function portBoundCheck(host: string, port: number, opts: { name?: string; timeoutMs?: number } = {}): SelfTestCheck {
+export function portBoundCheck(
+  host: string,
+  port: number,
+  opts: { name?: string; timeoutMs?: number } = {},
+): SelfTestCheck {
   const target = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return {
     name: opts.name ?? `port ${port} bound`,
@@ -105,7 +121,11 @@ export function portBoundCheck(host: string, port: number, opts: { name?: string
         const sock = connect({ host: target, port });
         const finish = (ok: boolean, why: string) => {
           sock.destroy();
-          done(ok ? { status: 'pass', detail: `${target}:${port} accepting connections` } : { status: 'fail', detail: `${target}:${port} ${why}` });
+          done(
+            ok
+              ? { status: 'pass', detail: `${target}:${port} accepting connections` }
+              : { status: 'fail', detail: `${target}:${port} ${why}` },
+          );
         };
         sock.setTimeout(opts.timeoutMs ?? 1000, () => finish(false, 'did not answer'));
         sock.once('connect', () => finish(true, ''));

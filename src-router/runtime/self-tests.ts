@@ -43,7 +43,10 @@ function errorText(err: unknown): string {
  * rejects is a `fail` with its message; one that outlives the timeout is a `fail` saying so (it is not awaited
  * further). `ms` is rounded to 0.1 ms.
  */
-export async function runSelfTests(checks: readonly SelfTestCheck[], opts: RunSelfTestsOptions = {}): Promise<SelfTestRun[]> {
+export async function runSelfTests(
+  checks: readonly SelfTestCheck[],
+  opts: RunSelfTestsOptions = {},
+): Promise<SelfTestRun[]> {
   const now = opts.now ?? (() => performance.now());
   const timeoutMs = opts.timeoutMs ?? 5000;
   const results: SelfTestRun[] = [];

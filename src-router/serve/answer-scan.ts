@@ -111,7 +111,12 @@ export interface UnparsedAnswer {
  * `localNames` (as `rewriteResponseModel` renames a parsed one), and, with `measure`, its `usage` and `timings`
  * parsed alone. Undefined when it must be parsed whole (`scanAnswer` gives null, or a member read is not JSON).
  */
-export function unparsedAnswer(text: string, localNames: readonly string[], publicId: string, measure: boolean): UnparsedAnswer | undefined {
+export function unparsedAnswer(
+  text: string,
+  localNames: readonly string[],
+  publicId: string,
+  measure: boolean,
+): UnparsedAnswer | undefined {
   const spans = scanAnswer(text);
   if (!spans) return undefined;
   try {

@@ -7,12 +7,21 @@
 import type { Registry } from 'prom-client';
 
 type Labels = Record<string, string>;
-interface MetricValue { value: number; labels: Labels; metricName?: string }
+interface MetricValue {
+  value: number;
+  labels: Labels;
+  metricName?: string;
+}
 
 abstract class BoundMetric<T> {
   protected readonly children = new Map<string, { labels: Labels; state: T }>();
 
-  constructor(readonly name: string, readonly help: string, readonly type: 'counter' | 'histogram', registry: Registry) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'histogram',
+    registry: Registry,
+  ) {
     registry.registerMetric(this as never);
   }
 
@@ -59,7 +68,12 @@ export class BoundCounter extends BoundMetric<{ n: number }> {
 }
 
 export class BoundHistogram extends BoundMetric<{ counts: number[]; sum: number; count: number }> {
-  constructor(name: string, help: string, private readonly buckets: readonly number[], registry: Registry) {
+  constructor(
+    name: string,
+    help: string,
+    private readonly buckets: readonly number[],
+    registry: Registry,
+  ) {
     super(name, help, 'histogram', registry);
   }
 

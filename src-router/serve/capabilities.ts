@@ -10,4 +10,5 @@ export const ENDPOINT_CAPABILITIES: Record<Endpoint, Capability[]> = {
   transcription: ['transcription'],
 };
 
-export const canServe = (capabilities: readonly string[], endpoint: Endpoint) => ENDPOINT_CAPABILITIES[endpoint].some((c) => capabilities.includes(c));
+export const canServe = (capabilities: readonly string[], endpoint: Endpoint) =>
+  ENDPOINT_CAPABILITIES[endpoint].some((c) => capabilities.includes(c));

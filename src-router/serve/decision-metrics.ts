@@ -5,7 +5,14 @@
  * folded (metric-labels.ts).
  */
 import type { Registry } from 'prom-client';
-import type { BorrowedReturnedReason, GuardianRoutedReason, LeaseClearedReason, LentFateReason, RelayRefusedReason, ReturnedReason } from '../lending/decision-rows';
+import type {
+  BorrowedReturnedReason,
+  GuardianRoutedReason,
+  LeaseClearedReason,
+  LentFateReason,
+  RelayRefusedReason,
+  ReturnedReason,
+} from '../lending/decision-rows';
 import { RETURNED_REASONS } from '../lending/decision-rows';
 import type { SkipReason } from '../lending/types';
 import type { DecisionEvent, DecisionInput, DecisionKind } from '../store/decision-log-row';
@@ -15,12 +22,40 @@ import { ChildTree, ClosedLabel, NONE, OpenLabel } from './metric-labels';
 const keys = <T extends string>(r: Record<T, true>) => Object.keys(r) as T[];
 
 export const SKIP_REASONS = keys<SkipReason>({
-  owner_unpriced: true, switch_unpriced: true, service_unpriced: true, cost_rejected: true, outranked: true, helper_not_accepting: true, helper_claimed: true,
-  load_forbidden: true, context_too_small: true, restore_unpriced: true, helper_recently_busy: true, helper_unreachable: true, owner_ineligible: true, helper_ineligible: true,
+  owner_unpriced: true,
+  switch_unpriced: true,
+  service_unpriced: true,
+  cost_rejected: true,
+  outranked: true,
+  helper_not_accepting: true,
+  helper_claimed: true,
+  load_forbidden: true,
+  context_too_small: true,
+  restore_unpriced: true,
+  helper_recently_busy: true,
+  helper_unreachable: true,
+  owner_ineligible: true,
+  helper_ineligible: true,
 });
 const RELAY_REFUSED = keys<RelayRefusedReason>({ no_live_lease: true, helper_unreachable: true, forward_failed: true });
-const LENT_FATES = keys<LentFateReason>({ withdrawn: true, answered: true, failed: true, helper_gone: true, unresolved: true, taken_back: true, lost: true, dropped: true, started_twice: true });
-const BORROWED_RETURNED = keys<BorrowedReturnedReason>({ busy_on_arrival: true, own_work_arrived: true, no_link: true, load_forbidden: true, withdrawn: true });
+const LENT_FATES = keys<LentFateReason>({
+  withdrawn: true,
+  answered: true,
+  failed: true,
+  helper_gone: true,
+  unresolved: true,
+  taken_back: true,
+  lost: true,
+  dropped: true,
+  started_twice: true,
+});
+const BORROWED_RETURNED = keys<BorrowedReturnedReason>({
+  busy_on_arrival: true,
+  own_work_arrived: true,
+  no_link: true,
+  load_forbidden: true,
+  withdrawn: true,
+});
 const LEASE_CLEARED = keys<LeaseClearedReason>({ no_lease: true, ttl_expired: true });
 const GUARDIAN = keys<GuardianRoutedReason>({ detected: true, engine_refused: true });
 const RETURNED: readonly ReturnedReason[] = RETURNED_REASONS;
@@ -78,17 +113,54 @@ export class DecisionMetrics {
       const c = new BoundCounter(name, help, registry);
       return new ChildTree<Inc>(labels, (l) => c.bind(l));
     };
-    this.all = counter('routerdesk_decisions_total', 'Decision-log rows this node wrote, by kind, event and reason (none: no reason)', ['kind', 'event', 'reason']);
+    this.all = counter(
+      'routerdesk_decisions_total',
+      'Decision-log rows this node wrote, by kind, event and reason (none: no reason)',
+      ['kind', 'event', 'reason'],
+    );
     for (const [event, e] of Object.entries(DECISION_EVENTS)) for (const r of e.reasons) this.all.get(e.kind, event, r);
-    this.plan = counter('routerdesk_lending_plan_rows_total', 'The master\'s plan rows per owner-helper pair, by outcome (granted, probe, skipped) and reason', [...PAIR, 'outcome', 'reason']);
+    this.plan = counter(
+      'routerdesk_lending_plan_rows_total',
+      "The master's plan rows per owner-helper pair, by outcome (granted, probe, skipped) and reason",
+      [...PAIR, 'outcome', 'reason'],
+    );
     this.lent = counter('routerdesk_lending_lent_total', 'Held requests this owner lent to a helper', PAIR);
-    this.returned = counter('routerdesk_lending_returned_total', 'Lent requests that came back to this owner, by reason (cut_off: cut off, HOLD-4)', [...PAIR, 'reason']);
-    this.refused = counter('routerdesk_lending_relay_refused_total', 'Lent requests the master could not pass on, by reason (LEASE-8)', [...PAIR, 'reason']);
-    this.fates = counter('routerdesk_lending_lent_fates_total', 'Lent requests whose fate was unknown, by how it was resolved (taken_back: taken back from an unreachable helper)', [...PAIR, 'reason']);
-    this.held = counter('routerdesk_lending_held_for_helper_total', 'Requests an owner kept waiting for a faster helper (HOLD-1..4)', PAIR);
-    this.handedBack = counter('routerdesk_lending_borrowed_returned_total', 'Borrowed requests this helper handed back to their owner, by reason (HELPER-1/3)', [...PAIR, 'reason']);
-    this.guardian = counter('routerdesk_guardian_routes_total', 'Image requests for a text-only model sent to its guardian, by reason (GUARD-2)', ['model', 'guardian_node', 'guardian_model', 'reason']);
-    const waited = new BoundHistogram('routerdesk_lending_native_waited_behind_borrowed_seconds', "This node's own requests that waited behind borrowed jobs in their backend, by own model: the wait (LOG-4)", [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registry);
+    this.returned = counter(
+      'routerdesk_lending_returned_total',
+      'Lent requests that came back to this owner, by reason (cut_off: cut off, HOLD-4)',
+      [...PAIR, 'reason'],
+    );
+    this.refused = counter(
+      'routerdesk_lending_relay_refused_total',
+      'Lent requests the master could not pass on, by reason (LEASE-8)',
+      [...PAIR, 'reason'],
+    );
+    this.fates = counter(
+      'routerdesk_lending_lent_fates_total',
+      'Lent requests whose fate was unknown, by how it was resolved (taken_back: taken back from an unreachable helper)',
+      [...PAIR, 'reason'],
+    );
+    this.held = counter(
+      'routerdesk_lending_held_for_helper_total',
+      'Requests an owner kept waiting for a faster helper (HOLD-1..4)',
+      PAIR,
+    );
+    this.handedBack = counter(
+      'routerdesk_lending_borrowed_returned_total',
+      'Borrowed requests this helper handed back to their owner, by reason (HELPER-1/3)',
+      [...PAIR, 'reason'],
+    );
+    this.guardian = counter(
+      'routerdesk_guardian_routes_total',
+      'Image requests for a text-only model sent to its guardian, by reason (GUARD-2)',
+      ['model', 'guardian_node', 'guardian_model', 'reason'],
+    );
+    const waited = new BoundHistogram(
+      'routerdesk_lending_native_waited_behind_borrowed_seconds',
+      "This node's own requests that waited behind borrowed jobs in their backend, by own model: the wait (LOG-4)",
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registry,
+    );
     this.waited = new ChildTree<Observe>(['model'], (l) => waited.bind(l));
   }
 
@@ -132,6 +204,11 @@ export class DecisionMetrics {
 
   /** Starts a pair's lent counter at zero (an owner's configured link), so its series exists before the first lend. */
   knownPair(owner: { nodeId: string; model: string }, helper: { nodeId: string; model: string }): void {
-    this.lent.get(this.nodes.fold(owner.nodeId), this.models.fold(owner.model), this.nodes.fold(helper.nodeId), this.models.fold(helper.model));
+    this.lent.get(
+      this.nodes.fold(owner.nodeId),
+      this.models.fold(owner.model),
+      this.nodes.fold(helper.nodeId),
+      this.models.fold(helper.model),
+    );
   }
 }

@@ -1,8 +1,8 @@
 import type { EngineLease } from '../backends';
-import type { EngineRoute } from '../engines';
-import type { CallEnd } from '../backends/call-end';
 import { fetchAnswer } from '../backends/answer-limits';
-import { postJson, type HttpAnswer } from '../backends/http-call';
+import type { CallEnd } from '../backends/call-end';
+import { type HttpAnswer, postJson } from '../backends/http-call';
+import type { EngineRoute } from '../engines';
 
 /** A request body for an engine: JSON (an object, or its text as it is to be sent), or a transcription upload. */
 export type EngineBody = { json: Record<string, unknown> } | { text: string } | { upload: TranscriptionUpload };
@@ -15,13 +15,22 @@ export interface TranscriptionUpload {
 }
 
 /** Calls the engine behind a lease; the call's end cancels the request at the engine. */
-export async function callEngine(lease: EngineLease, route: EngineRoute, body: EngineBody, end: CallEnd): Promise<HttpAnswer> {
+export async function callEngine(
+  lease: EngineLease,
+  route: EngineRoute,
+  body: EngineBody,
+  end: CallEnd,
+): Promise<HttpAnswer> {
   const url = `http://${lease.host}:${lease.port}${route.path}`;
   if ('json' in body) return postJson(url, body.json, end);
   if ('text' in body) return postJson(url, body.text, end);
   const form = new FormData();
   const { upload } = body;
   for (const [k, v] of Object.entries(upload.fields)) form.append(k, v);
-  form.append('file', new Blob([upload.file], { type: upload.mimetype || 'application/octet-stream' }), upload.filename || 'audio.wav');
+  form.append(
+    'file',
+    new Blob([upload.file], { type: upload.mimetype || 'application/octet-stream' }),
+    upload.filename || 'audio.wav',
+  );
   return fetchAnswer(await fetch(url, { method: 'POST', body: form, signal: end.toSignal() }));
 }

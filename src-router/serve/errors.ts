@@ -4,12 +4,26 @@ import { RouterError } from '../contract';
 
 export { RouterError };
 
-export const modelNotFound = (model: string) => new RouterError(404, 'model_not_found', `The model '${model}' does not exist on this node`, 'invalid_request_error', 'model');
-export const badRequest = (message: string, param: string | null = null) => new RouterError(400, 'invalid_request', message, 'invalid_request_error', param);
+export const modelNotFound = (model: string) =>
+  new RouterError(
+    404,
+    'model_not_found',
+    `The model '${model}' does not exist on this node`,
+    'invalid_request_error',
+    'model',
+  );
+export const badRequest = (message: string, param: string | null = null) =>
+  new RouterError(400, 'invalid_request', message, 'invalid_request_error', param);
 
 export function asRouterError(err: unknown): RouterError {
   if (err instanceof RouterError) return err;
-  if (err instanceof EngineError) return new RouterError(err.status, err.code, err.message, err.status >= 500 ? 'server_error' : 'invalid_request_error');
+  if (err instanceof EngineError)
+    return new RouterError(
+      err.status,
+      err.code,
+      err.message,
+      err.status >= 500 ? 'server_error' : 'invalid_request_error',
+    );
   return new RouterError(500, 'internal_error', 'internal error in the router');
 }
 

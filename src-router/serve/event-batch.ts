@@ -18,7 +18,10 @@ const UNPARSED = Symbol('unparsed');
 export class RawEvent {
   private parsed: unknown;
 
-  constructor(readonly text: string, value: unknown = UNPARSED) {
+  constructor(
+    readonly text: string,
+    value: unknown = UNPARSED,
+  ) {
     this.parsed = value;
   }
 

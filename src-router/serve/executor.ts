@@ -1,30 +1,43 @@
+import { randomUUID } from 'node:crypto';
 import type { Supervisor } from '../backends';
-import type { Endpoint } from '../engines';
-import type { DecisionInput, GuardianReason, RequestRow } from '../store';
-import { guardianRoutedRow } from '../lending/decision-rows';
-import { carriesImage, GUARDIAN_FOR_HEADER, guardianUnavailable, needsGuardian, noGuardian, refusedImage } from './guardian-route';
-import type { TranscriptionUpload } from './engine-call';
-import { asRouterError, RouterError, tooLarge } from './errors';
-import { relayEvents, rewrite, type Finish } from './relay-events';
-import { RawEvent, relayed, type EventBatch } from './event-batch';
-import type { LendingGate } from '../lending/gate';
-import type { ModelRef } from '../lending/types';
-import type { Target } from '../registry';
-import type { TargetResolver } from './target-resolver';
-import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
-import type { HttpAnswer } from '../backends/http-call';
 import { AnswerTooLarge, ERROR_BODY_LIMIT } from '../backends/answer-limits';
 import type { ClientGone } from '../backends/call-end';
-import type { QueueLimit } from './queue-limit';
+import type { HttpAnswer } from '../backends/http-call';
+import { type AnswerFacts, factsFromHeaders, QUEUE_COMMENTS_HEADER } from '../contract/answer-facts';
+import type { Endpoint } from '../engines';
 import type { GuardianDirectory } from '../guardian/rules';
-import type { OwnTicket } from '../lending/gate';
-import { randomUUID } from 'node:crypto';
-import { refuseUnhonoured } from './feature-gate';
-import { factsFromHeaders, QUEUE_COMMENTS_HEADER, type AnswerFacts } from '../contract/answer-facts';
-import { readQueueComments } from './forwarded-queue';
+import { guardianRoutedRow } from '../lending/decision-rows';
+import type { LendingGate, OwnTicket } from '../lending/gate';
+import type { ModelRef } from '../lending/types';
+import type { Target } from '../registry';
+import type { DecisionInput, GuardianReason, RequestRow } from '../store';
 import { unparsedAnswer } from './answer-scan';
+import type { TranscriptionUpload } from './engine-call';
+import { asRouterError, RouterError, tooLarge } from './errors';
+import { type EventBatch, RawEvent, relayed } from './event-batch';
+import { refuseUnhonoured } from './feature-gate';
+import { readQueueComments } from './forwarded-queue';
+import {
+  carriesImage,
+  GUARDIAN_FOR_HEADER,
+  guardianUnavailable,
+  needsGuardian,
+  noGuardian,
+  refusedImage,
+} from './guardian-route';
 import { JsonAnswer, parseAnswer } from './json-answer';
-import { engineReportedMs, imageWork, usagePromptTokens, usageTokens, wavSeconds, type WorkMeasure } from './work-measure';
+import type { QueueLimit } from './queue-limit';
+import { type Finish, relayEvents, rewrite } from './relay-events';
+import type { TargetResolver } from './target-resolver';
+import { openLocal, openRemote, openStatic, type RequestPayload, type Upstream } from './upstream';
+import {
+  engineReportedMs,
+  imageWork,
+  usagePromptTokens,
+  usageTokens,
+  type WorkMeasure,
+  wavSeconds,
+} from './work-measure';
 
 export interface ServeInput {
   endpoint: Endpoint;
@@ -60,9 +73,21 @@ export interface ServeInput {
 }
 
 export type ServeOutput = (
-  | { kind: 'json'; status: number; body: unknown; modelId: string; /** The body as the engine sent it, its model ID rewritten in place: sent as is. */ text?: string }
+  | {
+      kind: 'json';
+      status: number;
+      body: unknown;
+      modelId: string /** The body as the engine sent it, its model ID rewritten in place: sent as is. */;
+      text?: string;
+    }
   | { kind: 'text'; status: number; body: string; contentType: string; modelId: string }
-  | { kind: 'sse'; status: number; events: AsyncGenerator<EventBatch>; modelId: string; /** Ends the request if the events are never read to the end. */ close(): void }
+  | {
+      kind: 'sse';
+      status: number;
+      events: AsyncGenerator<EventBatch>;
+      modelId: string /** Ends the request if the events are never read to the end. */;
+      close(): void;
+    }
 ) & {
   /** GUARD-2: the guardian that answered (`node/localId`), for the `x-routerdesk-served-by` header. */
   servedBy?: string;
@@ -114,7 +139,8 @@ export class RequestExecutor {
       return out;
     } catch (err) {
       // A second copy of a request refused as such is not that request's end: the first copy's answer stays.
-      if (!(err instanceof RouterError && err.code === 'duplicate_request')) this.deps.lending?.borrowedAnswered?.(id, null);
+      if (!(err instanceof RouterError && err.code === 'duplicate_request'))
+        this.deps.lending?.borrowedAnswered?.(id, null);
       throw err;
     }
   }
@@ -122,19 +148,32 @@ export class RequestExecutor {
   private async resolveAndRun(input: ServeInput): Promise<ServeOutput> {
     const tried = new Set<string>();
     for (;;) {
-      const target = await this.deps.resolver.resolve({ endpoint: input.endpoint, model: input.model, body: input.json, byLocalId: input.worker, excludeNodes: tried });
+      const target = await this.deps.resolver.resolve({
+        endpoint: input.endpoint,
+        model: input.model,
+        body: input.json,
+        byLocalId: input.worker,
+        excludeNodes: tried,
+      });
       // GUARD-2: read from the structure of the body, never its text; a borrowed request was lent for its vision already.
       const image = !input.borrowedFrom && !input.guardian && carriesImage(input.endpoint, input.json);
       if (image && needsGuardian(target)) return this.byGuardian(target, input, 'detected');
       refuseUnhonoured(target, input.endpoint, input.json);
       try {
         const out = await this.runOn(target, input);
-        if (image && out.kind === 'json' && refusedImage(out)) return this.byGuardian(target, input, 'engine_refused', out);
+        if (image && out.kind === 'json' && refusedImage(out))
+          return this.byGuardian(target, input, 'engine_refused', out);
         return out;
       } catch (err) {
         // A node that could not be reached at all has seen nothing of the request: try another replica once more.
         // Once any byte of its answer arrived it may have run it: never again elsewhere.
-        if (err instanceof RouterError && err.code === 'node_unreachable' && unanswered.has(err) && tried.size < 2 && target.kind === 'remote') {
+        if (
+          err instanceof RouterError &&
+          err.code === 'node_unreachable' &&
+          unanswered.has(err) &&
+          tried.size < 2 &&
+          target.kind === 'remote'
+        ) {
           tried.add(target.nodeId);
           continue;
         }
@@ -147,7 +186,12 @@ export class RequestExecutor {
    * GUARD-2: the request goes to the guardian in force for the text-only model it was addressed to, never retried on
    * that model. The answer keeps the model ID the client asked for; the guardian is named in `servedBy`.
    */
-  private async byGuardian(target: Target, input: ServeInput, reason: GuardianReason, refused?: Extract<ServeOutput, { kind: 'json' }>): Promise<ServeOutput> {
+  private async byGuardian(
+    target: Target,
+    input: ServeInput,
+    reason: GuardianReason,
+    refused?: Extract<ServeOutput, { kind: 'json' }>,
+  ): Promise<ServeOutput> {
     const model = { nodeId: target.nodeId, model: target.localId };
     const resolved = this.deps.guardians?.guardianFor(model) ?? null;
     if (!resolved) throw noGuardian(target, reason, refused ? errorMessage(refused.body) : undefined);
@@ -155,7 +199,17 @@ export class RequestExecutor {
     if (!at) throw guardianUnavailable(target, resolved.guardian);
     refuseUnhonoured(at, input.endpoint, input.json);
     const requestId = input.requestId ?? randomUUID();
-    this.deps.decisions?.add(guardianRoutedRow({ at: this.now(), model, guardian: resolved.guardian, requestId, reason, from: resolved.from, engineStatus: refused?.status }));
+    this.deps.decisions?.add(
+      guardianRoutedRow({
+        at: this.now(),
+        model,
+        guardian: resolved.guardian,
+        requestId,
+        reason,
+        from: resolved.from,
+        engineStatus: refused?.status,
+      }),
+    );
     const out = await this.runOn(at, { ...input, requestId, guardian: { for: model, reason } });
     // Set, not spread: a JSON answer's body is a getter of its class (`JsonAnswer`), which a spread would drop.
     out.servedBy = `${resolved.guardian.nodeId}/${resolved.guardian.model}`;
@@ -166,12 +220,31 @@ export class RequestExecutor {
    * The router queue of an enrolled model (QUEUE-1): own requests wait for the engine or are lent meanwhile;
    * borrowed ones wait behind own work and can be handed back (409) until they claim the runtime.
    */
-  private async admit(target: Target, input: ServeInput, payload: RequestPayload): Promise<{ kind: 'engine'; waitedMs: number; done(): void } | Extract<OwnTicket, { kind: 'lent' }> | undefined> {
+  private async admit(
+    target: Target,
+    input: ServeInput,
+    payload: RequestPayload,
+  ): Promise<{ kind: 'engine'; waitedMs: number; done(): void } | Extract<OwnTicket, { kind: 'lent' }> | undefined> {
     const lending = this.deps.lending;
     if (!lending) return undefined;
-    const req = { id: input.requestId ?? randomUUID(), endpoint: input.endpoint, stream: input.stream, bodyBytes: input.promptBytes ?? 0, json: input.json, onWaiting: input.onQueued };
+    const req = {
+      id: input.requestId ?? randomUUID(),
+      endpoint: input.endpoint,
+      stream: input.stream,
+      bodyBytes: input.promptBytes ?? 0,
+      json: input.json,
+      onWaiting: input.onQueued,
+    };
     if (input.borrowedFrom) {
-      if (!lending.enrolled(target.localId)) throw new RouterError(409, 'offload_returned', `borrowed request handed back: '${target.localId}' is not linked on this node`, 'invalid_request_error', null, { reason: 'no_link' });
+      if (!lending.enrolled(target.localId))
+        throw new RouterError(
+          409,
+          'offload_returned',
+          `borrowed request handed back: '${target.localId}' is not linked on this node`,
+          'invalid_request_error',
+          null,
+          { reason: 'no_link' },
+        );
       const ticket = await lending.admitBorrowed(target.localId, input.borrowedFrom, req, input.client);
       payload.acquireSignal = ticket.takeBack;
       payload.onClaimed = ticket.claimed;
@@ -196,7 +269,9 @@ export class RequestExecutor {
     // One id per request: the router queue and the decision rows name it, and so does its analytics row (the timeline).
     const requestId = input.requestId ?? randomUUID();
     // What a guardian displaces here is loaded back after the restore delay once the node is quiet (GUARD-3).
-    const guardianEnded = this.restoresAfter(target, input) ? this.deps.lending?.guardianRun?.(target.localId) : undefined;
+    const guardianEnded = this.restoresAfter(target, input)
+      ? this.deps.lending?.guardianRun?.(target.localId)
+      : undefined;
     let work: WorkMeasure = {};
     try {
       work = measure(input);
@@ -222,27 +297,56 @@ export class RequestExecutor {
       guardianEnded?.();
       // What was measured, the later source winning where it says (the row is one shape: no spreads).
       const up = upstream?.work;
-      const w = <K extends keyof WorkMeasure>(k: K): WorkMeasure[K] => (k in extra ? extra[k] : up !== undefined && k in up ? up[k] : work[k]);
+      const w = <K extends keyof WorkMeasure>(k: K): WorkMeasure[K] =>
+        k in extra ? extra[k] : up !== undefined && k in up ? up[k] : work[k];
       const service = serviceTime(target, upstream, w('engineMs'), derived);
       const now = this.now();
       this.deps.onFinished({
-        finishedAt: now, nodeId: servedBy.nodeId, model: target.clusterId, localId: servedBy.localId, backend: target.backend,
-        endpoint: input.endpoint, streamed: input.stream,
-        promptBytes: w('promptBytes'), promptTokens: w('promptTokens'), tokensGenerated: w('tokensGenerated'),
-        imagePixels: w('imagePixels'), imageSteps: w('imageSteps'), imageCount: w('imageCount'), audioSeconds: w('audioSeconds'),
-        queueWaitMs: (upstream?.waitedMs ?? now - started) + queueWaitMs, durationMs: now - started,
-        serviceMs: service.serviceMs, serviceSource: service.serviceSource, derivedServiceMs: service.derivedServiceMs, outcome, status, error,
-        guardianFor: input.guardian ? `${input.guardian.for.nodeId}/${input.guardian.for.model}` : null, guardianReason: input.guardian?.reason ?? null,
-        requestId, lentFrom: input.borrowedFrom ? `${input.borrowedFrom.nodeId}/${input.borrowedFrom.model}` : null,
+        finishedAt: now,
+        nodeId: servedBy.nodeId,
+        model: target.clusterId,
+        localId: servedBy.localId,
+        backend: target.backend,
+        endpoint: input.endpoint,
+        streamed: input.stream,
+        promptBytes: w('promptBytes'),
+        promptTokens: w('promptTokens'),
+        tokensGenerated: w('tokensGenerated'),
+        imagePixels: w('imagePixels'),
+        imageSteps: w('imageSteps'),
+        imageCount: w('imageCount'),
+        audioSeconds: w('audioSeconds'),
+        queueWaitMs: (upstream?.waitedMs ?? now - started) + queueWaitMs,
+        durationMs: now - started,
+        serviceMs: service.serviceMs,
+        serviceSource: service.serviceSource,
+        derivedServiceMs: service.derivedServiceMs,
+        outcome,
+        status,
+        error,
+        guardianFor: input.guardian ? `${input.guardian.for.nodeId}/${input.guardian.for.model}` : null,
+        guardianReason: input.guardian?.reason ?? null,
+        requestId,
+        lentFrom: input.borrowedFrom ? `${input.borrowedFrom.nodeId}/${input.borrowedFrom.model}` : null,
       });
     };
     let queueWaitMs = 0;
     let payload: RequestPayload | undefined;
     let waitDone: (() => void) | undefined;
     try {
-      payload = { endpoint: input.endpoint, json: input.json, rawJson: input.rawJson, upload: input.upload, client: input.client };
-      if (input.guardian && target.kind === 'remote') payload.headers = { [GUARDIAN_FOR_HEADER]: `${input.guardian.reason} ${input.guardian.for.nodeId}/${input.guardian.for.model}` };
-      if (input.stream && input.onQueued && target.kind === 'remote') payload.headers = { ...payload.headers, [QUEUE_COMMENTS_HEADER]: '1' };
+      payload = {
+        endpoint: input.endpoint,
+        json: input.json,
+        rawJson: input.rawJson,
+        upload: input.upload,
+        client: input.client,
+      };
+      if (input.guardian && target.kind === 'remote')
+        payload.headers = {
+          [GUARDIAN_FOR_HEADER]: `${input.guardian.reason} ${input.guardian.for.nodeId}/${input.guardian.for.model}`,
+        };
+      if (input.stream && input.onQueued && target.kind === 'remote')
+        payload.headers = { ...payload.headers, [QUEUE_COMMENTS_HEADER]: '1' };
       if (target.kind === 'local') {
         // Counted until it ends: beyond what the engine generates at once it waits, and waiting is bounded (429).
         waitDone = this.deps.queueLimit?.enter(target.localId, target.clusterId);
@@ -252,8 +356,18 @@ export class RequestExecutor {
           servedBy = { nodeId: gate.helper.nodeId, localId: gate.helper.model };
           finish('ok', gate.status, null, { ...usageWork(input, gate.body) });
           // Its wait here before it was lent, and at the helper before its engine took it (when the helper said).
-          const facts = { node: gate.helper.nodeId, queueMs: gate.waitedMs + (gate.helperQueueMs ?? 0), lentTo: `${gate.helper.nodeId}/${gate.helper.model}` };
-          return { kind: 'json', status: gate.status, body: rewrite(gate.body, lentTarget), modelId: target.clusterId, facts };
+          const facts = {
+            node: gate.helper.nodeId,
+            queueMs: gate.waitedMs + (gate.helperQueueMs ?? 0),
+            lentTo: `${gate.helper.nodeId}/${gate.helper.model}`,
+          };
+          return {
+            kind: 'json',
+            status: gate.status,
+            body: rewrite(gate.body, lentTarget),
+            modelId: target.clusterId,
+            facts,
+          };
         }
         if (gate) {
           queueWaitMs = gate.waitedMs;
@@ -261,11 +375,12 @@ export class RequestExecutor {
         }
       }
       try {
-        upstream = target.kind === 'local'
-          ? await openLocal(this.deps.supervisor, target, payload, this.deps.requestTimeoutMs)
-          : target.kind === 'remote'
-            ? await openRemote(target, payload, this.deps.clusterToken, this.deps.requestTimeoutMs)
-            : await openStatic(target, payload, this.deps.requestTimeoutMs);
+        upstream =
+          target.kind === 'local'
+            ? await openLocal(this.deps.supervisor, target, payload, this.deps.requestTimeoutMs)
+            : target.kind === 'remote'
+              ? await openRemote(target, payload, this.deps.clusterToken, this.deps.requestTimeoutMs)
+              : await openStatic(target, payload, this.deps.requestTimeoutMs);
       } catch (err) {
         if (target.kind === 'static' && !input.client.aborted) this.deps.onTurn?.(target, false);
         if (err instanceof RouterError) unanswered.add(err);
@@ -273,7 +388,10 @@ export class RequestExecutor {
       }
       if (target.kind === 'static') this.deps.onTurn?.(target, upstream.response.status < 500);
       const res = upstream.response;
-      const facts: AnswerFacts = target.kind === 'remote' ? factsFromHeaders(res.headers, target.nodeId) : { node: this.deps.nodeId, queueMs: queueWaitMs + upstream.waitedMs, lentTo: null };
+      const facts: AnswerFacts =
+        target.kind === 'remote'
+          ? factsFromHeaders(res.headers, target.nodeId)
+          : { node: this.deps.nodeId, queueMs: queueWaitMs + upstream.waitedMs, lentTo: null };
       if (!res.ok) {
         const body = await errorBody(res, target);
         finish('error', res.status, body.error.message);
@@ -288,19 +406,35 @@ export class RequestExecutor {
         };
         // A forwarded stream waiting in the slave's queue: its comments are relayed until it runs.
         const onQueued = input.onQueued;
-        const body = facts.queueMsAtEnd && onQueued
-          ? await readQueueComments(res.body!, (position) => onQueued(position, facts.node)).catch(async (err: unknown) => {
-            throw await upstream!.explain(err);
-          })
-          : res.body!;
-        return { kind: 'sse', status: 200, events: relayEvents(res, body, upstream, target, finish, facts), modelId: target.clusterId, close, facts };
+        const body =
+          facts.queueMsAtEnd && onQueued
+            ? await readQueueComments(res.body!, (position) => onQueued(position, facts.node)).catch(
+                async (err: unknown) => {
+                  throw await upstream!.explain(err);
+                },
+              )
+            : res.body!;
+        return {
+          kind: 'sse',
+          status: 200,
+          events: relayEvents(res, body, upstream, target, finish, facts),
+          modelId: target.clusterId,
+          close,
+          facts,
+        };
       }
       const out = await readBody(res, upstream, input, target, finish);
       out.facts = facts;
       return out;
     } catch (err) {
-      const e = input.client.aborted ? new RouterError(499, 'client_closed', 'client closed the request') : asRouterError(err);
-      finish(input.client.aborted ? 'cancelled' : e.code === 'offload_returned' ? 'returned' : 'error', e.status, e.message);
+      const e = input.client.aborted
+        ? new RouterError(499, 'client_closed', 'client closed the request')
+        : asRouterError(err);
+      finish(
+        input.client.aborted ? 'cancelled' : e.code === 'offload_returned' ? 'returned' : 'error',
+        e.status,
+        e.message,
+      );
       throw e;
     }
   }
@@ -311,7 +445,12 @@ export class RequestExecutor {
  * report where it gives one (the derived value is kept beside it as a cross-check), else the value derived from the
  * runtime's order; `unknown` when neither. Lent and forwarded requests are measured where they ran.
  */
-function serviceTime(target: Target, upstream: Upstream | undefined, engineMs: number | undefined, derived: number | null): Pick<RequestRow, 'serviceMs' | 'serviceSource' | 'derivedServiceMs'> {
+function serviceTime(
+  target: Target,
+  upstream: Upstream | undefined,
+  engineMs: number | undefined,
+  derived: number | null,
+): Pick<RequestRow, 'serviceMs' | 'serviceSource' | 'derivedServiceMs'> {
   if (target.kind !== 'local' || !upstream) return { serviceMs: null, serviceSource: null, derivedServiceMs: null };
   if (engineMs !== undefined) return { serviceMs: engineMs, serviceSource: 'engine', derivedServiceMs: derived };
   if (derived !== null) return { serviceMs: derived, serviceSource: 'derived', derivedServiceMs: derived };
@@ -323,7 +462,9 @@ const countsUsage = (input: ServeInput) => input.endpoint === 'chat' || input.en
 
 /** Tokens of an answer (or of a lent request's, for the owner's analytics), and the engine's own time where it says. */
 function usageWork(input: ServeInput, body: unknown): WorkMeasure {
-  return countsUsage(input) ? { tokensGenerated: usageTokens(body), promptTokens: usagePromptTokens(body), engineMs: engineReportedMs(body) } : {};
+  return countsUsage(input)
+    ? { tokensGenerated: usageTokens(body), promptTokens: usagePromptTokens(body), engineMs: engineReportedMs(body) }
+    : {};
 }
 
 function measure(input: ServeInput): WorkMeasure {
@@ -332,7 +473,13 @@ function measure(input: ServeInput): WorkMeasure {
   return { promptBytes: input.promptBytes };
 }
 
-async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, target: Target, finish: Finish): Promise<ServeOutput> {
+async function readBody(
+  res: HttpAnswer,
+  upstream: Upstream,
+  input: ServeInput,
+  target: Target,
+  finish: Finish,
+): Promise<ServeOutput> {
   let text: string;
   try {
     text = await res.text();
@@ -342,11 +489,20 @@ async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, 
   const contentType = res.headers.get('content-type') ?? '';
   if (!contentType.includes('json')) {
     finish('ok', res.status, null);
-    return { kind: 'text', status: res.status, body: text, contentType: contentType || 'text/plain', modelId: target.clusterId };
+    return {
+      kind: 'text',
+      status: res.status,
+      body: text,
+      contentType: contentType || 'text/plain',
+      modelId: target.clusterId,
+    };
   }
   // Read without a parse where a scan finds what is needed: the answer's bytes go on, its body parsed only if asked.
   // A translator's answer, and a borrowed one (kept parsed for its owner), are read whole anyway: parsed at once.
-  const unparsed = input.readsBody || input.borrowedFrom ? undefined : unparsedAnswer(text, target.names, target.clusterId, countsUsage(input));
+  const unparsed =
+    input.readsBody || input.borrowedFrom
+      ? undefined
+      : unparsedAnswer(text, target.names, target.clusterId, countsUsage(input));
   if (unparsed) {
     finish('ok', res.status, null, usageWork(input, unparsed.measured));
     return new JsonAnswer(res.status, unparsed.text, target);
@@ -355,7 +511,13 @@ async function readBody(res: HttpAnswer, upstream: Upstream, input: ServeInput, 
   finish('ok', res.status, null, usageWork(input, body));
   const rewritten = rewrite(body, target);
   const raw = relayed(text, body, rewritten);
-  return { kind: 'json', status: res.status, body: rewritten, modelId: target.clusterId, ...(raw instanceof RawEvent ? { text: raw.text } : {}) };
+  return {
+    kind: 'json',
+    status: res.status,
+    body: rewritten,
+    modelId: target.clusterId,
+    ...(raw instanceof RawEvent ? { text: raw.text } : {}),
+  };
 }
 
 /** The message of an error body (`{error: {message}}` or `{error: "…"}`). */
@@ -376,7 +538,10 @@ function answeredBy(target: Target): string {
  * An error answer as the client's error body: at most `ERROR_BODY_LIMIT` of it is read; one longer is not an error
  * body a client can be given (it is cut off, its connection closed) and answers 502 `answer_too_large`.
  */
-async function errorBody(res: HttpAnswer, target: Target): Promise<{ error: { message: string; type: string; code: string | number } }> {
+async function errorBody(
+  res: HttpAnswer,
+  target: Target,
+): Promise<{ error: { message: string; type: string; code: string | number } }> {
   let text = '';
   try {
     text = await res.text(ERROR_BODY_LIMIT);
@@ -393,6 +558,13 @@ async function errorBody(res: HttpAnswer, target: Target): Promise<{ error: { me
     /* not JSON: keep the text */
   }
   // A remote node's errors are already ours: pass them through; an engine's get said where they came from.
-  if (target.kind === 'remote' && code) return { error: { message, type: res.status >= 500 ? 'server_error' : 'invalid_request_error', code } };
-  return { error: { message: `engine for model '${target.clusterId}' answered ${res.status}: ${message}`, type: res.status >= 500 ? 'server_error' : 'invalid_request_error', code: res.status >= 500 ? 'engine_error' : 'engine_rejected' } };
+  if (target.kind === 'remote' && code)
+    return { error: { message, type: res.status >= 500 ? 'server_error' : 'invalid_request_error', code } };
+  return {
+    error: {
+      message: `engine for model '${target.clusterId}' answered ${res.status}: ${message}`,
+      type: res.status >= 500 ? 'server_error' : 'invalid_request_error',
+      code: res.status >= 500 ? 'engine_error' : 'engine_rejected',
+    },
+  };
 }

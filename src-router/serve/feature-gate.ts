@@ -1,4 +1,4 @@
-import { unhonouredFeature, type Endpoint } from '../engines';
+import { type Endpoint, unhonouredFeature } from '../engines';
 import type { Target } from '../registry';
 import { RouterError } from './errors';
 
@@ -10,5 +10,11 @@ export function refuseUnhonoured(target: Target, endpoint: Endpoint, json: Recor
   const feature = unhonouredFeature(target.backend, endpoint, json);
   if (!feature) return;
   const what = feature === 'tools' ? 'function calling (tools)' : 'constrained output (response_format)';
-  throw new RouterError(400, 'unsupported_parameter', `${feature}: the model '${target.clusterId}' runs on a ${target.backend} engine, which cannot honour ${what}; llama-server, vllm and llama-node engines can`, 'invalid_request_error', feature);
+  throw new RouterError(
+    400,
+    'unsupported_parameter',
+    `${feature}: the model '${target.clusterId}' runs on a ${target.backend} engine, which cannot honour ${what}; llama-server, vllm and llama-node engines can`,
+    'invalid_request_error',
+    feature,
+  );
 }

@@ -10,7 +10,8 @@ import { positionOfComment } from '../contract/answer-facts';
  * the body from that line on.
  */
 export async function readQueueComments(
-  body: AsyncIterable<Uint8Array | string>, onPosition: (position: () => number | null) => void,
+  body: AsyncIterable<Uint8Array | string>,
+  onPosition: (position: () => number | null) => void,
 ): Promise<AsyncIterable<Uint8Array | string>> {
   const it = body[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
@@ -55,7 +56,12 @@ export async function readQueueComments(
  * The body from the first line that was not a comment on: what was read of it, then the rest, decoded by the same
  * decoder (a character split across chunks stays whole). Not read to the end, the body is closed.
  */
-function rest(head: string, it: AsyncIterator<Uint8Array | string>, decoder: InstanceType<typeof TextDecoder>, done: boolean): AsyncIterable<string> {
+function rest(
+  head: string,
+  it: AsyncIterator<Uint8Array | string>,
+  decoder: InstanceType<typeof TextDecoder>,
+  done: boolean,
+): AsyncIterable<string> {
   return {
     [Symbol.asyncIterator]: async function* () {
       let ended = done;

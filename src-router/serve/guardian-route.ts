@@ -10,10 +10,12 @@ import type { GuardianReason } from '../store';
 import { RouterError } from './errors';
 
 /** A request a guardian may answer for: a chat or completion whose body carries image parts or an Ollama `images` list. */
-export const carriesImage = (endpoint: Endpoint, json: Record<string, unknown> | undefined) => (endpoint === 'chat' || endpoint === 'completion') && hasImageInput(json);
+export const carriesImage = (endpoint: Endpoint, json: Record<string, unknown> | undefined) =>
+  (endpoint === 'chat' || endpoint === 'completion') && hasImageInput(json);
 
 /** A text-only model: its image requests go to the guardian before any engine sees them. Unknown (static routes): not. */
-export const needsGuardian = (target: Target) => target.kind !== 'static' && !!target.capabilities && isTextOnly(target.capabilities);
+export const needsGuardian = (target: Target) =>
+  target.kind !== 'static' && !!target.capabilities && isTextOnly(target.capabilities);
 
 /**
  * An engine that refused an image: HTTP 400 or 500 whose message says "not supported" (a real llama-server's 500). The
@@ -26,17 +28,31 @@ export function refusedImage(answer: { status: number; body: unknown }): boolean
   return typeof message === 'string' && /not supported/i.test(message);
 }
 
-const HOW_TO_SET = 'set a guardian (a multimodal model) for it in the Lending tab\'s Guardians card, or with PUT /router/v1/site/guardians';
+const HOW_TO_SET =
+  "set a guardian (a multimodal model) for it in the Lending tab's Guardians card, or with PUT /router/v1/site/guardians";
 
 /** No guardian is set for the model: a 400 naming it and saying how to set one. */
 export function noGuardian(target: Target, reason: GuardianReason, engineMessage?: string): RouterError {
-  const why = reason === 'detected' ? 'is text-only and cannot read images' : `could not read the image (${engineMessage ?? 'its engine refused it'})`;
-  return new RouterError(400, 'guardian_required', `The model '${target.clusterId}' on node '${target.nodeId}' ${why}; no guardian answers for it: ${HOW_TO_SET}`, 'invalid_request_error', 'messages');
+  const why =
+    reason === 'detected'
+      ? 'is text-only and cannot read images'
+      : `could not read the image (${engineMessage ?? 'its engine refused it'})`;
+  return new RouterError(
+    400,
+    'guardian_required',
+    `The model '${target.clusterId}' on node '${target.nodeId}' ${why}; no guardian answers for it: ${HOW_TO_SET}`,
+    'invalid_request_error',
+    'messages',
+  );
 }
 
 /** A guardian is set but cannot answer now (its node is away, its config unavailable). */
 export const guardianUnavailable = (target: Target, guardian: { nodeId: string; model: string }) =>
-  new RouterError(503, 'guardian_unavailable', `The model '${target.clusterId}' cannot read images and its guardian '${guardian.model}' on node '${guardian.nodeId}' is not available now`);
+  new RouterError(
+    503,
+    'guardian_unavailable',
+    `The model '${target.clusterId}' cannot read images and its guardian '${guardian.model}' on node '${guardian.nodeId}' is not available now`,
+  );
 
 /** The header a guardian's answer carries: who answered (`node/localId`). */
 export const SERVED_BY_HEADER = 'x-routerdesk-served-by';

@@ -19,7 +19,8 @@ export interface ModelKey {
 export function modelKey(text: string): ModelKey | null {
   const at = text.indexOf('"model"');
   // An escaped quote before it makes it the end of another string (a key like `x\"model`), not a key of its own.
-  if (at < 0 || text.indexOf('"model"', at + 7) >= 0 || !text.startsWith('":"', at + 6) || escapedAt(text, at)) return null;
+  if (at < 0 || text.indexOf('"model"', at + 7) >= 0 || !text.startsWith('":"', at + 6) || escapedAt(text, at))
+    return null;
   const from = at + 9;
   const to = closingQuote(text, from);
   if (to < 0) return null;

@@ -7,7 +7,11 @@ export function parseAnswer(text: string, target: Target): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new RouterError(502, 'engine_bad_response', `'${target.clusterId}' on node '${target.nodeId}' answered with invalid JSON`);
+    throw new RouterError(
+      502,
+      'engine_bad_response',
+      `'${target.clusterId}' on node '${target.nodeId}' answered with invalid JSON`,
+    );
   }
 }
 
@@ -26,7 +30,11 @@ export class JsonAnswer {
   servedBy?: string;
   private parsed: unknown = UNPARSED;
 
-  constructor(readonly status: number, readonly text: string, private readonly target: Target) {
+  constructor(
+    readonly status: number,
+    readonly text: string,
+    private readonly target: Target,
+  ) {
     this.modelId = target.clusterId;
   }
 

@@ -5,11 +5,13 @@
  */
 import { stat } from 'node:fs/promises';
 import type { ModelConfig } from '../config';
-import { readGgufHeader, type GgufHeader } from '../engines/llama-node/gguf-reader';
 import type { GgufValue } from '../engines/llama-node/gguf-format';
+import { type GgufHeader, readGgufHeader } from '../engines/llama-node/gguf-reader';
 
 /** What the facts read from a config (a remote node's record gives the same fields). */
-export type FactsConfig = Pick<ModelConfig, 'backend' | 'capabilities' | 'contextsize'> & { vllm?: ModelConfig['vllm'] };
+export type FactsConfig = Pick<ModelConfig, 'backend' | 'capabilities' | 'contextsize'> & {
+  vllm?: ModelConfig['vllm'];
+};
 
 export interface OllamaDetails {
   parent_model: string;
@@ -36,10 +38,38 @@ export interface OllamaModelFacts {
 
 /** GGUF `general.file_type` → the quantization name Ollama shows (llama.cpp's LLAMA_FTYPE_*). */
 const FILE_TYPES: Record<number, string> = {
-  0: 'F32', 1: 'F16', 2: 'Q4_0', 3: 'Q4_1', 7: 'Q8_0', 8: 'Q5_0', 9: 'Q5_1', 10: 'Q2_K', 11: 'Q3_K_S', 12: 'Q3_K_M', 13: 'Q3_K_L',
-  14: 'Q4_K_S', 15: 'Q4_K_M', 16: 'Q5_K_S', 17: 'Q5_K_M', 18: 'Q6_K', 19: 'IQ2_XXS', 20: 'IQ2_XS', 21: 'Q2_K_S', 22: 'IQ3_XS',
-  23: 'IQ3_XXS', 24: 'IQ1_S', 25: 'IQ4_NL', 26: 'IQ3_S', 27: 'IQ3_M', 28: 'IQ2_S', 29: 'IQ2_M', 30: 'IQ4_XS', 31: 'IQ1_M', 32: 'BF16',
-  36: 'TQ1_0', 37: 'TQ2_0',
+  0: 'F32',
+  1: 'F16',
+  2: 'Q4_0',
+  3: 'Q4_1',
+  7: 'Q8_0',
+  8: 'Q5_0',
+  9: 'Q5_1',
+  10: 'Q2_K',
+  11: 'Q3_K_S',
+  12: 'Q3_K_M',
+  13: 'Q3_K_L',
+  14: 'Q4_K_S',
+  15: 'Q4_K_M',
+  16: 'Q5_K_S',
+  17: 'Q5_K_M',
+  18: 'Q6_K',
+  19: 'IQ2_XXS',
+  20: 'IQ2_XS',
+  21: 'Q2_K_S',
+  22: 'IQ3_XS',
+  23: 'IQ3_XXS',
+  24: 'IQ1_S',
+  25: 'IQ4_NL',
+  26: 'IQ3_S',
+  27: 'IQ3_M',
+  28: 'IQ2_S',
+  29: 'IQ2_M',
+  30: 'IQ4_XS',
+  31: 'IQ1_M',
+  32: 'BF16',
+  36: 'TQ1_0',
+  37: 'TQ2_0',
 };
 
 /** Arrays longer than this (vocabularies, merges, scores) are shown as null, as Ollama does without `verbose`. */
@@ -47,7 +77,8 @@ const MAX_ARRAY = 16;
 
 /** 7_615_616_512 → `7.6B`, 137_000_000 → `137M`, as Ollama writes parameter sizes. */
 export function humanParameters(n: number): string {
-  const fmt = (v: number, unit: string, digits: number) => (Number.isInteger(v) ? `${v}${unit}` : `${v.toFixed(digits)}${unit}`);
+  const fmt = (v: number, unit: string, digits: number) =>
+    Number.isInteger(v) ? `${v}${unit}` : `${v.toFixed(digits)}${unit}`;
   if (n >= 1e9) return fmt(n / 1e9, 'B', 1);
   if (n >= 1e6) return fmt(n / 1e6, 'M', 2);
   if (n >= 1e3) return `${Math.round(n / 1e3)}K`;
@@ -62,7 +93,8 @@ export function ollamaCapabilities(config: Pick<ModelConfig, 'capabilities' | 'b
   if (caps.has('embedding')) out.push('embedding');
   if (caps.has('multimodal')) out.push('vision');
   // Tool calls: the built-in engine constrains them by grammar; others need a chat template that renders tools.
-  if ((caps.has('text') || caps.has('multimodal')) && (config.backend === 'llama-node' || /\btools\b/.test(template))) out.push('tools');
+  if ((caps.has('text') || caps.has('multimodal')) && (config.backend === 'llama-node' || /\btools\b/.test(template)))
+    out.push('tools');
   return out;
 }
 
@@ -95,15 +127,24 @@ function parametersText(contextLength: number | null, h: GgufHeader | undefined)
   if (contextLength) lines.push(`num_ctx ${contextLength}`);
   const eos = h?.metadata.get('tokenizer.ggml.eos_token_id');
   const tokens = h?.metadata.get('tokenizer.ggml.tokens');
-  if (typeof eos === 'number' && Array.isArray(tokens) && typeof tokens[eos] === 'string') lines.push(`stop ${JSON.stringify(tokens[eos])}`);
+  if (typeof eos === 'number' && Array.isArray(tokens) && typeof tokens[eos] === 'string')
+    lines.push(`stop ${JSON.stringify(tokens[eos])}`);
   return lines.join('\n');
 }
 
 /** Facts of one config, from its file's header (pure once the header is read). */
-export function modelFacts(config: FactsConfig, file: { size: number; mtime: Date } | null, h: GgufHeader | undefined, opts: { verbose?: boolean } = {}): OllamaModelFacts {
+export function modelFacts(
+  config: FactsConfig,
+  file: { size: number; mtime: Date } | null,
+  h: GgufHeader | undefined,
+  opts: { verbose?: boolean } = {},
+): OllamaModelFacts {
   const arch = str(h?.metadata.get('general.architecture')) || config.backend;
   const ggufContext = h?.metadata.get(`${arch}.context_length`);
-  const contextLength = config.contextsize ?? config.vllm?.settings.max_model_length ?? (typeof ggufContext === 'number' ? ggufContext : null);
+  const contextLength =
+    config.contextsize ??
+    config.vllm?.settings.max_model_length ??
+    (typeof ggufContext === 'number' ? ggufContext : null);
   const modelInfo: Record<string, unknown> = {};
   if (h) for (const [k, v] of h.metadata) modelInfo[k] = jsonValue(v, opts.verbose === true);
   modelInfo['general.architecture'] = arch;

@@ -27,7 +27,9 @@ export class OllamaModels {
   /** The configs on this node that a client's model name means (its catalog entry's local replicas, else a local ID). */
   localConfigs(name: string): LocalModelRecord[] {
     const entry = this.deps.catalog.get(name);
-    const recs = entry ? entry.replicas.filter((r) => r.local).map((r) => this.deps.registry.byLocalId(r.record.localId)) : this.deps.registry.resolve(name);
+    const recs = entry
+      ? entry.replicas.filter((r) => r.local).map((r) => this.deps.registry.byLocalId(r.record.localId))
+      : this.deps.registry.resolve(name);
     return recs.filter((r): r is LocalModelRecord => r !== undefined);
   }
 
@@ -47,7 +49,8 @@ export class OllamaModels {
     let ms = 0;
     for (const rec of this.localConfigs(name)) {
       const load = this.deps.supervisor.lastLoad(rec.localId);
-      if (load && load.at >= startedAt && load.at <= now) ms = Math.max(ms, Math.min(load.durationMs, load.at - startedAt));
+      if (load && load.at >= startedAt && load.at <= now)
+        ms = Math.max(ms, Math.min(load.durationMs, load.at - startedAt));
     }
     return ms;
   }
@@ -57,7 +60,12 @@ export class OllamaModels {
    * keep_alive; with keep_alive 0 it unloads the model instead, as soon as nothing runs in it. Remote models are
    * loaded through their node's API; only this node's engines can be unloaded.
    */
-  async loadCall(endpoint: 'chat' | 'completion', name: string, keepAliveMs: number | null | undefined, body: Record<string, unknown>): Promise<'load' | 'unload'> {
+  async loadCall(
+    endpoint: 'chat' | 'completion',
+    name: string,
+    keepAliveMs: number | null | undefined,
+    body: Record<string, unknown>,
+  ): Promise<'load' | 'unload'> {
     const target = await this.deps.resolver.resolve({ endpoint, model: name, body });
     const unload = keepAliveMs === 0;
     if (target.kind === 'local') {
@@ -72,22 +80,38 @@ export class OllamaModels {
       return 'load';
     }
     if (target.kind === 'static') return unload ? 'unload' : 'load';
-    if (unload) throw new RouterError(400, 'invalid_request', `model '${name}' runs on node '${target.nodeId}': unload it there`, 'invalid_request_error', 'keep_alive');
+    if (unload)
+      throw new RouterError(
+        400,
+        'invalid_request',
+        `model '${name}' runs on node '${target.nodeId}': unload it there`,
+        'invalid_request_error',
+        'keep_alive',
+      );
     await this.loadRemote(target.url!, target.localId);
     return 'load';
   }
 
   private async loadRemote(url: string, localId: string): Promise<void> {
     const res = await fetch(new URL(NODE_LOAD_PATH, url), {
-      method: 'POST', headers: { authorization: `Bearer ${this.deps.clusterToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ localId }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.deps.clusterToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ localId }),
       signal: AbortSignal.timeout(this.deps.loadTimeoutMs),
     }).catch((err: Error) => {
       throw new RouterError(502, 'node_unreachable', `loading '${localId}' at ${url}: ${err.message}`);
     });
     const answer = fetchAnswer(res);
-    if (!res.ok) throw new RouterError(res.status >= 500 ? 502 : res.status, 'load_failed', `loading '${localId}' at ${url} answered ${res.status}: ${(await errorText(answer)).slice(0, 500)}`);
+    if (!res.ok)
+      throw new RouterError(
+        res.status >= 500 ? 502 : res.status,
+        'load_failed',
+        `loading '${localId}' at ${url} answered ${res.status}: ${(await errorText(answer)).slice(0, 500)}`,
+      );
     const text = await answer.text(VIEW_LIMIT).catch((err: Error) => {
-      throw err instanceof AnswerTooLarge ? tooLarge(err, `node at ${url}, loading '${localId}',`) : new RouterError(502, 'node_unreachable', `loading '${localId}' at ${url}: ${err.message}`);
+      throw err instanceof AnswerTooLarge
+        ? tooLarge(err, `node at ${url}, loading '${localId}',`)
+        : new RouterError(502, 'node_unreachable', `loading '${localId}' at ${url}: ${err.message}`);
     });
     peerRead(nodeLoadResponseSchema).parse(JSON.parse(text));
   }

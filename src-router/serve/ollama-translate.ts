@@ -1,7 +1,14 @@
 /** Ollama's wire format ↔ the OpenAI shapes the engines speak. Pure functions. */
 import { MAX_TIMER_MS } from '../config/duration';
 import { RouterError } from './errors';
-import { openAIAnswerSchema, openAIEmbeddingAnswerSchema, parseAnswer, type EngineTimings, type OpenAIAnswer, type OpenAIToolCall } from './openai-answers';
+import {
+  type EngineTimings,
+  type OpenAIAnswer,
+  type OpenAIToolCall,
+  openAIAnswerSchema,
+  openAIEmbeddingAnswerSchema,
+  parseAnswer,
+} from './openai-answers';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +24,8 @@ interface OllamaMessage {
   tool_name?: string;
 }
 
-const badRequest = (param: string, message: string) => new RouterError(400, 'invalid_request', `${param}: ${message}`, 'invalid_request_error', param);
+const badRequest = (param: string, message: string) =>
+  new RouterError(400, 'invalid_request', `${param}: ${message}`, 'invalid_request_error', param);
 
 /** Ollama `options` → OpenAI sampling fields (llama-server and vLLM also read `top_k`, `min_p`, `repeat_penalty`). */
 function sampling(options: unknown): Json {
@@ -25,7 +33,18 @@ function sampling(options: unknown): Json {
   const out: Json = {};
   // num_predict -1 (no limit) and -2 (fill the context) leave the engine's own limit.
   if (typeof o.num_predict === 'number' && o.num_predict > 0) out.max_tokens = o.num_predict;
-  for (const k of ['temperature', 'top_p', 'top_k', 'min_p', 'seed', 'stop', 'presence_penalty', 'frequency_penalty', 'repeat_penalty'] as const) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of [
+    'temperature',
+    'top_p',
+    'top_k',
+    'min_p',
+    'seed',
+    'stop',
+    'presence_penalty',
+    'frequency_penalty',
+    'repeat_penalty',
+  ] as const)
+    if (o[k] !== undefined) out[k] = o[k];
   return out;
 }
 
@@ -33,7 +52,10 @@ function sampling(options: unknown): Json {
 function responseFormat(format: unknown): Json {
   if (format === undefined || format === null || format === '') return {};
   if (format === 'json') return { response_format: { type: 'json_object' } };
-  if (typeof format === 'object' && !Array.isArray(format)) return { response_format: { type: 'json_schema', json_schema: { name: 'response', schema: format, strict: true } } };
+  if (typeof format === 'object' && !Array.isArray(format))
+    return {
+      response_format: { type: 'json_schema', json_schema: { name: 'response', schema: format, strict: true } },
+    };
   throw badRequest('format', `expected "json" or a JSON schema object, got ${JSON.stringify(format)}`);
 }
 
@@ -44,9 +66,13 @@ function responseFormat(format: unknown): Json {
 export function checkNumCtx(options: unknown, model: string, window: number | null): void {
   const n = (options as Json | undefined)?.num_ctx;
   if (n === undefined) return;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0) throw badRequest('options.num_ctx', `must be a positive integer, got ${JSON.stringify(n)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0)
+    throw badRequest('options.num_ctx', `must be a positive integer, got ${JSON.stringify(n)}`);
   if (window !== null && n > window) {
-    throw badRequest('options.num_ctx', `${n} is more than the context window of model '${model}' (${window} tokens, its config's contextsize); set contextsize in the model config to serve a larger window`);
+    throw badRequest(
+      'options.num_ctx',
+      `${n} is more than the context window of model '${model}' (${window} tokens, its config's contextsize); set contextsize in the model config to serve a larger window`,
+    );
   }
 }
 
@@ -55,22 +81,39 @@ function messageToOpenAI(m: OllamaMessage, i: number): Json {
   const extra: Json = {};
   if (m.tool_calls?.length) {
     extra.tool_calls = m.tool_calls.map((c, j) => ({
-      id: `call_${i}_${j}`, type: 'function',
-      function: { name: c.function?.name ?? '', arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function?.arguments ?? {}) },
+      id: `call_${i}_${j}`,
+      type: 'function',
+      function: {
+        name: c.function?.name ?? '',
+        arguments:
+          typeof c.function?.arguments === 'string'
+            ? c.function.arguments
+            : JSON.stringify(c.function?.arguments ?? {}),
+      },
     }));
   }
   if (m.role === 'tool' && m.tool_name) extra.name = m.tool_name;
   if (!m.images?.length) return { role: m.role, content: m.content ?? '', ...extra };
   const parts: Json[] = [];
   if (m.content) parts.push({ type: 'text', text: m.content });
-  for (const img of m.images) parts.push({ type: 'image_url', image_url: { url: img.startsWith('data:') ? img : `data:image/png;base64,${img}` } });
+  for (const img of m.images)
+    parts.push({
+      type: 'image_url',
+      image_url: { url: img.startsWith('data:') ? img : `data:image/png;base64,${img}` },
+    });
   return { role: m.role, content: parts, ...extra };
 }
 
 /** Fields common to chat and generate: streaming (with usage on the last chunk), sampling, response format. */
 function common(body: Json): Json {
   const stream = body.stream !== false;
-  return { model: body.model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), ...sampling(body.options), ...responseFormat(body.format) };
+  return {
+    model: body.model,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+    ...sampling(body.options),
+    ...responseFormat(body.format),
+  };
 }
 
 export function ollamaChatToOpenAI(body: Json): Json {
@@ -80,7 +123,8 @@ export function ollamaChatToOpenAI(body: Json): Json {
 }
 
 export function ollamaGenerateToOpenAI(body: Json): Json {
-  const prompt = typeof body.system === 'string' && body.system ? `${body.system}\n\n${body.prompt ?? ''}` : (body.prompt ?? '');
+  const prompt =
+    typeof body.system === 'string' && body.system ? `${body.system}\n\n${body.prompt ?? ''}` : (body.prompt ?? '');
   return { ...common(body), prompt };
 }
 
@@ -89,7 +133,10 @@ export const generateCarriesImages = (body: Json) => Array.isArray(body.images) 
 
 export function ollamaGenerateAsChat(body: Json): Json {
   const system = typeof body.system === 'string' && body.system ? [{ role: 'system', content: body.system }] : [];
-  return ollamaChatToOpenAI({ ...body, messages: [...system, { role: 'user', content: body.prompt ?? '', images: body.images }] });
+  return ollamaChatToOpenAI({
+    ...body,
+    messages: [...system, { role: 'user', content: body.prompt ?? '', images: body.images }],
+  });
 }
 
 export function ollamaEmbedToOpenAI(body: Json): Json {
@@ -119,14 +166,20 @@ export function parseKeepAlive(value: unknown): number | null | undefined {
       const m = /^([-+]?)((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+)$/.exec(s);
       if (m) {
         ms = 0;
-        for (const [, n, unit] of m[2].matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) ms += Number(n) * GO_UNIT_MS[unit];
+        for (const [, n, unit] of m[2].matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g))
+          ms += Number(n) * GO_UNIT_MS[unit];
         if (m[1] === '-') ms = -ms;
       }
     }
   }
-  if (ms === undefined) throw badRequest('keep_alive', `not a duration: ${JSON.stringify(value)} (write e.g. "5m", "1h", "30s", 0 to unload after the request, or -1 to stay loaded)`);
+  if (ms === undefined)
+    throw badRequest(
+      'keep_alive',
+      `not a duration: ${JSON.stringify(value)} (write e.g. "5m", "1h", "30s", 0 to unload after the request, or -1 to stay loaded)`,
+    );
   if (ms < 0) return null;
-  if (ms > MAX_TIMER_MS) throw badRequest('keep_alive', `too long: ${JSON.stringify(value)} (at most 24d, or -1 to stay loaded)`);
+  if (ms > MAX_TIMER_MS)
+    throw badRequest('keep_alive', `too long: ${JSON.stringify(value)} (at most 24d, or -1 to stay loaded)`);
   return Math.round(ms);
 }
 
@@ -148,15 +201,28 @@ const finiteMs = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) &&
  * prompt and generation time; an engine without them gets what the router measured around it. Each part lies within
  * the request's wall time, so none exceeds `total_duration`, nor do they add up beyond it.
  */
-export function ollamaDurations(clock: OllamaClock, engine: EngineTimings | undefined, measured: { promptMs: number; evalMs: number }) {
+export function ollamaDurations(
+  clock: OllamaClock,
+  engine: EngineTimings | undefined,
+  measured: { promptMs: number; evalMs: number },
+) {
   const totalMs = (clock.now ?? performance.now.bind(performance))() - clock.startedAt;
   const loadMs = Math.min(clock.loadMs(), totalMs);
   const promptMs = Math.min(finiteMs(engine?.prompt_ms) ?? measured.promptMs, totalMs - loadMs);
   const evalMs = Math.min(finiteMs(engine?.predicted_ms) ?? measured.evalMs, totalMs - loadMs - promptMs);
-  return { total_duration: ns(totalMs), load_duration: ns(loadMs), prompt_eval_duration: ns(promptMs), eval_duration: ns(evalMs) };
+  return {
+    total_duration: ns(totalMs),
+    load_duration: ns(loadMs),
+    prompt_eval_duration: ns(promptMs),
+    eval_duration: ns(evalMs),
+  };
 }
 
-function doneFields(finishReason: string | null | undefined, body: Pick<OpenAIAnswer, 'usage' | 'timings'>, durations: ReturnType<typeof ollamaDurations>) {
+function doneFields(
+  finishReason: string | null | undefined,
+  body: Pick<OpenAIAnswer, 'usage' | 'timings'>,
+  durations: ReturnType<typeof ollamaDurations>,
+) {
   return {
     done: true,
     done_reason: finishReason === 'length' ? 'length' : 'stop',
@@ -175,7 +241,14 @@ function parseArguments(args: string | null | undefined): unknown {
   }
 }
 
-const toolCallsToOllama = (calls: OpenAIToolCall[] | null | undefined) => (calls?.length ? { tool_calls: calls.map((c) => ({ function: { name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments) } })) } : {});
+const toolCallsToOllama = (calls: OpenAIToolCall[] | null | undefined) =>
+  calls?.length
+    ? {
+        tool_calls: calls.map((c) => ({
+          function: { name: c.function?.name ?? '', arguments: parseArguments(c.function?.arguments) },
+        })),
+      }
+    : {};
 
 /** A non-streamed answer: no first token to time, so without engine timings the generation is all of it after the load. */
 function measuredWhole(clock: OllamaClock) {
@@ -186,21 +259,47 @@ function measuredWhole(clock: OllamaClock) {
 export function openAIChatToOllama(answer: unknown, model: string, clock: OllamaClock): Json {
   const body = parseAnswer(openAIAnswerSchema, answer, model);
   const choice = body.choices?.[0];
-  const message = { role: 'assistant', content: choice?.message?.content ?? '', ...toolCallsToOllama(choice?.message?.tool_calls) };
-  return { model, created_at: nowIso(), message, ...doneFields(choice?.finish_reason, body, ollamaDurations(clock, body.timings, measuredWhole(clock))) };
+  const message = {
+    role: 'assistant',
+    content: choice?.message?.content ?? '',
+    ...toolCallsToOllama(choice?.message?.tool_calls),
+  };
+  return {
+    model,
+    created_at: nowIso(),
+    message,
+    ...doneFields(choice?.finish_reason, body, ollamaDurations(clock, body.timings, measuredWhole(clock))),
+  };
 }
 
 export function openAICompletionToOllama(answer: unknown, model: string, clock: OllamaClock): Json {
   const body = parseAnswer(openAIAnswerSchema, answer, model);
   const choice = body.choices?.[0];
   // A generate with images ran as a chat: its text is the message's.
-  return { model, created_at: nowIso(), response: choice?.text ?? choice?.message?.content ?? '', ...doneFields(choice?.finish_reason, body, ollamaDurations(clock, body.timings, measuredWhole(clock))) };
+  return {
+    model,
+    created_at: nowIso(),
+    response: choice?.text ?? choice?.message?.content ?? '',
+    ...doneFields(choice?.finish_reason, body, ollamaDurations(clock, body.timings, measuredWhole(clock))),
+  };
 }
 
 /** The answer to a load or unload call (no prompt, no messages): Ollama's shape, `done_reason` `load` or `unload`. */
-export function loadCallAnswer(kind: 'chat' | 'generate', model: string, reason: 'load' | 'unload', clock: OllamaClock): Json {
+export function loadCallAnswer(
+  kind: 'chat' | 'generate',
+  model: string,
+  reason: 'load' | 'unload',
+  clock: OllamaClock,
+): Json {
   const durations = ollamaDurations(clock, undefined, { promptMs: 0, evalMs: 0 });
-  const base = { model, created_at: nowIso(), done: true, done_reason: reason, total_duration: durations.total_duration, load_duration: durations.load_duration };
+  const base = {
+    model,
+    created_at: nowIso(),
+    done: true,
+    done_reason: reason,
+    total_duration: durations.total_duration,
+    load_duration: durations.load_duration,
+  };
   return kind === 'chat' ? { ...base, message: { role: 'assistant', content: '' } } : { ...base, response: '' };
 }
 
@@ -208,7 +307,12 @@ export function loadCallAnswer(kind: 'chat' | 'generate', model: string, reason:
  * Turns a stream of OpenAI chunks into Ollama NDJSON objects: one per chunk that carries text, the tool calls once
  * complete, then a final `done` object with the counts (the usage chunk, else the engine's timings) and durations.
  */
-export async function* openAIStreamToOllama(events: AsyncIterable<unknown>, kind: 'chat' | 'generate', model: string, clock: OllamaClock): AsyncGenerator<Json> {
+export async function* openAIStreamToOllama(
+  events: AsyncIterable<unknown>,
+  kind: 'chat' | 'generate',
+  model: string,
+  clock: OllamaClock,
+): AsyncGenerator<Json> {
   const now = clock.now ?? performance.now.bind(performance);
   const opened = now();
   let firstTokenAt: number | undefined;
@@ -238,12 +342,34 @@ export async function* openAIStreamToOllama(events: AsyncIterable<unknown>, kind
       ? { model, created_at: nowIso(), message: { role: 'assistant', content: text }, done: false }
       : { model, created_at: nowIso(), response: text, done: false };
   }
-  if (calls.size) yield { model, created_at: nowIso(), message: { role: 'assistant', content: '', ...toolCallsToOllama([...calls.values()].map((f) => ({ function: f }))) }, done: false };
+  if (calls.size)
+    yield {
+      model,
+      created_at: nowIso(),
+      message: {
+        role: 'assistant',
+        content: '',
+        ...toolCallsToOllama([...calls.values()].map((f) => ({ function: f }))),
+      },
+      done: false,
+    };
   const ended = now();
   const first = firstTokenAt ?? ended;
   const durations = ollamaDurations(clock, last.timings, { promptMs: first - opened, evalMs: ended - first });
-  const done = doneFields(finish, { ...last, usage: { prompt_tokens: last.usage?.prompt_tokens, completion_tokens: last.usage?.completion_tokens ?? last.timings?.predicted_n ?? count } }, durations);
-  yield kind === 'chat' ? { model, created_at: nowIso(), message: { role: 'assistant', content: '' }, ...done } : { model, created_at: nowIso(), response: '', ...done };
+  const done = doneFields(
+    finish,
+    {
+      ...last,
+      usage: {
+        prompt_tokens: last.usage?.prompt_tokens,
+        completion_tokens: last.usage?.completion_tokens ?? last.timings?.predicted_n ?? count,
+      },
+    },
+    durations,
+  );
+  yield kind === 'chat'
+    ? { model, created_at: nowIso(), message: { role: 'assistant', content: '' }, ...done }
+    : { model, created_at: nowIso(), response: '', ...done };
 }
 
 export function openAIEmbeddingsToOllama(answer: unknown, model: string, clock: OllamaClock): Json {

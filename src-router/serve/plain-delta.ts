@@ -16,8 +16,14 @@ import { closingQuote, depthAt, escapedAt, modelKey, namesLocal, withModelName }
  */
 export function plainDelta(data: string, target: Target): RawEvent | null {
   // An object (trailing bytes after it would not be JSON: the parser says what it is) whose choices carry the token.
-  if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */ || !data.includes('"choices":[')) return null;
-  if (!hasToken(data) || data.includes('"usage"') || data.includes('"timings"') || data.includes('"error"')) return null;
+  if (
+    data.charCodeAt(0) !== 123 /* { */ ||
+    data.charCodeAt(data.length - 1) !== 125 /* } */ ||
+    !data.includes('"choices":[')
+  )
+    return null;
+  if (!hasToken(data) || data.includes('"usage"') || data.includes('"timings"') || data.includes('"error"'))
+    return null;
   // A `\u` escape could spell a key these checks look for (`"us\u0061ge"`): the parser reads it.
   if (data.includes('\\u')) return null;
   if (!data.includes('"model"')) return new RawEvent(data);
@@ -81,7 +87,12 @@ function shapeOf(data: string, out: string): Shape | null {
   const a = tokenSpan(data);
   const b = tokenSpan(out);
   if (!a || !b || data.slice(a.from, a.to) !== out.slice(b.from, b.to)) return null;
-  return { prefix: data.slice(0, a.from), suffix: data.slice(a.to), outPrefix: out.slice(0, b.from), outSuffix: out.slice(b.to) };
+  return {
+    prefix: data.slice(0, a.from),
+    suffix: data.slice(a.to),
+    outPrefix: out.slice(0, b.from),
+    outSuffix: out.slice(b.to),
+  };
 }
 
 /** Where the token's string is (its body, quotes excluded): the first non-empty `content`, else `text`, as `hasToken` reads. */

@@ -25,8 +25,13 @@ export class QueueLimit {
     const { maxQueue } = this.model(localId);
     const waiting = this.waitingOf(localId, n);
     const adds = this.waitingOf(localId, n + 1) - waiting;
-    if (adds > 0 && maxQueue !== null && waiting >= maxQueue) throw queueFull(`model '${publicId}' already has ${waiting} requests waiting (its max_queue)`, waiting);
-    if (adds > 0 && this.waitingTotal >= this.nodeMax) throw queueFull(`this node already has ${this.waitingTotal} requests waiting (server.max_queue)`, this.waitingTotal);
+    if (adds > 0 && maxQueue !== null && waiting >= maxQueue)
+      throw queueFull(`model '${publicId}' already has ${waiting} requests waiting (its max_queue)`, waiting);
+    if (adds > 0 && this.waitingTotal >= this.nodeMax)
+      throw queueFull(
+        `this node already has ${this.waitingTotal} requests waiting (server.max_queue)`,
+        this.waitingTotal,
+      );
     this.inflight.set(localId, n + 1);
     this.waitingTotal += adds;
     let open = true;
@@ -48,5 +53,12 @@ export class QueueLimit {
 
 /** 429 with a Retry-After hint: a second per 50 waiting requests, at least one (a coarse drain estimate). */
 function queueFull(why: string, waiting: number): RouterError {
-  return new RouterError(429, 'queue_full', `too many requests waiting: ${why}; retry later`, 'rate_limit_error', null, { retry_after: String(Math.max(1, Math.ceil(waiting / 50))) });
+  return new RouterError(
+    429,
+    'queue_full',
+    `too many requests waiting: ${why}; retry later`,
+    'rate_limit_error',
+    null,
+    { retry_after: String(Math.max(1, Math.ceil(waiting / 50))) },
+  );
 }

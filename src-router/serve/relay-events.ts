@@ -1,8 +1,8 @@
-import { QUEUE_MS_HEADER, queueMsOf, type AnswerFacts } from '../contract/answer-facts';
-import type { RequestOutcome } from '../store';
-import type { Target } from '../registry';
-import { RouterError } from './errors';
 import type { HttpAnswer } from '../backends/http-call';
+import { type AnswerFacts, QUEUE_MS_HEADER, queueMsOf } from '../contract/answer-facts';
+import type { Target } from '../registry';
+import type { RequestOutcome } from '../store';
+import { RouterError } from './errors';
 import { EventBatch, relayed } from './event-batch';
 import { parseData, rewriteResponseModel, SseDataSplitter } from './id-rewrite';
 import { PlainDeltas } from './plain-delta';
@@ -10,16 +10,29 @@ import type { Upstream } from './upstream';
 import { engineReportedMs, usagePromptTokens, type WorkMeasure } from './work-measure';
 
 /** Ends a request once: its outcome, status, error and the work measured. */
-export type Finish = (outcome: RequestOutcome, status: number | null, error: string | null, extra?: WorkMeasure) => void;
+export type Finish = (
+  outcome: RequestOutcome,
+  status: number | null,
+  error: string | null,
+  extra?: WorkMeasure,
+) => void;
 
 /** An answer's model names (the target's local and helper IDs) rewritten to the ID the client used. */
-export const rewrite = (value: unknown, target: Target) => target.names.reduce((v, name) => rewriteResponseModel(v, name, target.clusterId), value);
+export const rewrite = (value: unknown, target: Target) =>
+  target.names.reduce((v, name) => rewriteResponseModel(v, name, target.clusterId), value);
 
 /**
  * Relays SSE events with IDs rewritten, in the batches they arrived in; records the request when the stream ends, fails or is cancelled.
  * A slave's stream that ends with its queue time as a trailer is read to its end, for that trailer (`facts`).
  */
-export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Array | string>, upstream: Upstream, target: Target, finish: Finish, facts: AnswerFacts): AsyncGenerator<EventBatch> {
+export async function* relayEvents(
+  res: HttpAnswer,
+  body: AsyncIterable<Uint8Array | string>,
+  upstream: Upstream,
+  target: Target,
+  finish: Finish,
+  facts: AnswerFacts,
+): AsyncGenerator<EventBatch> {
   let tokens = 0;
   let usage: number | undefined;
   let promptTokens: number | undefined;
@@ -48,7 +61,11 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
         done = true;
         break;
       }
-      const e = event as { choices?: { delta?: { content?: string }; text?: string }[]; usage?: { completion_tokens?: number }; error?: { message?: string; code?: string } };
+      const e = event as {
+        choices?: { delta?: { content?: string }; text?: string }[];
+        usage?: { completion_tokens?: number };
+        error?: { message?: string; code?: string };
+      };
       if (e.error && !e.choices) {
         failed = new RouterError(502, e.error.code ?? 'stream_error', e.error.message ?? 'the stream failed');
         break;
@@ -85,12 +102,17 @@ export async function* relayEvents(res: HttpAnswer, body: AsyncIterable<Uint8Arr
     error = null;
     status = 200;
   } catch (err) {
-    if ((err as Error).name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR') throw new RouterError(499, 'client_closed', 'client closed the request');
+    if ((err as Error).name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR')
+      throw new RouterError(499, 'client_closed', 'client closed the request');
     const e = err instanceof RouterError ? err : await upstream.explain(err);
     outcome = 'error';
     error = e.message;
     status = e.status;
-    throw new RouterError(e.status, e.code, e.message.includes('broke off') || err instanceof RouterError ? e.message : `stream broke off: ${e.message}`);
+    throw new RouterError(
+      e.status,
+      e.code,
+      e.message.includes('broke off') || err instanceof RouterError ? e.message : `stream broke off: ${e.message}`,
+    );
   } finally {
     // Not read to the end (the client left, stalled or the relay stopped): the engine stops too.
     if (outcome === 'cancelled') upstream.cancel();

@@ -14,7 +14,13 @@ export const randomIds: IdMaker = (prefix) => `${prefix}_${randomUUID().replaceA
 function partToChat(part: Extract<ResponsesInputItem, { type: 'message' }>['content'][number] & object): Json {
   switch (part.type) {
     case 'input_image':
-      return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail && part.detail !== 'original' ? { detail: part.detail } : {}) } };
+      return {
+        type: 'image_url',
+        image_url: {
+          url: part.image_url,
+          ...(part.detail && part.detail !== 'original' ? { detail: part.detail } : {}),
+        },
+      };
     case 'refusal':
       return { type: 'text', text: part.refusal };
     default:
@@ -59,15 +65,32 @@ export function responsesToChat(req: ResponsesRequest): Json {
   if (req.tools?.length) {
     chat.tools = req.tools.map((t) => ({
       type: 'function',
-      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: 'object', properties: {} }, ...(t.strict != null ? { strict: t.strict } : {}) },
+      function: {
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+        ...(t.strict != null ? { strict: t.strict } : {}),
+      },
     }));
   }
-  if (req.tool_choice != null) chat.tool_choice = typeof req.tool_choice === 'string' ? req.tool_choice : { type: 'function', function: { name: req.tool_choice.name } };
+  if (req.tool_choice != null)
+    chat.tool_choice =
+      typeof req.tool_choice === 'string'
+        ? req.tool_choice
+        : { type: 'function', function: { name: req.tool_choice.name } };
   if (req.parallel_tool_calls != null) chat.parallel_tool_calls = req.parallel_tool_calls;
   const format = req.text?.format;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
-    chat.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(format.strict != null ? { strict: format.strict } : {}), ...(format.description ? { description: format.description } : {}) } };
+    chat.response_format = {
+      type: 'json_schema',
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict != null ? { strict: format.strict } : {}),
+        ...(format.description ? { description: format.description } : {}),
+      },
+    };
   }
   if (req.stream) {
     chat.stream = true;
@@ -82,7 +105,13 @@ export const RESPONSES_PARAM: Record<string, string> = { response_format: 'text.
 export function responsesUsage(u: ChatUsage | null | undefined) {
   const input = u?.prompt_tokens ?? 0;
   const output = u?.completion_tokens ?? 0;
-  return { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: u?.total_tokens ?? input + output };
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: u?.total_tokens ?? input + output,
+  };
 }
 
 export function outputTextPart(text: string) {
@@ -90,15 +119,38 @@ export function outputTextPart(text: string) {
 }
 
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed' | 'incomplete') {
-  return { id, type: 'message' as const, role: 'assistant' as const, status, content: status === 'in_progress' ? [] : [outputTextPart(text)] };
+  return {
+    id,
+    type: 'message' as const,
+    role: 'assistant' as const,
+    status,
+    content: status === 'in_progress' ? [] : [outputTextPart(text)],
+  };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: 'in_progress' | 'completed') {
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  status: 'in_progress' | 'completed',
+) {
   return { id, type: 'function_call' as const, call_id: callId, name, arguments: args, status };
 }
 
 /** The Response object around an output, echoing the request's settings as OpenAI does. */
-export function responseObject(req: ResponsesRequest, o: { id: string; model: string; createdAt: number; status: 'in_progress' | 'completed' | 'incomplete' | 'failed'; output: unknown[]; usage?: ChatUsage | null; error?: { code: string; message: string } }) {
+export function responseObject(
+  req: ResponsesRequest,
+  o: {
+    id: string;
+    model: string;
+    createdAt: number;
+    status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+    output: unknown[];
+    usage?: ChatUsage | null;
+    error?: { code: string; message: string };
+  },
+) {
   return {
     id: o.id,
     object: 'response' as const,
@@ -116,7 +168,13 @@ export function responseObject(req: ResponsesRequest, o: { id: string; model: st
     temperature: req.temperature ?? null,
     text: { format: req.text?.format ?? { type: 'text' } },
     tool_choice: req.tool_choice ?? 'auto',
-    tools: (req.tools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null })),
+    tools: (req.tools ?? []).map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description ?? null,
+      parameters: t.parameters ?? null,
+      strict: t.strict ?? null,
+    })),
     top_p: req.top_p ?? null,
     truncation: 'disabled',
     metadata: req.metadata ?? {},
@@ -126,14 +184,35 @@ export function responseObject(req: ResponsesRequest, o: { id: string; model: st
 }
 
 /** A chat completion → the Response object: one message item with the text (when there is text), one function_call item per tool call. */
-export function chatToResponse(req: ResponsesRequest, answer: ChatCompletionAnswer, model: string, ids: IdMaker = randomIds) {
+export function chatToResponse(
+  req: ResponsesRequest,
+  answer: ChatCompletionAnswer,
+  model: string,
+  ids: IdMaker = randomIds,
+) {
   const choice = answer.choices[0];
   const text = choice?.message.content ?? '';
   const output: unknown[] = [];
-  if (text || !choice?.message.tool_calls?.length) output.push(messageItem(ids('msg'), text, choice?.finish_reason === 'length' ? 'incomplete' : 'completed'));
+  if (text || !choice?.message.tool_calls?.length)
+    output.push(messageItem(ids('msg'), text, choice?.finish_reason === 'length' ? 'incomplete' : 'completed'));
   for (const call of choice?.message.tool_calls ?? []) {
-    output.push(functionCallItem(ids('fc'), call.id ?? ids('fc'), call.function?.name ?? '', call.function?.arguments ?? '', 'completed'));
+    output.push(
+      functionCallItem(
+        ids('fc'),
+        call.id ?? ids('fc'),
+        call.function?.name ?? '',
+        call.function?.arguments ?? '',
+        'completed',
+      ),
+    );
   }
   const createdAt = answer.created ?? Math.floor(Date.now() / 1000);
-  return responseObject(req, { id: ids('resp'), model, createdAt, status: choice?.finish_reason === 'length' ? 'incomplete' : 'completed', output, usage: answer.usage });
+  return responseObject(req, {
+    id: ids('resp'),
+    model,
+    createdAt,
+    status: choice?.finish_reason === 'length' ? 'incomplete' : 'completed',
+    output,
+    usage: answer.usage,
+  });
 }

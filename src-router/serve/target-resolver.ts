@@ -1,7 +1,7 @@
 import type { Supervisor } from '../backends';
-import { componentReplica, routeRecipe, type Recipe } from '../cluster/assets';
+import { componentReplica, type Recipe, routeRecipe } from '../cluster/assets';
 import type { Endpoint } from '../engines';
-import { toTarget, type ClusterCatalog, type ModelRegistry, type Replica, type Target } from '../registry';
+import { type ClusterCatalog, type ModelRegistry, type Replica, type Target, toTarget } from '../registry';
 import { canServe } from './capabilities';
 import { badRequest, modelNotFound, RouterError } from './errors';
 
@@ -43,12 +43,26 @@ export class TargetResolver {
     if (input.byLocalId) {
       const rec = deps.registry.byLocalId(input.model);
       if (!rec) throw modelNotFound(input.model);
-      if (!canServe(rec.config.capabilities, input.endpoint)) throw cannotServe(input.model, input.endpoint, rec.config.capabilities);
-      return { kind: 'local', clusterId: rec.localId, nodeId: deps.nodeId, localId: rec.localId, backend: rec.config.backend, names: [rec.localId], capabilities: rec.config.capabilities };
+      if (!canServe(rec.config.capabilities, input.endpoint))
+        throw cannotServe(input.model, input.endpoint, rec.config.capabilities);
+      return {
+        kind: 'local',
+        clusterId: rec.localId,
+        nodeId: deps.nodeId,
+        localId: rec.localId,
+        backend: rec.config.backend,
+        names: [rec.localId],
+        capabilities: rec.config.capabilities,
+      };
     }
     if (input.endpoint === 'transcription' && deps.sttSelectors.has(input.model)) {
       const chosen = await deps.selectStt?.(exclude);
-      if (!chosen) throw new RouterError(503, 'no_transcription_model', 'no node can take a transcription request now (no healthy node with runtime status has a transcription model)');
+      if (!chosen)
+        throw new RouterError(
+          503,
+          'no_transcription_model',
+          'no node can take a transcription request now (no healthy node with runtime status has a transcription model)',
+        );
       return chosen;
     }
     const recipe = deps.recipes?.get(input.model);
@@ -67,7 +81,12 @@ export class TargetResolver {
     const eligible = candidates.filter((r) => this.available(r));
     // Only local configs held after failed starts: let the lane answer, with the reason and the retry time.
     const pool = (eligible.length ? eligible : candidates.filter((r) => r.local)).map((r) => toTarget(entry.id, r));
-    if (!pool.length) throw new RouterError(503, 'model_unavailable', `no node serving '${entry.id}' is available now (${entry.replicas.map((r) => r.nodeId).join(', ')} unhealthy or held after failed starts)`);
+    if (!pool.length)
+      throw new RouterError(
+        503,
+        'model_unavailable',
+        `no node serving '${entry.id}' is available now (${entry.replicas.map((r) => r.nodeId).join(', ')} unhealthy or held after failed starts)`,
+      );
     if (pool.length === 1) return pool[0];
     return deps.choose?.(entry.id, pool, input.body) ?? deps.catalog.rotate(entry.id, pool)!;
   }
@@ -90,12 +109,25 @@ export class TargetResolver {
    * Its own config here, its replica in the catalog (the master knows every node), or its node's worker API at `url`
    * (a slave knows other nodes only from the settings its master pushed). Undefined when it cannot be reached now.
    */
-  guardianTarget(ref: { nodeId: string; model: string }, clusterId: string, url: string | null, publicId: string | null): Target | undefined {
+  guardianTarget(
+    ref: { nodeId: string; model: string },
+    clusterId: string,
+    url: string | null,
+    publicId: string | null,
+  ): Target | undefined {
     const names = (t: Target) => [...new Set([...t.names, ...(publicId ? [publicId] : [])])];
     if (ref.nodeId === this.deps.nodeId) {
       const rec = this.deps.registry.byLocalId(ref.model);
       if (!rec || !this.deps.supervisor.available(rec.localId)) return undefined;
-      const t: Target = { kind: 'local', clusterId, nodeId: ref.nodeId, localId: rec.localId, backend: rec.config.backend, names: [rec.localId, rec.publicId], capabilities: rec.config.capabilities };
+      const t: Target = {
+        kind: 'local',
+        clusterId,
+        nodeId: ref.nodeId,
+        localId: rec.localId,
+        backend: rec.config.backend,
+        names: [rec.localId, rec.publicId],
+        capabilities: rec.config.capabilities,
+      };
       return { ...t, names: names(t) };
     }
     for (const entry of this.deps.catalog.all()) {
@@ -106,7 +138,15 @@ export class TargetResolver {
       return { ...t, names: names({ ...t, names: [...t.names, entry.id] }) };
     }
     if (!url) return undefined;
-    const t: Target = { kind: 'remote', clusterId, nodeId: ref.nodeId, localId: ref.model, backend: 'unknown', url, names: [ref.model] };
+    const t: Target = {
+      kind: 'remote',
+      clusterId,
+      nodeId: ref.nodeId,
+      localId: ref.model,
+      backend: 'unknown',
+      url,
+      names: [ref.model],
+    };
     return { ...t, names: names(t) };
   }
 
@@ -115,7 +155,17 @@ export class TargetResolver {
   private staticTargets(model: string, endpoints: readonly string[]): Target[] {
     const known = this.statics.get(model);
     if (known?.endpoints === endpoints) return known.targets;
-    const targets = endpoints.map((url): Target => ({ kind: 'static', clusterId: model, nodeId: 'static', localId: model, backend: 'static', url, names: [model] }));
+    const targets = endpoints.map(
+      (url): Target => ({
+        kind: 'static',
+        clusterId: model,
+        nodeId: 'static',
+        localId: model,
+        backend: 'static',
+        url,
+        names: [model],
+      }),
+    );
     this.statics.set(model, { endpoints, targets });
     return targets;
   }
@@ -132,4 +182,5 @@ export class TargetResolver {
   }
 }
 
-const cannotServe = (model: string, endpoint: Endpoint, caps: readonly string[]) => badRequest(`The model '${model}' cannot serve ${endpoint} requests (capabilities: ${caps.join(', ')})`, 'model');
+const cannotServe = (model: string, endpoint: Endpoint, caps: readonly string[]) =>
+  badRequest(`The model '${model}' cannot serve ${endpoint} requests (capabilities: ${caps.join(', ')})`, 'model');

@@ -64,7 +64,11 @@ export function usageTokens(body: unknown): number | undefined {
 export function engineReportedMs(body: unknown): number | undefined {
   const t = (body as { timings?: { prompt_ms?: unknown; predicted_ms?: unknown } } | null)?.timings;
   if (!t || typeof t !== 'object') return undefined;
-  const p = typeof t.prompt_ms === 'number' && Number.isFinite(t.prompt_ms) && t.prompt_ms >= 0 ? t.prompt_ms : undefined;
-  const g = typeof t.predicted_ms === 'number' && Number.isFinite(t.predicted_ms) && t.predicted_ms >= 0 ? t.predicted_ms : undefined;
+  const p =
+    typeof t.prompt_ms === 'number' && Number.isFinite(t.prompt_ms) && t.prompt_ms >= 0 ? t.prompt_ms : undefined;
+  const g =
+    typeof t.predicted_ms === 'number' && Number.isFinite(t.predicted_ms) && t.predicted_ms >= 0
+      ? t.predicted_ms
+      : undefined;
   return p === undefined && g === undefined ? undefined : (p ?? 0) + (g ?? 0);
 }

@@ -1,4 +1,10 @@
-import { BatchedWriter, eachRowCounted, type BatchResult, type BatchedWriterOptions, type BatchedWriterStats } from './batched-writer';
+import {
+  BatchedWriter,
+  type BatchedWriterOptions,
+  type BatchedWriterStats,
+  type BatchResult,
+  eachRowCounted,
+} from './batched-writer';
 import type { Db } from './db';
 import { RecentRequests } from './recent-requests';
 
@@ -76,12 +82,32 @@ type AnalyticsItem = { table: 'request'; params: unknown[] } | { table: 'load'; 
 
 /** The request_analytics columns, in insert order, each with the RequestRow field it takes. */
 const REQUEST_COLUMNS: readonly (readonly [string, keyof RequestRow])[] = [
-  ['finished_at', 'finishedAt'], ['node_id', 'nodeId'], ['model', 'model'], ['local_id', 'localId'], ['backend', 'backend'], ['endpoint', 'endpoint'],
-  ['streamed', 'streamed'], ['prompt_bytes', 'promptBytes'], ['prompt_tokens', 'promptTokens'], ['tokens_generated', 'tokensGenerated'],
-  ['image_pixels', 'imagePixels'], ['image_steps', 'imageSteps'], ['image_count', 'imageCount'], ['audio_seconds', 'audioSeconds'],
-  ['queue_wait_ms', 'queueWaitMs'], ['duration_ms', 'durationMs'], ['service_ms', 'serviceMs'], ['service_source', 'serviceSource'],
-  ['derived_service_ms', 'derivedServiceMs'], ['outcome', 'outcome'], ['status', 'status'], ['error', 'error'], ['guardian_for', 'guardianFor'],
-  ['guardian_reason', 'guardianReason'], ['request_id', 'requestId'], ['lent_from', 'lentFrom'],
+  ['finished_at', 'finishedAt'],
+  ['node_id', 'nodeId'],
+  ['model', 'model'],
+  ['local_id', 'localId'],
+  ['backend', 'backend'],
+  ['endpoint', 'endpoint'],
+  ['streamed', 'streamed'],
+  ['prompt_bytes', 'promptBytes'],
+  ['prompt_tokens', 'promptTokens'],
+  ['tokens_generated', 'tokensGenerated'],
+  ['image_pixels', 'imagePixels'],
+  ['image_steps', 'imageSteps'],
+  ['image_count', 'imageCount'],
+  ['audio_seconds', 'audioSeconds'],
+  ['queue_wait_ms', 'queueWaitMs'],
+  ['duration_ms', 'durationMs'],
+  ['service_ms', 'serviceMs'],
+  ['service_source', 'serviceSource'],
+  ['derived_service_ms', 'derivedServiceMs'],
+  ['outcome', 'outcome'],
+  ['status', 'status'],
+  ['error', 'error'],
+  ['guardian_for', 'guardianFor'],
+  ['guardian_reason', 'guardianReason'],
+  ['request_id', 'requestId'],
+  ['lent_from', 'lentFrom'],
 ];
 
 const rounded = (v: unknown) => (typeof v === 'number' ? Math.round(v) : null);
@@ -92,9 +118,16 @@ function requestParams(row: RequestRow): unknown[] {
   for (let i = 0; i < REQUEST_COLUMNS.length; i++) {
     const field = REQUEST_COLUMNS[i][1];
     const v = row[field];
-    out[i] = field === 'streamed' ? (v ? 1 : 0)
-      : field === 'queueWaitMs' || field === 'durationMs' || field === 'serviceMs' || field === 'derivedServiceMs' ? rounded(v)
-        : v === undefined ? null : v;
+    out[i] =
+      field === 'streamed'
+        ? v
+          ? 1
+          : 0
+        : field === 'queueWaitMs' || field === 'durationMs' || field === 'serviceMs' || field === 'derivedServiceMs'
+          ? rounded(v)
+          : v === undefined
+            ? null
+            : v;
   }
   return out;
 }
@@ -124,7 +157,11 @@ function requestInserts(db: Db): (rows: unknown[][]) => BatchResult {
   const statements = new Map<number, ReturnType<Db['prepare']>>();
   const insert = (count: number) => {
     let s = statements.get(count);
-    if (!s) statements.set(count, (s = db.prepare(`INSERT INTO request_analytics (${columns}) VALUES ${Array(count).fill(tuple).join(', ')}`)));
+    if (!s)
+      statements.set(
+        count,
+        (s = db.prepare(`INSERT INTO request_analytics (${columns}) VALUES ${Array(count).fill(tuple).join(', ')}`)),
+      );
     return s;
   };
   return (rows) => {
@@ -136,7 +173,11 @@ function requestInserts(db: Db): (rows: unknown[][]) => BatchResult {
         result.ok += part.length;
       } catch {
         const one = eachRowCounted(part, (row) => insert(1).run(row));
-        result = { ok: result.ok + one.ok, failed: result.failed + one.failed, firstError: result.firstError ?? one.firstError };
+        result = {
+          ok: result.ok + one.ok,
+          failed: result.failed + one.failed,
+          firstError: result.firstError ?? one.firstError,
+        };
       }
     }
     return result;
@@ -147,7 +188,11 @@ function requestInserts(db: Db): (rows: unknown[][]) => BatchResult {
 export function pruneAnalytics(db: Db, retentionMs: number, now: number): number {
   if (!(retentionMs > 0)) return 0;
   const before = now - retentionMs;
-  return db.transaction(() => db.prepare('DELETE FROM request_analytics WHERE finished_at < ?').run(before).changes + db.prepare('DELETE FROM load_analytics WHERE finished_at < ?').run(before).changes)();
+  return db.transaction(
+    () =>
+      db.prepare('DELETE FROM request_analytics WHERE finished_at < ?').run(before).changes +
+      db.prepare('DELETE FROM load_analytics WHERE finished_at < ?').run(before).changes,
+  )();
 }
 
 /**
@@ -174,7 +219,10 @@ export class AnalyticsStore {
       VALUES (@finishedAt, @nodeId, @model, @localId, @backend, @lane, @durationMs, @success, @displacedLocalId, @error)`);
     const write = db.transaction((items: AnalyticsItem[]) => {
       const requests = items.filter((i) => i.table === 'request').map((i) => i.params as unknown[]);
-      const loads = eachRowCounted(items.filter((i) => i.table === 'load'), (i) => insertLoad.run(i.params));
+      const loads = eachRowCounted(
+        items.filter((i) => i.table === 'load'),
+        (i) => insertLoad.run(i.params),
+      );
       const r = insertRequests(requests);
       return { ok: r.ok + loads.ok, failed: r.failed + loads.failed, firstError: r.firstError ?? loads.firstError };
     });
@@ -190,13 +238,23 @@ export class AnalyticsStore {
   recordRequest(row: RequestRow): void {
     const params = requestParams(row);
     this.writer.add({ table: 'request', params });
-    if (row.nodeId === (this.nodeId ?? '') && this.recent.keeps(row.localId)) this.recent.add(toRequestRow(columnsOf(params)));
+    if (row.nodeId === (this.nodeId ?? '') && this.recent.keeps(row.localId))
+      this.recent.add(toRequestRow(columnsOf(params)));
   }
 
   /** Queues one load attempt; never blocks or throws. */
   recordLoad(row: LoadRow): void {
     this.loadQueued = true;
-    this.writer.add({ table: 'load', params: { displacedLocalId: null, error: null, ...row, success: row.success ? 1 : 0, durationMs: Math.round(row.durationMs) } });
+    this.writer.add({
+      table: 'load',
+      params: {
+        displacedLocalId: null,
+        error: null,
+        ...row,
+        success: row.success ? 1 : 0,
+        durationMs: Math.round(row.durationMs),
+      },
+    });
   }
 
   /** Writes what is queued (one transaction) and prunes when due; returns how many rows were written. */
@@ -225,7 +283,11 @@ export class AnalyticsStore {
   /** Requests of one public model since `sinceMs`, oldest first (cost fits read these). */
   requestsFor(model: string, sinceMs = 0): RequestRow[] {
     this.writer.flush();
-    return (this.db.prepare('SELECT * FROM request_analytics WHERE model = ? AND finished_at >= ? ORDER BY id').all(model, sinceMs) as Record<string, unknown>[]).map(toRequestRow);
+    return (
+      this.db
+        .prepare('SELECT * FROM request_analytics WHERE model = ? AND finished_at >= ? ORDER BY id')
+        .all(model, sinceMs) as Record<string, unknown>[]
+    ).map(toRequestRow);
   }
 
   /**
@@ -241,14 +303,21 @@ export class AnalyticsStore {
   private queryLocal(localId: string, sinceMs: number, limit: number): RequestRow[] {
     this.writer.flush();
     const rows = this.db
-      .prepare('SELECT * FROM request_analytics WHERE local_id = ? AND node_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?')
+      .prepare(
+        'SELECT * FROM request_analytics WHERE local_id = ? AND node_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?',
+      )
       .all(localId, this.nodeId ?? '', sinceMs, limit) as Record<string, unknown>[];
     return rows.reverse().map(toRequestRow);
   }
 
   recentRequests(limit = 100): RequestRow[] {
     this.writer.flush();
-    return (this.db.prepare('SELECT * FROM request_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toRequestRow);
+    return (
+      this.db.prepare('SELECT * FROM request_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<
+        string,
+        unknown
+      >[]
+    ).map(toRequestRow);
   }
 
   /** Loads of one local config since `sinceMs`, oldest first (the newest `limit`). */
@@ -256,7 +325,9 @@ export class AnalyticsStore {
     // Loads are rare: a read flushes only when one may still be queued, not every request queued since.
     if (this.loadQueued) this.writer.flush();
     this.loadQueued = false;
-    const rows = this.db.prepare('SELECT * FROM load_analytics WHERE local_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?').all(localId, sinceMs, limit) as Record<string, unknown>[];
+    const rows = this.db
+      .prepare('SELECT * FROM load_analytics WHERE local_id = ? AND finished_at >= ? ORDER BY id DESC LIMIT ?')
+      .all(localId, sinceMs, limit) as Record<string, unknown>[];
     return rows.reverse().map(toLoadRow);
   }
 
@@ -264,45 +335,84 @@ export class AnalyticsStore {
    * The lease timeline's rows: requests and loads that ran (at least partly) in [from, to] — finished at or after
    * `from`, started by `to` — the newest `limit` of each, oldest first; `truncated` when more were there.
    */
-  timelineRows(from: number, to: number, limit: number): { requests: (RequestRow & { id: number })[]; loads: (LoadRow & { id: number })[]; truncated: boolean } {
+  timelineRows(
+    from: number,
+    to: number,
+    limit: number,
+  ): { requests: (RequestRow & { id: number })[]; loads: (LoadRow & { id: number })[]; truncated: boolean } {
     this.writer.flush();
     const read = (table: string) =>
-      (this.db.prepare(`SELECT * FROM ${table} WHERE finished_at >= ? AND finished_at - duration_ms <= ? ORDER BY finished_at DESC, id DESC LIMIT ?`).all(from, to, limit + 1) as Record<string, unknown>[]);
+      this.db
+        .prepare(
+          `SELECT * FROM ${table} WHERE finished_at >= ? AND finished_at - duration_ms <= ? ORDER BY finished_at DESC, id DESC LIMIT ?`,
+        )
+        .all(from, to, limit + 1) as Record<string, unknown>[];
     const req = read('request_analytics');
     const loads = read('load_analytics');
     const truncated = req.length > limit || loads.length > limit;
     return {
-      requests: req.slice(0, limit).reverse().map((r) => ({ id: r.id as number, ...toRequestRow(r) })),
-      loads: loads.slice(0, limit).reverse().map((r) => ({ id: r.id as number, ...toLoadRow(r) })),
+      requests: req
+        .slice(0, limit)
+        .reverse()
+        .map((r) => ({ id: r.id as number, ...toRequestRow(r) })),
+      loads: loads
+        .slice(0, limit)
+        .reverse()
+        .map((r) => ({ id: r.id as number, ...toLoadRow(r) })),
       truncated,
     };
   }
 
   recentLoads(limit = 100): LoadRow[] {
     this.writer.flush();
-    return (this.db.prepare('SELECT * FROM load_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(toLoadRow);
+    return (
+      this.db.prepare('SELECT * FROM load_analytics ORDER BY id DESC LIMIT ?').all(limit) as Record<string, unknown>[]
+    ).map(toLoadRow);
   }
 }
 
 export function toRequestRow(r: Record<string, unknown>): RequestRow {
   return {
-    finishedAt: r.finished_at as number, nodeId: r.node_id as string, model: r.model as string, localId: r.local_id as string,
-    backend: r.backend as string, endpoint: r.endpoint as RequestEndpoint, streamed: r.streamed === 1,
-    promptBytes: r.prompt_bytes as number | null, promptTokens: (r.prompt_tokens as number | null | undefined) ?? null, tokensGenerated: r.tokens_generated as number | null,
-    imagePixels: r.image_pixels as number | null, imageSteps: r.image_steps as number | null, imageCount: r.image_count as number | null,
-    audioSeconds: r.audio_seconds as number | null, queueWaitMs: r.queue_wait_ms as number, durationMs: r.duration_ms as number,
-    serviceMs: (r.service_ms as number | null | undefined) ?? null, serviceSource: (r.service_source as RequestServiceSource | null | undefined) ?? null,
+    finishedAt: r.finished_at as number,
+    nodeId: r.node_id as string,
+    model: r.model as string,
+    localId: r.local_id as string,
+    backend: r.backend as string,
+    endpoint: r.endpoint as RequestEndpoint,
+    streamed: r.streamed === 1,
+    promptBytes: r.prompt_bytes as number | null,
+    promptTokens: (r.prompt_tokens as number | null | undefined) ?? null,
+    tokensGenerated: r.tokens_generated as number | null,
+    imagePixels: r.image_pixels as number | null,
+    imageSteps: r.image_steps as number | null,
+    imageCount: r.image_count as number | null,
+    audioSeconds: r.audio_seconds as number | null,
+    queueWaitMs: r.queue_wait_ms as number,
+    durationMs: r.duration_ms as number,
+    serviceMs: (r.service_ms as number | null | undefined) ?? null,
+    serviceSource: (r.service_source as RequestServiceSource | null | undefined) ?? null,
     derivedServiceMs: (r.derived_service_ms as number | null | undefined) ?? null,
-    outcome: r.outcome as RequestOutcome, status: r.status as number | null, error: r.error as string | null,
-    guardianFor: (r.guardian_for as string | null | undefined) ?? null, guardianReason: (r.guardian_reason as GuardianReason | null | undefined) ?? null,
-    requestId: (r.request_id as string | null | undefined) ?? null, lentFrom: (r.lent_from as string | null | undefined) ?? null,
+    outcome: r.outcome as RequestOutcome,
+    status: r.status as number | null,
+    error: r.error as string | null,
+    guardianFor: (r.guardian_for as string | null | undefined) ?? null,
+    guardianReason: (r.guardian_reason as GuardianReason | null | undefined) ?? null,
+    requestId: (r.request_id as string | null | undefined) ?? null,
+    lentFrom: (r.lent_from as string | null | undefined) ?? null,
   };
 }
 
 export function toLoadRow(r: Record<string, unknown>): LoadRow {
   return {
-    finishedAt: r.finished_at as number, nodeId: r.node_id as string, model: r.model as string, localId: r.local_id as string,
-    backend: r.backend as string, lane: r.lane as string, durationMs: r.duration_ms as number, success: r.success === 1,
-    displacedLocalId: r.displaced_local_id as string | null, error: r.error as string | null,
+    finishedAt: r.finished_at as number,
+    nodeId: r.node_id as string,
+    model: r.model as string,
+    localId: r.local_id as string,
+    backend: r.backend as string,
+    lane: r.lane as string,
+    durationMs: r.duration_ms as number,
+    success: r.success === 1,
+    displacedLocalId: r.displaced_local_id as string | null,
+    error: r.error as string | null,
   };
 }

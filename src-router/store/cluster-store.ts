@@ -25,21 +25,36 @@ export class ClusterStore {
   }
 
   nodes(): StoredNode[] {
-    return (this.db.prepare('SELECT * FROM cluster_nodes ORDER BY url').all() as Record<string, unknown>[]).map((r) => ({
-      url: r.url as string, nodeId: r.node_id as string | null, snapshot: r.snapshot as string | null, version: r.version as string | null,
-      settingsHash: r.settings_hash as string | null, healthy: r.healthy === 1, lastSeen: r.last_seen as number | null, lastError: r.last_error as string | null,
-    }));
+    return (this.db.prepare('SELECT * FROM cluster_nodes ORDER BY url').all() as Record<string, unknown>[]).map(
+      (r) => ({
+        url: r.url as string,
+        nodeId: r.node_id as string | null,
+        snapshot: r.snapshot as string | null,
+        version: r.version as string | null,
+        settingsHash: r.settings_hash as string | null,
+        healthy: r.healthy === 1,
+        lastSeen: r.last_seen as number | null,
+        lastError: r.last_error as string | null,
+      }),
+    );
   }
 
   /** Identity suffix assignments (ID-2): (base ID, hash key) → cluster ID, kept forever so suffixes are stable. */
   suffixes(): { baseId: string; hashKey: string; clusterId: string }[] {
-    return (this.db.prepare('SELECT base_id, hash_key, cluster_id FROM identity_suffixes').all() as Record<string, string>[]).map((r) => ({ baseId: r.base_id, hashKey: r.hash_key, clusterId: r.cluster_id }));
+    return (
+      this.db.prepare('SELECT base_id, hash_key, cluster_id FROM identity_suffixes').all() as Record<string, string>[]
+    ).map((r) => ({ baseId: r.base_id, hashKey: r.hash_key, clusterId: r.cluster_id }));
   }
 
   /** Keeps new assignments, after forgetting `dropped` ones (groups gone whose ID was handed out again). */
-  saveSuffixes(rows: { baseId: string; hashKey: string; clusterId: string }[], dropped: { baseId: string; hashKey: string }[] = []): void {
+  saveSuffixes(
+    rows: { baseId: string; hashKey: string; clusterId: string }[],
+    dropped: { baseId: string; hashKey: string }[] = [],
+  ): void {
     const drop = this.db.prepare('DELETE FROM identity_suffixes WHERE base_id = ? AND hash_key = ?');
-    const stmt = this.db.prepare('INSERT OR IGNORE INTO identity_suffixes (base_id, hash_key, cluster_id, assigned_at) VALUES (?, ?, ?, ?)');
+    const stmt = this.db.prepare(
+      'INSERT OR IGNORE INTO identity_suffixes (base_id, hash_key, cluster_id, assigned_at) VALUES (?, ?, ?, ?)',
+    );
     this.db.transaction(() => {
       for (const r of dropped) drop.run(r.baseId, r.hashKey);
       for (const r of rows) stmt.run(r.baseId, r.hashKey, r.clusterId, Date.now());

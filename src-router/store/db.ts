@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations';
 import { lockStore, type StoreLock } from './store-lock';
 
@@ -42,16 +42,23 @@ export function schemaVersion(db: Db): number {
 }
 
 export function migrate(db: Db, migrations: Migration[]): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
   const current = schemaVersion(db);
   const known = Math.max(0, ...migrations.map((m) => m.version));
-  if (current > known) throw new Error(`store schema version ${current} is newer than this build knows (${known}); refusing to open it`);
+  if (current > known)
+    throw new Error(`store schema version ${current} is newer than this build knows (${known}); refusing to open it`);
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue;
     db.transaction(() => {
       if (m.sql) db.exec(m.sql);
       m.run?.(db);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        Date.now(),
+      );
     })();
   }
 }
@@ -59,7 +66,8 @@ export function migrate(db: Db, migrations: Migration[]): void {
 /** Opens an existing store read-only (a replay reads a node's store, even one a live node holds): no migrations, no lock. */
 export function openStoreReadOnly(storeDir: string): Db {
   const file = join(storeDir, 'router.db');
-  if (!existsSync(file)) throw Object.assign(new Error(`no store at ${storeDir} (router.db missing)`), { code: 'store_missing' });
+  if (!existsSync(file))
+    throw Object.assign(new Error(`no store at ${storeDir} (router.db missing)`), { code: 'store_missing' });
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return db;

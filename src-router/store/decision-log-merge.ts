@@ -13,7 +13,7 @@
  *   3. `mergeNodePages(sources, limit, state)` → `{ rows, nextCursor }`: rows newest first, at most `limit`.
  * The filters are not part of the cursor: the client sends the same filters with every page.
  */
-import { invalidCursor, cursorOf, clampLimit, type DecisionPage } from './decision-log-query';
+import { clampLimit, cursorOf, type DecisionPage, invalidCursor } from './decision-log-query';
 import type { DecisionRow } from './decision-log-row';
 
 /** Node key → that node's cursor (string), or null when exhausted. */

@@ -4,7 +4,7 @@
  */
 import { RouterError } from '../contract/errors';
 import type { Db } from './db';
-import { fromDbRow, type DecisionKind, type DecisionRow, type PlanOutcome } from './decision-log-row';
+import { type DecisionKind, type DecisionRow, fromDbRow, type PlanOutcome } from './decision-log-row';
 
 export const DECISION_PAGE_MAX = 1000;
 export const DECISION_PAGE_DEFAULT = 200;
@@ -77,7 +77,13 @@ export function cursorOf(row: Pick<DecisionRow, 'at' | 'id'>): string {
 }
 
 export function invalidCursor(): RouterError {
-  return new RouterError(400, 'invalid_cursor', 'cursor is not one this log returned', 'invalid_request_error', 'cursor');
+  return new RouterError(
+    400,
+    'invalid_cursor',
+    'cursor is not one this log returned',
+    'invalid_request_error',
+    'cursor',
+  );
 }
 
 /** WHERE clause and parameters of a filter (no paging); `WHERE 1` when nothing is filtered. */
@@ -135,7 +141,11 @@ export function queryDecisions(db: Db, q: DecisionQuery = {}): DecisionPage {
 }
 
 /** Every row matching a filter, newest first, page by page (for exports); stops after `max` rows. */
-export function* iterateDecisions(db: Db, filter: DecisionFilter = {}, max = Number.POSITIVE_INFINITY): Generator<DecisionRow> {
+export function* iterateDecisions(
+  db: Db,
+  filter: DecisionFilter = {},
+  max = Number.POSITIVE_INFINITY,
+): Generator<DecisionRow> {
   let cursor: string | null = null;
   let n = 0;
   do {

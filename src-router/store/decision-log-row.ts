@@ -6,7 +6,16 @@
 
 export type DecisionKind = 'plan' | 'dispatch' | 'helper';
 export type PlanOutcome = 'granted' | 'probe' | 'skipped';
-export type DispatchEvent = 'lease_updated' | 'lease_cleared' | 'lease_refused' | 'lent' | 'returned' | 'held_for_helper' | 'relay_refused' | 'lent_fate' | 'guardian_routed';
+export type DispatchEvent =
+  | 'lease_updated'
+  | 'lease_cleared'
+  | 'lease_refused'
+  | 'lent'
+  | 'returned'
+  | 'held_for_helper'
+  | 'relay_refused'
+  | 'lent_fate'
+  | 'guardian_routed';
 export type HelperEvent = 'native_waited_behind_borrowed' | 'borrowed_returned';
 /** A plan row's event is its outcome; dispatch and helper rows name what happened. */
 export type DecisionEvent = PlanOutcome | DispatchEvent | HelperEvent;
@@ -105,7 +114,16 @@ export type DecisionField = keyof typeof DECISION_COLUMNS;
 export const DECISION_FIELDS = Object.keys(DECISION_COLUMNS) as DecisionField[];
 
 /** Fields holding durations: rounded to whole ms when stored. */
-const MS_FIELDS = new Set<DecisionField>(['ownerDrainMs', 'helperSwitchMs', 'helperServiceMs', 'helperIdleMs', 'ownerPredictedFinishMs', 'ownerJobMs', 'helperJobMs', 'waitedMs']);
+const MS_FIELDS = new Set<DecisionField>([
+  'ownerDrainMs',
+  'helperSwitchMs',
+  'helperServiceMs',
+  'helperIdleMs',
+  'ownerPredictedFinishMs',
+  'ownerJobMs',
+  'helperJobMs',
+  'waitedMs',
+]);
 
 export type SqlValue = string | number | null;
 /** A row as SQLite stores it: column name → value. */
@@ -140,7 +158,8 @@ export function toDbParams(row: DecisionInput, nodeId: string, routerVersion: st
     const v = src[f];
     if (v === undefined || v === null) out[DECISION_COLUMNS[f]] = null;
     else if (f === 'details') out.details = JSON.stringify(v);
-    else if (MS_FIELDS.has(f) && typeof v === 'number') out[DECISION_COLUMNS[f]] = Number.isFinite(v) ? Math.round(v) : null;
+    else if (MS_FIELDS.has(f) && typeof v === 'number')
+      out[DECISION_COLUMNS[f]] = Number.isFinite(v) ? Math.round(v) : null;
     else if (typeof v === 'number' || typeof v === 'string') out[DECISION_COLUMNS[f]] = v;
     else if (typeof v === 'boolean') out[DECISION_COLUMNS[f]] = v ? 1 : 0;
     else out[DECISION_COLUMNS[f]] = String(v);
@@ -160,7 +179,9 @@ function parseDetails(text: string): DecisionDetails | null {
   if (text === '') return null;
   try {
     const v: unknown = JSON.parse(text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as DecisionDetails) : { value: v as JsonValue };
+    return v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? (v as DecisionDetails)
+      : { value: v as JsonValue };
   } catch {
     return { text };
   }

@@ -3,9 +3,16 @@
  * transaction per flush, stamped with the writing node and router version; old rows are pruned after the retention.
  */
 import { ROUTER_VERSION } from '../version';
-import { BatchedWriter, eachRowCounted, type BatchedWriterOptions, type BatchedWriterStats } from './batched-writer';
+import { BatchedWriter, type BatchedWriterOptions, type BatchedWriterStats, eachRowCounted } from './batched-writer';
 import type { Db } from './db';
-import { completeDecision, DECISION_COLUMNS, DECISION_FIELDS, toDbParams, type DecisionDraft, type DecisionInput } from './decision-log-row';
+import {
+  completeDecision,
+  DECISION_COLUMNS,
+  DECISION_FIELDS,
+  type DecisionDraft,
+  type DecisionInput,
+  toDbParams,
+} from './decision-log-row';
 
 export interface DecisionLogWriterOptions extends BatchedWriterOptions {
   /** Stamped on every row as `node_id`. */
@@ -34,7 +41,9 @@ export class DecisionLogWriter {
     const { nodeId, routerVersion = ROUTER_VERSION, observe, ...batching } = options;
     this.observe = observe;
     const cols = DECISION_FIELDS.filter((f) => f !== 'id').map((f) => DECISION_COLUMNS[f]);
-    const insert = db.prepare(`INSERT INTO offload_decisions (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
+    const insert = db.prepare(
+      `INSERT INTO offload_decisions (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`,
+    );
     const insertAll = db.transaction((rows: DecisionInput[], written: DecisionInput[]) =>
       eachRowCounted(rows, (row) => {
         insert.run(toDbParams(row, nodeId, routerVersion));
@@ -49,7 +58,10 @@ export class DecisionLogWriter {
       if (observe) for (const row of written) this.observeRow(row);
       return result;
     };
-    this.writer = new BatchedWriter({ write, prune: (retentionMs, now) => pruneDecisions(db, retentionMs, now) }, batching);
+    this.writer = new BatchedWriter(
+      { write, prune: (retentionMs, now) => pruneDecisions(db, retentionMs, now) },
+      batching,
+    );
   }
 
   /** Queues one decision; never blocks or throws (satisfies lending's DecisionSink). */

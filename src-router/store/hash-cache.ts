@@ -8,7 +8,9 @@ export class ModelHashCache {
 
   cached(path: string): string | undefined {
     const st = statSync(path);
-    const row = this.db.prepare('SELECT sha256 FROM model_hashes WHERE path = ? AND size = ? AND mtime_ms = ?').get(path, st.size, Math.floor(st.mtimeMs)) as { sha256: string } | undefined;
+    const row = this.db
+      .prepare('SELECT sha256 FROM model_hashes WHERE path = ? AND size = ? AND mtime_ms = ?')
+      .get(path, st.size, Math.floor(st.mtimeMs)) as { sha256: string } | undefined;
     return row?.sha256;
   }
 
@@ -18,7 +20,9 @@ export class ModelHashCache {
     if (hit) return hit;
     const sha256 = await sha256File(path);
     this.db
-      .prepare('INSERT INTO model_hashes (path, size, mtime_ms, sha256, computed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, sha256 = excluded.sha256, computed_at = excluded.computed_at')
+      .prepare(
+        'INSERT INTO model_hashes (path, size, mtime_ms, sha256, computed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, sha256 = excluded.sha256, computed_at = excluded.computed_at',
+      )
       .run(path, st.size, Math.floor(st.mtimeMs), sha256, Date.now());
     return sha256;
   }

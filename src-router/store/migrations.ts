@@ -179,7 +179,7 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 7,
-    name: 'service time per request (PRICE-2: the engine\'s time on that job alone)',
+    name: "service time per request (PRICE-2: the engine's time on that job alone)",
     sql: `
       ALTER TABLE request_analytics ADD COLUMN service_ms INTEGER;          -- what fits use: engine-reported, else derived
       ALTER TABLE request_analytics ADD COLUMN service_source TEXT;         -- engine | derived | unknown (NULL: rows from before)
@@ -282,7 +282,8 @@ interface LegacyMember {
  * are skipped (a link lends to another node). The legacy tables are dropped. A store without them is unaffected.
  */
 function upgradeRoutingGroups(db: Db): void {
-  const exists = (t: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined;
+  const exists = (t: string) =>
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined;
   const hasGroups = exists('routing_groups');
   const hasMembers = exists('routing_group_members');
   if (hasGroups && hasMembers) {
@@ -293,7 +294,8 @@ function upgradeRoutingGroups(db: Db): void {
       .all() as LegacyMember[];
     const groups = new Map<string, LegacyMember[]>();
     for (const m of members) groups.set(m.groupId, [...(groups.get(m.groupId) ?? []), m]);
-    const insert = db.prepare(`INSERT OR IGNORE INTO links (id, lane, owner_node, owner_model, helper_node, helper_model,
+    const insert =
+      db.prepare(`INSERT OR IGNORE INTO links (id, lane, owner_node, owner_model, helper_node, helper_model,
       load_if_unloaded, restore_after_borrow, weights, acknowledged, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, 'different', 1, ?, ?)`);
     const now = Date.now();
     let created = 0;
@@ -302,11 +304,24 @@ function upgradeRoutingGroups(db: Db): void {
         for (const helper of group) {
           if (owner.nodeId === helper.nodeId) continue;
           const lane = owner.lane === 'text' || owner.lane === 'llm' ? 'text' : 'image';
-          created += insert.run(randomUUID(), lane, owner.nodeId, owner.model, helper.nodeId, helper.model, helper.restore ? 1 : 0, now, now).changes;
+          created += insert.run(
+            randomUUID(),
+            lane,
+            owner.nodeId,
+            owner.model,
+            helper.nodeId,
+            helper.model,
+            helper.restore ? 1 : 0,
+            now,
+            now,
+          ).changes;
         }
       }
     }
-    if (created) db.prepare("UPDATE settings SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'links_version'").run();
+    if (created)
+      db.prepare(
+        "UPDATE settings SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'links_version'",
+      ).run();
   }
   if (hasMembers) db.exec('DROP TABLE routing_group_members');
   if (hasGroups) db.exec('DROP TABLE routing_groups');

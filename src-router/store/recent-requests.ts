@@ -27,7 +27,11 @@ export class RecentRequests {
 
   /** Drops the rows that finished before `before` (what pruning deletes from the store). */
   prune(before: number): void {
-    for (const [id, rows] of this.byModel) this.byModel.set(id, rows.filter((r) => r.finishedAt >= before));
+    for (const [id, rows] of this.byModel)
+      this.byModel.set(
+        id,
+        rows.filter((r) => r.finishedAt >= before),
+      );
   }
 
   /** The newest `limit` (at most `capacity`) rows that finished at or after `sinceMs`, oldest first. */
@@ -36,7 +40,8 @@ export class RecentRequests {
     if (!rows) this.byModel.set(localId, (rows = seed()));
     const out: RequestRow[] = [];
     const stop = Math.max(0, rows.length - this.capacity);
-    for (let i = rows.length - 1; i >= stop && out.length < limit; i--) if (rows[i].finishedAt >= sinceMs) out.push(rows[i]);
+    for (let i = rows.length - 1; i >= stop && out.length < limit; i--)
+      if (rows[i].finishedAt >= sinceMs) out.push(rows[i]);
     return out.reverse();
   }
 }

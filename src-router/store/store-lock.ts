@@ -1,4 +1,3 @@
-import { readProcStat } from '../proc-stat';
 /**
  * One process per store folder: `<store_dir>/router.lock`, created exclusively, holds the PID of the
  * process that uses the store (first line; its start time on Linux, second line). A lock whose process is gone (a
@@ -6,8 +5,19 @@ import { readProcStat } from '../proc-stat';
  * the second opener with the folder and the PID in the message. The lock is removed at clean shutdown, and
  * on process exit as a last resort.
  */
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { readProcStat } from '../proc-stat';
 
 export const STORE_LOCK_FILE = 'router.lock';
 

@@ -1,13 +1,24 @@
-import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
-import { CLUSTER_QUARTER, PAIR_HOUR, syntheticTimeline, type TimelineShape } from '../../src-router/bench/timeline-layout';
+import { join } from 'node:path';
+import { expect, type Page, test } from '@playwright/test';
 import { formatNumber, formatRatio, median, ratio, renderTable } from '../../src-router/bench/table';
+import {
+  CLUSTER_QUARTER,
+  PAIR_HOUR,
+  syntheticTimeline,
+  type TimelineShape,
+} from '../../src-router/bench/timeline-layout';
 // The store's modules one by one: its index pulls in the router version (a JSON import Playwright's loader refuses).
 import { AnalyticsStore } from '../../src-router/store/analytics';
 import { openStore } from '../../src-router/store/db';
-import { completeDecision, DECISION_COLUMNS, DECISION_FIELDS, toDbParams, type DecisionDraft } from '../../src-router/store/decision-log-row';
-import { startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+import {
+  completeDecision,
+  DECISION_COLUMNS,
+  DECISION_FIELDS,
+  type DecisionDraft,
+  toDbParams,
+} from '../../src-router/store/decision-log-row';
+import { startNode, TEST_CONSOLE_TOKEN, type TestNode, tempDir } from '../support/node-harness';
 
 /**
  * The lease timeline rendered in Chromium (10,000 events ≤ 200 ms): a real node whose store holds the benchmark's
@@ -30,12 +41,20 @@ async function seededNode(events: number, shape: TimelineShape): Promise<TestNod
   const db = openStore(storeDir);
   const analytics = new AnalyticsStore(db, 'bench-node');
   for (const n of page.nodes) {
-    for (const r of n.requests) analytics.recordRequest({ ...r, backend: 'sim', endpoint: r.endpoint as 'chat' | 'image', outcome: r.outcome as 'ok' });
+    for (const r of n.requests)
+      analytics.recordRequest({
+        ...r,
+        backend: 'sim',
+        endpoint: r.endpoint as 'chat' | 'image',
+        outcome: r.outcome as 'ok',
+      });
     for (const l of n.loads) analytics.recordLoad({ ...l, backend: 'sim' });
   }
   analytics.close();
   const cols = DECISION_FIELDS.filter((f) => f !== 'id').map((f) => DECISION_COLUMNS[f]);
-  const insert = db.prepare(`INSERT INTO offload_decisions (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
+  const insert = db.prepare(
+    `INSERT INTO offload_decisions (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`,
+  );
   db.transaction(() => {
     for (const d of decisions) {
       const { id: _id, nodeId: _n, routerVersion: _v, ...draft } = d;
@@ -63,8 +82,10 @@ async function renderCase(page: Page, node: TestNode, c: { name: string; range: 
   await expect(card).toHaveAttribute('data-events', /^\d{5}$/, { timeout: 30_000 });
   const events = Number(await card.getAttribute('data-events'));
   const read = async () => ({
-    events: Number(await canvas.getAttribute('data-events-ms')), layout: Number(await canvas.getAttribute('data-layout-ms')),
-    paint: Number(await canvas.getAttribute('data-paint-ms')), rects: Number(await canvas.getAttribute('data-rects')),
+    events: Number(await canvas.getAttribute('data-events-ms')),
+    layout: Number(await canvas.getAttribute('data-layout-ms')),
+    paint: Number(await canvas.getAttribute('data-paint-ms')),
+    rects: Number(await canvas.getAttribute('data-rects')),
   });
   const first = await read();
   const steps: Awaited<ReturnType<typeof read>>[] = [];
@@ -77,21 +98,66 @@ async function renderCase(page: Page, node: TestNode, c: { name: string; range: 
   const total = (m: { events: number; layout: number; paint: number }) => m.events + m.layout + m.paint;
   const step = (pick: (m: (typeof steps)[number]) => number) => median(steps.map(pick)) ?? 0;
   const rows = [
-    ['first render (events + layout + paint)', events, first.rects, formatNumber(first.events, 2), formatNumber(first.layout, 2), formatNumber(first.paint, 2), formatNumber(total(first), 2), formatRatio(ratio(total(first), TARGET_MS))],
-    [`zoom step, median of ${STEPS} (layout + paint)`, events, formatNumber(step((m) => m.rects), 0), '—', formatNumber(step((m) => m.layout), 2), formatNumber(step((m) => m.paint), 2), formatNumber(step((m) => m.layout + m.paint), 2), formatRatio(ratio(step((m) => m.layout + m.paint), TARGET_MS))],
+    [
+      'first render (events + layout + paint)',
+      events,
+      first.rects,
+      formatNumber(first.events, 2),
+      formatNumber(first.layout, 2),
+      formatNumber(first.paint, 2),
+      formatNumber(total(first), 2),
+      formatRatio(ratio(total(first), TARGET_MS)),
+    ],
+    [
+      `zoom step, median of ${STEPS} (layout + paint)`,
+      events,
+      formatNumber(
+        step((m) => m.rects),
+        0,
+      ),
+      '—',
+      formatNumber(
+        step((m) => m.layout),
+        2,
+      ),
+      formatNumber(
+        step((m) => m.paint),
+        2,
+      ),
+      formatNumber(
+        step((m) => m.layout + m.paint),
+        2,
+      ),
+      formatRatio(
+        ratio(
+          step((m) => m.layout + m.paint),
+          TARGET_MS,
+        ),
+      ),
+    ],
   ];
-  process.stdout.write(`\n${renderTable({
-    title: `timeline-render: the Lending tab's lease timeline in Chromium, ${c.name} (${events} events, 1500 px viewport)`,
-    columns: ['what', 'events', 'rectangles', 'events ms', 'layout ms', 'paint ms', 'total ms', '÷ 200 ms target'],
-    rows,
-  })}\n`);
+  process.stdout.write(
+    `\n${renderTable({
+      title: `timeline-render: the Lending tab's lease timeline in Chromium, ${c.name} (${events} events, 1500 px viewport)`,
+      columns: ['what', 'events', 'rectangles', 'events ms', 'layout ms', 'paint ms', 'total ms', '÷ 200 ms target'],
+      rows,
+    })}\n`,
+  );
   await page.screenshot({ path: new URL(`../../test-results/${c.shot}`, import.meta.url).pathname, fullPage: false });
 }
 
 test('timeline render: 10,000 events of 3 nodes over an hour in Chromium', async ({ page }) => {
-  await renderCase(page, await seededNode(10_000, PAIR_HOUR), { name: '3 nodes over an hour', range: '1 h', shot: 'timeline-render-10k.png' });
+  await renderCase(page, await seededNode(10_000, PAIR_HOUR), {
+    name: '3 nodes over an hour',
+    range: '1 h',
+    shot: 'timeline-render-10k.png',
+  });
 });
 
 test('timeline render: 10 nodes × 2 lanes over 15 minutes in Chromium', async ({ page }) => {
-  await renderCase(page, await seededNode(12_000, CLUSTER_QUARTER), { name: '10 nodes × 2 lanes over 15 min', range: '15 min', shot: 'timeline-render-cluster.png' });
+  await renderCase(page, await seededNode(12_000, CLUSTER_QUARTER), {
+    name: '10 nodes × 2 lanes over 15 min',
+    range: '15 min',
+    shot: 'timeline-render-cluster.png',
+  });
 });

@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import OpenAI from 'openai';
-import { CLI, startRouterNode, type RouterNode } from './harness/router-node';
+import { CLI, type RouterNode, startRouterNode } from './harness/router-node';
 
 /**
  * Models from the app: a GGUF generated with `make-model` is added from the Add model dialog (found through the
@@ -23,7 +23,17 @@ test.beforeAll(async () => {
   area = realpathSync(mkdtempSync(join(tmpdir(), 'routerdesk-e2e-ggufs-')));
   ggufs = join(area, 'ggufs');
   mkdirSync(ggufs);
-  execFileSync(process.execPath, [CLI, 'make-model', join(ggufs, 'tiny-chat.gguf'), '--embd', '64', '--layers', '2', '--seed', '3']);
+  execFileSync(process.execPath, [
+    CLI,
+    'make-model',
+    join(ggufs, 'tiny-chat.gguf'),
+    '--embd',
+    '64',
+    '--layers',
+    '2',
+    '--seed',
+    '3',
+  ]);
   node = await startRouterNode({ nodeId: 'e2e-add-model', models: [], modelsLines: [`browse_dirs: [${ggufs}]`] });
 });
 
@@ -69,7 +79,12 @@ test('add a model from the dialog, chat with it, change its context size, remove
   await expect(row(page, 'e2e-tiny').getByTestId('model-backend')).toHaveText('llama-node');
   await expect(row(page, 'e2e-tiny').getByTestId('model-context')).toContainText('512');
   const openai = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
-  const chat = await openai.chat.completions.create({ model: 'e2e-tiny', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4, temperature: 0 });
+  const chat = await openai.chat.completions.create({
+    model: 'e2e-tiny',
+    messages: [{ role: 'user', content: 'hello' }],
+    max_tokens: 4,
+    temperature: 0,
+  });
   expect(chat.model).toBe('e2e-tiny');
   expect(chat.choices[0].message.role).toBe('assistant');
   expect(chat.usage?.completion_tokens).toBeGreaterThan(0);
@@ -83,7 +98,12 @@ test('add a model from the dialog, chat with it, change its context size, remove
   await dialog.getByTestId('model-dialog-submit').click();
   await expect(dialog).toHaveCount(0);
   await expect(row(page, 'e2e-tiny').getByTestId('model-context')).toContainText('256');
-  const again = await openai.chat.completions.create({ model: 'e2e-tiny', messages: [{ role: 'user', content: 'hello again' }], max_tokens: 2, temperature: 0 });
+  const again = await openai.chat.completions.create({
+    model: 'e2e-tiny',
+    messages: [{ role: 'user', content: 'hello again' }],
+    max_tokens: 2,
+    temperature: 0,
+  });
   expect(again.choices[0].message.role).toBe('assistant');
 
   // Remove: confirmed, naming the links that use it (none here); the model is gone and refused.
@@ -94,7 +114,9 @@ test('add a model from the dialog, chat with it, change its context size, remove
   await expect(confirm).toHaveCount(0);
   await expect(row(page, 'e2e-tiny')).toHaveCount(0);
   await expect(page.getByTestId('models-empty')).toBeVisible();
-  const gone = await openai.chat.completions.create({ model: 'e2e-tiny', messages: [{ role: 'user', content: 'x' }], max_tokens: 1 }).catch((e: unknown) => e);
+  const gone = await openai.chat.completions
+    .create({ model: 'e2e-tiny', messages: [{ role: 'user', content: 'x' }], max_tokens: 1 })
+    .catch((e: unknown) => e);
   expect(gone).toBeInstanceOf(OpenAI.APIError);
   expect((gone as InstanceType<typeof OpenAI.APIError>).status).toBe(404);
   expect(readdirSync(join(node.dir, 'models'))).toEqual([]);
@@ -130,9 +152,16 @@ test('a wrong path is shown at the model file field and nothing is written', asy
   await expect(dialog).toHaveCount(0);
 });
 
-test('engine discovery: the Runtime screen lists each engine with where it was found or why not; the dialog offers them', async ({ page, request }) => {
-  const api = await request.get(`${node.url}/router/v1/console/engines`, { headers: { Authorization: `Bearer ${node.consoleToken}` } });
-  const { engines } = (await api.json()) as { engines: { family: string; available: boolean; reason: string | null }[] };
+test('engine discovery: the Runtime screen lists each engine with where it was found or why not; the dialog offers them', async ({
+  page,
+  request,
+}) => {
+  const api = await request.get(`${node.url}/router/v1/console/engines`, {
+    headers: { Authorization: `Bearer ${node.consoleToken}` },
+  });
+  const { engines } = (await api.json()) as {
+    engines: { family: string; available: boolean; reason: string | null }[];
+  };
   await page.goto(`${node.url}/?token=${node.consoleToken}#runtime`);
   const card = page.getByTestId('engines-card');
   await expect(card.getByTestId('engine-row')).toHaveCount(engines.length);
@@ -154,7 +183,9 @@ test('engine discovery: the Runtime screen lists each engine with where it was f
   if (missing.length) await expect(page.getByTestId('model-backend-missing')).toContainText(missing[0].reason!);
 });
 
-test('a config file written by hand that does not validate is shown with its field; removing it clears the notice', async ({ page }) => {
+test('a config file written by hand that does not validate is shown with its field; removing it clears the notice', async ({
+  page,
+}) => {
   await page.goto(`${node.url}/?token=${node.consoleToken}`);
   await expect(page.getByTestId('models-empty')).toBeVisible();
   const file = join(node.dir, 'models', 'broken.yaml');
@@ -166,11 +197,23 @@ test('a config file written by hand that does not validate is shown with its fie
   await expect(page.getByTestId('model-config-errors')).toHaveCount(0);
 });
 
-test('a folder added on the Settings screen (Model folders) can be browsed in the dialog after the restart', async ({ page }) => {
+test('a folder added on the Settings screen (Model folders) can be browsed in the dialog after the restart', async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   const more = join(area, 'more-models');
   mkdirSync(more);
-  execFileSync(process.execPath, [CLI, 'make-model', join(more, 'second.gguf'), '--embd', '64', '--layers', '1', '--seed', '4']);
+  execFileSync(process.execPath, [
+    CLI,
+    'make-model',
+    join(more, 'second.gguf'),
+    '--embd',
+    '64',
+    '--layers',
+    '1',
+    '--seed',
+    '4',
+  ]);
   await page.goto(`${node.url}/?token=${node.consoleToken}#settings`);
   const dirs = page.getByTestId('settings-field-models.browse_dirs');
   await expect(dirs).toHaveValue(ggufs);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import type { ModelConfigInput } from '../../src-router/config';
 import { decisionPageSchema, lendingViewSchema, linkListSchema } from '../../src-router/contract';
 import { startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
@@ -26,10 +26,19 @@ const LENDING = {
   offload_probe_idle: '300ms',
 };
 const simText = (name: string, tokenTime: string, extra: Partial<ModelConfigInput> = {}): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '50ms', token_time: tokenTime }, ...extra,
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: '50ms', token_time: tokenTime },
+  ...extra,
 });
 /** The master's `a` is slow (8 tokens × 100 ms); the slave's `b` is faster, so it gets 2 slots (LEASE-9). */
-const MASTER_MODELS = { a: simText('model-a', '100ms'), img: { name: 'sim-image', backend: 'sim', capabilities: ['image'] } as ModelConfigInput };
+const MASTER_MODELS = {
+  a: simText('model-a', '100ms'),
+  img: { name: 'sim-image', backend: 'sim', capabilities: ['image'] } as ModelConfigInput,
+};
 const SLAVE_MODELS = { b: simText('model-b', '30ms'), wide: simText('wide', '30ms', { parallel: 4 }) };
 
 let master: TestNode;
@@ -64,8 +73,20 @@ test.beforeAll(async () => {
   const [mp, sp] = [await freePort(), await freePort()];
   const [masterUrl, slaveUrl] = [`http://127.0.0.1:${mp}`, `http://127.0.0.1:${sp}`];
   [slave, master] = await Promise.all([
-    startNode({ models: SLAVE_MODELS, config: { server: { port: sp }, cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...LENDING } } }),
-    startNode({ models: MASTER_MODELS, config: { server: { port: mp }, cluster: { role: 'master', node_id: 'master', slave_urls: [slaveUrl], ...LENDING } } }),
+    startNode({
+      models: SLAVE_MODELS,
+      config: {
+        server: { port: sp },
+        cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...LENDING },
+      },
+    }),
+    startNode({
+      models: MASTER_MODELS,
+      config: {
+        server: { port: mp },
+        cluster: { role: 'master', node_id: 'master', slave_urls: [slaveUrl], ...LENDING },
+      },
+    }),
   ]);
   await expect(async () => {
     const { nodes } = await consoleGet<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes');
@@ -83,7 +104,9 @@ test.afterAll(async () => {
 });
 
 test('Nodes: both nodes healthy, with their build and the master’s settings', async ({ page }) => {
-  const { nodes } = await consoleGet<{ nodes: { nodeId: string; version: string }[] }>('/router/v1/console/cluster/nodes');
+  const { nodes } = await consoleGet<{ nodes: { nodeId: string; version: string }[] }>(
+    '/router/v1/console/cluster/nodes',
+  );
   await open(page, 'nodes');
   await expect(page.getByTestId('node-card')).toHaveCount(2);
   const card = (id: string) => page.locator(`[data-testid="node-card"][data-node-id="${id}"]`);
@@ -97,7 +120,9 @@ test('Nodes: both nodes healthy, with their build and the master’s settings', 
   await expect(card('master').getByTestId('node-not-enrolled')).toBeVisible();
 });
 
-test('Nodes: a request straight to a backend of a model in no link is listed under active requests (UI-2)', async ({ page }) => {
+test('Nodes: a request straight to a backend of a model in no link is listed under active requests (UI-2)', async ({
+  page,
+}) => {
   await open(page, 'nodes');
   const card = (id: string) => page.locator(`[data-testid="node-card"][data-node-id="${id}"]`);
   // Streamed through the master to the slave's `wide` (never linked): ~200 tokens × 30 ms, active for ~6 s.
@@ -105,7 +130,12 @@ test('Nodes: a request straight to a backend of a model in no link is listed und
   const res = await fetch(`${master.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'wide', messages: [{ role: 'user', content: 'long one' }], max_tokens: 200, stream: true }),
+    body: JSON.stringify({
+      model: 'wide',
+      messages: [{ role: 'user', content: 'long one' }],
+      max_tokens: 200,
+      stream: true,
+    }),
     signal: controller.signal,
   });
   expect(res.status).toBe(200);
@@ -136,14 +166,17 @@ test('Nodes: a request straight to a backend of a model in no link is listed und
   }).toPass({ timeout: 8_000, intervals: [50] });
 });
 
-test('Links: a text link master → slave needs the different-weights acknowledgement, then a flag is toggled', async ({ page }) => {
+test('Links: a text link master → slave needs the different-weights acknowledgement, then a flag is toggled', async ({
+  page,
+}) => {
   await open(page, 'links');
   const lane = page.getByTestId('lane-text');
   await expect(lane.getByTestId('links-empty-text')).toBeVisible();
   await lane.getByTestId('link-anchor').selectOption({ label: 'a on master (model-a)' });
 
   // Every candidate of the lane on the other node: the ineligible one disabled with the reason, not omitted.
-  const candidate = (model: string) => lane.locator(`[data-testid="link-candidate"][data-node="gpu-b"][data-model="${model}"]`);
+  const candidate = (model: string) =>
+    lane.locator(`[data-testid="link-candidate"][data-node="gpu-b"][data-model="${model}"]`);
   await expect(lane.getByTestId('link-candidate')).toHaveCount(2);
   await expect(candidate('b').getByTestId('link-candidate-weights')).toHaveText('different weights');
   await expect(candidate('b').getByTestId('link-candidate-radio')).toBeEnabled();
@@ -154,7 +187,9 @@ test('Links: a text link master → slave needs the different-weights acknowledg
   await candidate('b').getByTestId('link-candidate-radio').check();
   await expect(lane.getByTestId('link-save')).toBeEnabled();
   await lane.getByTestId('link-save').click();
-  await expect(lane.getByTestId('link-ack-message')).toContainText('b on gpu-b does not have the same weights as a on master');
+  await expect(lane.getByTestId('link-ack-message')).toContainText(
+    'b on gpu-b does not have the same weights as a on master',
+  );
   await expect(lane.getByTestId('link-save')).toBeDisabled();
   await page.screenshot({ path: shot('links-ack'), fullPage: true });
   expect((await consoleGet<{ links: unknown[] }>('/router/v1/site/text-routing-groups')).links).toEqual([]);
@@ -178,9 +213,9 @@ test('Links: a text link master → slave needs the different-weights acknowledg
   await expect(row.getByTestId('link-flag-restore_after_borrow')).toBeChecked();
   await expect(async () => {
     const list = linkListSchema.parse(await consoleGet('/router/v1/site/text-routing-groups'));
-    expect(list.links.map((l) => [l.owner, l.helper, l.acknowledged, l.load_if_unloaded, l.restore_after_borrow])).toEqual([
-      [{ node_id: 'master', model: 'a' }, { node_id: 'gpu-b', model: 'b' }, true, true, true],
-    ]);
+    expect(
+      list.links.map((l) => [l.owner, l.helper, l.acknowledged, l.load_if_unloaded, l.restore_after_borrow]),
+    ).toEqual([[{ node_id: 'master', model: 'a' }, { node_id: 'gpu-b', model: 'b' }, true, true, true]]);
   }).toPass({ timeout: 5_000 });
   // Back to the defaults for the lending below (no restore needed).
   await row.getByTestId('link-flag-restore_after_borrow').uncheck();
@@ -190,11 +225,16 @@ test('Links: a text link master → slave needs the different-weights acknowledg
   // Applied on both ends (LEASE-1) before lending is exercised.
   await expect(async () => {
     const view = lendingViewSchema.parse(await consoleGet('/router/v1/console/lending'));
-    expect(view.held.map((h) => [h.nodeId, h.models.map((m) => m.model)])).toEqual([['master', ['a']], ['gpu-b', ['b']]]);
+    expect(view.held.map((h) => [h.nodeId, h.models.map((m) => m.model)])).toEqual([
+      ['master', ['a']],
+      ['gpu-b', ['b']],
+    ]);
   }).toPass({ timeout: 10_000, intervals: [100] });
 });
 
-test('Nodes: during a burst, held requests marked queued / held / lent with first arrival; active ones apart', async ({ page }) => {
+test('Nodes: during a burst, held requests marked queued / held / lent with first arrival; active ones apart', async ({
+  page,
+}) => {
   await open(page, 'nodes');
   const card = page.locator('[data-testid="node-card"][data-node-id="master"]');
   await expect(card.getByTestId('node-held')).toBeVisible();
@@ -213,7 +253,9 @@ test('Nodes: during a burst, held requests marked queued / held / lent with firs
   const arrivals = await card.getByTestId('request-first-arrival').allTextContents();
   for (const a of arrivals) expect(a).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3}$/);
   // Requests at the backend are listed only under active requests, and never more than the depth (QUEUE-1).
-  const active = await card.getByTestId('active-requests-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-state')));
+  const active = await card
+    .getByTestId('active-requests-row')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-state')));
   expect(active.every((s) => s === 'active')).toBe(true);
   expect(active.length).toBeLessThanOrEqual(2);
   await expect(card.getByTestId('node-held').getByTestId('request-mark')).toHaveCount(marks.length);
@@ -225,8 +267,12 @@ test('Nodes: during a burst, held requests marked queued / held / lent with firs
     await page.getByTestId('nodes-refresh').click();
     await expect(page.getByTestId('nodes-refresh')).toHaveText('Refresh');
     await expect(waitingRow.first()).toBeVisible({ timeout: 100 });
-    await expect(waitingRow.first().getByTestId('request-predicted-start')).toHaveText(/^(in \d.*|due)$/, { timeout: 100 });
-    await expect(waitingRow.first().getByTestId('request-predicted-finish')).toHaveText(/^(in \d.*|due)$/, { timeout: 100 });
+    await expect(waitingRow.first().getByTestId('request-predicted-start')).toHaveText(/^(in \d.*|due)$/, {
+      timeout: 100,
+    });
+    await expect(waitingRow.first().getByTestId('request-predicted-finish')).toHaveText(/^(in \d.*|due)$/, {
+      timeout: 100,
+    });
     await expect(waitingRow.first().getByTestId('request-helper')).toHaveText('—', { timeout: 100 });
   }).toPass({ timeout: 8_000, intervals: [50] });
   await expect(async () => {
@@ -235,11 +281,15 @@ test('Nodes: during a burst, held requests marked queued / held / lent with firs
     await expect(lentRow.first()).toBeVisible({ timeout: 100 });
     await expect(lentRow.first().getByTestId('request-helper')).toHaveText('gpu-b/b', { timeout: 100 });
     await expect(lentRow.first().getByTestId('request-position')).toHaveText('—', { timeout: 100 });
-    await expect(lentRow.first().getByTestId('request-predicted-finish')).toHaveText(/^(in \d.*|due)$/, { timeout: 100 });
+    await expect(lentRow.first().getByTestId('request-predicted-finish')).toHaveText(/^(in \d.*|due)$/, {
+      timeout: 100,
+    });
   }).toPass({ timeout: 8_000, intervals: [50] });
   await expect(card.getByTestId('node-active').getByTestId('request-mark')).toHaveCount(0);
   // On the helper, a borrowed request at its engine names the owner it was lent from (UI-2).
-  const borrowed = page.locator('[data-testid="node-card"][data-node-id="gpu-b"] [data-testid="active-requests-row"]').filter({ has: page.getByTestId('active-lent-from').getByText('master/a') });
+  const borrowed = page
+    .locator('[data-testid="node-card"][data-node-id="gpu-b"] [data-testid="active-requests-row"]')
+    .filter({ has: page.getByTestId('active-lent-from').getByText('master/a') });
   await expect(async () => {
     await page.getByTestId('nodes-refresh').click();
     await expect(page.getByTestId('nodes-refresh')).toHaveText('Refresh');
@@ -252,7 +302,9 @@ test('Nodes: during a burst, held requests marked queued / held / lent with firs
   expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
 });
 
-test('Lending: plan and dispatch rows folded, a line expands to every variable, the filtered log exports', async ({ page }) => {
+test('Lending: plan and dispatch rows folded, a line expands to every variable, the filtered log exports', async ({
+  page,
+}) => {
   // The burst above was decided by the master (plan rows) and dispatched by the owner, here the master too.
   await expect(async () => {
     const page1 = decisionPageSchema.parse(await consoleGet('/router/v1/console/decisions?limit=1000'));
@@ -263,25 +315,55 @@ test('Lending: plan and dispatch rows folded, a line expands to every variable, 
 
   await open(page, 'lending');
   const lines = page.getByTestId('decision-line');
-  await expect(page.locator('[data-testid="decision-line"][data-kind="plan"][data-event="granted"]').first()).toBeVisible();
-  await expect(page.locator('[data-testid="decision-line"][data-kind="dispatch"][data-event="lent"]').first()).toBeVisible();
+  await expect(
+    page.locator('[data-testid="decision-line"][data-kind="plan"][data-event="granted"]').first(),
+  ).toBeVisible();
+  await expect(
+    page.locator('[data-testid="decision-line"][data-kind="dispatch"][data-event="lent"]').first(),
+  ).toBeVisible();
 
   // Builds and settings sync, the settings, decisions made.
   await expect(page.getByTestId('node-build-row')).toHaveCount(2);
-  await expect(page.locator('[data-testid="node-build-row"][data-node-id="gpu-b"]').getByTestId('node-build-sync')).toHaveText("master's settings");
-  await expect(page.locator('[data-testid="node-build-row"][data-node-id="gpu-b"]').getByTestId('node-build-version')).toHaveText(view.nodes[1].version!);
+  await expect(
+    page.locator('[data-testid="node-build-row"][data-node-id="gpu-b"]').getByTestId('node-build-sync'),
+  ).toHaveText("master's settings");
+  await expect(
+    page.locator('[data-testid="node-build-row"][data-node-id="gpu-b"]').getByTestId('node-build-version'),
+  ).toHaveText(view.nodes[1].version!);
   await expect(page.getByTestId('setting-scheduling_min_samples')).toContainText('2');
   await expect(page.getByTestId('decisions-made')).toContainText('decisions made');
 
   // A folded line (several rows of one decision) opens to every variable of its newest decision.
-  const folded = page.locator('[data-testid="decision-line"][data-kind="plan"]').filter({ has: page.getByTestId('decision-count') }).first();
+  const folded = page
+    .locator('[data-testid="decision-line"][data-kind="plan"]')
+    .filter({ has: page.getByTestId('decision-count') })
+    .first();
   await expect(folded).toBeVisible();
   expect(Number(await folded.getAttribute('data-count'))).toBeGreaterThan(1);
   await expect(folded.getByTestId('decision-span')).toContainText('–');
   await folded.getByTestId('decision-expand').click();
   const vars = page.getByTestId('decision-vars');
   await expect(vars).toHaveCount(1);
-  for (const name of ['id', 'at', 'node_id', 'router_version', 'kind', 'event', 'trigger', 'owner_model', 'helper_model', 'held', 'backlog', 'owner_drain_ms', 'helper_service_ms', 'service_source', 'helper_idle_ms', 'outcome', 'reason', 'slots']) {
+  for (const name of [
+    'id',
+    'at',
+    'node_id',
+    'router_version',
+    'kind',
+    'event',
+    'trigger',
+    'owner_model',
+    'helper_model',
+    'held',
+    'backlog',
+    'owner_drain_ms',
+    'helper_service_ms',
+    'service_source',
+    'helper_idle_ms',
+    'outcome',
+    'reason',
+    'slots',
+  ]) {
     await expect(vars.getByTestId(`decision-var-${name}`)).toBeVisible();
   }
   await expect(vars.getByTestId('decision-var-kind')).toContainText('plan');
@@ -303,7 +385,21 @@ test('Lending: plan and dispatch rows folded, a line expands to every variable, 
   expect(csv.suggestedFilename()).toMatch(/^offload-decisions-.*\.csv$/);
   const text = readFileSync((await csv.path())!, 'utf8');
   const [header, ...rows] = text.trim().split(/\r?\n/);
-  expect(header.split(',')).toEqual(expect.arrayContaining(['id', 'at', 'node_id', 'router_version', 'kind', 'event', 'owner_drain_ms', 'helper_service_ms', 'reason', 'slots', 'details']));
+  expect(header.split(',')).toEqual(
+    expect.arrayContaining([
+      'id',
+      'at',
+      'node_id',
+      'router_version',
+      'kind',
+      'event',
+      'owner_drain_ms',
+      'helper_service_ms',
+      'reason',
+      'slots',
+      'details',
+    ]),
+  );
   expect(header.startsWith('id,at,node_id,router_version,kind,event,')).toBe(true);
   expect(rows.length).toBeGreaterThan(0);
   const kindAt = header.split(',').indexOf('kind');
@@ -313,7 +409,10 @@ test('Lending: plan and dispatch rows folded, a line expands to every variable, 
   await page.getByTestId('export-format').selectOption('jsonl');
   const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-button').click()]);
   expect(jsonl.suggestedFilename()).toMatch(/\.jsonl$/);
-  const objects = readFileSync((await jsonl.path())!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string });
+  const objects = readFileSync((await jsonl.path())!, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { kind: string });
   expect(objects.length).toBe(rows.length);
   expect(objects.every((o) => o.kind === 'plan')).toBe(true);
 });

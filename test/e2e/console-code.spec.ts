@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { serveWithBrowser, type ServedWithBrowser } from '../support/serve-with-browser';
+import { type ServedWithBrowser, serveWithBrowser } from '../support/serve-with-browser';
 
 /** `routerdesk serve`'s browser link: a one-time code (item 7: no console token on the browser command line). */
 
@@ -13,7 +13,9 @@ test.afterAll(async () => {
   await served?.stop();
 });
 
-test('item 7: the code link serve opened lands on a working console, the code gone from the address bar', async ({ page }) => {
+test('item 7: the code link serve opened lands on a working console, the code gone from the address bar', async ({
+  page,
+}) => {
   const opened = served.browserArgv[0];
   expect(new URL(opened).searchParams.has('code')).toBe(true);
   await page.goto(`${opened}#models`);
@@ -29,7 +31,9 @@ test('item 7: the code link serve opened lands on a working console, the code go
   await expect(page.getByTestId('model-row')).toHaveCount(3);
 });
 
-test('item 7: a spent code opened again in a new tab shows no console, with the way to a new link', async ({ browser }) => {
+test('item 7: a spent code opened again in a new tab shows no console, with the way to a new link', async ({
+  browser,
+}) => {
   const page = await (await browser.newContext()).newPage();
   await page.goto(served.browserArgv[0]);
   await expect(page.getByTestId('models-error')).toContainText('no console token');

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,14 +30,17 @@ test.afterAll(async () => {
       for (const id of DEMO_NODES) {
         const file = join(dir, id, 'store', 'engines.json');
         if (!existsSync(file)) continue;
-        for (const e of (JSON.parse(readFileSync(file, 'utf8')) as { engines: { pid: number }[] }).engines) pids.add(e.pid);
+        for (const e of (JSON.parse(readFileSync(file, 'utf8')) as { engines: { pid: number }[] }).engines)
+          pids.add(e.pid);
       }
       const exited = new Promise<number | null>((r) => demo!.once('exit', (code) => r(code)));
       demo.kill('SIGINT');
       timer = setTimeout(() => demo!.kill('SIGKILL'), 30_000);
       expect(await exited, `the demo's exit code:\n${out.slice(-2000)}`).toBe(0);
     }
-    await expect.poll(() => [...pids].filter(pidAlive), { timeout: 10_000, message: 'every process of the demo gone' }).toEqual([]);
+    await expect
+      .poll(() => [...pids].filter(pidAlive), { timeout: 10_000, message: 'every process of the demo gone' })
+      .toEqual([]);
   } finally {
     clearTimeout(timer);
     for (const pid of pids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
@@ -45,13 +48,18 @@ test.afterAll(async () => {
   }
 });
 
-test('demo: the Lending timeline shows a lease within 30 s, hovering shows its decision row; Nodes shows lent requests', async ({ page }) => {
+test('demo: the Lending timeline shows a lease within 30 s, hovering shows its decision row; Nodes shows lent requests', async ({
+  page,
+}) => {
   test.setTimeout(150_000);
   await page.setViewportSize({ width: 1400, height: 1000 });
 
   let shownAt = 0;
   dir = tempDir('routerdesk-demo-e2e-');
-  demo = spawn(process.execPath, [CLI, 'demo', '--no-open', '--dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn' } });
+  demo = spawn(process.execPath, [CLI, 'demo', '--no-open', '--dir', dir, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn' },
+  });
   const keep = (d: Buffer) => {
     out += d.toString();
     if (!shownAt && /UI:\s+http:\/\/\S+\/\?token=\S+\n/.test(out)) shownAt = Date.now();
@@ -59,7 +67,8 @@ test('demo: the Lending timeline shows a lease within 30 s, hovering shows its d
   demo.stdout!.on('data', keep);
   demo.stderr!.on('data', keep);
   // The demo's output is the value polled, so a failure shows it.
-  const printed = () => (shownAt > 0 ? 'printed' : `${demo!.exitCode === null ? 'running' : 'exited'}, no UI URL yet:\n${out.slice(-2000)}`);
+  const printed = () =>
+    shownAt > 0 ? 'printed' : `${demo!.exitCode === null ? 'running' : 'exited'}, no UI URL yet:\n${out.slice(-2000)}`;
   await expect.poll(printed, { timeout: 90_000, intervals: [50] }).toBe('printed');
   const url = /UI:\s+(http:\/\/\S+\/\?token=\S+)/.exec(out)![1];
   for (const m of out.matchAll(/node (\S+)\s+pid (\d+)/g)) pids.add(Number(m[2]));
@@ -71,7 +80,9 @@ test('demo: the Lending timeline shows a lease within 30 s, hovering shows its d
   await expect(page.getByTestId('connection-status')).toHaveText('online', { timeout: left() });
   await page.getByTestId('nav-lending').click();
   const card = page.getByTestId('timeline-card');
-  const lease = card.locator('[data-testid="timeline-item"][data-kind="lease"], [data-testid="timeline-item"][data-kind="probe"]').first();
+  const lease = card
+    .locator('[data-testid="timeline-item"][data-kind="lease"], [data-testid="timeline-item"][data-kind="probe"]')
+    .first();
   await expect(lease).toBeAttached({ timeout: left() });
   await expect(lease).toContainText('lease → gpu-b/');
 
@@ -81,7 +92,11 @@ test('demo: the Lending timeline shows a lease within 30 s, hovering shows its d
   const variable = (name: string) => hover.locator(`[data-testid="timeline-hover-var"][data-name="${name}"] dd`);
   await canvas.scrollIntoViewIfNeeded();
   await expect(async () => {
-    const [x, y, label] = [Number(await lease.getAttribute('data-x')), Number(await lease.getAttribute('data-y')), (await lease.textContent()) ?? ''];
+    const [x, y, label] = [
+      Number(await lease.getAttribute('data-x')),
+      Number(await lease.getAttribute('data-y')),
+      (await lease.textContent()) ?? '',
+    ];
     const box = (await canvas.boundingBox())!;
     await page.mouse.move(box.x + x, box.y + y);
     await expect(hover).toHaveAttribute('data-kind', /^(lease|probe)$/, { timeout: 300 });

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import type { ModelConfigInput } from '../../src-router/config';
 import { guardiansViewSchema, lendingViewSchema } from '../../src-router/contract';
 import { startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
@@ -15,7 +15,14 @@ import { freePort } from './harness/router-node';
 const shot = (name: string) => fileURLToPath(new URL(`../../test-results/${name}.png`, import.meta.url));
 
 const CLUSTER = { token: 'e2e-guardians-token-0123456789', health_interval: '400ms', sync_interval: '400ms' };
-const simText = (name: string): ModelConfigInput => ({ name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '50ms', token_time: '5ms' } });
+const simText = (name: string): ModelConfigInput => ({
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: '50ms', token_time: '5ms' },
+});
 const simVision = (name: string): ModelConfigInput => ({ ...simText(name), capabilities: ['text', 'multimodal'] });
 
 let master: TestNode;
@@ -34,8 +41,20 @@ test.beforeAll(async () => {
   const [mp, sp] = [await freePort(), await freePort()];
   const [masterUrl, slaveUrl] = [`http://127.0.0.1:${mp}`, `http://127.0.0.1:${sp}`];
   [slave, master] = await Promise.all([
-    startNode({ models: { b: simText('model-b'), 'vl-b': simVision('model-vl-b') }, config: { server: { port: sp }, cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...CLUSTER } } }),
-    startNode({ models: { a: simText('model-a'), vl: simVision('model-vl') }, config: { server: { port: mp }, cluster: { role: 'master', node_id: 'master', slave_urls: [slaveUrl], ...CLUSTER } } }),
+    startNode({
+      models: { b: simText('model-b'), 'vl-b': simVision('model-vl-b') },
+      config: {
+        server: { port: sp },
+        cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...CLUSTER },
+      },
+    }),
+    startNode({
+      models: { a: simText('model-a'), vl: simVision('model-vl') },
+      config: {
+        server: { port: mp },
+        cluster: { role: 'master', node_id: 'master', slave_urls: [slaveUrl], ...CLUSTER },
+      },
+    }),
   ]);
   // Both nodes' models are in the master's catalog.
   await expect(async () => {
@@ -55,15 +74,25 @@ async function open(page: Page) {
   await expect(page.getByTestId('guardians-card')).toBeVisible();
 }
 
-const effective = (page: Page, key: string) => page.locator(`[data-testid="guardian-effective-row"][data-key="${key}"]`);
+const effective = (page: Page, key: string) =>
+  page.locator(`[data-testid="guardian-effective-row"][data-key="${key}"]`);
 
-test('the Guardians card sets a cluster default and a per-model guardian, shows why, and shows the node refusing', async ({ page }) => {
+test('the Guardians card sets a cluster default and a per-model guardian, shows why, and shows the node refusing', async ({
+  page,
+}) => {
   await open(page);
   const card = page.getByTestId('guardians-card');
   await expect(card.getByTestId('guardian-settings-empty')).toBeVisible();
-  for (const key of ['master/a', 'gpu-b/b']) await expect(effective(page, key).getByTestId('guardian-effective-guardian')).toHaveText('none — image requests are refused');
+  for (const key of ['master/a', 'gpu-b/b'])
+    await expect(effective(page, key).getByTestId('guardian-effective-guardian')).toHaveText(
+      'none — image requests are refused',
+    );
   // The picker offers only the multimodal models.
-  await expect(card.getByTestId('guardian-pick').locator('option')).toHaveText(['choose a multimodal model…', 'model-vl (vl on master)', 'model-vl-b (vl-b on gpu-b)']);
+  await expect(card.getByTestId('guardian-pick').locator('option')).toHaveText([
+    'choose a multimodal model…',
+    'model-vl (vl on master)',
+    'model-vl-b (vl-b on gpu-b)',
+  ]);
 
   // The cluster default.
   await card.getByTestId('guardian-pick').selectOption('master/vl');
@@ -79,7 +108,9 @@ test('the Guardians card sets a cluster default and a per-model guardian, shows 
   await card.getByTestId('guardian-target').selectOption('gpu-b/b');
   await card.getByTestId('guardian-pick').selectOption('gpu-b/vl-b');
   await card.getByTestId('guardian-save').click();
-  await expect(effective(page, 'gpu-b/b').getByTestId('guardian-effective-guardian')).toHaveText('model-vl-b (vl-b on gpu-b)');
+  await expect(effective(page, 'gpu-b/b').getByTestId('guardian-effective-guardian')).toHaveText(
+    'model-vl-b (vl-b on gpu-b)',
+  );
   await expect(effective(page, 'gpu-b/b').getByTestId('guardian-effective-from')).toHaveText('model setting');
   await expect(effective(page, 'master/a').getByTestId('guardian-effective-from')).toHaveText('cluster default');
   await expect(card.getByTestId('guardian-setting-row')).toHaveCount(2);
@@ -101,7 +132,10 @@ test('the Guardians card sets a cluster default and a per-model guardian, shows 
     expect(nodes.map((n) => n.guardiansVersion)).toEqual([2, 2]);
   }).toPass({ timeout: 15_000, intervals: [100] });
   await page.getByTestId('lending-refresh').click();
-  await expect(page.locator('[data-testid="node-build-row"] [data-testid="node-build-guardians"]')).toHaveText(['2', '2']);
+  await expect(page.locator('[data-testid="node-build-row"] [data-testid="node-build-guardians"]')).toHaveText([
+    '2',
+    '2',
+  ]);
   await page.screenshot({ path: shot('lending-guardians'), fullPage: true });
 
   // Removing the per-model setting: the default applies to that model again.

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { timelinePageSchema } from '../../src-router/contract';
-import { startLentCluster, type LentCluster } from './harness/lent-cluster';
+import { type LentCluster, startLentCluster } from './harness/lent-cluster';
 
 /**
  * The Lending tab's lease timeline against a real cluster: a master and one slave as separate `routerdesk node`
@@ -29,7 +29,9 @@ test.afterAll(async () => {
   await c?.stop();
 });
 
-test('Lending: the timeline shows the lease, the lent requests and the borrowed jobs; hovering the lease shows its decision row', async ({ page }) => {
+test('Lending: the timeline shows the lease, the lent requests and the borrowed jobs; hovering the lease shows its decision row', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await openLending(page);
   const card = page.getByTestId('timeline-card');
@@ -38,11 +40,14 @@ test('Lending: the timeline shows the lease, the lent requests and the borrowed 
   await expect(count('borrowed')).not.toHaveAttribute('data-count', '0');
   await expect(count('lent')).not.toHaveAttribute('data-count', '0');
   await expect(count('own')).not.toHaveAttribute('data-count', '0');
-  const leases = Number(await count('lease').getAttribute('data-count')) + Number(await count('probe').getAttribute('data-count'));
+  const leases =
+    Number(await count('lease').getAttribute('data-count')) + Number(await count('probe').getAttribute('data-count'));
   expect(leases).toBeGreaterThan(0);
 
   // The lease in the canvas's fallback list, hovered on the canvas at its place.
-  const lease = card.locator('[data-testid="timeline-item"][data-kind="lease"], [data-testid="timeline-item"][data-kind="probe"]').first();
+  const lease = card
+    .locator('[data-testid="timeline-item"][data-kind="lease"], [data-testid="timeline-item"][data-kind="probe"]')
+    .first();
   await expect(lease).toContainText('lease → gpu-b/b');
   const [x, y] = [Number(await lease.getAttribute('data-x')), Number(await lease.getAttribute('data-y'))];
   const box = (await card.getByTestId('timeline-canvas').boundingBox())!;
@@ -62,7 +67,10 @@ test('Lending: the timeline shows the lease, the lent requests and the borrowed 
 
   // An instant (a lent request, or a grant or hold drawn at the same moment) shows its own row.
   const lent = card.locator('[data-testid="timeline-item"][data-kind="lent"]').first();
-  await page.mouse.move(box.x + Number(await lent.getAttribute('data-x')), box.y + Number(await lent.getAttribute('data-y')));
+  await page.mouse.move(
+    box.x + Number(await lent.getAttribute('data-x')),
+    box.y + Number(await lent.getAttribute('data-y')),
+  );
   await expect(hover).toHaveAttribute('data-kind', /^(lent|grant|hold|returned)$/);
   await expect(variable('event')).toHaveText(/^(lent|granted|probe|held_for_helper|returned)$/);
 
@@ -72,7 +80,9 @@ test('Lending: the timeline shows the lease, the lent requests and the borrowed 
   await expect(card.getByTestId('timeline-zoom-reset')).toBeEnabled();
   const span = Number(await canvas.getAttribute('data-span-ms'));
   await card.getByTestId('timeline-zoom-in').click();
-  await expect(async () => expect(Math.abs(Number(await canvas.getAttribute('data-span-ms')) - span / 2)).toBeLessThanOrEqual(1)).toPass({ timeout: 5_000, intervals: [50] });
+  await expect(async () =>
+    expect(Math.abs(Number(await canvas.getAttribute('data-span-ms')) - span / 2)).toBeLessThanOrEqual(1),
+  ).toPass({ timeout: 5_000, intervals: [50] });
   await card.getByTestId('timeline-zoom-reset').click();
   await expect(card.getByTestId('timeline-zoom-reset')).toBeDisabled();
 });

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { startRouterNode, type RouterNode } from './harness/router-node';
+import { type RouterNode, startRouterNode } from './harness/router-node';
 
 /** Models page against a real router node with two sim models. */
 
@@ -8,7 +8,11 @@ const screenshot = fileURLToPath(new URL('../../test-results/models.png', import
 
 const MODELS = [
   { localId: 'sim-chat', publicId: 'sim-chat', yaml: 'name: sim-chat\nbackend: sim\ncapabilities: [text]\n' },
-  { localId: 'sim-image', publicId: 'sim-image', yaml: 'name: sim-image\nbackend: sim\ncapabilities: [image]\nttl: 5m\n' },
+  {
+    localId: 'sim-image',
+    publicId: 'sim-image',
+    yaml: 'name: sim-image\nbackend: sim\ncapabilities: [image]\nttl: 5m\n',
+  },
 ];
 
 let node: RouterNode;
@@ -23,7 +27,9 @@ test.afterAll(async () => {
 
 test('lists the node and its models', async ({ page, request }) => {
   // What the node itself says, to compare the page against.
-  const api = await request.get(`${node.url}/router/v1/console/models`, { headers: { Authorization: `Bearer ${node.consoleToken}` } });
+  const api = await request.get(`${node.url}/router/v1/console/models`, {
+    headers: { Authorization: `Bearer ${node.consoleToken}` },
+  });
   expect(api.status()).toBe(200);
   const body = (await api.json()) as { models: { publicId: string; state: string }[] };
 
@@ -46,7 +52,9 @@ test('lists the node and its models', async ({ page, request }) => {
   }
   await expect(page.locator('[data-model-id="sim-image"]').getByTestId('model-capabilities')).toHaveText('image');
   // Idle unload (issue #11): the config's ttl, or none.
-  await expect(page.locator('[data-model-id="sim-image"]').getByTestId('model-idle-unload')).toHaveText('after 5m idle');
+  await expect(page.locator('[data-model-id="sim-image"]').getByTestId('model-idle-unload')).toHaveText(
+    'after 5m idle',
+  );
   await expect(page.locator('[data-model-id="sim-chat"]').getByTestId('model-idle-unload')).toHaveText('never');
 
   // The token does not stay in the address bar (or in history).

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import type { ModelConfigInput } from '../../src-router/config';
 import { clusterListSchema, routingViewSchema, runtimeHealthSchema } from '../../src-router/contract';
 import { startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
@@ -18,7 +18,14 @@ const shot = (name: string) => fileURLToPath(new URL(`../../test-results/${name}
 
 const REMOTE_TOKEN = 'remote-console-token-0123456789';
 const CLUSTER_TOKEN = 'e2e-remote-cluster-token-0123';
-const simText = (name: string): ModelConfigInput => ({ name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '50ms', token_time: '5ms' } });
+const simText = (name: string): ModelConfigInput => ({
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: '50ms', token_time: '5ms' },
+});
 
 let local: TestNode;
 let master: TestNode;
@@ -46,20 +53,40 @@ test.beforeAll(async () => {
   const [masterUrl, slaveUrl] = [`http://127.0.0.1:${mp}`, `http://127.0.0.1:${sp}`];
   const fast = { token: CLUSTER_TOKEN, health_interval: '400ms', sync_interval: '400ms' };
   [local, slave, master] = await Promise.all([
-    startNode({ models: { here: simText('local-model') }, config: { cluster: { role: 'standalone', node_id: 'local-node' }, routing: { poll_interval: '300ms' } } }),
-    startNode({ models: { b: simText('model-b') }, config: { server: { port: sp }, cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...fast } } }),
+    startNode({
+      models: { here: simText('local-model') },
+      config: { cluster: { role: 'standalone', node_id: 'local-node' }, routing: { poll_interval: '300ms' } },
+    }),
+    startNode({
+      models: { b: simText('model-b') },
+      config: {
+        server: { port: sp },
+        cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...fast },
+      },
+    }),
     startNode({
       models: {},
-      config: { server: { port: mp }, cluster: { role: 'master', node_id: 'r-master', slave_urls: [slaveUrl], ...fast }, console: { token: REMOTE_TOKEN }, routing: { poll_interval: '300ms' } },
+      config: {
+        server: { port: mp },
+        cluster: { role: 'master', node_id: 'r-master', slave_urls: [slaveUrl], ...fast },
+        console: { token: REMOTE_TOKEN },
+        routing: { poll_interval: '300ms' },
+      },
     }),
   ]);
   await expect(async () => {
-    const { nodes } = await get<{ nodes: { healthy: boolean }[] }>(master, '/router/v1/console/cluster/nodes', REMOTE_TOKEN);
+    const { nodes } = await get<{ nodes: { healthy: boolean }[] }>(
+      master,
+      '/router/v1/console/cluster/nodes',
+      REMOTE_TOKEN,
+    );
     expect(nodes.map((n) => n.healthy)).toEqual([true, true]);
   }).toPass({ timeout: 15_000, intervals: [100] });
   // The slave's model loaded once, so its lane state and its runtime blob's serving config say so.
   const chat = await fetch(`${slave.url}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'model-b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'model-b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
   });
   expect(chat.status).toBe(200);
 });
@@ -112,7 +139,9 @@ test('add the remote: a wrong token is refused at the token field, the right one
   await expect(page.getByTestId('node-id')).toHaveText('r-master');
 });
 
-test('issue #26 item 6: editing a profile, a new URL asks for the token again and the stored token goes nowhere else', async ({ page }) => {
+test('issue #26 item 6: editing a profile, a new URL asks for the token again and the stored token goes nowhere else', async ({
+  page,
+}) => {
   const seen: string[] = [];
   const trap = createServer((req, res) => {
     seen.push(req.headers.authorization ?? '');
@@ -123,7 +152,10 @@ test('issue #26 item 6: editing a profile, a new URL asks for the token again an
   try {
     await page.goto(`${local.url}/?token=${TEST_CONSOLE_TOKEN}`);
     await page.getByTestId('cluster-current').click();
-    await page.locator(`[data-testid="cluster-option"][data-cluster-id="${clusterId}"]`).getByTestId('cluster-edit').click();
+    await page
+      .locator(`[data-testid="cluster-option"][data-cluster-id="${clusterId}"]`)
+      .getByTestId('cluster-edit')
+      .click();
     const dialog = page.getByTestId('add-cluster-dialog');
     await expect(dialog.getByTestId('add-cluster-url')).toHaveValue(master.url);
     await expect(dialog.getByTestId('add-cluster-token')).toHaveValue('');
@@ -136,7 +168,9 @@ test('issue #26 item 6: editing a profile, a new URL asks for the token again an
     expect(seen).toEqual([]);
     // The node says the same to a PATCH that skips the dialog.
     const direct = await fetch(`${local.url}/router/v1/console/clusters/${clusterId}`, {
-      method: 'PATCH', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${port}` }),
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}` }),
     });
     expect(direct.status).toBe(400);
     expect(((await direct.json()) as { error: { param: string } }).error.param).toBe('token');
@@ -150,7 +184,9 @@ test('issue #26 item 6: editing a profile, a new URL asks for the token again an
   }
 });
 
-test('Models: the routing-only master shows the merged catalog with the slave’s replica and its lane state', async ({ page }) => {
+test('Models: the routing-only master shows the merged catalog with the slave’s replica and its lane state', async ({
+  page,
+}) => {
   await openRemote(page, 'models');
   const row = page.locator('[data-testid="catalog-row"][data-model-id="model-b"]');
   await expect(row).toBeVisible();
@@ -204,8 +240,12 @@ test('Nodes, Links and Lending show the remote cluster; the log exports through 
   await page.screenshot({ path: shot('remote-lending'), fullPage: true });
 });
 
-test('Runtime: any node’s blob can be picked; a routing strategy written lands on the remote, not locally', async ({ page }) => {
-  const slaveBlob = runtimeHealthSchema.parse(await get(master, '/router/v1/console/runtime.health?node=gpu-b', REMOTE_TOKEN));
+test('Runtime: any node’s blob can be picked; a routing strategy written lands on the remote, not locally', async ({
+  page,
+}) => {
+  const slaveBlob = runtimeHealthSchema.parse(
+    await get(master, '/router/v1/console/runtime.health?node=gpu-b', REMOTE_TOKEN),
+  );
   expect(slaveBlob.published).toBe(true);
   const served = slaveBlob.published ? slaveBlob.blob.servingConfig?.servedModel : undefined;
   expect(served).toBeTruthy();
@@ -218,7 +258,11 @@ test('Runtime: any node’s blob can be picked; a routing strategy written lands
   const picker = page.getByTestId('runtime-node');
   await expect(picker.locator('option')).toHaveText(['r-master (this node)', 'gpu-b']);
   const [read] = await Promise.all([
-    page.waitForResponse((r) => r.url().includes(`/router/v1/console/clusters/${clusterId}/console/runtime.health?node=gpu-b`) && r.status() === 200),
+    page.waitForResponse(
+      (r) =>
+        r.url().includes(`/router/v1/console/clusters/${clusterId}/console/runtime.health?node=gpu-b`) &&
+        r.status() === 200,
+    ),
     picker.selectOption('gpu-b'),
   ]);
   expect(read.ok()).toBe(true);
@@ -230,7 +274,9 @@ test('Runtime: any node’s blob can be picked; a routing strategy written lands
   await expect(page.getByTestId('routing-apply')).toBeEnabled();
   await page.getByTestId('routing-apply').click();
   await expect(page.getByTestId('routing-desired-value')).toHaveText('least-request');
-  expect(routingViewSchema.parse(await get(master, '/router/v1/console/runtime.routing', REMOTE_TOKEN)).desired?.strategy).toBe('least-request');
+  expect(
+    routingViewSchema.parse(await get(master, '/router/v1/console/runtime.routing', REMOTE_TOKEN)).desired?.strategy,
+  ).toBe('least-request');
   expect(routingViewSchema.parse(await get(local, '/router/v1/console/runtime.routing')).desired).toEqual(localBefore);
   await page.screenshot({ path: shot('remote-runtime-routing'), fullPage: true });
 });
@@ -243,16 +289,26 @@ test('the remote stopped: the switcher and every screen say so', async ({ page }
   await expect(page.getByTestId('cluster-unreachable')).toContainText("cluster 'lab'", { timeout: 15_000 });
   await expect(page.getByTestId('models-error')).toContainText("cluster 'lab'");
   await expect(page.getByTestId('connection-status')).toHaveText('unreachable');
-  await expect(page.getByTestId('cluster-current').getByTestId('cluster-dot')).toHaveAttribute('data-dot', 'bad', { timeout: 15_000 });
+  await expect(page.getByTestId('cluster-current').getByTestId('cluster-dot')).toHaveAttribute('data-dot', 'bad', {
+    timeout: 15_000,
+  });
   await page.getByTestId('cluster-current').click();
   const option = page.locator(`[data-testid="cluster-option"][data-cluster-id="${clusterId}"]`);
   await expect(option).toHaveAttribute('data-dot', 'bad');
   await expect(option.getByTestId('cluster-error')).toContainText(/could not (be )?reach/);
-  await expect(page.locator('[data-testid="cluster-option"][data-cluster-id="local"]')).toHaveAttribute('data-dot', 'ok');
+  await expect(page.locator('[data-testid="cluster-option"][data-cluster-id="local"]')).toHaveAttribute(
+    'data-dot',
+    'ok',
+  );
   await page.screenshot({ path: shot('remote-unreachable'), fullPage: true });
   await page.getByTestId('cluster-current').click();
 
-  for (const [screen, error] of [['nodes', 'nodes-error'], ['lending', 'lending-error'], ['links', 'links-models-error'], ['runtime', 'runtime-error']] as const) {
+  for (const [screen, error] of [
+    ['nodes', 'nodes-error'],
+    ['lending', 'lending-error'],
+    ['links', 'links-models-error'],
+    ['runtime', 'runtime-error'],
+  ] as const) {
     await page.getByTestId(`nav-${screen}`).click();
     await expect(page.getByTestId(`${screen}-page`)).toBeVisible();
     await expect(page.getByTestId('cluster-unreachable')).toBeVisible();
@@ -262,7 +318,10 @@ test('the remote stopped: the switcher and every screen say so', async ({ page }
 
   // Forgetting the profile goes back to the local cluster.
   await page.getByTestId('cluster-current').click();
-  await page.locator(`[data-testid="cluster-option"][data-cluster-id="${clusterId}"]`).getByTestId('cluster-remove').click();
+  await page
+    .locator(`[data-testid="cluster-option"][data-cluster-id="${clusterId}"]`)
+    .getByTestId('cluster-remove')
+    .click();
   await expect(page.getByTestId('cluster-current-name')).toHaveText('local');
   await expect(page.getByTestId('node-id')).toHaveText('local-node');
   expect(clusterListSchema.parse(await get(local, '/router/v1/console/clusters')).clusters).toHaveLength(1);

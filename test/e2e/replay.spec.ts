@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
-import { startLentCluster, type LentCluster } from './harness/lent-cluster';
+import { expect, type Page, test } from '@playwright/test';
+import { type LentCluster, startLentCluster } from './harness/lent-cluster';
 
 /**
  * The Lending tab's what-if replay against a real cluster: a master and one slave as separate `routerdesk node`
@@ -25,12 +25,15 @@ test.afterAll(async () => {
   await c?.stop();
 });
 
-test('Lending: a replay with only offload_probe_idle changed shows other numbers than the recorded ones; links are edited', async ({ page }) => {
+test('Lending: a replay with only offload_probe_idle changed shows other numbers than the recorded ones; links are edited', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await openLending(page);
   const card = page.getByTestId('replay-card');
   await card.scrollIntoViewIfNeeded();
-  const cell = (key: string, side: 'recorded' | 'replayed') => card.locator(`[data-testid="replay-row"][data-key="${key}"] [data-testid="replay-${side}"]`);
+  const cell = (key: string, side: 'recorded' | 'replayed') =>
+    card.locator(`[data-testid="replay-row"][data-key="${key}"] [data-testid="replay-${side}"]`);
 
   // As recorded: the burst was lent.
   await card.getByTestId('replay-range').selectOption(String(5 * 60_000));

@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { BenchStore } from '../../src-router/store/bench-store';
 import { openStore } from '../../src-router/store/db';
-import { startRouterNode, type RouterNode } from './harness/router-node';
+import { type RouterNode, startRouterNode } from './harness/router-node';
 
 /**
  * Runtime screen (RT-1..6) and Routing card (ROUTE-1..9) against real router nodes: one writable (routing polled
@@ -49,9 +49,24 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   [node, readOnly, envReadOnly, envOperators] = await Promise.all([
     startRouterNode({ nodeId: 'e2e-runtime', models: [SIM_CHAT], extraYaml: ROUTING_YAML }),
-    startRouterNode({ nodeId: 'e2e-readonly', models: [SIM_CHAT], consoleLines: ['routing_writes_enabled: false'], extraYaml: 'routing:\n  poll_interval: 300ms' }),
-    startRouterNode({ nodeId: 'e2e-env-readonly', models: [SIM_CHAT], consoleLines: ['routing_writes_enabled: true'], env: { INFERENCE_DEPLOY_ENABLED: 'false' } }),
-    startRouterNode({ nodeId: 'e2e-env-operators', models: [SIM_CHAT], env: { INFERENCE_ADMIN_EMAILS: `ops@example.com=${OPERATOR_TOKEN}` }, extraYaml: 'routing:\n  poll_interval: 300ms' }),
+    startRouterNode({
+      nodeId: 'e2e-readonly',
+      models: [SIM_CHAT],
+      consoleLines: ['routing_writes_enabled: false'],
+      extraYaml: 'routing:\n  poll_interval: 300ms',
+    }),
+    startRouterNode({
+      nodeId: 'e2e-env-readonly',
+      models: [SIM_CHAT],
+      consoleLines: ['routing_writes_enabled: true'],
+      env: { INFERENCE_DEPLOY_ENABLED: 'false' },
+    }),
+    startRouterNode({
+      nodeId: 'e2e-env-operators',
+      models: [SIM_CHAT],
+      env: { INFERENCE_ADMIN_EMAILS: `ops@example.com=${OPERATOR_TOKEN}` },
+      extraYaml: 'routing:\n  poll_interval: 300ms',
+    }),
   ]);
 });
 
@@ -81,7 +96,10 @@ async function openRuntime(page: Page, n: RouterNode, token = n.consoleToken) {
   await expect(page.getByTestId('nav-runtime')).toHaveAttribute('aria-current', 'page');
 }
 
-test('banner, gauges and self-tests show the published blob; absent fields are — and never NaN', async ({ page, request }) => {
+test('banner, gauges and self-tests show the published blob; absent fields are — and never NaN', async ({
+  page,
+  request,
+}) => {
   const blob = await publishedBlob(request, node);
   await openRuntime(page, node);
 
@@ -104,7 +122,8 @@ test('banner, gauges and self-tests show the published blob; absent fields are �
     await expect(page.getByTestId('gauge-gpu-tag')).toHaveCount(0);
     await expect(page.getByTestId('gauge-gpu-donut-label')).toHaveText('—');
     await expect(page.getByTestId('gauge-gpu-donut-sub')).toHaveText('not reported');
-    for (const row of ['vram', 'temperature', 'power']) await expect(page.getByTestId(`gauge-gpu-${row}-value`)).toHaveText('—');
+    for (const row of ['vram', 'temperature', 'power'])
+      await expect(page.getByTestId(`gauge-gpu-${row}-value`)).toHaveText('—');
   } else {
     await expect(page.getByTestId('gauge-gpu-name')).toHaveText(blob.gpu.name ?? '—');
   }
@@ -125,7 +144,9 @@ test('banner, gauges and self-tests show the published blob; absent fields are �
 test('serving config appears once a chat request loads the model; Refresh only re-reads', async ({ page, request }) => {
   await openRuntime(page, node);
   await expect(page.getByTestId('runtime-banner')).toBeVisible();
-  const chat = await request.post(`${node.url}/v1/chat/completions`, { data: { model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 } });
+  const chat = await request.post(`${node.url}/v1/chat/completions`, {
+    data: { model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
+  });
   expect(chat.status()).toBe(200);
 
   const methods: string[] = [];
@@ -148,7 +169,10 @@ test('serving config appears once a chat request loads the model; Refresh only r
   await page.screenshot({ path: shot('runtime-serving'), fullPage: true });
 });
 
-test('routing: least-request applied reaches engine in sync; routesEngine only when a profile is picked', async ({ page, request }) => {
+test('routing: least-request applied reaches engine in sync; routesEngine only when a profile is picked', async ({
+  page,
+  request,
+}) => {
   await openRuntime(page, node);
   const pill = page.getByTestId('routing-pill');
   await expect(pill).toHaveText('engine in sync');
@@ -160,7 +184,9 @@ test('routing: least-request applied reaches engine in sync; routesEngine only w
   // ROUTE-5: untouched, the metric-profile control shows the profile in force (the card's row says the same).
   const profile = page.getByTestId('metric-profile');
   await expect(profile).toHaveValue('');
-  await expect(profile.locator('option:checked')).toHaveText((await page.getByTestId('routing-profile-value').textContent())!);
+  await expect(profile.locator('option:checked')).toHaveText(
+    (await page.getByTestId('routing-profile-value').textContent())!,
+  );
 
   // Upstreams: the static route, never called.
   const up = page.locator('[data-testid="upstream-row"][data-model="ext-model"]');
@@ -176,7 +202,10 @@ test('routing: least-request applied reaches engine in sync; routesEngine only w
 
   await page.getByTestId('strategy-least-request').click();
   await expect(page.getByTestId('routing-apply')).toBeEnabled();
-  const [post] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')), page.getByTestId('routing-apply').click()]);
+  const [post] = await Promise.all([
+    page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')),
+    page.getByTestId('routing-apply').click(),
+  ]);
   expect(post.postDataJSON()).toEqual({ strategy: 'least-request' });
 
   await expect(pill).toHaveText('engine in sync', { timeout: 15_000 });
@@ -188,7 +217,10 @@ test('routing: least-request applied reaches engine in sync; routesEngine only w
 
   // Picking the profile is a change of its own, and the only way routesEngine goes out.
   await page.getByTestId('metric-profile').selectOption('clutch-layers');
-  const [post2] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')), page.getByTestId('routing-apply').click()]);
+  const [post2] = await Promise.all([
+    page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')),
+    page.getByTestId('routing-apply').click(),
+  ]);
   expect(post2.postDataJSON()).toEqual({ strategy: 'least-request', routesEngine: 'clutch-layers' });
   await expect(page.getByTestId('routing-profile-value')).toHaveText('clutch-layers', { timeout: 15_000 });
   await expect(pill).toHaveText('engine in sync', { timeout: 15_000 });
@@ -199,13 +231,18 @@ test('routing: least-request applied reaches engine in sync; routesEngine only w
   // The control shows clutch-layers now, yet an untouched control sends no routesEngine: a strategy change is the strategy only.
   for (const strategy of ['round-robin', 'least-request']) {
     await page.getByTestId(`strategy-${strategy}`).click();
-    const [p] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')), page.getByTestId('routing-apply').click()]);
+    const [p] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')),
+      page.getByTestId('routing-apply').click(),
+    ]);
     expect(p.postDataJSON()).toEqual({ strategy });
     await expect(page.getByTestId('routing-effective-value')).toHaveText(strategy, { timeout: 15_000 });
     await expect(profile.locator('option:checked')).toHaveText('clutch-layers');
   }
 
-  const view = await (await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })).json();
+  const view = await (
+    await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })
+  ).json();
   expect(view.desired).toEqual({ strategy: 'least-request', routes_engine: 'clutch-layers' });
   await page.screenshot({ path: shot('runtime-routing'), fullPage: true });
 });
@@ -213,7 +250,9 @@ test('routing: least-request applied reaches engine in sync; routesEngine only w
 test('an invalid multi spec shows the exact message on Apply and publishes nothing', async ({ page, request }) => {
   await openRuntime(page, node);
   await expect(page.getByTestId('routing-pill')).toHaveText('engine in sync');
-  const view = await (await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })).json();
+  const view = await (
+    await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })
+  ).json();
   const before = view.desired;
   const posts: string[] = [];
   page.on('request', (r) => {
@@ -226,7 +265,10 @@ test('an invalid multi spec shows the exact message on Apply and publishes nothi
     ['multi:least-request:3,,least-kv-cache:1', 'Remove the empty entry and separate pairs with single commas.'],
     ['multi:', 'Enter at least one name:weight pair.'],
     ['multi:least-request', '"least-request" is not a name:weight pair (for example least-request:3).'],
-    ['multi:random:1', `"random" is not weightable. Weightable scorers: ${(view.multiScorers as string[]).join(', ')}.`],
+    [
+      'multi:random:1',
+      `"random" is not weightable. Weightable scorers: ${(view.multiScorers as string[]).join(', ')}.`,
+    ],
     ['multi:least-request:0', 'The weight of "least-request" must be a number above zero.'],
   ];
   await page.getByTestId('strategy-multi').click();
@@ -239,7 +281,9 @@ test('an invalid multi spec shows the exact message on Apply and publishes nothi
   }
   await page.screenshot({ path: shot('runtime-invalid'), fullPage: true });
   expect(posts).toEqual([]);
-  const after = await (await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })).json();
+  const after = await (
+    await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })
+  ).json();
   expect(after.desired).toEqual(before);
 
   // Reset discards the draft: back to what is in force, no message.
@@ -249,7 +293,10 @@ test('an invalid multi spec shows the exact message on Apply and publishes nothi
   await expect(spec).toHaveValue('multi:least-request:3,least-kv-cache:1');
 });
 
-test('a deployment with routing writes off is read-only: controls disabled, the gate named, reads still work', async ({ page, request }) => {
+test('a deployment with routing writes off is read-only: controls disabled, the gate named, reads still work', async ({
+  page,
+  request,
+}) => {
   await publishedBlob(request, readOnly);
   await openRuntime(page, readOnly);
   await expect(page.getByTestId('routing-readonly')).toHaveText('Read-only on this deployment');
@@ -269,46 +316,79 @@ test('a deployment with routing writes off is read-only: controls disabled, the 
   await expect(page.getByTestId('requires-hint')).toContainText('Needs no scraped metrics');
   await expect(page.getByTestId('runtime-banner')).toBeVisible();
 
-  const refused = await request.post(`${readOnly.url}/router/v1/console/runtime.setRouting`, { headers: auth(readOnly), data: { strategy: 'least-request' } });
+  const refused = await request.post(`${readOnly.url}/router/v1/console/runtime.setRouting`, {
+    headers: auth(readOnly),
+    data: { strategy: 'least-request' },
+  });
   expect(refused.status()).toBe(403);
   await page.screenshot({ path: shot('runtime-readonly'), fullPage: true });
 });
 
-test('ROUTE-8 by the seed’s names: INFERENCE_DEPLOY_ENABLED=false wins over the config and is the gate named', async ({ page, request }) => {
+test('ROUTE-8 by the seed’s names: INFERENCE_DEPLOY_ENABLED=false wins over the config and is the gate named', async ({
+  page,
+  request,
+}) => {
   await openRuntime(page, envReadOnly);
   await expect(page.getByTestId('routing-readonly')).toHaveText('Read-only on this deployment');
   await expect(page.getByTestId('routing-readonly-gate')).toHaveText('gate: INFERENCE_DEPLOY_ENABLED');
   await expect(page.getByTestId('routing-apply')).toBeDisabled();
-  await expect(page.getByTestId('routing-apply')).toHaveAttribute('title', 'Routing writes are turned off on this deployment (INFERENCE_DEPLOY_ENABLED is false).');
+  await expect(page.getByTestId('routing-apply')).toHaveAttribute(
+    'title',
+    'Routing writes are turned off on this deployment (INFERENCE_DEPLOY_ENABLED is false).',
+  );
   await expect(page.getByTestId('metric-profile')).toBeDisabled();
   await expect(page.getByTestId('routing-effective-value')).toHaveText('round-robin');
-  const refused = await request.post(`${envReadOnly.url}/router/v1/console/runtime.setRouting`, { headers: auth(envReadOnly), data: { strategy: 'least-request' } });
+  const refused = await request.post(`${envReadOnly.url}/router/v1/console/runtime.setRouting`, {
+    headers: auth(envReadOnly),
+    data: { strategy: 'least-request' },
+  });
   expect(refused.status()).toBe(403);
   expect((await refused.json()).error).toMatchObject({ code: 'routing_read_only', param: 'INFERENCE_DEPLOY_ENABLED' });
   await page.screenshot({ path: shot('runtime-env-readonly'), fullPage: true });
 });
 
-test('ROUTE-8: INFERENCE_ADMIN_EMAILS names the operators; another account is read-only, the operator’s token writes', async ({ page, request }) => {
+test('ROUTE-8: INFERENCE_ADMIN_EMAILS names the operators; another account is read-only, the operator’s token writes', async ({
+  page,
+  request,
+}) => {
   await openRuntime(page, envOperators);
   await expect(page.getByTestId('routing-readonly')).toHaveText('Read-only for your account');
   await expect(page.getByTestId('routing-readonly-gate')).toHaveText('gate: INFERENCE_ADMIN_EMAILS');
-  await expect(page.getByTestId('routing-apply')).toHaveAttribute('title', 'Only operators (INFERENCE_ADMIN_EMAILS) can change routing.');
+  await expect(page.getByTestId('routing-apply')).toHaveAttribute(
+    'title',
+    'Only operators (INFERENCE_ADMIN_EMAILS) can change routing.',
+  );
   await expect(page.getByTestId('strategy-least-request')).toBeDisabled();
 
   // The operator opens the console with their own token: writable, and the write goes through.
   await openRuntime(page, envOperators, OPERATOR_TOKEN);
   await expect(page.getByTestId('routing-readonly')).toHaveCount(0);
   await page.getByTestId('strategy-least-request').click();
-  const [post] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')), page.getByTestId('routing-apply').click()]);
+  const [post] = await Promise.all([
+    page.waitForRequest((r) => r.url().endsWith('/runtime.setRouting')),
+    page.getByTestId('routing-apply').click(),
+  ]);
   expect(post.postDataJSON()).toEqual({ strategy: 'least-request' });
   await expect(page.getByTestId('routing-effective-value')).toHaveText('least-request', { timeout: 15_000 });
-  const view = await (await request.get(`${envOperators.url}/router/v1/console/runtime.routing`, { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } })).json();
-  expect(view).toMatchObject({ canWrite: true, gate: { deployment: 'console.routing_writes_enabled', operators: 'INFERENCE_ADMIN_EMAILS' } });
+  const view = await (
+    await request.get(`${envOperators.url}/router/v1/console/runtime.routing`, {
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` },
+    })
+  ).json();
+  expect(view).toMatchObject({
+    canWrite: true,
+    gate: { deployment: 'console.routing_writes_enabled', operators: 'INFERENCE_ADMIN_EMAILS' },
+  });
 });
 
-test('states a healthy node does not produce (answers replaced in the browser): no blob, no beacon', async ({ page, request }) => {
+test('states a healthy node does not produce (answers replaced in the browser): no blob, no beacon', async ({
+  page,
+  request,
+}) => {
   // The node always publishes a blob and a beacon; the engine of the seed may do neither. Replace the two reads.
-  const real = await (await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })).json();
+  const real = await (
+    await request.get(`${node.url}/router/v1/console/runtime.routing`, { headers: auth(node) })
+  ).json();
   real.desired ??= { strategy: 'least-request', routes_engine: null }; // when run on its own
   await page.route('**/router/v1/console/runtime.health', (route) => route.fulfill({ json: { published: false } }));
   await page.route('**/router/v1/console/runtime.routing', (route) =>
@@ -316,7 +396,8 @@ test('states a healthy node does not produce (answers replaced in the browser): 
   );
   await openRuntime(page, node);
   await expect(page.getByTestId('runtime-not-published')).toContainText('The engine publishes no runtime stats');
-  for (const id of ['runtime-banner', 'gauge-gpu', 'gauge-cpu', 'gauge-memory', 'self-tests', 'serving-config']) await expect(page.getByTestId(id)).toHaveCount(0);
+  for (const id of ['runtime-banner', 'gauge-gpu', 'gauge-cpu', 'gauge-memory', 'self-tests', 'serving-config'])
+    await expect(page.getByTestId(id)).toHaveCount(0);
   await expect(page.getByTestId('routing-pill')).toHaveText('engine not reporting');
   await expect(page.getByTestId('routing-not-reporting')).toContainText(`${real.routingKey}.effective`);
   await expect(page.getByTestId('routing-not-reporting')).toContainText('stored as desired state');
@@ -327,14 +408,29 @@ test('states a healthy node does not produce (answers replaced in the browser): 
   await page.screenshot({ path: shot('runtime-unpublished'), fullPage: true });
 });
 
-test('RT-2: one malformed self-test field shows — and the rest of the blob still shows (answer replaced in the browser)', async ({ page, request }) => {
+test('RT-2: one malformed self-test field shows — and the rest of the blob still shows (answer replaced in the browser)', async ({
+  page,
+  request,
+}) => {
   const blob = await publishedBlob(request, node);
-  const tests = [{ name: 'store writable', detail: 'ok', ms: 2, status: 'pass' }, { name: 'gpu visible', detail: 'no device' }, { name: 'odd', status: 'warn' }];
+  const tests = [
+    { name: 'store writable', detail: 'ok', ms: 2, status: 'pass' },
+    { name: 'gpu visible', detail: 'no device' },
+    { name: 'odd', status: 'warn' },
+  ];
   await page.route('**/router/v1/console/runtime.health', (route) =>
-    route.fulfill({ json: { published: true, blob: { ...blob, selfTests: tests }, malformed: ['selfTests.1.status', 'selfTests.1.ms'] } }),
+    route.fulfill({
+      json: {
+        published: true,
+        blob: { ...blob, selfTests: tests },
+        malformed: ['selfTests.1.status', 'selfTests.1.ms'],
+      },
+    }),
   );
   await openRuntime(page, node);
-  await expect(page.getByTestId('runtime-malformed')).toHaveText('The published blob has malformed fields, shown as —: selfTests.1.status, selfTests.1.ms.');
+  await expect(page.getByTestId('runtime-malformed')).toHaveText(
+    'The published blob has malformed fields, shown as —: selfTests.1.status, selfTests.1.ms.',
+  );
   await expect(page.getByTestId('banner-host')).toHaveText(blob.host!);
   const rows = page.getByTestId('self-test');
   await expect(rows).toHaveCount(3);
@@ -343,13 +439,37 @@ test('RT-2: one malformed self-test field shows — and the rest of the blob sti
   await expect(page.getByTestId('runtime-not-published')).toHaveCount(0);
 });
 
-test('ASSET-1: runs kept in the node’s store are listed on Runtime, each ratio beside the previous run’s', async ({ page }) => {
+test('ASSET-1: runs kept in the node’s store are listed on Runtime, each ratio beside the previous run’s', async ({
+  page,
+}) => {
   // Written the way `routerdesk bench --store` writes them, into the running node's store (router.db, WAL).
   const db = openStore(join(node.dir, 'store'));
-  const machine = { hostname: 'bench-box', platform: 'linux', arch: 'x64', node: process.version, cores: 2, cpu: 'test cpu', memoryBytes: 2 ** 33 };
+  const machine = {
+    hostname: 'bench-box',
+    platform: 'linux',
+    arch: 'x64',
+    node: process.version,
+    cores: 2,
+    cpu: 'test cpu',
+    memoryBytes: 2 ** 33,
+  };
   const run = (at: number, ratio: number) => ({
-    startedAt: at, finishedAt: at + 2_000, version: '0.0.1-e2e', quick: true, benchmarks: ['planner-scale'], failed: [], machine,
-    summary: [{ benchmark: 'planner-scale', measure: 'µs per decision, 200 nodes / 600 links', value: '1,000', ratio, against: 'µs per link at 2 nodes' }],
+    startedAt: at,
+    finishedAt: at + 2_000,
+    version: '0.0.1-e2e',
+    quick: true,
+    benchmarks: ['planner-scale'],
+    failed: [],
+    machine,
+    summary: [
+      {
+        benchmark: 'planner-scale',
+        measure: 'µs per decision, 200 nodes / 600 links',
+        value: '1,000',
+        ratio,
+        against: 'µs per link at 2 nodes',
+      },
+    ],
     rows: [{ benchmark: 'planner-scale', scenario: '2 nodes', decisionsPerSecond: 10_000 }],
   });
   try {

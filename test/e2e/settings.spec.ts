@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { parse, stringify } from 'yaml';
 import { startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
 import { freePort } from './harness/router-node';
@@ -39,7 +39,9 @@ async function openSettings(page: Page) {
   await expect(page.getByTestId('settings-form')).toBeVisible();
 }
 
-test('a node without models says how to add one: its models folder and a model config naming a GGUF file', async ({ page }) => {
+test('a node without models says how to add one: its models folder and a model config naming a GGUF file', async ({
+  page,
+}) => {
   await page.goto(`${node.url}/?token=${TEST_CONSOLE_TOKEN}`);
   await expect(page.getByTestId('models-empty')).toBeVisible();
   await expect(page.getByTestId('models-empty-folder')).toHaveText(join(node.dir, 'models'));
@@ -76,7 +78,9 @@ test("a bad field shows the node's 400 at that field; the form keeps it and noth
   await expect(page.getByTestId('node-role')).toHaveText('standalone');
 });
 
-test('standalone → master with a generated token and a slave: the node restarts, the screen comes back, the slave is healthy', async ({ page }) => {
+test('standalone → master with a generated token and a slave: the node restarts, the screen comes back, the slave is healthy', async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   await openSettings(page);
   await expect(page.getByTestId('node-role')).toHaveText('standalone');
@@ -92,7 +96,18 @@ test('standalone → master with a generated token and a slave: the node restart
   const slaveUrl = `http://127.0.0.1:${port}`;
   slave = await startNode({
     models: { s: { name: 'model-s', backend: 'sim', capabilities: ['text'] } },
-    config: { server: { port }, cluster: { role: 'slave', node_id: 'gpu-b', token, master_url: node.url, public_url: slaveUrl, health_interval: '300ms', sync_interval: '300ms' } },
+    config: {
+      server: { port },
+      cluster: {
+        role: 'slave',
+        node_id: 'gpu-b',
+        token,
+        master_url: node.url,
+        public_url: slaveUrl,
+        health_interval: '300ms',
+        sync_interval: '300ms',
+      },
+    },
   });
   await page.getByTestId('settings-slave-add').click();
   await page.getByTestId('settings-slave-url').fill(slaveUrl);
@@ -107,7 +122,10 @@ test('standalone → master with a generated token and a slave: the node restart
   await expect(row).toContainText('gpu-b');
   await page.screenshot({ path: shot('settings'), fullPage: true });
 
-  const written = parse(readFileSync(file, 'utf8')) as { cluster: { role: string; token: string; slave_urls: string[] }; console: { token: string } };
+  const written = parse(readFileSync(file, 'utf8')) as {
+    cluster: { role: string; token: string; slave_urls: string[] };
+    console: { token: string };
+  };
   expect(written.cluster).toMatchObject({ role: 'master', token, slave_urls: [slaveUrl] });
   expect(written.console.token).toBe(TEST_CONSOLE_TOKEN); // the masked console token kept its value
   expect(existsSync(`${file}.bak`)).toBe(true);
@@ -118,7 +136,9 @@ test('standalone → master with a generated token and a slave: the node restart
   await expect(card.getByTestId('node-health')).toHaveText('healthy');
 });
 
-test('issue #26 item 2, issue #28: a models folder that is not there is refused at its field; one that holds a bad file is taken, and the node restarts without that file', async ({ page }) => {
+test('issue #26 item 2, issue #28: a models folder that is not there is refused at its field; one that holds a bad file is taken, and the node restarts without that file', async ({
+  page,
+}) => {
   await openSettings(page);
   const before = readFileSync(file, 'utf8');
   await field(page, 'models.config_dir').fill(join(node.dir, 'no-such-folder'));
@@ -131,7 +151,11 @@ test('issue #26 item 2, issue #28: a models folder that is not there is refused 
   // field that can make one.)
   const dup = join(node.dir, 'dup-models');
   mkdirSync(dup, { recursive: true });
-  for (const name of ['chat.yaml', 'chat.yml']) writeFileSync(join(dup, name), stringify({ name: 'chat', backend: 'sim', capabilities: ['text'], engine: 'llama.cpp' }));
+  for (const name of ['chat.yaml', 'chat.yml'])
+    writeFileSync(
+      join(dup, name),
+      stringify({ name: 'chat', backend: 'sim', capabilities: ['text'], engine: 'llama.cpp' }),
+    );
   await field(page, 'models.config_dir').fill(dup);
   await page.getByTestId('settings-save').click();
   await expect(page.getByTestId('settings-restarted')).toContainText(node.url, { timeout: 30_000 });

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type TestNode } from '../support/node-harness';
 import { nodeWithStaticUpstream } from '../support/static-upstream';
@@ -30,12 +30,17 @@ describe('non-streamed answers passed on as the engine wrote them (issue #14)', 
   afterAll(() => close?.());
 
   const post = (path: string, content: string) =>
-    fetch(`${node.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up', messages: [{ role: 'user', content }], stream: false }), signal: AbortSignal.timeout(10_000) });
+    fetch(`${node.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'up', messages: [{ role: 'user', content }], stream: false }),
+      signal: AbortSignal.timeout(10_000),
+    });
 
   const error = async (res: Response) => JSON.stringify(await res.json());
 
   // One test: the analytics rows of the four requests are checked together, in the order the requests were made.
-  it('an OpenAI client gets the engine\'s bytes as they came; a broken answer, or one a translator must parse, is a 502 and its row says so', async () => {
+  it("an OpenAI client gets the engine's bytes as they came; a broken answer, or one a translator must parse, is a 502 and its row says so", async () => {
     // JSON.parse would refuse this one (NaN): the bytes go on as they came, the usage read alone.
     const nan = await post('/v1/chat/completions', 'nan');
     expect(nan.status).toBe(200);
@@ -49,19 +54,29 @@ describe('non-streamed answers passed on as the engine wrote them (issue #14)', 
     const ollama = await post('/api/chat', 'nan');
     expect(ollama.status).toBe(502);
     expect(await error(ollama)).toMatch(/invalid JSON/);
-    const responses = await fetch(`${node.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up', input: 'nan' }), signal: AbortSignal.timeout(10_000) });
+    const responses = await fetch(`${node.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'up', input: 'nan' }),
+      signal: AbortSignal.timeout(10_000),
+    });
     expect(responses.status).toBe(502);
     expect(await error(responses)).toMatch(/invalid JSON/);
 
-    const rows = await eventually(() => {
-      const db = new Database(join(node.dir, 'store', 'router.db'), { readonly: true });
-      try {
-        const all = db.prepare("SELECT outcome, status, tokens_generated FROM request_analytics WHERE model = 'up' ORDER BY id").all();
-        return all.length >= 4 ? all : undefined;
-      } finally {
-        db.close();
-      }
-    }, { what: 'four analytics rows' });
+    const rows = await eventually(
+      () => {
+        const db = new Database(join(node.dir, 'store', 'router.db'), { readonly: true });
+        try {
+          const all = db
+            .prepare("SELECT outcome, status, tokens_generated FROM request_analytics WHERE model = 'up' ORDER BY id")
+            .all();
+          return all.length >= 4 ? all : undefined;
+        } finally {
+          db.close();
+        }
+      },
+      { what: 'four analytics rows' },
+    );
     expect(rows).toEqual([
       { outcome: 'ok', status: 200, tokens_generated: 1 },
       { outcome: 'error', status: 502, tokens_generated: null },

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+import { stringify } from 'yaml';
+import { runCli, startNode, TEST_CONSOLE_TOKEN, type TestNode, tempDir } from '../support/node-harness';
 
 // Console and cluster tokens on a real node: a token shorter than 16 characters stops start-up naming its key, and
 // repeated wrong tokens from one address are answered 429 with Retry-After, on the console and the node API alike.
@@ -20,10 +20,16 @@ describe('issue #26 item 11: console tokens and failed token checks', () => {
   });
 
   it('issue #26 item 11: a console or operator token shorter than 16 characters stops start-up, naming the config key', async () => {
-    for (const [console, key] of [[{ token: 'short-token' }, 'console.token'], [{ operators: ['op-token-15char'] }, 'console.operators.0']] as const) {
+    for (const [console, key] of [
+      [{ token: 'short-token' }, 'console.token'],
+      [{ operators: ['op-token-15char'] }, 'console.operators.0'],
+    ] as const) {
       const dir = tempDir();
       const file = join(dir, 'node.yaml');
-      writeFileSync(file, stringify({ server: { host: '127.0.0.1', port: 0 }, cluster: { store_dir: join(dir, 'store') }, console }));
+      writeFileSync(
+        file,
+        stringify({ server: { host: '127.0.0.1', port: 0 }, cluster: { store_dir: join(dir, 'store') }, console }),
+      );
       const { code, stdout, stderr } = await runCli(['node', '--config', file]);
       expect(code, stdout + stderr).not.toBe(0);
       expect(stderr).toContain(`${key}: `);
@@ -32,11 +38,18 @@ describe('issue #26 item 11: console tokens and failed token checks', () => {
   });
 
   it('issue #26 item 11: after 10 wrong tokens from one address, console and node API answer 429 with Retry-After, even to the right token', async () => {
-    const get = (path: string, token: string) => fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const get = (path: string, token: string) =>
+      fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
     expect((await get('/router/v1/console/models', TEST_CONSOLE_TOKEN)).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await get('/router/v1/console/models', `wrong-console-${i}-0123456789`)).status).toBe(401);
-    for (let i = 0; i < 5; i++) expect((await get('/router/v1/node/snapshot', `wrong-cluster-${i}-0123456789`)).status).toBe(401);
-    for (const [path, token] of [['/router/v1/console/models', 'wrong-console-x-0123456789'], ['/router/v1/console/models', TEST_CONSOLE_TOKEN], ['/router/v1/node/snapshot', CLUSTER_TOKEN]]) {
+    for (let i = 0; i < 5; i++)
+      expect((await get('/router/v1/console/models', `wrong-console-${i}-0123456789`)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await get('/router/v1/node/snapshot', `wrong-cluster-${i}-0123456789`)).status).toBe(401);
+    for (const [path, token] of [
+      ['/router/v1/console/models', 'wrong-console-x-0123456789'],
+      ['/router/v1/console/models', TEST_CONSOLE_TOKEN],
+      ['/router/v1/node/snapshot', CLUSTER_TOKEN],
+    ]) {
       const res = await get(path, token);
       expect(res.status, `${path} ${token}`).toBe(429);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -62,7 +75,8 @@ describe('issue #26 item 11: wrong client API keys are throttled per address', (
   });
 
   it('after 10 different wrong API keys, /v1 and /api answer 429 with Retry-After, even to the right key; the same wrong key again is no new guess', async () => {
-    const get = (path: string, key: string) => fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const get = (path: string, key: string) =>
+      fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
     expect((await get('/v1/models', API_KEY)).status).toBe(200);
     // A client with one stale key keeps getting 401 and blocks no one.
     for (let i = 0; i < 12; i++) expect((await get('/v1/models', 'stale-client-key-0123456789')).status).toBe(401);
@@ -72,7 +86,10 @@ describe('issue #26 item 11: wrong client API keys are throttled per address', (
     const openai = await get('/v1/models', API_KEY);
     expect(openai.status).toBe(429);
     expect(Number(openai.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await openai.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'too_many_failed_tokens', type: 'rate_limit_error' });
+    expect(((await openai.json()) as { error: { code: string; type: string } }).error).toMatchObject({
+      code: 'too_many_failed_tokens',
+      type: 'rate_limit_error',
+    });
     const ollama = await get('/api/tags', API_KEY);
     expect(ollama.status).toBe(429);
     expect(typeof ((await ollama.json()) as { error: unknown }).error).toBe('string');
@@ -94,8 +111,21 @@ describe('issue #26 items 7 and 11: wrong one-time console codes are throttled p
   });
 
   it('after 10 different wrong codes, the exchange and the console answer 429 with Retry-After, even to a good code', async () => {
-    const exchange = (code: string) => fetch(`${node.url}/router/v1/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
-    const issue = async () => ((await (await fetch(`${node.url}/router/v1/console/codes`, { method: 'POST', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).json()) as { code: string }).code;
+    const exchange = (code: string) =>
+      fetch(`${node.url}/router/v1/console/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code }),
+      });
+    const issue = async () =>
+      (
+        (await (
+          await fetch(`${node.url}/router/v1/console/codes`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+          })
+        ).json()) as { code: string }
+      ).code;
     const spent = await issue();
     expect((await exchange(spent)).status).toBe(200);
     // A spent code sent again is a replay, not a guess: 401 console_code_used, and it blocks no one.
@@ -106,6 +136,12 @@ describe('issue #26 items 7 and 11: wrong one-time console codes are throttled p
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_failed_tokens');
-    expect((await fetch(`${node.url}/router/v1/console/models`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).status).toBe(429);
+    expect(
+      (
+        await fetch(`${node.url}/router/v1/console/models`, {
+          headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+        })
+      ).status,
+    ).toBe(429);
   });
 });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,13 +19,20 @@ afterAll(async () => {
 describe('bare-proxy', () => {
   it('refuses bad arguments with the usage', () => {
     expect(() => parseBareProxyArgs([])).toThrow(/--upstream must be an http URL[\s\S]*usage: routerdesk bare-proxy/);
-    expect(() => parseBareProxyArgs(['--upstream', 'http://127.0.0.1:1', '--port', '70000'])).toThrow(/--port must be 0..65535/);
+    expect(() => parseBareProxyArgs(['--upstream', 'http://127.0.0.1:1', '--port', '70000'])).toThrow(
+      /--port must be 0..65535/,
+    );
     expect(() => parseBareProxyArgs(['--upstream'])).toThrow(/bad argument: .*'--upstream/);
-    expect(() => parseBareProxyArgs(['--upstream', 'http://127.0.0.1:1', '--nope', 'x'])).toThrow(/bad argument: .*'--nope'/);
-    expect(parseBareProxyArgs(['--upstream', 'http://127.0.0.1:9/x', '--port', '5'])).toMatchObject({ host: '127.0.0.1', port: 5 });
+    expect(() => parseBareProxyArgs(['--upstream', 'http://127.0.0.1:1', '--nope', 'x'])).toThrow(
+      /bad argument: .*'--nope'/,
+    );
+    expect(parseBareProxyArgs(['--upstream', 'http://127.0.0.1:9/x', '--port', '5'])).toMatchObject({
+      host: '127.0.0.1',
+      port: 5,
+    });
   });
 
-  it('forwards a chat completion body, parsed and sent again, and answers the upstream\'s bytes', async () => {
+  it("forwards a chat completion body, parsed and sent again, and answers the upstream's bytes", async () => {
     const seen: unknown[] = [];
     upstream = createServer((req, res) => {
       let body = '';
@@ -33,7 +40,8 @@ describe('bare-proxy', () => {
       req.on('end', () => {
         const json = JSON.parse(body) as { stream?: boolean };
         seen.push({ path: req.url, body: json });
-        if (!json.stream) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"x","model":"m"}');
+        if (!json.stream)
+          return res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"x","model":"m"}');
         // A stream: its second event only once the client has the first, so a proxy that waits for the end never ends.
         res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: {"n":1}\n\n');
         void firstSeen.then(() => res.end('data: {"n":2}\n\ndata: [DONE]\n\n'));
@@ -54,13 +62,21 @@ describe('bare-proxy', () => {
       proxy!.once('error', reject);
       proxy!.once('exit', (code) => reject(new Error(`bare-proxy exited (${code}) before listening: ${out}`)));
     });
-    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{ "model": "m", "messages": [] }' });
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{ "model": "m", "messages": [] }',
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('{"id":"x","model":"m"}');
     expect(seen).toEqual([{ path: '/v1/chat/completions', body: { model: 'm', messages: [] } }]);
 
     // The bench's per-chunk floor: a stream is piped as it arrives, not read whole first.
-    const streamed = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","messages":[],"stream":true}' });
+    const streamed = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"m","messages":[],"stream":true}',
+    });
     expect(streamed.headers.get('content-type')).toContain('text/event-stream');
     const reader = streamed.body!.getReader();
     const decoder = new TextDecoder();
@@ -72,7 +88,8 @@ describe('bare-proxy', () => {
     }
     expect(text).not.toContain('{"n":2}');
     sawFirst();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      text += decoder.decode(r.value, { stream: true });
     expect(text).toBe('data: {"n":1}\n\ndata: {"n":2}\n\ndata: [DONE]\n\n');
   });
 });

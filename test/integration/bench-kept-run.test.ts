@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchRunDetailSchema, benchRunListSchema } from '../../src-router/contract';
 import { ROUTER_VERSION } from '../../src-router/version';
-import { runCli, startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+import { runCli, startNode, TEST_CONSOLE_TOKEN, type TestNode, tempDir } from '../support/node-harness';
 
 // ASSET-1: `routerdesk bench --store DIR` keeps the run (version, machine, summary, every row) in that node store, and
 // the node's console API lists it. The fastest benchmark (planner-scale, --quick: pure, ~2 s) into a temp store.
@@ -15,7 +15,9 @@ describe('a benchmark run kept in the store (ASSET-1)', () => {
   let node: TestNode;
 
   beforeAll(async () => {
-    const run = await runCli(['bench', '--quick', '--only', 'planner-scale', '--json', jsonFile, '--store', store], { timeoutMs: 60_000 });
+    const run = await runCli(['bench', '--quick', '--only', 'planner-scale', '--json', jsonFile, '--store', store], {
+      timeoutMs: 60_000,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(new RegExp(`bench: kept run [0-9a-f-]{36} \\(\\d+ rows\\) in ${store}`));
     node = await startNode({ dir, models: {}, config: { cluster: { store_dir: store } } });
@@ -25,7 +27,8 @@ describe('a benchmark run kept in the store (ASSET-1)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const get = (path: string) => fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } });
+  const get = (path: string) =>
+    fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } });
 
   it('the console lists the run with its version, machine and summary, and gives every row back', async () => {
     const { runs } = benchRunListSchema.parse(await node.console('/router/v1/console/bench/runs'));
@@ -36,7 +39,10 @@ describe('a benchmark run kept in the store (ASSET-1)', () => {
     expect(run.summary.map((l) => l.benchmark)).toEqual(['planner-scale']);
     expect(Date.parse(run.finishedAt)).toBeGreaterThanOrEqual(Date.parse(run.startedAt));
 
-    const written = JSON.parse(readFileSync(jsonFile, 'utf8')) as ({ benchmark: string; scenario: string } & Record<string, unknown>)[];
+    const written = JSON.parse(readFileSync(jsonFile, 'utf8')) as ({ benchmark: string; scenario: string } & Record<
+      string,
+      unknown
+    >)[];
     expect(run.rowCount).toBe(written.length);
     const detail = benchRunDetailSchema.parse(await node.console(`/router/v1/console/bench/runs/${run.id}`));
     expect(detail.run).toEqual(run);

@@ -9,9 +9,14 @@ import { BenchScope } from '../../src-router/bench/scope';
 const scope = new BenchScope();
 afterAll(() => scope.close());
 
-const post = (url: string, path: string) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","input":"hello"}' });
+const post = (url: string, path: string) =>
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"model":"m","input":"hello"}',
+  });
 
-describe('nginx as the bench\'s reference upstream', () => {
+describe("nginx as the bench's reference upstream", () => {
   it('answers a POST with the embedding reference, whole, as JSON, and the short reference as before', async () => {
     const embedding = await startNginx(scope, { answer: REFERENCE_EMBEDDING });
     const res = await post(embedding.url, '/v1/embeddings');

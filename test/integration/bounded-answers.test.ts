@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startNode, tempDir, type TestNode } from '../support/node-harness';
+import { eventually, startNode, type TestNode, tempDir } from '../support/node-harness';
 import { nodeWithStaticUpstream } from '../support/static-upstream';
 
 /**
@@ -40,7 +40,7 @@ http.createServer((req, res) => {
 }).listen(Number(port), host);
 `;
 
-describe.runIf(process.platform === 'linux')('issue #26 item 10: an engine\'s answer is read within bounds', () => {
+describe.runIf(process.platform === 'linux')("issue #26 item 10: an engine's answer is read within bounds", () => {
   const dir = tempDir();
   const script = join(dir, 'bad-engine.cjs');
   const closedLog = join(dir, 'closed.log');
@@ -50,7 +50,14 @@ describe.runIf(process.platform === 'linux')('issue #26 item 10: an engine\'s an
     writeFileSync(script, ENGINE);
     node = await startNode({
       dir,
-      models: { bad: { name: 'bad', backend: 'llama-server', capabilities: ['text'], command: `"${process.execPath}" "${script}" \${HOST} \${PORT} "${closedLog}"` } },
+      models: {
+        bad: {
+          name: 'bad',
+          backend: 'llama-server',
+          capabilities: ['text'],
+          command: `"${process.execPath}" "${script}" \${HOST} \${PORT} "${closedLog}"`,
+        },
+      },
     });
   }, 30_000);
   afterAll(async () => {
@@ -58,14 +65,21 @@ describe.runIf(process.platform === 'linux')('issue #26 item 10: an engine\'s an
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const post = (path: string, mode: string, stream: boolean) => fetch(`${node.url}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'bad', messages: [{ role: 'user', content: mode }], stream }),
-  });
+  const post = (path: string, mode: string, stream: boolean) =>
+    fetch(`${node.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'bad', messages: [{ role: 'user', content: mode }], stream }),
+    });
   /** How many times the engine saw a request of `mode` closed by the node. */
-  const closedCount = (mode: string) => (existsSync(closedLog) ? readFileSync(closedLog, 'utf8').split('\n').filter((l) => l === mode).length : 0);
+  const closedCount = (mode: string) =>
+    existsSync(closedLog)
+      ? readFileSync(closedLog, 'utf8')
+          .split('\n')
+          .filter((l) => l === mode).length
+      : 0;
 
-  it('an SSE line that never ends: the OpenAI client gets an in-band 502 error event, and the engine\'s answer is closed', async () => {
+  it("an SSE line that never ends: the OpenAI client gets an in-band 502 error event, and the engine's answer is closed", async () => {
     const before = closedCount('endless-line');
     const res = await post('/v1/chat/completions', 'endless-line', true);
     const text = await res.text();
@@ -111,11 +125,13 @@ describe.runIf(process.platform === 'linux')('issue #26 item 10: an engine\'s an
   it('the node is still serving and logged each cut-off answer', async () => {
     const health = await fetch(`${node.url}/health`);
     expect(health.status).toBe(200);
-    await eventually(() => (node.output().match(/answer_too_large/g) ?? []).length >= 4, { what: 'four warnings naming answer_too_large' });
+    await eventually(() => (node.output().match(/answer_too_large/g) ?? []).length >= 4, {
+      what: 'four warnings naming answer_too_large',
+    });
   });
 });
 
-describe('issue #26 item 10: a static-route endpoint\'s stream is read within bounds', () => {
+describe("issue #26 item 10: a static-route endpoint's stream is read within bounds", () => {
   it('an SSE line that never ends: an in-band 502 naming the upstream, and its connection closed', async () => {
     let closedAt: Promise<void> | undefined;
     const piece = 'b'.repeat(64 * 1024);
@@ -126,7 +142,9 @@ describe('issue #26 item 10: a static-route endpoint\'s stream is read within bo
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: {"choices":[{"delta":{"content":"');
         const more = () => {
-          while (!res.destroyed && res.write(piece)) { /* until the socket is full */ }
+          while (!res.destroyed && res.write(piece)) {
+            /* until the socket is full */
+          }
         };
         res.on('drain', more);
         more();
@@ -134,7 +152,8 @@ describe('issue #26 item 10: a static-route endpoint\'s stream is read within bo
     });
     try {
       const res = await fetch(`${up.node.url}/v1/chat/completions`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'up', messages: [{ role: 'user', content: 'hi' }], stream: true }),
       });
       const text = await res.text();

@@ -1,10 +1,10 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
 import type { NodeConfigInput } from '../../src-router/config';
-import { eventually, startNode, tempDir, wavFile, type TestNode } from '../support/node-harness';
+import { eventually, startNode, type TestNode, tempDir, wavFile } from '../support/node-harness';
 
 // Selector-less transcription across real nodes (STT-1..5): reservations spread simultaneous requests over idle nodes.
 const TOKEN = 'stt-cluster-token-0123456789';
@@ -19,33 +19,71 @@ describe('selector-less STT across a cluster', () => {
     const [pm, pa, pb] = [await freePort(), await freePort(), await freePort()];
     const slave = (id: string, port: number): NodeConfigInput => ({
       server: { port },
-      cluster: { role: 'slave', node_id: id, token: TOKEN, master_url: `http://127.0.0.1:${pm}`, public_url: `http://127.0.0.1:${port}`, sync_interval: '500ms' },
+      cluster: {
+        role: 'slave',
+        node_id: id,
+        token: TOKEN,
+        master_url: `http://127.0.0.1:${pm}`,
+        public_url: `http://127.0.0.1:${port}`,
+        sync_interval: '500ms',
+      },
     });
-    const whisper = { ears: { name: 'ears', backend: 'sim' as const, capabilities: ['transcription' as const], sim: { load_time: '400ms', audio_time_per_second: '300ms' } } };
-    slaves.push(...(await Promise.all([startNode({ models: whisper, config: slave('node-a', pa) }), startNode({ models: whisper, config: slave('node-b', pb) })])));
+    const whisper = {
+      ears: {
+        name: 'ears',
+        backend: 'sim' as const,
+        capabilities: ['transcription' as const],
+        sim: { load_time: '400ms', audio_time_per_second: '300ms' },
+      },
+    };
+    slaves.push(
+      ...(await Promise.all([
+        startNode({ models: whisper, config: slave('node-a', pa) }),
+        startNode({ models: whisper, config: slave('node-b', pb) }),
+      ])),
+    );
     master = await startNode({
       dir: masterDir,
       models: { chat: { name: 'chat', backend: 'sim', capabilities: ['text'] } },
-      config: { server: { port: pm }, cluster: { role: 'master', node_id: 'master', token: TOKEN, slave_urls: [`http://127.0.0.1:${pa}`, `http://127.0.0.1:${pb}`], health_interval: '500ms' } },
+      config: {
+        server: { port: pm },
+        cluster: {
+          role: 'master',
+          node_id: 'master',
+          token: TOKEN,
+          slave_urls: [`http://127.0.0.1:${pa}`, `http://127.0.0.1:${pb}`],
+          health_interval: '500ms',
+        },
+      },
     });
     openai = new OpenAI({ baseURL: `${master.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    await eventually(async () => (await master.console<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes')).nodes.every((n) => n.healthy), { what: 'cluster healthy' });
+    await eventually(
+      async () =>
+        (await master.console<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes')).nodes.every(
+          (n) => n.healthy,
+        ),
+      { what: 'cluster healthy' },
+    );
   });
   afterAll(async () => {
     await Promise.all([master?.stop(), ...slaves.map((s) => s.stop())]);
   });
 
-  const transcribe = async (model: string) => openai.audio.transcriptions.create({ model, file: await toFile(wavFile(1), 'a.wav') });
+  const transcribe = async (model: string) =>
+    openai.audio.transcriptions.create({ model, file: await toFile(wavFile(1), 'a.wav') });
   const servedBy = () => {
     const db = new Database(join(masterDir, 'store', 'router.db'), { readonly: true });
     try {
-      return (db.prepare("SELECT node_id, model FROM request_analytics WHERE endpoint = 'transcription' ORDER BY id").all() as { node_id: string; model: string }[]);
+      return db
+        .prepare("SELECT node_id, model FROM request_analytics WHERE endpoint = 'transcription' ORDER BY id")
+        .all() as { node_id: string; model: string }[];
     } finally {
       db.close();
     }
   };
   /** The rows once there are `n` (analytics rows are written in batches off the request path, issue #9). */
-  const servedOnce = (n: number) => eventually(() => servedBy().length >= n && servedBy(), { what: `${n} transcription rows` });
+  const servedOnce = (n: number) =>
+    eventually(() => servedBy().length >= n && servedBy(), { what: `${n} transcription rows` });
 
   it('two simultaneous requests with no model go to the two idle nodes, not both to one', async () => {
     const [a, b] = await Promise.all([transcribe('auto'), transcribe('auto')]);

@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passesToEngine } from '../../src-router/backends/engine-env';
 import { startNode, type TestNode } from '../support/node-harness';
 
-interface Lane { lane: string; state: string; pid: number | null }
+interface Lane {
+  lane: string;
+  state: string;
+  pid: number | null;
+}
 
 /** The environment a running process started with, from /proc/<pid>/environ. */
 function environOf(pid: number): Record<string, string> {
@@ -26,7 +30,13 @@ describe.runIf(process.platform === 'linux')('issue #26 item 9: engines get an a
   beforeAll(async () => {
     node = await startNode({
       models: {
-        chat: { name: 'chat', backend: 'sim', capabilities: ['text'], sim: { load_time: '20ms', token_time: '1ms' }, env: { SIM_MARK: 'from-model-config', ROUTERDESK_MODEL_SET: 'named-on-purpose' } },
+        chat: {
+          name: 'chat',
+          backend: 'sim',
+          capabilities: ['text'],
+          sim: { load_time: '20ms', token_time: '1ms' },
+          env: { SIM_MARK: 'from-model-config', ROUTERDESK_MODEL_SET: 'named-on-purpose' },
+        },
       },
       env: {
         INFERENCE_ADMIN_EMAILS: `ops@example.com=${OPERATOR_TOKEN}`,
@@ -55,8 +65,17 @@ describe.runIf(process.platform === 'linux')('issue #26 item 9: engines get an a
     const env = environOf(pid!);
     const text = readFileSync(`/proc/${pid}/environ`, 'utf8');
 
-    for (const secret of [OPERATOR_TOKEN, CLUSTER_SECRET, CONSOLE_SECRET, 'some-other-credential']) expect(text).not.toContain(secret);
-    for (const name of ['INFERENCE_ADMIN_EMAILS', 'INFERENCE_DEPLOY_ENABLED', 'ROUTERDESK_CONSOLE_TOKEN', 'ROUTERDESK_CLUSTER_TOKEN', 'ROUTERDESK_CLOCK_OFFSET_MS', 'ROUTERDESK_LOG_LEVEL', 'CLOUD_API_SECRET']) {
+    for (const secret of [OPERATOR_TOKEN, CLUSTER_SECRET, CONSOLE_SECRET, 'some-other-credential'])
+      expect(text).not.toContain(secret);
+    for (const name of [
+      'INFERENCE_ADMIN_EMAILS',
+      'INFERENCE_DEPLOY_ENABLED',
+      'ROUTERDESK_CONSOLE_TOKEN',
+      'ROUTERDESK_CLUSTER_TOKEN',
+      'ROUTERDESK_CLOCK_OFFSET_MS',
+      'ROUTERDESK_LOG_LEVEL',
+      'CLOUD_API_SECRET',
+    ]) {
       expect(env, name).not.toHaveProperty(name);
     }
     // What it takes from the node: only allow-listed names; and what the model's config sets, on purpose.

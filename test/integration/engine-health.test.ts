@@ -3,7 +3,15 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startNode, type TestNode } from '../support/node-harness';
 
-interface Lane { lane: string; loaded: string | null; state: string; pid: number | null; port: number | null; inflight: number; queued: number }
+interface Lane {
+  lane: string;
+  loaded: string | null;
+  state: string;
+  pid: number | null;
+  port: number | null;
+  inflight: number;
+  queued: number;
+}
 
 /** Alive and not a zombie (orphans here are reparented to an init that may not reap them). */
 function running(pid: number): boolean {
@@ -27,10 +35,12 @@ describe('ready engines are health-checked (issue #9)', () => {
   let node: TestNode;
   let openai: OpenAI;
   const frozen: number[] = [];
-  const lane = async () => (await node.console<{ lanes: Lane[] }>('/router/v1/console/lanes')).lanes.find((l) => l.lane === 'text')!;
+  const lane = async () =>
+    (await node.console<{ lanes: Lane[] }>('/router/v1/console/lanes')).lanes.find((l) => l.lane === 'text')!;
   const ask = (content: string, max_tokens: number) =>
     fetch(`${node.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'chatty', messages: [{ role: 'user', content }], max_tokens }),
     });
 
@@ -39,7 +49,14 @@ describe('ready engines are health-checked (issue #9)', () => {
       // Checks often, so a freeze is found quickly; the timeout is generous so that a busy test machine never makes a
       // healthy engine look hung.
       config: { backend: { health_interval: '300ms', health_timeout: '1s' } },
-      models: { chatty: { name: 'chatty', backend: 'sim', capabilities: ['text'], sim: { load_time: '50ms', token_time: '10ms' } } },
+      models: {
+        chatty: {
+          name: 'chatty',
+          backend: 'sim',
+          capabilities: ['text'],
+          sim: { load_time: '50ms', token_time: '10ms' },
+        },
+      },
     });
     openai = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'x', maxRetries: 0 });
   });
@@ -56,7 +73,11 @@ describe('ready engines are health-checked (issue #9)', () => {
   });
 
   it('a healthy ready engine stays up across many health checks while it serves', async () => {
-    await openai.chat.completions.create({ model: 'chatty', messages: [{ role: 'user', content: 'warm' }], max_tokens: 2 });
+    await openai.chat.completions.create({
+      model: 'chatty',
+      messages: [{ role: 'user', content: 'warm' }],
+      max_tokens: 2,
+    });
     const { pid } = await lane();
     // A request that runs for many health intervals: health is answered while the engine generates.
     const res = await ask('long but fine', 150);
@@ -82,13 +103,20 @@ describe('ready engines are health-checked (issue #9)', () => {
 
     // Killed (its whole group), and brought back without waiting for a request.
     await eventually(() => !running(oldPid), { what: 'the hung engine killed' });
-    const after = await eventually(async () => {
-      const l = await lane();
-      return l.state === 'ready' && l.pid !== null && l.pid !== oldPid && l;
-    }, { what: 'a restarted engine, ready' });
+    const after = await eventually(
+      async () => {
+        const l = await lane();
+        return l.state === 'ready' && l.pid !== null && l.pid !== oldPid && l;
+      },
+      { what: 'a restarted engine, ready' },
+    );
     expect(after.inflight).toBe(0);
 
-    const again = await openai.chat.completions.create({ model: 'chatty', messages: [{ role: 'user', content: 'again' }], max_tokens: 2 });
+    const again = await openai.chat.completions.create({
+      model: 'chatty',
+      messages: [{ role: 'user', content: 'again' }],
+      max_tokens: 2,
+    });
     expect(again.model).toBe('chatty');
     expect(again.choices[0].message.content).toBeTruthy();
     expect((await lane()).pid).toBe(after.pid);
@@ -100,7 +128,11 @@ describe('ready engines are health-checked (issue #9)', () => {
     process.kill(oldPid, 'SIGSTOP');
     // Detected while idle: no request is ever given to the hung engine once it is found out.
     await eventually(async () => (await lane()).pid !== oldPid, { what: 'the hung idle engine replaced' });
-    const res = await openai.chat.completions.create({ model: 'chatty', messages: [{ role: 'user', content: 'new engine' }], max_tokens: 2 });
+    const res = await openai.chat.completions.create({
+      model: 'chatty',
+      messages: [{ role: 'user', content: 'new engine' }],
+      max_tokens: 2,
+    });
     expect(res.model).toBe('chatty');
     const now = await lane();
     expect(now.state).toBe('ready');

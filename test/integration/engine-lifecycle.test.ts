@@ -1,9 +1,22 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startNode, type TestNode, pidAlive } from '../support/node-harness';
+import { eventually, pidAlive, startNode, type TestNode } from '../support/node-harness';
 
-interface Lane { lane: string; loaded: string | null; state: string; pid: number | null; port: number | null; inflight: number; queued: number }
-interface ModelRow { localId: string; state: string; modelHash: string | null; configHash: string }
+interface Lane {
+  lane: string;
+  loaded: string | null;
+  state: string;
+  pid: number | null;
+  port: number | null;
+  inflight: number;
+  queued: number;
+}
+interface ModelRow {
+  localId: string;
+  state: string;
+  modelHash: string | null;
+  configHash: string;
+}
 
 // Supervision with real engine processes: lazy start, switch per lane, crash mid-request, cancel at the engine.
 describe('engine supervision', () => {
@@ -11,16 +24,38 @@ describe('engine supervision', () => {
   let openai: OpenAI;
   const lanes = async () => (await node.console<{ lanes: Lane[] }>('/router/v1/console/lanes')).lanes;
   const lane = async (name: string) => (await lanes()).find((l) => l.lane === name)!;
-  const state = async (localId: string) => (await node.console<{ models: ModelRow[] }>('/router/v1/console/models')).models.find((m) => m.localId === localId)!.state;
-  const simStats = async (port: number) => (await (await fetch(`http://127.0.0.1:${port}/sim/stats`)).json()) as { cancelled: number; requests: number; active: number };
+  const state = async (localId: string) =>
+    (await node.console<{ models: ModelRow[] }>('/router/v1/console/models')).models.find((m) => m.localId === localId)!
+      .state;
+  const simStats = async (port: number) =>
+    (await (await fetch(`http://127.0.0.1:${port}/sim/stats`)).json()) as {
+      cancelled: number;
+      requests: number;
+      active: number;
+    };
 
   beforeAll(async () => {
     node = await startNode({
       config: { models: { startup_model: 'paint-a' } },
       models: {
-        'text-a': { name: 'text-a', backend: 'sim', capabilities: ['text'], sim: { load_time: '300ms', token_time: '5ms' } },
-        'text-b': { name: 'text-b', backend: 'sim', capabilities: ['text'], sim: { load_time: '300ms', token_time: '5ms' } },
-        'paint-a': { name: 'paint-a', backend: 'sim', capabilities: ['image'], sim: { load_time: '100ms', step_time: '50ms' } },
+        'text-a': {
+          name: 'text-a',
+          backend: 'sim',
+          capabilities: ['text'],
+          sim: { load_time: '300ms', token_time: '5ms' },
+        },
+        'text-b': {
+          name: 'text-b',
+          backend: 'sim',
+          capabilities: ['text'],
+          sim: { load_time: '300ms', token_time: '5ms' },
+        },
+        'paint-a': {
+          name: 'paint-a',
+          backend: 'sim',
+          capabilities: ['image'],
+          sim: { load_time: '100ms', step_time: '50ms' },
+        },
       },
     });
     openai = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'x', maxRetries: 0 });
@@ -34,13 +69,21 @@ describe('engine supervision', () => {
   });
 
   it('starts an engine on first request, then switches the text lane while the image lane keeps serving', async () => {
-    await openai.chat.completions.create({ model: 'text-a', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 });
+    await openai.chat.completions.create({
+      model: 'text-a',
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 2,
+    });
     expect(await lane('text')).toMatchObject({ loaded: 'text-a', state: 'ready' });
     const pidA = (await lane('text')).pid;
     // A long image job (40 steps × 50 ms) runs while the text lane switches from text-a to text-b.
     const image = openai.images.generate({ model: 'paint-a', prompt: 'x', size: '64x64', steps: 40 } as never);
     await eventually(async () => (await lane('image')).inflight === 1, { what: 'image in flight' });
-    await openai.chat.completions.create({ model: 'text-b', messages: [{ role: 'user', content: 'y' }], max_tokens: 2 });
+    await openai.chat.completions.create({
+      model: 'text-b',
+      messages: [{ role: 'user', content: 'y' }],
+      max_tokens: 2,
+    });
     expect(await lane('text')).toMatchObject({ loaded: 'text-b', state: 'ready' });
     expect((await lane('text')).pid).not.toBe(pidA);
     expect(await state('text-a')).toBe('stopped');
@@ -60,23 +103,40 @@ describe('engine supervision', () => {
 
   it('an engine crashing mid-request gives a clear 502; the next request restarts it', async () => {
     const res = await fetch(`${node.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'text-a', messages: [{ role: 'user', content: 'x' }], max_tokens: 50, sim_fail: 'crash' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'text-a',
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 50,
+        sim_fail: 'crash',
+      }),
     });
     expect(res.status).toBe(502);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('engine_crashed');
     expect(body.error.message).toMatch(/engine for model 'text-a' exited during the request/);
     expect(await state('text-a')).toBe('failed');
-    const again = await openai.chat.completions.create({ model: 'text-a', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 });
+    const again = await openai.chat.completions.create({
+      model: 'text-a',
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 2,
+    });
     expect(again.model).toBe('text-a');
     expect(await state('text-a')).toBe('ready');
   });
 
   it('a crash in the middle of a stream ends the stream with an in-band error', async () => {
     const res = await fetch(`${node.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'text-a', messages: [{ role: 'user', content: 'x' }], max_tokens: 50, stream: true, sim_fail: 'crash' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'text-a',
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 50,
+        stream: true,
+        sim_fail: 'crash',
+      }),
     });
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -85,7 +145,11 @@ describe('engine supervision', () => {
   });
 
   it('a client that disconnects cancels its request at the engine', async () => {
-    await openai.chat.completions.create({ model: 'text-a', messages: [{ role: 'user', content: 'warm' }], max_tokens: 1 });
+    await openai.chat.completions.create({
+      model: 'text-a',
+      messages: [{ role: 'user', content: 'warm' }],
+      max_tokens: 1,
+    });
     const port = (await lane('text')).port!;
     const before = await simStats(port);
     const ctl = new AbortController();
@@ -106,7 +170,9 @@ describe('engine supervision', () => {
       }
     })().catch(() => {});
     expect(got).toBe(3);
-    await eventually(async () => (await simStats(port)).cancelled === before.cancelled + 1, { what: 'engine saw the cancel' });
+    await eventually(async () => (await simStats(port)).cancelled === before.cancelled + 1, {
+      what: 'engine saw the cancel',
+    });
     await eventually(async () => (await simStats(port)).active === 0, { what: 'engine idle after the cancel' });
     await eventually(async () => (await lane('text')).inflight === 0, { what: 'lease released' });
     const db = await node.console<{ models: ModelRow[] }>('/router/v1/console/models');

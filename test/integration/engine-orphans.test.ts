@@ -1,18 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ModelConfigInput } from '../../src-router/config';
-import { CLI, eventually, startNode, tempDir, type TestNode } from '../support/node-harness';
+import { CLI, eventually, startNode, type TestNode, tempDir } from '../support/node-harness';
 
-interface Lane { lane: string; loaded: string | null; state: string; pid: number | null }
+interface Lane {
+  lane: string;
+  loaded: string | null;
+  state: string;
+  pid: number | null;
+}
 
 /** /proc/<pid>/stat fields after the command name: state, ppid, pgrp, …, starttime (22). */
 function stat(pid: number): string[] | null {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+    return text
+      .slice(text.lastIndexOf(')') + 2)
+      .trim()
+      .split(/\s+/);
   } catch {
     return null;
   }
@@ -53,8 +61,14 @@ describe.runIf(process.platform === 'linux')('external engines are never orphane
   const others: ChildProcess[] = [];
   let node: TestNode | undefined;
   const start = async () => (node = await startNode({ dir, models: { outside: external } }));
-  const lane = async (n: TestNode) => (await n.console<{ lanes: Lane[] }>('/router/v1/console/lanes')).lanes.find((l) => l.lane === 'text')!;
-  const chat = (n: TestNode) => new OpenAI({ baseURL: `${n.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({ model: 'outside', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 });
+  const lane = async (n: TestNode) =>
+    (await n.console<{ lanes: Lane[] }>('/router/v1/console/lanes')).lanes.find((l) => l.lane === 'text')!;
+  const chat = (n: TestNode) =>
+    new OpenAI({ baseURL: `${n.url}/v1`, apiKey: 'x', maxRetries: 0 }).chat.completions.create({
+      model: 'outside',
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 2,
+    });
   /** Starts the engine with a request; its PID, which is also its process group. */
   const engineGroup = async (n: TestNode) => {
     await chat(n);
@@ -85,7 +99,9 @@ describe.runIf(process.platform === 'linux')('external engines are never orphane
     const pgid = await engineGroup(first);
     leftovers.push(pgid);
     const recordFile = join(dir, 'store', 'engines.json');
-    expect(JSON.parse(readFileSync(recordFile, 'utf8')).engines).toMatchObject([{ pid: pgid, pgid, localId: expect.any(String) }]);
+    expect(JSON.parse(readFileSync(recordFile, 'utf8')).engines).toMatchObject([
+      { pid: pgid, pgid, localId: expect.any(String) },
+    ]);
 
     const exited = new Promise((r) => first.proc.once('exit', r));
     first.proc.kill('SIGKILL');
@@ -124,15 +140,25 @@ describe.runIf(process.platform === 'linux')('external engines are never orphane
     await eventually(() => running(unrelated.pid!) && running(ownedByLive.pid!), { what: 'both sleepers running' });
     const self = { pid: process.pid, startTime: stat(process.pid)![19] };
     const deadOwner = { pid: 2 ** 22 + 12345, startTime: '1' };
-    const record = (pid: number, cmdline: string[], owner: { pid: number; startTime: string }) =>
-      ({ pid, pgid: null, cmdline, startTime: stat(pid)![19], localId: 'outside', startedAt: new Date().toISOString(), owner });
-    writeFileSync(join(dir, 'store', 'engines.json'), JSON.stringify({
-      version: 1,
-      engines: [
-        record(unrelated.pid!, ['llama-server', '--port', '1234'], deadOwner),
-        record(ownedByLive.pid!, ['sleep', '601'], self),
-      ],
-    }));
+    const record = (pid: number, cmdline: string[], owner: { pid: number; startTime: string }) => ({
+      pid,
+      pgid: null,
+      cmdline,
+      startTime: stat(pid)![19],
+      localId: 'outside',
+      startedAt: new Date().toISOString(),
+      owner,
+    });
+    writeFileSync(
+      join(dir, 'store', 'engines.json'),
+      JSON.stringify({
+        version: 1,
+        engines: [
+          record(unrelated.pid!, ['llama-server', '--port', '1234'], deadOwner),
+          record(ownedByLive.pid!, ['sleep', '601'], self),
+        ],
+      }),
+    );
 
     const n = await start();
     // An engine start waits for the leftovers to be handled, so once this answers the records have been judged.

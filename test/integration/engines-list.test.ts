@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enginesAnswerSchema } from '../../src-router/contract';
 import { runCli, startNode, type TestNode } from '../support/node-harness';
-import { REAL_ENGINES_TIMEOUT_MS, realEngines, type RealEngines } from '../support/real-engines';
+import { REAL_ENGINES_TIMEOUT_MS, type RealEngines, realEngines } from '../support/real-engines';
 
 // `routerdesk engines build` reuses what it built (a second call builds nothing), and `engines list --json` and
 // GET /router/v1/console/engines report the built llama-server and whisper-server with the versions they print.
@@ -12,7 +12,11 @@ describe('routerdesk engines', () => {
 
   beforeAll(async () => {
     engines = await realEngines();
-    node = await startNode({ models: { t: { name: 'talker', backend: 'sim', capabilities: ['text'], sim: { load_time: '10ms', token_time: '1ms' } } } });
+    node = await startNode({
+      models: {
+        t: { name: 'talker', backend: 'sim', capabilities: ['text'], sim: { load_time: '10ms', token_time: '1ms' } },
+      },
+    });
   }, REAL_ENGINES_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -22,7 +26,15 @@ describe('routerdesk engines', () => {
   it('a second build reuses both engines, with each step’s time recorded when they were built', async () => {
     const { code, stdout, stderr } = await runCli(['engines', 'build', '--json'], { timeoutMs: 60_000 });
     expect(code, stderr).toBe(0);
-    const { builds } = JSON.parse(stdout) as { builds: { engine: string; binary: string; reused: boolean; steps: { step: string; seconds: number }[]; version: string | null }[] };
+    const { builds } = JSON.parse(stdout) as {
+      builds: {
+        engine: string;
+        binary: string;
+        reused: boolean;
+        steps: { step: string; seconds: number }[];
+        version: string | null;
+      }[];
+    };
     expect(builds.map((b) => [b.engine, b.binary, b.reused])).toEqual([
       ['llama-server', engines.llamaServer, true],
       ['whisper-server', engines.whisperServer, true],
@@ -45,7 +57,9 @@ describe('routerdesk engines', () => {
     expect(llama.version).toMatch(/^version: \S+.*; built with /);
     if (whisper.found_in === 'cache') expect(whisper.path).toBe(engines.whisperServer);
     expect(whisper.version).toMatch(/whisper\.cpp/);
-    expect(listed.builds.map((b) => b.binary)).toEqual(expect.arrayContaining([engines.llamaServer, engines.whisperServer]));
+    expect(listed.builds.map((b) => b.binary)).toEqual(
+      expect.arrayContaining([engines.llamaServer, engines.whisperServer]),
+    );
   });
 
   it('GET /router/v1/console/engines says the same', async () => {

@@ -3,7 +3,7 @@ import { delimiter, join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RuntimeHealth } from '../../src-router/contract';
-import { eventually, startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode, tempDir } from '../support/node-harness';
 
 // A node whose model runs on llama-server when no llama-server is on PATH and none is built (an empty engines
 // cache): the node starts, its boot self-test warns with the build command, and a request gets a clear error naming
@@ -11,14 +11,17 @@ import { eventually, startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } fro
 
 /** PATH without the folders that hold `binary`. */
 function pathWithout(binary: string): string {
-  return (process.env.PATH ?? '').split(delimiter).filter((d) => {
-    try {
-      accessSync(join(d, binary), constants.X_OK);
-      return false;
-    } catch {
-      return true;
-    }
-  }).join(delimiter);
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => {
+      try {
+        accessSync(join(d, binary), constants.X_OK);
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .join(delimiter);
 }
 
 describe('a llama-server model with no llama-server anywhere', () => {
@@ -39,11 +42,16 @@ describe('a llama-server model with no llama-server anywhere', () => {
   });
 
   it('warns in the boot self-test with the build command', async () => {
-    const health = await eventually(async () => {
-      const res = await fetch(`${node.url}/router/v1/console/runtime.health`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } });
-      const body = (await res.json()) as RuntimeHealth;
-      return body.published ? body : undefined;
-    }, { what: 'the runtime blob' });
+    const health = await eventually(
+      async () => {
+        const res = await fetch(`${node.url}/router/v1/console/runtime.health`, {
+          headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+        });
+        const body = (await res.json()) as RuntimeHealth;
+        return body.published ? body : undefined;
+      },
+      { what: 'the runtime blob' },
+    );
     const line = health.blob!.selfTests!.find((t) => t.name === 'engine llama-server binary');
     expect(line).toMatchObject({ status: 'warn' });
     expect(line!.detail).toContain('routerdesk engines build --only llama-server');
@@ -51,10 +59,16 @@ describe('a llama-server model with no llama-server anywhere', () => {
 
   it('answers a chat request with a clear OpenAI error naming the engine, and an Ollama one on /api/chat', async () => {
     const openai = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
-    const err = (await openai.chat.completions.create({ model: 'needs-llama', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const err = (await openai.chat.completions
+      .create({ model: 'needs-llama', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.message).toContain('llama-server');
-    const res = await fetch(`${node.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'needs-llama', stream: false, messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${node.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'needs-llama', stream: false, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     const body = (await res.json()) as { error?: string };
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(body.error).toContain('llama-server');

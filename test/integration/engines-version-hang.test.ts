@@ -25,7 +25,10 @@ describe('routerdesk engines list with a binary that hangs on --version', () => 
     const marker = join(dir, 'child.pid');
     writeFileSync(script, `#!/bin/sh\nsleep 300 &\necho $! > ${marker}\nwait\n`);
     chmodSync(script, 0o755);
-    const child = spawn(process.execPath, [CLI, 'engines', 'list', '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `${dir}:${process.env.PATH}` } });
+    const child = spawn(process.execPath, [CLI, 'engines', 'list', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -9,7 +9,8 @@ const WEIGHTS = fileURLToPath(import.meta.url);
 // Every client-visible error: OpenAI-shaped on /v1, Ollama-shaped on /api, logged, nothing lost.
 describe('client API errors', () => {
   let node: TestNode;
-  const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => fetch(`${node.url}${path}`, { method: 'POST', body, headers });
+  const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    fetch(`${node.url}${path}`, { method: 'POST', body, headers });
 
   beforeAll(async () => {
     node = await startNode({
@@ -17,21 +18,50 @@ describe('client API errors', () => {
       models: {
         chat: { name: 'chat', backend: 'sim', capabilities: ['text'], sim: { load_time: '50ms', token_time: '1ms' } },
         broken: { name: 'broken', backend: 'sim', capabilities: ['text'], sim: { fail: 'crash_on_start' } },
-        missing: { name: 'missing-binary', backend: 'llama-server', capabilities: ['text'], model: WEIGHTS, command: '/nonexistent/llama-server --port ${PORT}' },
+        missing: {
+          name: 'missing-binary',
+          backend: 'llama-server',
+          capabilities: ['text'],
+          model: WEIGHTS,
+          command: '/nonexistent/llama-server --port ${PORT}',
+        },
         ears: { name: 'ears', backend: 'sim', capabilities: ['transcription'], sim: { load_time: '50ms' } },
-        crashy: { name: 'crashy', backend: 'sim', capabilities: ['embedding'], sim: { load_time: '50ms', fail: 'crash_on_request' } },
-        narrow: { name: 'narrow', backend: 'sim', capabilities: ['text'], max_queue: 3, sim: { load_time: '50ms', token_time: '100ms' } },
+        crashy: {
+          name: 'crashy',
+          backend: 'sim',
+          capabilities: ['embedding'],
+          sim: { load_time: '50ms', fail: 'crash_on_request' },
+        },
+        narrow: {
+          name: 'narrow',
+          backend: 'sim',
+          capabilities: ['text'],
+          max_queue: 3,
+          sim: { load_time: '50ms', token_time: '100ms' },
+        },
       },
     });
   });
   afterAll(() => node?.stop());
 
   it('unknown model → 404 model_not_found, OpenAI-shaped, also from the openai client', async () => {
-    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }));
+    const res = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }),
+    );
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { message: "The model 'nope' does not exist on this node", type: 'invalid_request_error', param: 'model', code: 'model_not_found' } });
+    expect(await res.json()).toEqual({
+      error: {
+        message: "The model 'nope' does not exist on this node",
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'model_not_found',
+      },
+    });
     const client = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    await expect(client.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+    await expect(
+      client.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
   });
 
   it('malformed JSON → 400 invalid_json', async () => {
@@ -70,25 +100,46 @@ describe('client API errors', () => {
   });
 
   it('an engine that fails to start → 503 with the reason from its output', async () => {
-    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'broken', messages: [{ role: 'user', content: 'x' }] }));
+    const res = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'broken', messages: [{ role: 'user', content: 'x' }] }),
+    );
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('engine_start_failed');
     expect(body.error.message).toMatch(/engine for model 'broken' failed to start: engine exited \(exit code 1\)/);
-    const missing = await post('/v1/chat/completions', JSON.stringify({ model: 'missing-binary', messages: [{ role: 'user', content: 'x' }] }));
+    const missing = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'missing-binary', messages: [{ role: 'user', content: 'x' }] }),
+    );
     expect(missing.status).toBe(503);
     expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/ENOENT|cannot run/);
   });
 
   it('after repeated failed starts the model is held with a retry time, and the console shows the error', async () => {
-    for (let i = 0; i < 3; i++) await post('/v1/chat/completions', JSON.stringify({ model: 'broken', messages: [{ role: 'user', content: 'x' }] }));
-    const res = await post('/v1/chat/completions', JSON.stringify({ model: 'broken', messages: [{ role: 'user', content: 'x' }] }));
+    for (let i = 0; i < 3; i++)
+      await post(
+        '/v1/chat/completions',
+        JSON.stringify({ model: 'broken', messages: [{ role: 'user', content: 'x' }] }),
+      );
+    const res = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'broken', messages: [{ role: 'user', content: 'x' }] }),
+    );
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('engine_unavailable');
-    const list = await node.console<{ models: { localId: string; state: string; lastError: string | null }[] }>('/router/v1/console/models');
-    expect(list.models.find((m) => m.localId === 'broken')).toMatchObject({ state: 'failed', lastError: expect.stringMatching(/exit code 1/) });
+    const list = await node.console<{ models: { localId: string; state: string; lastError: string | null }[] }>(
+      '/router/v1/console/models',
+    );
+    expect(list.models.find((m) => m.localId === 'broken')).toMatchObject({
+      state: 'failed',
+      lastError: expect.stringMatching(/exit code 1/),
+    });
     // The healthy model on the same lane still serves.
-    const ok = await post('/v1/chat/completions', JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 }));
+    const ok = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 }),
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -118,20 +169,31 @@ describe('client API errors', () => {
 
   it('a bad token is a 401 whatever the body; a repeated query key is a 400 naming it; secrets in the query are never logged (issue #9)', async () => {
     const huge = 'x'.repeat(200 * 1024); // over the body limit: the token is judged first
-    const res = await fetch(`${node.url}/router/v1/node/register`, { method: 'POST', body: huge, headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' } });
+    const res = await fetch(`${node.url}/router/v1/node/register`, {
+      method: 'POST',
+      body: huge,
+      headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(401);
-    const twice = await fetch(`${node.url}/router/v1/console/decisions?limit=1&limit=2`, { headers: { authorization: `Bearer ${node.token}` } });
+    const twice = await fetch(`${node.url}/router/v1/console/decisions?limit=1&limit=2`, {
+      headers: { authorization: `Bearer ${node.token}` },
+    });
     expect(twice.status).toBe(400);
-    expect(((await twice.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'limit', message: expect.stringMatching(/given 2 times/) });
+    expect(((await twice.json()) as { error: { param: string; message: string } }).error).toMatchObject({
+      param: 'limit',
+      message: expect.stringMatching(/given 2 times/),
+    });
     const ollama = await fetch(`${node.url}/api/tags?x=1&x=2`);
     expect(ollama.status).toBe(400);
     expect(typeof ((await ollama.json()) as { error: unknown }).error).toBe('string');
     await fetch(`${node.url}/router/v1/console/nothing-here?token=${node.token}`);
-    await eventually(() => node.output().includes('nothing-here?token=REDACTED'), { what: 'the refused request in the log, redacted' });
+    await eventually(() => node.output().includes('nothing-here?token=REDACTED'), {
+      what: 'the refused request in the log, redacted',
+    });
     expect(node.output()).not.toContain(node.token);
   });
 
-  it('a model\'s max_queue bounds its waiting requests: beyond it 429 with Retry-After, OpenAI- and Ollama-shaped (issue #9)', async () => {
+  it("a model's max_queue bounds its waiting requests: beyond it 429 with Retry-After, OpenAI- and Ollama-shaped (issue #9)", async () => {
     const body = JSON.stringify({ model: 'narrow', messages: [{ role: 'user', content: 'x' }], max_tokens: 4 });
     await post('/v1/chat/completions', body); // loaded, so the burst below waits only for the engine
     const answers = await Promise.all(Array.from({ length: 12 }, () => post('/v1/chat/completions', body)));
@@ -143,15 +205,36 @@ describe('client API errors', () => {
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(((await r.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'queue_full', type: 'rate_limit_error' });
+      expect(((await r.json()) as { error: { code: string; type: string } }).error).toMatchObject({
+        code: 'queue_full',
+        type: 'rate_limit_error',
+      });
     }
-    const ollama = await Promise.all(Array.from({ length: 12 }, () => post('/api/chat', JSON.stringify({ model: 'narrow', messages: [{ role: 'user', content: 'x' }], stream: false, options: { num_predict: 4 } }))));
+    const ollama = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        post(
+          '/api/chat',
+          JSON.stringify({
+            model: 'narrow',
+            messages: [{ role: 'user', content: 'x' }],
+            stream: false,
+            options: { num_predict: 4 },
+          }),
+        ),
+      ),
+    );
     const full = ollama.find((a) => a.status === 429)!;
     expect(full).toBeDefined();
     expect(typeof ((await full.json()) as { error: unknown }).error).toBe('string');
   });
 
   it('logs the bad requests it refused', async () => {
-    await eventually(() => ['model_not_found', 'body_too_large', 'invalid_json', 'engine_start_failed', 'unauthorized'].every((code) => node.output().includes(`"code":"${code}"`)), { what: 'every refusal in the log' });
+    await eventually(
+      () =>
+        ['model_not_found', 'body_too_large', 'invalid_json', 'engine_start_failed', 'unauthorized'].every((code) =>
+          node.output().includes(`"code":"${code}"`),
+        ),
+      { what: 'every refusal in the log' },
+    );
   });
 });

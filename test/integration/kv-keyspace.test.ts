@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedKeySpace, KeySpaceError, RedisKeySpace, type KeySpace } from '../../src-router/kv';
+import { EmbeddedKeySpace, type KeySpace, KeySpaceError, RedisKeySpace } from '../../src-router/kv';
 import { startRedis, type TestRedis } from '../support/redis-server';
 
 /** Polls `probe` until it returns true or `ms` pass; returns whether it did. No fixed sleeps. */
@@ -167,15 +167,19 @@ describe('keyspace against redis-server and embedded', () => {
 
         await redis.restart();
         // The backoff is capped at 5 s, so one full backoff step plus the connect is the bound.
-        const back = await eventually(async () => {
-          try {
-            await ks.set(k, 'after');
-            return true;
-          } catch (err) {
-            expect(err).toBeInstanceOf(KeySpaceError);
-            return false;
-          }
-        }, 8_000, 100);
+        const back = await eventually(
+          async () => {
+            try {
+              await ks.set(k, 'after');
+              return true;
+            } catch (err) {
+              expect(err).toBeInstanceOf(KeySpaceError);
+              return false;
+            }
+          },
+          8_000,
+          100,
+        );
         expect(back).toBe(true);
         expect(ks.reachable).toBe(true);
         expect(await ks.get(k)).toBe('after'); // the restarted server is empty: this is the new write

@@ -26,12 +26,16 @@ describe('issue #26 item 4: a flood of pushes costs the master one read at a tim
         maxSnapshotsInFlight = Math.max(maxSnapshotsInFlight, snapshotsInFlight);
         setTimeout(() => {
           snapshotsInFlight--;
-          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'starting', code: 'unavailable' } }));
+          res
+            .writeHead(503, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message: 'starting', code: 'unavailable' } }));
         }, 150);
         return;
       }
       if (!req.url?.startsWith('/router/v1/node/offload/lease?')) {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not here', code: 'unavailable' } }));
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'not here', code: 'unavailable' } }));
         return;
       }
       reads++;
@@ -47,7 +51,16 @@ describe('issue #26 item 4: a flood of pushes costs the master one read at a tim
     const slavePort = await freePort();
     slave = await startNode({
       models: { b: simText('model-b', '5ms') },
-      config: { server: { port: slavePort }, cluster: { role: 'slave', node_id: 'gpu-b', token: CLUSTER_TOKEN, master_url: `http://127.0.0.1:${port}`, public_url: `http://127.0.0.1:${slavePort}` } as never },
+      config: {
+        server: { port: slavePort },
+        cluster: {
+          role: 'slave',
+          node_id: 'gpu-b',
+          token: CLUSTER_TOKEN,
+          master_url: `http://127.0.0.1:${port}`,
+          public_url: `http://127.0.0.1:${slavePort}`,
+        } as never,
+      },
     });
   });
   afterAll(async () => {
@@ -56,10 +69,25 @@ describe('issue #26 item 4: a flood of pushes costs the master one read at a tim
     master?.close();
   });
 
-  it('30 concurrent pushes: every one answered from the master\'s lease, never more than one read at the master at once', async () => {
-    const lease = { linkId: 'forged', owner: { nodeId: 'gpu-b', model: 'b' }, helper: { nodeId: 'gpu-c', model: 'c' }, slots: 2, ttlMs: 60_000, probe: false, ownerJobMs: null, helperJobMs: null, helperSwitchMs: null, measured: false };
+  it("30 concurrent pushes: every one answered from the master's lease, never more than one read at the master at once", async () => {
+    const lease = {
+      linkId: 'forged',
+      owner: { nodeId: 'gpu-b', model: 'b' },
+      helper: { nodeId: 'gpu-c', model: 'c' },
+      slots: 2,
+      ttlMs: 60_000,
+      probe: false,
+      ownerJobMs: null,
+      helperJobMs: null,
+      helperSwitchMs: null,
+      measured: false,
+    };
     const push = () =>
-      fetch(`${slave.url}/router/v1/node/offload/lease`, { method: 'POST', headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ owner: lease.owner, lease }) });
+      fetch(`${slave.url}/router/v1/node/offload/lease`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ owner: lease.owner, lease }),
+      });
     const answers = await Promise.all(Array.from({ length: 30 }, push));
     for (const a of answers) {
       expect(a.status).toBe(200);
@@ -69,9 +97,13 @@ describe('issue #26 item 4: a flood of pushes costs the master one read at a tim
     expect(maxInFlight).toBe(1);
   });
 
-  it('30 concurrent links pushes while the master\'s node ID is unknown: all refused, one lookup of it at a time', async () => {
+  it("30 concurrent links pushes while the master's node ID is unknown: all refused, one lookup of it at a time", async () => {
     const push = () =>
-      fetch(`${slave.url}/router/v1/node/links`, { method: 'POST', headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ version: 1, epoch: 'master:1', links: [] }) });
+      fetch(`${slave.url}/router/v1/node/links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ version: 1, epoch: 'master:1', links: [] }),
+      });
     const answers = await Promise.all(Array.from({ length: 30 }, push));
     for (const a of answers) {
       expect(a.status).toBe(403);

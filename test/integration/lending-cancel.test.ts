@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_TOKEN, simText, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { CLUSTER_TOKEN, type LendingCluster, simText, startLendingCluster } from '../support/lending-cluster';
 import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 
 // Issue #9: a borrowed request no longer ends with its relay connection (a master that dies must not lose it), so
@@ -7,16 +7,37 @@ import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 describe('a client that leaves while its request is lent', () => {
   let c: LendingCluster;
   const helperStats = async () => {
-    const port = (await (await fetch(`${c.urls.helper}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).json() as { lanes: { port: number | null }[] }).lanes[0].port!;
-    return (await (await fetch(`http://127.0.0.1:${port}/sim/stats`)).json()) as { requests: number; active: number; cancelled: number; completed: number };
+    const port = (
+      (await (
+        await fetch(`${c.urls.helper}/router/v1/console/lanes`, {
+          headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+        })
+      ).json()) as { lanes: { port: number | null }[] }
+    ).lanes[0].port!;
+    return (await (await fetch(`http://127.0.0.1:${port}/sim/stats`)).json()) as {
+      requests: number;
+      active: number;
+      cancelled: number;
+      completed: number;
+    };
   };
   /** The master's side, played by the test: a cancel, and a borrowed request as the relay delivers it (LEASE-5). */
   const asMaster = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${c.urls.helper}${path}`, { method: 'POST', headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${c.urls.helper}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const borrowed = (id: string) =>
-    asMaster('/router/v1/node/worker/v1/chat/completions', { model: 'b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }, { 'x-routerdesk-borrowed-from': 'owner/a', 'x-routerdesk-request-id': id });
+    asMaster(
+      '/router/v1/node/worker/v1/chat/completions',
+      { model: 'b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 },
+      { 'x-routerdesk-borrowed-from': 'owner/a', 'x-routerdesk-request-id': id },
+    );
   beforeAll(async () => {
-    c = await startLendingCluster({ slaves: { owner: { a: simText('model-a', '40ms') }, helper: { b: simText('model-b', '20ms') } } });
+    c = await startLendingCluster({
+      slaves: { owner: { a: simText('model-a', '40ms') }, helper: { b: simText('model-b', '20ms') } },
+    });
     for (let i = 0; i < 3; i++) {
       expect((await c.chat('owner', 'model-a', { maxTokens: 4 })).status).toBe(200);
       expect((await c.chat('helper', 'model-b', { maxTokens: 4 })).status).toBe(200);
@@ -25,17 +46,22 @@ describe('a client that leaves while its request is lent', () => {
   });
   afterAll(() => c?.stop());
 
-  it('cancels the lent request at the helper\'s engine', async () => {
+  it("cancels the lent request at the helper's engine", async () => {
     const before = await helperStats();
     const ctl = new AbortController();
-    const calls = Array.from({ length: 8 }, () => c.chat('owner', 'model-a', { maxTokens: 200, signal: ctl.signal }).catch(() => null));
+    const calls = Array.from({ length: 8 }, () =>
+      c.chat('owner', 'model-a', { maxTokens: 200, signal: ctl.signal }).catch(() => null),
+    );
     await eventually(async () => (await helperStats()).active > 0, { what: 'a lent request running at the helper' });
     ctl.abort();
     await Promise.all(calls);
-    await eventually(async () => {
-      const s = await helperStats();
-      return s.active === 0 && s.cancelled > before.cancelled;
-    }, { what: 'the helper engine cancelled it', timeoutMs: 15_000 });
+    await eventually(
+      async () => {
+        const s = await helperStats();
+        return s.active === 0 && s.cancelled > before.cancelled;
+      },
+      { what: 'the helper engine cancelled it', timeoutMs: 15_000 },
+    );
     expect((await helperStats()).completed).toBe(before.completed);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simText, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { type LendingCluster, simText, startLendingCluster } from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // Issue #14, LEASE-2/3: what an enrolled request costs the cluster when nothing waits. An owner reports a new held
@@ -24,12 +24,15 @@ describe('an enrolled request that waits for nothing costs one decision', () => 
   async function settled(): Promise<number> {
     let last = -1;
     let same = 0;
-    const { n } = await eventually(async () => {
-      const now = await made();
-      same = now === last ? same + 1 : 0;
-      last = now;
-      return same >= 2 ? { n: now } : undefined;
-    }, { everyMs: 200, what: 'the master to stop deciding' });
+    const { n } = await eventually(
+      async () => {
+        const now = await made();
+        same = now === last ? same + 1 : 0;
+        last = now;
+        return same >= 2 ? { n: now } : undefined;
+      },
+      { everyMs: 200, what: 'the master to stop deciding' },
+    );
     return n;
   }
 
@@ -49,8 +52,14 @@ describe('an enrolled request that waits for nothing costs one decision', () => 
     const since = Date.now();
     const answers = await Promise.all(Array.from({ length: 6 }, () => c.chat('owner', 'model-a', { maxTokens: 4 })));
     expect(answers.every((a) => a.status === 200)).toBe(true);
-    await eventually(async () => (await c.decisions({ kind: 'plan' })).some((r) => r.at >= since && r.trigger === 'enqueued' && (r.held ?? 0) > 0), {
-      what: 'a decision on held requests, from the state the owner sent',
-    });
+    await eventually(
+      async () =>
+        (await c.decisions({ kind: 'plan' })).some(
+          (r) => r.at >= since && r.trigger === 'enqueued' && (r.held ?? 0) > 0,
+        ),
+      {
+        what: 'a decision on held requests, from the state the owner sent',
+      },
+    );
   });
 });

@@ -1,16 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelConfigInput } from '../../src-router/config';
 import { lendingNodeStateSchema } from '../../src-router/contract';
-import { startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { type LendingCluster, startLendingCluster } from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // The spec's own example (cluster-routing "What is lent"): an owner receives 10 requests for model A; 2 go to A's
 // backend, 8 are held and judged for lending; a linked helper gets 2 in flight when it is faster (1 when slower);
 // A is always topped back up; every client gets its answer on its own connection; the log shows it all in order.
-const sim = (name: string, tokenTime: string): ModelConfigInput => ({ name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '100ms', token_time: tokenTime } });
+const sim = (name: string, tokenTime: string): ModelConfigInput => ({
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: '100ms', token_time: tokenTime },
+});
 
-interface HeldView { nodeId: string; models: { model: string; depth: number; active: unknown[]; held: { state: string }[] }[] }
-interface Row { kind: string; event: string; nodeId: string; outcome: string | null; reason: string | null; slots: number | null; requestsOut: number | null; at: number; id: number }
+interface HeldView {
+  nodeId: string;
+  models: { model: string; depth: number; active: unknown[]; held: { state: string }[] }[];
+}
+interface Row {
+  kind: string;
+  event: string;
+  nodeId: string;
+  outcome: string | null;
+  reason: string | null;
+  slots: number | null;
+  requestsOut: number | null;
+  at: number;
+  id: number;
+}
 
 function scenario(helperTokenTime: string, expectedSlots: 1 | 2) {
   describe(`owner with 10 requests, helper ${expectedSlots === 2 ? 'faster' : 'slower'} (LEASE-9: ${expectedSlots} slot${expectedSlots === 2 ? 's' : ''})`, () => {
@@ -19,7 +39,9 @@ function scenario(helperTokenTime: string, expectedSlots: 1 | 2) {
     let sawHeld = 0;
 
     beforeAll(async () => {
-      c = await startLendingCluster({ slaves: { owner: { a: sim('model-a', '30ms') }, helper: { b: sim('model-b', helperTokenTime) } } });
+      c = await startLendingCluster({
+        slaves: { owner: { a: sim('model-a', '30ms') }, helper: { b: sim('model-b', helperTokenTime) } },
+      });
       // Own fits first (PRICE-2: min_samples 3), on each node's own model.
       for (let i = 0; i < 3; i++) {
         expect((await c.chat('owner', 'model-a')).status).toBe(200);
@@ -48,12 +70,18 @@ function scenario(helperTokenTime: string, expectedSlots: 1 | 2) {
       expect(maxAtEngine).toBeLessThanOrEqual(2); // QUEUE-1: scheduling_backend_depth 2
       expect(maxAtEngine).toBe(2); // and topped up to it (QUEUE-2)
       expect(sawHeld).toBeGreaterThanOrEqual(6);
-      const helperStats = (await (await fetch(`${c.urls.helper}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${c.master.token}` } })).json()) as { lanes: { port: number }[] };
-      const simStats = (await (await fetch(`http://127.0.0.1:${helperStats.lanes[0].port}/sim/stats`)).json()) as { requests: number };
+      const helperStats = (await (
+        await fetch(`${c.urls.helper}/router/v1/console/lanes`, {
+          headers: { authorization: `Bearer ${c.master.token}` },
+        })
+      ).json()) as { lanes: { port: number }[] };
+      const simStats = (await (await fetch(`http://127.0.0.1:${helperStats.lanes[0].port}/sim/stats`)).json()) as {
+        requests: number;
+      };
       expect(simStats.requests).toBeGreaterThan(3); // the helper served lent requests beyond its own 3
     });
 
-    it('every node\'s lending state, as the master polls it, parses with its contract (LEASE-3), fits included', async () => {
+    it("every node's lending state, as the master polls it, parses with its contract (LEASE-3), fits included", async () => {
       for (const url of [c.urls.owner, c.urls.helper]) {
         const state = lendingNodeStateSchema.parse(await c.node(url, '/router/v1/node/offload/state'));
         if (url === c.urls.owner) expect(state.models.find((m) => m.model === 'a')?.fit).not.toBeNull();
@@ -63,10 +91,13 @@ function scenario(helperTokenTime: string, expectedSlots: 1 | 2) {
     });
 
     it('the log shows plan rows on the master and dispatch rows on the owner, in order', async () => {
-      const rows = await eventually(async () => {
-        const page = await c.console<{ rows: Row[] }>('/router/v1/console/decisions?limit=1000');
-        return page.rows.some((r) => r.event === 'lent') ? page.rows : undefined;
-      }, { what: 'lent rows gathered' });
+      const rows = await eventually(
+        async () => {
+          const page = await c.console<{ rows: Row[] }>('/router/v1/console/decisions?limit=1000');
+          return page.rows.some((r) => r.event === 'lent') ? page.rows : undefined;
+        },
+        { what: 'lent rows gathered' },
+      );
       const chronological = [...rows].sort((x, y) => x.at - y.at || x.id - y.id);
       const granted = chronological.filter((r) => r.kind === 'plan' && r.outcome === 'granted');
       expect(granted.length).toBeGreaterThan(0);

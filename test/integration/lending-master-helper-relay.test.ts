@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simText, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { type LendingCluster, simText, startLendingCluster } from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // Issue #25: the master as helper runs a borrowed job under an explicit cancel, not its relay connection. When the
@@ -24,13 +24,16 @@ describe('issue #25: the in-process master helper keeps its job when the relay b
   });
   afterAll(() => c?.stop());
 
-  it('every client is answered; a relay that broke mid-job is resolved by fetching the master\'s answer', async () => {
+  it("every client is answered; a relay that broke mid-job is resolved by fetching the master's answer", async () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => c.chat('owner', 'model-a')));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-    const fates = await eventually(async () => {
-      const rows = await c.decisions({ kind: 'dispatch', event: 'lent_fate' });
-      return rows.length > 0 && rows;
-    }, { what: 'a lent request whose relay broke' });
+    const fates = await eventually(
+      async () => {
+        const rows = await c.decisions({ kind: 'dispatch', event: 'lent_fate' });
+        return rows.length > 0 && rows;
+      },
+      { what: 'a lent request whose relay broke' },
+    );
     expect(fates.map((r) => r.reason)).not.toContain('lost');
     expect(fates.some((r) => r.reason === 'answered' && r.nodeId === 'owner')).toBe(true);
   });

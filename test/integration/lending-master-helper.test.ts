@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simText, startLendingCluster, watchHeld, type HeldItemView, type LendingCluster } from '../support/lending-cluster';
+import {
+  type HeldItemView,
+  type LendingCluster,
+  simText,
+  startLendingCluster,
+  watchHeld,
+} from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // LEASE-7: when the helper is the master itself, the master serves the lent request in-process (it has no
@@ -9,12 +15,18 @@ describe('the master is the helper: owner slave/a → master/b', () => {
   let c: LendingCluster;
 
   const simRequests = async (url: string) => {
-    const lanes = (await (await fetch(`${url}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${c.master.token}` } })).json()) as { lanes: { port: number | null }[] };
-    return ((await (await fetch(`http://127.0.0.1:${lanes.lanes[0].port}/sim/stats`)).json()) as { requests: number }).requests;
+    const lanes = (await (
+      await fetch(`${url}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${c.master.token}` } })
+    ).json()) as { lanes: { port: number | null }[] };
+    return ((await (await fetch(`http://127.0.0.1:${lanes.lanes[0].port}/sim/stats`)).json()) as { requests: number })
+      .requests;
   };
 
   beforeAll(async () => {
-    c = await startLendingCluster({ masterModels: { b: simText('model-b', '20ms') }, slaves: { owner: { a: simText('model-a', '60ms') } } });
+    c = await startLendingCluster({
+      masterModels: { b: simText('model-b', '20ms') },
+      slaves: { owner: { a: simText('model-a', '60ms') } },
+    });
     for (let i = 0; i < 3; i++) {
       expect((await c.chat('owner', 'model-a')).status).toBe(200);
       expect((await c.chat('master', 'model-b')).status).toBe(200);
@@ -26,7 +38,11 @@ describe('the master is the helper: owner slave/a → master/b', () => {
   it('serves lent requests in-process; every client on the owner gets its answer from its own connection', async () => {
     const before = await simRequests(c.master.url);
     let lentSeen = 0;
-    const w = watchHeld(c, 'owner', (v) => (lentSeen += v.models.find((m) => m.model === 'a')?.held.filter((i) => i.state === 'lent').length ?? 0));
+    const w = watchHeld(
+      c,
+      'owner',
+      (v) => (lentSeen += v.models.find((m) => m.model === 'a')?.held.filter((i) => i.state === 'lent').length ?? 0),
+    );
     const answers = await Promise.all(Array.from({ length: 10 }, () => c.chat('owner', 'model-a')));
     await w.stop();
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
@@ -48,10 +64,17 @@ describe('the master is the helper: owner slave/a → master/b', () => {
     let masterView: { active: HeldItemView[]; held: HeldItemView[] } | undefined;
     const w = watchHeld(c, 'master', (v) => (masterView = v.models.find((m) => m.model === 'b')));
     const since = Date.now();
-    const own = [c.chat('master', 'model-b', { extra: { sim_token_time: 150 } }), c.chat('master', 'model-b', { extra: { sim_token_time: 150 } })];
-    await eventually(() => masterView?.active.filter((i) => !i.borrowed).length === 2, { what: 'two own requests at the master engine' });
+    const own = [
+      c.chat('master', 'model-b', { extra: { sim_token_time: 150 } }),
+      c.chat('master', 'model-b', { extra: { sim_token_time: 150 } }),
+    ];
+    await eventually(() => masterView?.active.filter((i) => !i.borrowed).length === 2, {
+      what: 'two own requests at the master engine',
+    });
     const answers = Promise.all(Array.from({ length: 8 }, () => c.chat('owner', 'model-a')));
-    await eventually(() => (masterView?.held.filter((i) => i.borrowed).length ?? 0) > 0, { what: 'borrowed requests waiting on the master' });
+    await eventually(() => (masterView?.held.filter((i) => i.borrowed).length ?? 0) > 0, {
+      what: 'borrowed requests waiting on the master',
+    });
     own.push(c.chat('master', 'model-b'));
     expect((await Promise.all(own)).map((a) => a.status)).toEqual([200, 200, 200]);
     const results = await answers;
@@ -59,10 +82,13 @@ describe('the master is the helper: owner slave/a → master/b', () => {
     expect(results.map((a) => a.status)).toEqual(Array(8).fill(200));
     expect(results.every((a) => a.body.model === 'model-a')).toBe(true);
     const rows = (await c.decisions()).filter((r) => r.at >= since);
-    expect(rows.filter((r) => r.nodeId === 'master' && r.event === 'borrowed_returned').map((r) => r.reason)).toContain('own_work_arrived');
+    expect(rows.filter((r) => r.nodeId === 'master' && r.event === 'borrowed_returned').map((r) => r.reason)).toContain(
+      'own_work_arrived',
+    );
     const returned = rows.filter((r) => r.nodeId === 'owner' && r.event === 'returned');
     expect(returned.length).toBeGreaterThan(0);
-    for (const r of returned) expect(rows.filter((x) => x.event === 'lent' && x.requestId === r.requestId).length).toBe(1);
+    for (const r of returned)
+      expect(rows.filter((x) => x.event === 'lent' && x.requestId === r.requestId).length).toBe(1);
     // A return is not a refusal: the only refusals are lends the owner made before it heard the master's "no
     // lease" (the master stopped the lease when its own work arrived).
     expect(rows.filter((r) => r.event === 'relay_refused' && r.reason !== 'no_live_lease')).toEqual([]);

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simText, startLendingCluster, watchHeld, type DecisionRowView, type HeldItemView, type LendingCluster } from '../support/lending-cluster';
+import {
+  type DecisionRowView,
+  type HeldItemView,
+  type LendingCluster,
+  simText,
+  startLendingCluster,
+  watchHeld,
+} from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // LEASE-5/8: lent requests travel owner → master → helper; a lent request the master cannot pass on gets a
@@ -23,10 +30,13 @@ function neverLentTwice(rows: DecisionRowView[]) {
 }
 
 async function rowsWhere(c: LendingCluster, filter: Record<string, string>, atLeast = 1) {
-  return eventually(async () => {
-    const rows = await c.decisions(filter);
-    return rows.length >= atLeast ? rows : undefined;
-  }, { what: `decision rows ${JSON.stringify(filter)}` });
+  return eventually(
+    async () => {
+      const rows = await c.decisions(filter);
+      return rows.length >= atLeast ? rows : undefined;
+    },
+    { what: `decision rows ${JSON.stringify(filter)}` },
+  );
 }
 
 describe('relay_refused no_live_lease and forward_failed', () => {
@@ -35,7 +45,12 @@ describe('relay_refused no_live_lease and forward_failed', () => {
   beforeAll(async () => {
     // The helper's engine answers 500 to everything (sim fail: http_500); it has no fit of its own, so the master
     // prices it with the owner's fit (PRICE-3) and lends to it.
-    c = await startLendingCluster({ slaves: { owner: { a: simText('model-a', '60ms') }, helper: { b: simText('model-b', '10ms', { fail: 'http_500' }) } } });
+    c = await startLendingCluster({
+      slaves: {
+        owner: { a: simText('model-a', '60ms') },
+        helper: { b: simText('model-b', '10ms', { fail: 'http_500' }) },
+      },
+    });
     for (let i = 0; i < 3; i++) expect((await c.chat('owner', 'model-a')).status).toBe(200);
     expect((await c.chat('helper', 'model-b')).status).toBe(500); // loads b: no switch needed to help
     await c.link('text', ['owner', 'a'], ['helper', 'b']);
@@ -45,11 +60,23 @@ describe('relay_refused no_live_lease and forward_failed', () => {
   it('refuses a lent request without a live lease (no_live_lease)', async () => {
     const relay = await c.node<{ kind: string; reason: string }>(c.master.url, '/router/v1/node/offload/relay', {
       method: 'POST',
-      body: JSON.stringify({ requestId: 'relay-without-lease', owner: { nodeId: 'owner', model: 'a' }, helper: { nodeId: 'helper', model: 'b' }, endpoint: 'chat', json: { model: 'a', messages: [{ role: 'user', content: 'hi' }] } }),
+      body: JSON.stringify({
+        requestId: 'relay-without-lease',
+        owner: { nodeId: 'owner', model: 'a' },
+        helper: { nodeId: 'helper', model: 'b' },
+        endpoint: 'chat',
+        json: { model: 'a', messages: [{ role: 'user', content: 'hi' }] },
+      }),
     });
     expect(relay).toMatchObject({ kind: 'refused', reason: 'no_live_lease' });
     const rows = await rowsWhere(c, { kind: 'dispatch', event: 'relay_refused', reason: 'no_live_lease' });
-    expect(rows.find((r) => r.requestId === 'relay-without-lease')).toMatchObject({ nodeId: 'master', ownerNode: 'owner', ownerModel: 'a', helperNode: 'helper', helperModel: 'b' });
+    expect(rows.find((r) => r.requestId === 'relay-without-lease')).toMatchObject({
+      nodeId: 'master',
+      ownerNode: 'owner',
+      ownerModel: 'a',
+      helperNode: 'helper',
+      helperModel: 'b',
+    });
   });
 
   it('a helper engine answering 500 is forward_failed: the owner serves the request itself', async () => {
@@ -69,7 +96,9 @@ describe('relay_refused helper_unreachable: the helper is killed mid-lease', () 
   let c: LendingCluster;
 
   beforeAll(async () => {
-    c = await startLendingCluster({ slaves: { owner: { a: simText('model-a', '100ms') }, helper: { b: simText('model-b', '40ms') } } });
+    c = await startLendingCluster({
+      slaves: { owner: { a: simText('model-a', '100ms') }, helper: { b: simText('model-b', '40ms') } },
+    });
     for (let i = 0; i < 3; i++) {
       expect((await c.chat('owner', 'model-a')).status).toBe(200);
       expect((await c.chat('helper', 'model-b')).status).toBe(200);
@@ -80,12 +109,17 @@ describe('relay_refused helper_unreachable: the helper is killed mid-lease', () 
 
   it('every client of the owner gets its answer; each request lent to the dead helper comes back as never sent or as its helper gone', async () => {
     let killed = false;
-    const w = watchHeld(c, 'owner', (v) => {
-      if (!killed && v.models.find((m) => m.model === 'a')?.held.some((i) => i.state === 'lent')) {
-        killed = true;
-        c.slaves.helper.proc.kill('SIGKILL');
-      }
-    }, 5);
+    const w = watchHeld(
+      c,
+      'owner',
+      (v) => {
+        if (!killed && v.models.find((m) => m.model === 'a')?.held.some((i) => i.state === 'lent')) {
+          killed = true;
+          c.slaves.helper.proc.kill('SIGKILL');
+        }
+      },
+      5,
+    );
     const answers = await Promise.all(Array.from({ length: 10 }, () => c.chat('owner', 'model-a')));
     await w.stop();
     expect(killed).toBe(true);
@@ -93,24 +127,41 @@ describe('relay_refused helper_unreachable: the helper is killed mid-lease', () 
     // A relay that never reached the dead helper is refused helper_unreachable by the master; one that was in flight
     // when it died has an unknown fate, and the owner finds the helper's port refusing: lent_fate helper_gone. Either
     // way the owner runs it, once.
-    const all = await eventually(async () => {
-      const rows = await c.decisions({ kind: 'dispatch' });
-      const back = rows.filter((r) => (r.event === 'relay_refused' && r.reason === 'helper_unreachable') || (r.event === 'lent_fate' && r.reason === 'helper_gone'));
-      return back.length > 0 && rows;
-    }, { what: 'the requests lent to the dead helper back at their owner' });
-    expect(all.filter((r) => r.event === 'relay_refused' && r.reason === 'helper_unreachable').every((r) => r.nodeId === 'master' && r.helperNode === 'helper')).toBe(true);
-    expect(all.filter((r) => r.event === 'lent_fate' && r.reason === 'helper_gone').every((r) => r.nodeId === 'owner' && r.helperNode === 'helper')).toBe(true);
+    const all = await eventually(
+      async () => {
+        const rows = await c.decisions({ kind: 'dispatch' });
+        const back = rows.filter(
+          (r) =>
+            (r.event === 'relay_refused' && r.reason === 'helper_unreachable') ||
+            (r.event === 'lent_fate' && r.reason === 'helper_gone'),
+        );
+        return back.length > 0 && rows;
+      },
+      { what: 'the requests lent to the dead helper back at their owner' },
+    );
+    expect(
+      all
+        .filter((r) => r.event === 'relay_refused' && r.reason === 'helper_unreachable')
+        .every((r) => r.nodeId === 'master' && r.helperNode === 'helper'),
+    ).toBe(true);
+    expect(
+      all
+        .filter((r) => r.event === 'lent_fate' && r.reason === 'helper_gone')
+        .every((r) => r.nodeId === 'owner' && r.helperNode === 'helper'),
+    ).toBe(true);
     const rows = all.filter((r) => r.nodeId === 'owner');
     expect(rows.filter((r) => r.event === 'returned' && r.reason === 'helper_unreachable').length).toBeGreaterThan(0);
     neverLentTwice(rows);
   });
 });
 
-describe('409 offload_returned: the helper\'s own request arrives (HELPER-1)', () => {
+describe("409 offload_returned: the helper's own request arrives (HELPER-1)", () => {
   let c: LendingCluster;
 
   beforeAll(async () => {
-    c = await startLendingCluster({ slaves: { owner: { a: simText('model-a', '60ms') }, helper: { b: simText('model-b', '20ms') } } });
+    c = await startLendingCluster({
+      slaves: { owner: { a: simText('model-a', '60ms') }, helper: { b: simText('model-b', '20ms') } },
+    });
     for (let i = 0; i < 3; i++) {
       expect((await c.chat('owner', 'model-a')).status).toBe(200);
       expect((await c.chat('helper', 'model-b')).status).toBe(200);
@@ -124,20 +175,33 @@ describe('409 offload_returned: the helper\'s own request arrives (HELPER-1)', (
     const wh = watchHeld(c, 'helper', (v) => (helperView = v.models.find((m) => m.model === 'b')));
     const returnedSeen = new Map<string, number>();
     const orderViolations: string[][] = [];
-    const wo = watchHeld(c, 'owner', (v) => {
-      const a = v.models.find((m) => m.model === 'a');
-      if (!a) return;
-      for (const i of a.held) if (i.returned) returnedSeen.set(i.id, Date.parse(i.firstArrival));
-      // QUEUE-5: waiting requests go in first-arrival order, a returned one included.
-      const waiting = a.held.filter((i) => i.state !== 'lent').map((i) => Date.parse(i.firstArrival));
-      if (waiting.some((t, k) => k > 0 && t < waiting[k - 1])) orderViolations.push(a.held.map((i) => `${i.state}:${i.firstArrival}`));
-    }, 5);
+    const wo = watchHeld(
+      c,
+      'owner',
+      (v) => {
+        const a = v.models.find((m) => m.model === 'a');
+        if (!a) return;
+        for (const i of a.held) if (i.returned) returnedSeen.set(i.id, Date.parse(i.firstArrival));
+        // QUEUE-5: waiting requests go in first-arrival order, a returned one included.
+        const waiting = a.held.filter((i) => i.state !== 'lent').map((i) => Date.parse(i.firstArrival));
+        if (waiting.some((t, k) => k > 0 && t < waiting[k - 1]))
+          orderViolations.push(a.held.map((i) => `${i.state}:${i.firstArrival}`));
+      },
+      5,
+    );
 
     // The helper's engine slots (depth 2) are busy with two long own requests; lent work waits in its router queue.
-    const own = [c.chat('helper', 'model-b', { extra: { sim_token_time: 150 } }), c.chat('helper', 'model-b', { extra: { sim_token_time: 150 } })];
-    await eventually(() => helperView?.active.filter((i) => !i.borrowed).length === 2, { what: 'two own requests at the helper engine' });
+    const own = [
+      c.chat('helper', 'model-b', { extra: { sim_token_time: 150 } }),
+      c.chat('helper', 'model-b', { extra: { sim_token_time: 150 } }),
+    ];
+    await eventually(() => helperView?.active.filter((i) => !i.borrowed).length === 2, {
+      what: 'two own requests at the helper engine',
+    });
     const answers = Promise.all(Array.from({ length: 8 }, () => c.chat('owner', 'model-a')));
-    await eventually(() => (helperView?.held.filter((i) => i.borrowed).length ?? 0) > 0, { what: 'borrowed requests waiting on the helper' });
+    await eventually(() => (helperView?.held.filter((i) => i.borrowed).length ?? 0) > 0, {
+      what: 'borrowed requests waiting on the helper',
+    });
     // Its own request arrives: unstarted borrowed requests are handed back with 409 offload_returned.
     own.push(c.chat('helper', 'model-b'));
     expect((await Promise.all(own)).map((a) => a.status)).toEqual([200, 200, 200]);
@@ -153,7 +217,9 @@ describe('409 offload_returned: the helper\'s own request arrives (HELPER-1)', (
     // the owner lent before it heard the master's "no lease", the helper was busy on arrival or the master had
     // already dropped the lease (relay_refused no_live_lease).
     const reasons = returned.map((r) => r.reason);
-    expect.soft(reasons.filter((r) => r !== 'own_work_arrived' && r !== 'busy_on_arrival' && r !== 'no_live_lease')).toEqual([]);
+    expect
+      .soft(reasons.filter((r) => r !== 'own_work_arrived' && r !== 'busy_on_arrival' && r !== 'no_live_lease'))
+      .toEqual([]);
     expect.soft(reasons).toContain('own_work_arrived');
     neverLentTwice(rows);
     // The first arrival is kept: the re-queued request shows the time it first arrived, before it was lent.

@@ -1,7 +1,15 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simText, startLendingCluster, watchHeld, type DecisionRowView, type HeldItemView, type HeldView, type LendingCluster } from '../support/lending-cluster';
+import {
+  type DecisionRowView,
+  type HeldItemView,
+  type HeldView,
+  type LendingCluster,
+  simText,
+  startLendingCluster,
+  watchHeld,
+} from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // Per-request gates on real nodes: which queued requests an owner may lend while a lease is live.
@@ -13,7 +21,21 @@ import { eventually } from '../support/node-harness';
 // Requests are told apart by the owner's held view (ids, stream flags, states) and by a max_tokens no other request
 // uses (its analytics row, on the node whose engine answered it, records the tokens generated).
 
-interface AnalyticsRow { id: number; node_id: string; local_id: string; model: string; streamed: number; prompt_bytes: number | null; tokens_generated: number | null; service_source: string | null; finished_at: number; duration_ms: number; queue_wait_ms: number; outcome: string; status: number | null }
+interface AnalyticsRow {
+  id: number;
+  node_id: string;
+  local_id: string;
+  model: string;
+  streamed: number;
+  prompt_bytes: number | null;
+  tokens_generated: number | null;
+  service_source: string | null;
+  finished_at: number;
+  duration_ms: number;
+  queue_wait_ms: number;
+  outcome: string;
+  status: number | null;
+}
 
 function rowsOf(c: LendingCluster, nodeId: string, where = '1 = 1', ...args: unknown[]): AnalyticsRow[] {
   const db = new Database(join(c.slaves[nodeId].dir, 'store', 'router.db'), { readonly: true });
@@ -26,10 +48,13 @@ function rowsOf(c: LendingCluster, nodeId: string, where = '1 = 1', ...args: unk
 
 /** A node's rows once there are at least `n` (analytics rows are written in batches, off the request path). */
 const rowsOnce = (c: LendingCluster, nodeId: string, n: number, where = '1 = 1', ...args: unknown[]) =>
-  eventually(() => {
-    const rows = rowsOf(c, nodeId, where, ...args);
-    return rows.length >= n ? rows : undefined;
-  }, { what: `${n} analytics rows on ${nodeId}` });
+  eventually(
+    () => {
+      const rows = rowsOf(c, nodeId, where, ...args);
+      return rows.length >= n ? rows : undefined;
+    },
+    { what: `${n} analytics rows on ${nodeId}` },
+  );
 
 /**
  * Waits until the helper has written a row for every request it served: its own (`own`) and each the owner records
@@ -48,8 +73,15 @@ function trackItems(c: LendingCluster, nodeId: string, model: string) {
     const m = v.models.find((x) => x.model === model);
     if (!m) return;
     views.push({ at, active: m.active, held: m.held });
-    for (const [list, i] of [...m.active.map((i) => ['active', i] as const), ...m.held.map((i) => ['held', i] as const)]) {
-      const seen = items.get(i.id) ?? { stream: i.stream, states: new Set<string>(), firstArrival: Date.parse(i.firstArrival) };
+    for (const [list, i] of [
+      ...m.active.map((i) => ['active', i] as const),
+      ...m.held.map((i) => ['held', i] as const),
+    ]) {
+      const seen = items.get(i.id) ?? {
+        stream: i.stream,
+        states: new Set<string>(),
+        firstArrival: Date.parse(i.firstArrival),
+      };
       seen.states.add(list === 'active' ? 'active' : i.state);
       items.set(i.id, seen);
     }
@@ -57,16 +89,24 @@ function trackItems(c: LendingCluster, nodeId: string, model: string) {
   return { items, views, stop: () => w.stop() };
 }
 
-const lentSince = async (c: LendingCluster, since: number) => (await c.decisions({ event: 'lent' })).filter((r) => r.nodeId === 'owner' && r.at >= since);
+const lentSince = async (c: LendingCluster, since: number) =>
+  (await c.decisions({ event: 'lent' })).filter((r) => r.nodeId === 'owner' && r.at >= since);
 
 /** The owner's lent rows since `since`, once every request the held view showed lent has its row (rows are written in batches). */
-async function lentRows(c: LendingCluster, since: number, t: ReturnType<typeof trackItems>): Promise<DecisionRowView[]> {
+async function lentRows(
+  c: LendingCluster,
+  since: number,
+  t: ReturnType<typeof trackItems>,
+): Promise<DecisionRowView[]> {
   const seen = [...t.items].filter(([, i]) => i.states.has('lent')).map(([id]) => id);
-  return eventually(async () => {
-    const rows = await lentSince(c, since);
-    const ids = new Set(rows.map((r) => r.requestId));
-    return seen.every((id) => ids.has(id)) ? rows : undefined;
-  }, { what: `lent rows for the ${seen.length} requests seen lent` });
+  return eventually(
+    async () => {
+      const rows = await lentSince(c, since);
+      const ids = new Set(rows.map((r) => r.requestId));
+      return seen.every((id) => ids.has(id)) ? rows : undefined;
+    },
+    { what: `lent rows for the ${seen.length} requests seen lent` },
+  );
 }
 
 /**
@@ -74,9 +114,25 @@ async function lentRows(c: LendingCluster, since: number, t: ReturnType<typeof t
  * lines (`: queued, position 2` while a stream waits in the router queue) are what every SSE client skips.
  */
 function expectCompleteSse(raw: string, count: number) {
-  const events = raw.split('\n\n').map((e) => e.split('\n').filter((l) => !l.startsWith(':')).join('\n').trim()).filter(Boolean).map((e) => e.replace(/^data: /, ''));
+  const events = raw
+    .split('\n\n')
+    .map((e) =>
+      e
+        .split('\n')
+        .filter((l) => !l.startsWith(':'))
+        .join('\n')
+        .trim(),
+    )
+    .filter(Boolean)
+    .map((e) => e.replace(/^data: /, ''));
   expect(events.at(-1)).toBe('[DONE]');
-  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { error?: unknown; choices?: { delta?: { content?: string }; finish_reason?: string | null }[] });
+  const chunks = events.slice(0, -1).map(
+    (e) =>
+      JSON.parse(e) as {
+        error?: unknown;
+        choices?: { delta?: { content?: string }; finish_reason?: string | null }[];
+      },
+  );
   expect(chunks.some((e) => e.error)).toBe(false);
   expect(chunks.filter((e) => e.choices?.[0]?.delta?.content).length).toBe(count);
   expect(chunks.some((e) => e.choices?.[0]?.finish_reason === 'length')).toBe(true);
@@ -92,12 +148,18 @@ describe('per-request gates under a live lease: owner/a (slow) → helper/b (fas
   async function behindTwoLongJobs(special: () => ReturnType<LendingCluster['chat']>) {
     const t = trackItems(c, 'owner', 'a');
     const fillers = [c.chat('owner', 'model-a', { maxTokens: 24 }), c.chat('owner', 'model-a', { maxTokens: 24 })];
-    const fillerIds = await eventually(() => (t.views.at(-1)?.active.length === 2 ? t.views.at(-1)!.active.map((i) => i.id) : undefined), { what: 'two fillers at the owner engine' });
+    const fillerIds = await eventually(
+      () => (t.views.at(-1)?.active.length === 2 ? t.views.at(-1)!.active.map((i) => i.id) : undefined),
+      { what: 'two fillers at the owner engine' },
+    );
     const answer = special();
-    const id = await eventually(() => {
-      const v = t.views.at(-1);
-      return [...(v?.held ?? []), ...(v?.active ?? [])].find((i) => !fillerIds.includes(i.id))?.id;
-    }, { what: 'the special request queued on the owner' });
+    const id = await eventually(
+      () => {
+        const v = t.views.at(-1);
+        return [...(v?.held ?? []), ...(v?.active ?? [])].find((i) => !fillerIds.includes(i.id))?.id;
+      },
+      { what: 'the special request queued on the owner' },
+    );
     return { t, id, fillers, answer };
   }
 
@@ -145,7 +207,16 @@ describe('per-request gates under a live lease: owner/a (slow) → helper/b (fas
     await helperSettled(c, 3);
     const ownerStreams = rowsOf(c, 'owner', 'streamed = 1 AND finished_at >= ?', since);
     expect(ownerStreams).toHaveLength(6);
-    expect(ownerStreams.every((r) => r.node_id === 'owner' && r.local_id === 'a' && r.outcome === 'ok' && r.service_source === 'engine' && r.tokens_generated === 8)).toBe(true);
+    expect(
+      ownerStreams.every(
+        (r) =>
+          r.node_id === 'owner' &&
+          r.local_id === 'a' &&
+          r.outcome === 'ok' &&
+          r.service_source === 'engine' &&
+          r.tokens_generated === 8,
+      ),
+    ).toBe(true);
     expect(rowsOf(c, 'helper', 'streamed = 1')).toEqual([]);
   });
 
@@ -155,7 +226,9 @@ describe('per-request gates under a live lease: owner/a (slow) → helper/b (fas
     // owner's window (8192) holds it. max_tokens 7 marks it in the analytics.
     const since = Date.now();
     const big = 'lorem ipsum dolor sit amet '.repeat(900);
-    const { t, id, fillers, answer } = await behindTwoLongJobs(() => c.chat('owner', 'model-a', { maxTokens: 7, extra: { messages: [{ role: 'user', content: big }] } }));
+    const { t, id, fillers, answer } = await behindTwoLongJobs(() =>
+      c.chat('owner', 'model-a', { maxTokens: 7, extra: { messages: [{ role: 'user', content: big }] } }),
+    );
     const small = Array.from({ length: 6 }, () => c.chat('owner', 'model-a'));
     const answers = await Promise.all([answer, ...fillers, ...small]);
     await t.stop();
@@ -166,7 +239,9 @@ describe('per-request gates under a live lease: owner/a (slow) → helper/b (fas
     expect(lent.map((r) => r.requestId)).not.toContain(id);
     // The lease was live and smaller requests, queued behind the big one, were lent past it (from the log, not from
     // a sample that has to catch both at one instant).
-    expect(lent.some((r) => (t.items.get(r.requestId!)?.firstArrival ?? 0) >= t.items.get(id)!.firstArrival)).toBe(true);
+    expect(lent.some((r) => (t.items.get(r.requestId!)?.firstArrival ?? 0) >= t.items.get(id)!.firstArrival)).toBe(
+      true,
+    );
     expect([...t.items.get(id)!.states]).not.toContain('lent');
     expect([...t.items.get(id)!.states]).not.toContain('held');
     // The owner's engine answered it; the helper's never got it.
@@ -184,13 +259,24 @@ describe('per-request gates under a live lease: owner/a (slow) → helper/b (fas
     const t = trackItems(c, 'owner', 'a');
     const fillers = [c.chat('owner', 'model-a', { maxTokens: 24 }), c.chat('owner', 'model-a', { maxTokens: 24 })];
     await eventually(() => t.views.at(-1)?.active.length === 2, { what: 'two fillers at the owner engine' });
-    const messages = [{ role: 'user', content: [{ type: 'text', text: 'what is in this picture?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }];
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is in this picture?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+        ],
+      },
+    ];
     const image = await c.chat('owner', 'model-a', { maxTokens: 6, extra: { messages } });
     const small = Array.from({ length: 6 }, () => c.chat('owner', 'model-a'));
     const answers = await Promise.all([...fillers, ...small]);
     await t.stop();
     expect(image.status).toBe(400);
-    expect(image.body.error).toMatchObject({ code: 'guardian_required', message: expect.stringMatching(/'model-a' on node 'owner' is text-only/) });
+    expect(image.body.error).toMatchObject({
+      code: 'guardian_required',
+      message: expect.stringMatching(/'model-a' on node 'owner' is text-only/),
+    });
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
     // No router queue ever held it, and no engine saw it: only the fillers and the small requests were recorded.
     expect(t.views.every((v) => [...v.held, ...v.active].length <= 8)).toBe(true);
@@ -222,13 +308,22 @@ describe('LLM-2 before any token profile: the safe bound (body bytes + max_token
     const since = Date.now();
     const t = trackItems(c, 'owner', 'a');
     const fillers = [c.chat('owner', 'model-a', { maxTokens: 24 }), c.chat('owner', 'model-a', { maxTokens: 24 })];
-    const fillerIds = await eventually(() => (t.views.at(-1)?.active.length === 2 ? t.views.at(-1)!.active.map((i) => i.id) : undefined), { what: 'two fillers at the owner engine' });
+    const fillerIds = await eventually(
+      () => (t.views.at(-1)?.active.length === 2 ? t.views.at(-1)!.active.map((i) => i.id) : undefined),
+      { what: 'two fillers at the owner engine' },
+    );
     // ~3000 bytes: bound ≈ 3100 tokens > 1024 (the true prompt is ~750 tokens, but there is no profile to say so).
-    const big = c.chat('owner', 'model-a', { maxTokens: 7, extra: { messages: [{ role: 'user', content: 'x'.repeat(3000) }] } });
-    const id = await eventually(() => {
-      const v = t.views.at(-1);
-      return [...(v?.held ?? []), ...(v?.active ?? [])].find((i) => !fillerIds.includes(i.id))?.id;
-    }, { what: 'the big request queued' });
+    const big = c.chat('owner', 'model-a', {
+      maxTokens: 7,
+      extra: { messages: [{ role: 'user', content: 'x'.repeat(3000) }] },
+    });
+    const id = await eventually(
+      () => {
+        const v = t.views.at(-1);
+        return [...(v?.held ?? []), ...(v?.active ?? [])].find((i) => !fillerIds.includes(i.id))?.id;
+      },
+      { what: 'the big request queued' },
+    );
     // Enough of them that the queue's mean size (the plan's gate) stays within the window while the big one waits.
     const small = Array.from({ length: 8 }, () => c.chat('owner', 'model-a'));
     const answers = await Promise.all([big, ...fillers, ...small]);
@@ -238,14 +333,20 @@ describe('LLM-2 before any token profile: the safe bound (body bytes + max_token
     const lent = await lentRows(c, since, t);
     expect(lent.length).toBeGreaterThan(0);
     expect(lent.map((r) => r.requestId)).not.toContain(id);
-    expect(t.views.some((v) => v.held.some((i) => i.id === id && i.state === 'queued') && v.held.some((i) => i.state === 'lent'))).toBe(true);
+    expect(
+      t.views.some(
+        (v) => v.held.some((i) => i.id === id && i.state === 'queued') && v.held.some((i) => i.state === 'lent'),
+      ),
+    ).toBe(true);
     expect([...t.items.get(id)!.states]).not.toContain('lent');
     const plans = (await c.decisions({ kind: 'plan' })).filter((r) => r.at >= since);
     expect(plans.some((r) => r.outcome === 'probe')).toBe(true);
     expect(plans.some((r) => r.outcome === 'granted')).toBe(false);
     await rowsOnce(c, 'owner', 11);
     await helperSettled(c, 0);
-    expect(rowsOf(c, 'owner', 'tokens_generated = 7')).toMatchObject([{ node_id: 'owner', local_id: 'a', outcome: 'ok' }]);
+    expect(rowsOf(c, 'owner', 'tokens_generated = 7')).toMatchObject([
+      { node_id: 'owner', local_id: 'a', outcome: 'ok' },
+    ]);
     expect(rowsOf(c, 'helper', 'tokens_generated = 7 OR prompt_bytes > 2500')).toEqual([]);
   });
 });
@@ -263,7 +364,11 @@ describe('cold start (PROBE-2/3, PRICE-2/3): fresh nodes, min_samples 3', () => 
     // The helper's model is loaded (a load is load-cost data, PRICE-4), nothing has been measured: no fit, no token
     // profile on either side. Without the load the first probe would wait 12 × the idle time (PROBE-1).
     await c.node(c.urls.helper, '/router/v1/node/load', { method: 'POST', body: JSON.stringify({ localId: 'b' }) });
-    await eventually(async () => (await c.node<{ ownIdleMs: number }>(c.urls.helper, '/router/v1/node/offload/state')).ownIdleMs >= 400, { what: 'helper idle (PROBE-3)' });
+    await eventually(
+      async () =>
+        (await c.node<{ ownIdleMs: number }>(c.urls.helper, '/router/v1/node/offload/state')).ownIdleMs >= 400,
+      { what: 'helper idle (PROBE-3)' },
+    );
   });
   afterAll(() => c?.stop());
 
@@ -271,7 +376,8 @@ describe('cold start (PROBE-2/3, PRICE-2/3): fresh nodes, min_samples 3', () => 
     const since = Date.now();
     const t = trackItems(c, 'owner', 'a');
     const queued = () => t.views.at(-1)?.held.filter((i) => i.state === 'queued').length ?? 0;
-    const planRows = async () => (await c.decisions({ kind: 'plan' })).filter((r) => r.ownerModel === 'a' && r.at >= since);
+    const planRows = async () =>
+      (await c.decisions({ kind: 'plan' })).filter((r) => r.ownerModel === 'a' && r.at >= since);
     const granted = async () => (await planRows()).some((r) => r.outcome === 'granted');
     const answers: Promise<{ status: number }>[] = [];
     // Bursts of four, each next one once the owner has at most one request left waiting, until a lease is granted:
@@ -280,20 +386,28 @@ describe('cold start (PROBE-2/3, PRICE-2/3): fresh nodes, min_samples 3', () => 
     // backstop that stays well beyond it.
     for (let b = 0; b < 6; b++) {
       if (b > 0) {
-        const next = await eventually(async () => ((await granted()) ? 'granted' : t.views.length > 0 && queued() <= 1 ? 'burst' : undefined), { what: 'owner backlog down to one, or a granted lease', timeoutMs: 20_000 });
+        const next = await eventually(
+          async () => ((await granted()) ? 'granted' : t.views.length > 0 && queued() <= 1 ? 'burst' : undefined),
+          { what: 'owner backlog down to one, or a granted lease', timeoutMs: 20_000 },
+        );
         if (next === 'granted') break;
       }
       for (let i = 0; i < 4; i++) answers.push(c.chat('owner', 'model-a'));
-      await eventually(() => t.views.at(-1) && [...t.items.values()].length >= 4 * (b + 1), { what: `burst ${b + 1} queued` });
+      await eventually(() => t.views.at(-1) && [...t.items.values()].length >= 4 * (b + 1), {
+        what: `burst ${b + 1} queued`,
+      });
     }
     const results = await Promise.all(answers);
     await t.stop();
     expect(results.map((a) => a.status)).toEqual(Array(answers.length).fill(200));
 
-    const plans = await eventually(async () => {
-      const rows = await planRows();
-      return rows.some((r) => r.outcome === 'granted') ? rows : undefined;
-    }, { what: 'a granted plan row' });
+    const plans = await eventually(
+      async () => {
+        const rows = await planRows();
+        return rows.some((r) => r.outcome === 'granted') ? rows : undefined;
+      },
+      { what: 'a granted plan row' },
+    );
     const firstGranted = plans.find((r) => r.outcome === 'granted')!;
     const before: DecisionRowView[] = plans.filter((r) => r.at <= firstGranted.at && r !== firstGranted);
     // Probes came first (PROBE-2: neither side priced yet; the size bound stands in for a token profile).
@@ -302,7 +416,9 @@ describe('cold start (PROBE-2/3, PRICE-2/3): fresh nodes, min_samples 3', () => 
     // follows within twice that.
     await rowsOnce(c, 'owner', answers.length, 'finished_at >= ?', since);
     const own = rowsOf(c, 'owner', "node_id = 'owner' AND local_id = 'a' AND finished_at >= ?", since);
-    const dispatchedBefore = own.filter((r) => r.finished_at - r.duration_ms + r.queue_wait_ms <= firstGranted.at).length;
+    const dispatchedBefore = own.filter(
+      (r) => r.finished_at - r.duration_ms + r.queue_wait_ms <= firstGranted.at,
+    ).length;
     expect(dispatchedBefore).toBeGreaterThanOrEqual(MIN_SAMPLES);
     expect(dispatchedBefore, `owner jobs before the first granted lease`).toBeLessThanOrEqual(2 * MIN_SAMPLES);
     // And the helper took work: probes then the lease.

@@ -1,21 +1,39 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelConfigInput } from '../../src-router/config';
-import { startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { type LendingCluster, startLendingCluster } from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // HELPER-4 and PRICE-5: serving borrowed work loads the linked model on the helper, displacing its own; with
 // restore_after_borrow the helper reloads what it held before the run once the delay passes quietly.
-const sim = (name: string, tokenTime: string): ModelConfigInput => ({ name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '150ms', token_time: tokenTime } });
+const sim = (name: string, tokenTime: string): ModelConfigInput => ({
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: '150ms', token_time: tokenTime },
+});
 
-interface Lane { lane: string; loaded: string | null }
+interface Lane {
+  lane: string;
+  loaded: string | null;
+}
 
 describe('borrowed work displaces the helper model and restores it after the run', () => {
   let c: LendingCluster;
-  const helperLane = async () => (await c.node<{ lanes: Lane[] }>(c.urls.helper, '/router/v1/console/lanes', { headers: { authorization: `Bearer ${c.master.token}` } })).lanes.find((l) => l.lane === 'text')!;
+  const helperLane = async () =>
+    (
+      await c.node<{ lanes: Lane[] }>(c.urls.helper, '/router/v1/console/lanes', {
+        headers: { authorization: `Bearer ${c.master.token}` },
+      })
+    ).lanes.find((l) => l.lane === 'text')!;
 
   beforeAll(async () => {
     c = await startLendingCluster({
-      slaves: { owner: { a: sim('model-a', '40ms') }, helper: { b: sim('model-b', '10ms'), x: sim('model-x', '10ms') } },
+      slaves: {
+        owner: { a: sim('model-a', '40ms') },
+        helper: { b: sim('model-b', '10ms'), x: sim('model-x', '10ms') },
+      },
       cluster: { offload_restore_delay: '400ms' },
     });
     for (let i = 0; i < 3; i++) {
@@ -31,13 +49,28 @@ describe('borrowed work displaces the helper model and restores it after the run
   it('lends to the helper (switching it to b), then the helper reloads x once quiet', async () => {
     const answers = await Promise.all(Array.from({ length: 14 }, () => c.chat('owner', 'model-a', { maxTokens: 8 })));
     expect(answers.every((a) => a.status === 200 && a.body.model === 'model-a')).toBe(true);
-    const rows = (await c.console<{ rows: { event: string; nodeId: string }[] }>('/router/v1/console/decisions?event=lent&limit=100')).rows;
+    const rows = (
+      await c.console<{ rows: { event: string; nodeId: string }[] }>(
+        '/router/v1/console/decisions?event=lent&limit=100',
+      )
+    ).rows;
     expect(rows.length).toBeGreaterThan(0);
-    await eventually(async () => (await helperLane()).loaded === 'x', { timeoutMs: 10_000, what: 'x restored on the helper' });
-    const loads = await c.node<{ lanes: Lane[] }>(c.urls.helper, '/router/v1/console/lanes', { headers: { authorization: `Bearer ${c.master.token}` } });
+    await eventually(async () => (await helperLane()).loaded === 'x', {
+      timeoutMs: 10_000,
+      what: 'x restored on the helper',
+    });
+    const loads = await c.node<{ lanes: Lane[] }>(c.urls.helper, '/router/v1/console/lanes', {
+      headers: { authorization: `Bearer ${c.master.token}` },
+    });
     expect(loads.lanes.find((l) => l.lane === 'text')!.loaded).toBe('x');
     // The helper's /metrics counts the restore.
-    await eventually(async () => /^routerdesk_lending_restores_total\{outcome="ok"\} [1-9]/m.test(await (await fetch(`${c.urls.helper}/metrics`)).text()), { what: 'the restore counted in /metrics' });
+    await eventually(
+      async () =>
+        /^routerdesk_lending_restores_total\{outcome="ok"\} [1-9]/m.test(
+          await (await fetch(`${c.urls.helper}/metrics`)).text(),
+        ),
+      { what: 'the restore counted in /metrics' },
+    );
   });
 
   it('the plan priced the switch including the reload of the displaced model (PRICE-5)', async () => {

@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitCost, predict, type CostFit } from '../../src-router/costs';
 import type { ModelConfigInput } from '../../src-router/config';
-import { simText, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { type CostFit, fitCost, predict } from '../../src-router/costs';
+import { type LendingCluster, simText, startLendingCluster } from '../support/lending-cluster';
 import { eventually } from '../support/node-harness';
 
 // PRICE-2 on real nodes: a model's fit is built from service times — the engine's own time on each job, not the
@@ -28,9 +28,25 @@ const SIZES = [8, 12, 16, 24];
 /** Sizes in the order a burst sends them: every size three times, neighbours of different sizes. */
 const BURST = [24, 8, 16, 12, 12, 24, 8, 16, 16, 12, 24, 8];
 
-interface ModelStateView { model: string; fit: CostFit | null }
-interface OffloadStateView { models: ModelStateView[] }
-interface AnalyticsRow { node_id: string; local_id: string; model: string; tokens_generated: number | null; duration_ms: number; queue_wait_ms: number; service_ms: number | null; service_source: string | null; derived_service_ms: number | null; outcome: string }
+interface ModelStateView {
+  model: string;
+  fit: CostFit | null;
+}
+interface OffloadStateView {
+  models: ModelStateView[];
+}
+interface AnalyticsRow {
+  node_id: string;
+  local_id: string;
+  model: string;
+  tokens_generated: number | null;
+  duration_ms: number;
+  queue_wait_ms: number;
+  service_ms: number | null;
+  service_source: string | null;
+  derived_service_ms: number | null;
+  outcome: string;
+}
 
 const paths = [
   { path: 'engine', source: 'engine', sim: {} },
@@ -38,7 +54,9 @@ const paths = [
 ] as const;
 
 const models: Record<string, ModelConfigInput> = {};
-for (const p of paths) for (const phase of ['seq', 'burst', 'mix']) models[`${p.path}-${phase}`] = simText(`${p.path}-${phase}-model`, `${T}ms`, p.sim);
+for (const p of paths)
+  for (const phase of ['seq', 'burst', 'mix'])
+    models[`${p.path}-${phase}`] = simText(`${p.path}-${phase}-model`, `${T}ms`, p.sim);
 models['derived-preload'] = simText('derived-preload-model', `${T}ms`, { no_timings: true });
 
 describe('service times feed the fits (PRICE-2)', () => {
@@ -50,21 +68,31 @@ describe('service times feed the fits (PRICE-2)', () => {
   const ownerRows = (publicId: string): AnalyticsRow[] => {
     const db = new Database(join(c.slaves.owner.dir, 'store', 'router.db'), { readonly: true });
     try {
-      return db.prepare("SELECT * FROM request_analytics WHERE model = ? AND outcome = 'ok' ORDER BY id").all(publicId) as AnalyticsRow[];
+      return db
+        .prepare("SELECT * FROM request_analytics WHERE model = ? AND outcome = 'ok' ORDER BY id")
+        .all(publicId) as AnalyticsRow[];
     } finally {
       db.close();
     }
   };
   /** The owner's rows of one public model once there are `n` (analytics rows are written in batches, off the request path). */
-  const ownerRowsOnce = (publicId: string, n: number) => eventually(() => {
-    const rows = ownerRows(publicId);
-    return rows.length >= n ? rows : undefined;
-  }, { what: `${n} analytics rows of ${publicId}` });
+  const ownerRowsOnce = (publicId: string, n: number) =>
+    eventually(
+      () => {
+        const rows = ownerRows(publicId);
+        return rows.length >= n ? rows : undefined;
+      },
+      { what: `${n} analytics rows of ${publicId}` },
+    );
   /** The fit once it holds exactly `samples` samples. */
-  const fitWith = (model: string, samples: number) => eventually(async () => {
-    const fit = await fitOf(model);
-    return fit && fit.samples === samples ? fit : undefined;
-  }, { what: `${model}'s fit with ${samples} samples` });
+  const fitWith = (model: string, samples: number) =>
+    eventually(
+      async () => {
+        const fit = await fitOf(model);
+        return fit && fit.samples === samples ? fit : undefined;
+      },
+      { what: `${model}'s fit with ${samples} samples` },
+    );
 
   /**
    * The fit prices every size within ±15% of the true one-at-a-time time T × tokens, and never closer than ±40 ms:
@@ -77,8 +105,14 @@ describe('service times feed the fits (PRICE-2)', () => {
     for (const w of SIZES) {
       const predicted = predict(fit, w)!;
       const margin = Math.max(0.15 * T * w, NOISE_MS);
-      expect(predicted, `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`).toBeGreaterThanOrEqual(T * w - margin);
-      expect(predicted, `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`).toBeLessThanOrEqual(T * w + margin);
+      expect(
+        predicted,
+        `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`,
+      ).toBeGreaterThanOrEqual(T * w - margin);
+      expect(
+        predicted,
+        `${w} tokens: predicted ${predicted.toFixed(1)} ms, true ${T * w} ms (fit ${JSON.stringify(fit)})`,
+      ).toBeLessThanOrEqual(T * w + margin);
     }
   };
 
@@ -91,15 +125,24 @@ describe('service times feed the fits (PRICE-2)', () => {
    */
   const warm = async (localId: string) => {
     await c.node(c.urls.owner, '/router/v1/node/load', { method: 'POST', body: JSON.stringify({ localId }) });
-    const { lanes } = await c.slaves.owner.console<{ lanes: { loaded: string | null; port: number | null }[] }>('/router/v1/console/lanes');
+    const { lanes } = await c.slaves.owner.console<{ lanes: { loaded: string | null; port: number | null }[] }>(
+      '/router/v1/console/lanes',
+    );
     const port = lanes.find((l) => l.loaded === localId)?.port;
     expect(port).toBeTypeOf('number');
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'warm up' }], max_tokens: 2 }) });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'warm up' }], max_tokens: 2 }),
+      });
       expect(res.status).toBe(200);
       await res.text();
     }
-    for (let i = 0; i < 2; i++) expect((await c.chat('owner', `${localId}-model`, { maxTokens: 2, extra: { sim_fail: 'http_500' } })).status).toBe(500);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await c.chat('owner', `${localId}-model`, { maxTokens: 2, extra: { sim_fail: 'http_500' } })).status,
+      ).toBe(500);
     expect(ownerRows(`${localId}-model`)).toEqual([]);
     expect(await fitOf(localId)).toBeNull();
   };
@@ -149,7 +192,9 @@ describe('service times feed the fits (PRICE-2)', () => {
         expectTrueToSize(fit);
         const rows = await ownerRowsOnce(`${model}-model`, 2 * SIZES.length);
         expect(rows).toHaveLength(2 * SIZES.length);
-        expect(rows.every((r) => r.node_id === 'owner' && r.service_source === p.source && typeof r.service_ms === 'number')).toBe(true);
+        expect(
+          rows.every((r) => r.node_id === 'owner' && r.service_source === p.source && typeof r.service_ms === 'number'),
+        ).toBe(true);
         // The derived value is kept beside the engine's report as a cross-check (and is the value on the derived path).
         expect(rows.every((r) => typeof r.derived_service_ms === 'number')).toBe(true);
       });
@@ -173,9 +218,14 @@ describe('service times feed the fits (PRICE-2)', () => {
         // fits used before service times), every job but the first counts the one ahead of it in the pipe, so such a
         // fit prices the burst's mean job at about two jobs (in any arrival order: the fitted line passes through the
         // mean sample); the service-time fit prices it within ±15% (above).
-        const oldStyle = fitCost(rows.map((r) => ({ work: r.tokens_generated ?? 0, durationMs: r.duration_ms - r.queue_wait_ms })), 1)!;
+        const oldStyle = fitCost(
+          rows.map((r) => ({ work: r.tokens_generated ?? 0, durationMs: r.duration_ms - r.queue_wait_ms })),
+          1,
+        )!;
         const meanWork = BURST.reduce((a, w) => a + w, 0) / BURST.length;
-        expect(predict(oldStyle, meanWork)!, `old-style fit ${JSON.stringify(oldStyle)}`).toBeGreaterThan(1.5 * T * meanWork);
+        expect(predict(oldStyle, meanWork)!, `old-style fit ${JSON.stringify(oldStyle)}`).toBeGreaterThan(
+          1.5 * T * meanWork,
+        );
         expect(predict(fit, meanWork)!).toBeLessThan(1.15 * T * meanWork);
       });
 
@@ -189,7 +239,10 @@ describe('service times feed the fits (PRICE-2)', () => {
         const answers = await Promise.all(BURST.map((w) => c.chat('owner', publicId, { maxTokens: w })));
         expect(answers.map((a) => a.status)).toEqual(BURST.map(() => 200));
         expect(answers.every((a) => a.body.model === publicId)).toBe(true);
-        await eventually(async () => (await c.decisions({ event: 'lent' })).some((r) => r.ownerModel === model && r.at >= since), { what: 'lent rows' });
+        await eventually(
+          async () => (await c.decisions({ event: 'lent' })).some((r) => r.ownerModel === model && r.at >= since),
+          { what: 'lent rows' },
+        );
         const rows = await ownerRowsOnce(publicId, 2 * SIZES.length + BURST.length);
         expect(rows).toHaveLength(2 * SIZES.length + BURST.length);
         const own = rows.filter((r) => r.node_id === 'owner');
@@ -207,13 +260,19 @@ describe('service times feed the fits (PRICE-2)', () => {
   // A load of the model the lane already serves (POST /router/v1/node/load: explicit recipe loading, ASSET-4) sends
   // no job to the engine: it must not count as a finished job, or the job running meanwhile is measured from the
   // load instead of from the end of the job before it.
-  it('a preload of the loaded model during a job does not cut that job\'s derived service time (PRICE-2)', async () => {
+  it("a preload of the loaded model during a job does not cut that job's derived service time (PRICE-2)", async () => {
     const publicId = 'derived-preload-model';
     await warm('derived-preload');
     const tokens = 32;
     const res = await fetch(`${c.urls.owner}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: publicId, messages: [{ role: 'user', content: 'hello there' }], max_tokens: tokens, stream: true }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: publicId,
+        messages: [{ role: 'user', content: 'hello there' }],
+        max_tokens: tokens,
+        stream: true,
+      }),
     });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
@@ -227,7 +286,10 @@ describe('service times feed the fits (PRICE-2)', () => {
       // Three quarters through the job, the same model is loaded again (it is loaded: an immediate no-op load).
       if (!loaded && (text.match(/"content":/g) ?? []).length >= (3 * tokens) / 4) {
         loaded = true;
-        const load = await c.node<{ state: string }>(c.urls.owner, '/router/v1/node/load', { method: 'POST', body: JSON.stringify({ localId: 'derived-preload' }) });
+        const load = await c.node<{ state: string }>(c.urls.owner, '/router/v1/node/load', {
+          method: 'POST',
+          body: JSON.stringify({ localId: 'derived-preload' }),
+        });
         expect(load.state).toBe('ready');
       }
     }
@@ -237,7 +299,9 @@ describe('service times feed the fits (PRICE-2)', () => {
     expect(rows).toHaveLength(1);
     const row = rows[0];
     expect(row).toMatchObject({ node_id: 'owner', tokens_generated: tokens, service_source: 'derived' });
-    expect(row.service_ms!, `service ${row.service_ms} ms for ${tokens} tokens of ${T} ms`).toBeGreaterThanOrEqual(0.85 * T * tokens);
+    expect(row.service_ms!, `service ${row.service_ms} ms for ${tokens} tokens of ${T} ms`).toBeGreaterThanOrEqual(
+      0.85 * T * tokens,
+    );
     expect(row.service_ms!).toBeLessThanOrEqual(1.15 * T * tokens);
   });
 });

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_TOKEN, simText, startLendingCluster, type HeldView, type LendingCluster } from '../support/lending-cluster';
+import {
+  CLUSTER_TOKEN,
+  type HeldView,
+  type LendingCluster,
+  simText,
+  startLendingCluster,
+} from '../support/lending-cluster';
 import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 
 // HOLD-4 / HELPER-5: the master withdraws lent requests at their helper (POST /router/v1/node/offload/withdraw) and
@@ -13,9 +19,25 @@ import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 // The tests play the master themselves where they can: a borrowed request is a worker call to the helper naming
 // its owner. The link owner/a → helper/b exists on both ends; the master's own lending is driven only in HELPER-5.
 
-interface Answer { status: number; body: { choices?: unknown[]; error?: { code?: string; reason?: string } } }
-interface LaneView { lane: string; loaded: string | null; state: string; inflight: number; queued: number; port: number | null }
-interface SimStats { requests: number; completed: number; cancelled: number; active: number; queued: number }
+interface Answer {
+  status: number;
+  body: { choices?: unknown[]; error?: { code?: string; reason?: string } };
+}
+interface LaneView {
+  lane: string;
+  loaded: string | null;
+  state: string;
+  inflight: number;
+  queued: number;
+  port: number | null;
+}
+interface SimStats {
+  requests: number;
+  completed: number;
+  cancelled: number;
+  active: number;
+  queued: number;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,11 +45,25 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
   let c: LendingCluster;
 
   /** A borrowed request as the master relays it (LEASE-5): worker API, owner named in a header, its request id. */
-  const borrowed = async (id: string, o: { maxTokens?: number; extra?: Record<string, unknown> } = {}): Promise<Answer> => {
+  const borrowed = async (
+    id: string,
+    o: { maxTokens?: number; extra?: Record<string, unknown> } = {},
+  ): Promise<Answer> => {
     const res = await fetch(`${c.urls.helper}/router/v1/node/worker/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json', 'x-routerdesk-borrowed-from': 'owner/a', 'x-routerdesk-request-id': id },
-      body: JSON.stringify({ model: 'b', messages: [{ role: 'user', content: 'hello there' }], max_tokens: o.maxTokens ?? 8, stream: false, ...o.extra }),
+      headers: {
+        authorization: `Bearer ${CLUSTER_TOKEN}`,
+        'content-type': 'application/json',
+        'x-routerdesk-borrowed-from': 'owner/a',
+        'x-routerdesk-request-id': id,
+      },
+      body: JSON.stringify({
+        model: 'b',
+        messages: [{ role: 'user', content: 'hello there' }],
+        max_tokens: o.maxTokens ?? 8,
+        stream: false,
+        ...o.extra,
+      }),
     });
     return { status: res.status, body: (await res.json()) as Answer['body'] };
   };
@@ -38,24 +74,42 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
       body: JSON.stringify(body),
     });
   const lanes = async (nodeId: string) =>
-    ((await (await fetch(`${c.urlOf(nodeId)}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } })).json()) as { lanes: LaneView[] }).lanes;
+    (
+      (await (
+        await fetch(`${c.urlOf(nodeId)}/router/v1/console/lanes`, {
+          headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+        })
+      ).json()) as { lanes: LaneView[] }
+    ).lanes;
   const textLane = async (nodeId: string) => (await lanes(nodeId)).find((l) => l.lane === 'text')!;
   /** The sim engine's counters behind a node's text lane (one engine process per load). */
   const engineStats = async (nodeId: string): Promise<SimStats & { loaded: string | null }> => {
     const lane = await textLane(nodeId);
     if (lane.port === null) throw new Error(`${nodeId}: no engine on the text lane`);
-    return { ...((await (await fetch(`http://127.0.0.1:${lane.port}/sim/stats`)).json()) as SimStats), loaded: lane.loaded };
+    return {
+      ...((await (await fetch(`http://127.0.0.1:${lane.port}/sim/stats`)).json()) as SimStats),
+      loaded: lane.loaded,
+    };
   };
-  const heldB = async () => (await c.node<HeldView>(c.urls.helper, '/router/v1/node/held')).models.find((m) => m.model === 'b')!;
+  const heldB = async () =>
+    (await c.node<HeldView>(c.urls.helper, '/router/v1/node/held')).models.find((m) => m.model === 'b')!;
   const returnedRows = async (requestId: string, atLeast: number) =>
-    eventually(async () => {
-      const rows = (await c.decisions({ kind: 'helper', event: 'borrowed_returned' })).filter((r) => r.nodeId === 'helper' && r.requestId === requestId);
-      return rows.length >= atLeast ? rows : undefined;
-    }, { what: `${atLeast} borrowed_returned row(s) for ${requestId}` });
+    eventually(
+      async () => {
+        const rows = (await c.decisions({ kind: 'helper', event: 'borrowed_returned' })).filter(
+          (r) => r.nodeId === 'helper' && r.requestId === requestId,
+        );
+        return rows.length >= atLeast ? rows : undefined;
+      },
+      { what: `${atLeast} borrowed_returned row(s) for ${requestId}` },
+    );
 
   beforeAll(async () => {
     c = await startLendingCluster({
-      slaves: { owner: { a: simText('model-a', '60ms') }, helper: { b: simText('model-b', '10ms'), x: simText('model-x', '10ms') } },
+      slaves: {
+        owner: { a: simText('model-a', '60ms') },
+        helper: { b: simText('model-b', '10ms'), x: simText('model-x', '10ms') },
+      },
       // HELPER-5 at test scale: the master asks a helper whose lent requests have not changed for 1 s.
       cluster: { offload_lent_stall_timeout: '1s' },
     });
@@ -76,15 +130,23 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
     // One slow borrowed job at the engine, a second one behind it (depth 2: both claimed the runtime), a third
     // waiting in the helper's router queue.
     const running = borrowed('wd-running', { maxTokens: 10, extra: { sim_token_time: 300 } });
-    await eventually(async () => (await engineStats('helper')).requests === base.requests + 1, { what: 'wd-running at the engine' });
+    await eventually(async () => (await engineStats('helper')).requests === base.requests + 1, {
+      what: 'wd-running at the engine',
+    });
     const second = borrowed('wd-second');
-    await eventually(async () => (await engineStats('helper')).requests === base.requests + 2, { what: 'wd-second at the engine' });
+    await eventually(async () => (await engineStats('helper')).requests === base.requests + 2, {
+      what: 'wd-second at the engine',
+    });
     const waiting = borrowed('wd-waiting');
-    await eventually(async () => (await heldB()).held.some((i) => i.id === 'wd-waiting' && i.borrowed), { what: 'wd-waiting in the router queue' });
+    await eventually(async () => (await heldB()).held.some((i) => i.id === 'wd-waiting' && i.borrowed), {
+      what: 'wd-waiting in the router queue',
+    });
 
     const res = await withdraw({ requestIds: ['wd-running', 'wd-second', 'wd-waiting'] });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ results: { 'wd-running': 'started', 'wd-second': 'started', 'wd-waiting': 'withdrawn' } });
+    expect(await res.json()).toEqual({
+      results: { 'wd-running': 'started', 'wd-second': 'started', 'wd-waiting': 'withdrawn' },
+    });
 
     // Handed back at once (the running job still has seconds to go), with the reason.
     const back = await waiting;
@@ -109,7 +171,16 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
     // LOG-4: one borrowed_returned row for the hand-back and one for the refused arrival, both `withdrawn`.
     const rows = await returnedRows('wd-waiting', 2);
     expect(rows.length).toBe(2);
-    expect(rows.every((r) => r.reason === 'withdrawn' && r.ownerNode === 'owner' && r.ownerModel === 'a' && r.helperNode === 'helper' && r.helperModel === 'b')).toBe(true);
+    expect(
+      rows.every(
+        (r) =>
+          r.reason === 'withdrawn' &&
+          r.ownerNode === 'owner' &&
+          r.ownerModel === 'a' &&
+          r.helperNode === 'helper' &&
+          r.helperModel === 'b',
+      ),
+    ).toBe(true);
     // The started ones were not handed back.
     const all = await c.decisions({ kind: 'helper', event: 'borrowed_returned' });
     expect(all.filter((r) => r.requestId === 'wd-running' || r.requestId === 'wd-second')).toEqual([]);
@@ -130,8 +201,15 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
     expect((await borrowed('wd-unrelated')).status).toBe(200);
   });
 
-  it('rejects bad bodies with 400 and a missing or wrong cluster token with 401; a newer peer\'s extra field is ignored', async () => {
-    for (const body of [{ requestIds: [] }, { requestIds: 'wd-x' }, {}, { requestIds: [''] }, { requestIds: [7] }, { requestIdz: ['wd-x'] }]) {
+  it("rejects bad bodies with 400 and a missing or wrong cluster token with 401; a newer peer's extra field is ignored", async () => {
+    for (const body of [
+      { requestIds: [] },
+      { requestIds: 'wd-x' },
+      {},
+      { requestIds: [''] },
+      { requestIds: [7] },
+      { requestIdz: ['wd-x'] },
+    ]) {
       const res = await withdraw(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       await res.body?.cancel();
@@ -151,13 +229,19 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
     // Its own slow job for x holds the text lane; a borrowed request for b then passes the router queue (own
     // work is running, none waiting: HELPER-1 lets it in) and waits for the lane to drain before switching.
     const own = c.chat('helper', 'model-x', { extra: { sim_token_time: 300 } });
-    await eventually(async () => {
-      const s = await engineStats('helper');
-      return s.loaded === 'x' && s.active === 1;
-    }, { what: 'own x job at the engine' });
+    await eventually(
+      async () => {
+        const s = await engineStats('helper');
+        return s.loaded === 'x' && s.active === 1;
+      },
+      { what: 'own x job at the engine' },
+    );
     const xStats = await engineStats('helper');
     const call = borrowed('wd-lane');
-    await eventually(async () => (await textLane('helper')).queued === 1 && (await heldB()).active.some((i) => i.id === 'wd-lane'), { what: 'wd-lane waiting for the lane' });
+    await eventually(
+      async () => (await textLane('helper')).queued === 1 && (await heldB()).active.some((i) => i.id === 'wd-lane'),
+      { what: 'wd-lane waiting for the lane' },
+    );
     const res = await withdraw({ requestIds: ['wd-lane'] });
     expect(await res.json()).toEqual({ results: { 'wd-lane': 'withdrawn' } });
     const back = await call;
@@ -183,14 +267,26 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
     const givenUpBefore = givenUp();
     // Long jobs (2 s each wherever they run): the owner runs some and the master leases b (faster) for the rest.
     const n = 6;
-    const answers = Promise.all(Array.from({ length: n }, () => c.chat('owner', 'model-a', { extra: { sim_token_time: 250 } })));
-    const runningIds = await eventually(async () => {
-      const s = await engineStats('helper');
-      const ids = (await heldB()).active.filter((i) => i.borrowed).map((i) => i.id);
-      return s.requests > helperBase.requests && s.active >= 1 && ids.length ? ids : undefined;
-    }, { what: 'a lent request running on the helper', timeoutMs: 20_000 }).catch((err: Error) => {
+    const answers = Promise.all(
+      Array.from({ length: n }, () => c.chat('owner', 'model-a', { extra: { sim_token_time: 250 } })),
+    );
+    const runningIds = await eventually(
+      async () => {
+        const s = await engineStats('helper');
+        const ids = (await heldB()).active.filter((i) => i.borrowed).map((i) => i.id);
+        return s.requests > helperBase.requests && s.active >= 1 && ids.length ? ids : undefined;
+      },
+      { what: 'a lent request running on the helper', timeoutMs: 20_000 },
+    ).catch((err: Error) => {
       // Say why, if the master lost sight of a node meanwhile (a loaded machine): its warnings name it.
-      throw new Error(`${err.message}\nmaster warnings:\n${c.master.output().split('\n').filter((l) => /unhealthy|lending poll failed/.test(l)).slice(-5).join('\n')}`);
+      throw new Error(
+        `${err.message}\nmaster warnings:\n${c.master
+          .output()
+          .split('\n')
+          .filter((l) => /unhealthy|lending poll failed/.test(l))
+          .slice(-5)
+          .join('\n')}`,
+      );
     });
 
     const helper = c.slaves.helper.proc;
@@ -200,7 +296,10 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
       // silence twice (two stall checks, or a check and a withdrawal): whatever it asked, no answer means busy.
       // Or until its health polls gave the helper up (HEALTH-2): then no relay to it is left to ask about.
       await sleep(4_500);
-      await eventually(() => noAnswer() >= silentBefore + 2 || givenUp() > givenUpBefore, { what: 'the master twice without an answer from the silent helper, or the helper given up', timeoutMs: 20_000 });
+      await eventually(() => noAnswer() >= silentBefore + 2 || givenUp() > givenUpBefore, {
+        what: 'the master twice without an answer from the silent helper, or the helper given up',
+        timeoutMs: 20_000,
+      });
     } finally {
       helper.kill('SIGCONT');
     }
@@ -208,11 +307,14 @@ describe('withdrawing borrowed requests at the helper (HOLD-4, HELPER-5)', () =>
     const results = await answers;
     expect(results.map((r) => r.status)).toEqual(Array(n).fill(200));
     // The helper's word on what was taken back from it arrives once it answers again (a notice every 2 s).
-    const rows = await eventually(async () => {
-      const all = (await c.decisions()).filter((r) => r.at >= since);
-      const fate = (reason: string) => all.filter((r) => r.event === 'lent_fate' && r.reason === reason).length;
-      return fate('taken_back') === fate('dropped') + fate('started_twice') && all;
-    }, { what: 'the helper told of every request taken back from it', timeoutMs: 20_000 });
+    const rows = await eventually(
+      async () => {
+        const all = (await c.decisions()).filter((r) => r.at >= since);
+        const fate = (reason: string) => all.filter((r) => r.event === 'lent_fate' && r.reason === reason).length;
+        return fate('taken_back') === fate('dropped') + fate('started_twice') && all;
+      },
+      { what: 'the helper told of every request taken back from it', timeoutMs: 20_000 },
+    );
     const lent = rows.filter((r) => r.nodeId === 'owner' && r.event === 'lent');
     const returned = rows.filter((r) => r.nodeId === 'owner' && r.event === 'returned');
     for (const id of runningIds) expect(lent.filter((r) => r.requestId === id).length).toBe(1);

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyLlamaGguf } from '../../src-router/engines/llama-node/gguf-writer';
-import { IMAGE_NOT_SUPPORTED, startLlamaEngine, type LlamaEngineHandle } from '../../src-router/engines/llama-node/server';
+import {
+  IMAGE_NOT_SUPPORTED,
+  type LlamaEngineHandle,
+  startLlamaEngine,
+} from '../../src-router/engines/llama-node/server';
 
 const EMBD = 64;
 type ErrorBody = { error: { code: number; message: string; type: string } };
@@ -37,7 +41,16 @@ beforeAll(async () => {
   const modelPath = join(dir, 'tiny.gguf');
   await writeTinyLlamaGguf(modelPath, { embd: EMBD, layers: 2, type: 'f32', seed: 11, ctx: 2048 });
   const gate = new Promise<void>((resolve) => (releaseLoad = resolve));
-  engine = await startLlamaEngine({ port: 0, modelPath, alias: 'tiny', contextSize: 2048, parallel: 2, threads: 1, useMmap: true, loadGate: gate });
+  engine = await startLlamaEngine({
+    port: 0,
+    modelPath,
+    alias: 'tiny',
+    contextSize: 2048,
+    parallel: 2,
+    threads: 1,
+    useMmap: true,
+    loadGate: gate,
+  });
   openai = new OpenAI({ baseURL: `${engine.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 20_000 });
 });
 
@@ -65,7 +78,10 @@ describe('llama-node engine', () => {
   it('completes a chat without streaming', async () => {
     const r = await openai.chat.completions.create({
       model: 'tiny-chat',
-      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello world' }],
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hello world' },
+      ],
       max_tokens: 8,
       temperature: 0.8,
       seed: 3,
@@ -110,7 +126,13 @@ describe('llama-node engine', () => {
     expect(r.model).toBe('tiny');
     expect(typeof r.choices[0].text).toBe('string');
     expect(r.usage?.completion_tokens).toBeLessThanOrEqual(6);
-    const stream = await openai.completions.create({ model: 'other', prompt: 'the router', max_tokens: 6, seed: 1, stream: true });
+    const stream = await openai.completions.create({
+      model: 'other',
+      prompt: 'the router',
+      max_tokens: 6,
+      seed: 1,
+      stream: true,
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.length).toBeGreaterThan(1);
@@ -134,7 +156,12 @@ describe('llama-node engine', () => {
   });
 
   it('answers malformed JSON and bad bodies with OpenAI-shaped 400s', async () => {
-    const post = (body: string) => fetch(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      fetch(`${engine.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
     const malformed = await post('{"messages": [');
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as ErrorBody).error).toMatchObject({ code: 400, type: 'invalid_request_error' });
@@ -146,22 +173,44 @@ describe('llama-node engine', () => {
   it('refuses image input with a 400 saying image input is not supported, and still serves text after', async () => {
     const png = 'data:image/png;base64,iVBORw0KGgo=';
     const bodies = [
-      { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it' }, { type: 'image_url', image_url: { url: png } }] }] },
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what is it' },
+              { type: 'image_url', image_url: { url: png } },
+            ],
+          },
+        ],
+      },
       { messages: [{ role: 'user', content: [{ type: 'input_image', image_url: png }] }], stream: true },
       { messages: [{ role: 'user', content: 'what is it', images: ['iVBORw0KGgo='] }] },
     ];
     for (const body of bodies) {
-      const res = await fetch(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, max_tokens: 2 }) });
+      const res = await fetch(`${engine.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, max_tokens: 2 }),
+      });
       expect(res.status).toBe(400);
       const err = (await res.json()) as ErrorBody;
       expect(err).toEqual({ error: { code: 400, message: IMAGE_NOT_SUPPORTED, type: 'invalid_request_error' } });
       expect(err.error.message).toMatch(/^image input is not supported/);
     }
     const sdkError = await openai.chat.completions
-      .create({ model: 'tiny', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: png } }] }], max_tokens: 2 })
+      .create({
+        model: 'tiny',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: png } }] }],
+        max_tokens: 2,
+      })
       .catch((e: unknown) => e);
     expect(sdkError).toBeInstanceOf(OpenAI.BadRequestError);
-    const ok = await openai.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hello' }], max_tokens: 2 });
+    const ok = await openai.chat.completions.create({
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 2,
+    });
     expect(ok.choices[0].message.role).toBe('assistant');
   });
 
@@ -180,10 +229,16 @@ describe('llama-node engine', () => {
       if (received === 2) break; // leaving the loop aborts the HTTP request
     }
     expect(received).toBe(2);
-    await until('cancelled counter', async () => ((await metric('llama_node_cancelled_total')) === before + 1 ? true : undefined));
+    await until('cancelled counter', async () =>
+      (await metric('llama_node_cancelled_total')) === before + 1 ? true : undefined,
+    );
     await until('free sequences', async () => ((await metric('clutch_active_slots')) === 0 ? true : undefined));
     expect(await metric('llama_node_requests_active')).toBe(0);
-    const after = await openai.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'still there?' }], max_tokens: 4 });
+    const after = await openai.chat.completions.create({
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'still there?' }],
+      max_tokens: 4,
+    });
     expect(after.usage?.completion_tokens).toBeGreaterThan(0);
   });
 

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { writeTinyLlamaGguf } from '../../src-router/engines/llama-node/gguf-writer';
-import { startNode, tempDir, type TestNode } from '../support/node-harness';
+import { startNode, type TestNode, tempDir } from '../support/node-harness';
 
 // Structured output and function calling from the built-in llama.cpp engine, through a real node, with the official
 // openai client: a tiny model with random weights answers JSON that validates against the schema and calls functions
@@ -15,14 +15,28 @@ import { startNode, tempDir, type TestNode } from '../support/node-harness';
 // grammar counted, so a `maxLength` is not a property the tiny model can be held to (an unbounded string never ends).
 const weatherParams = {
   type: 'object',
-  properties: { city: { enum: ['oslo', 'bergen', 'paris'] }, unit: { enum: ['celsius', 'fahrenheit'] }, days: { type: 'array', items: { type: 'boolean' }, maxItems: 3 } },
+  properties: {
+    city: { enum: ['oslo', 'bergen', 'paris'] },
+    unit: { enum: ['celsius', 'fahrenheit'] },
+    days: { type: 'array', items: { type: 'boolean' }, maxItems: 3 },
+  },
   required: ['city', 'unit'],
   additionalProperties: false,
 } as const;
-const timeParams = { type: 'object', properties: { zone: { enum: ['utc', 'local'] } }, required: ['zone'], additionalProperties: false } as const;
+const timeParams = {
+  type: 'object',
+  properties: { zone: { enum: ['utc', 'local'] } },
+  required: ['zone'],
+  additionalProperties: false,
+} as const;
 const answerSchema = {
   type: 'object',
-  properties: { done: { type: 'boolean' }, kind: { enum: ['a', 'b', 'c'] }, tags: { type: 'array', items: { enum: ['x', 'y'] }, maxItems: 4 }, meta: { type: 'object', properties: { ok: { type: 'null' } }, required: ['ok'] } },
+  properties: {
+    done: { type: 'boolean' },
+    kind: { enum: ['a', 'b', 'c'] },
+    tags: { type: 'array', items: { enum: ['x', 'y'] }, maxItems: 4 },
+    meta: { type: 'object', properties: { ok: { type: 'null' } }, required: ['ok'] },
+  },
   required: ['done', 'kind', 'tags', 'meta'],
   additionalProperties: false,
 } as const;
@@ -37,7 +51,11 @@ const numbersSchema = {
     pick: { enum: ['x', 'y', 3, 4.5, null] },
     inner: {
       type: 'object',
-      properties: { n: { type: 'integer' }, list: { type: 'array', items: { type: 'integer' }, maxItems: 4 }, on: { type: 'boolean' } },
+      properties: {
+        n: { type: 'integer' },
+        list: { type: 'array', items: { type: 'integer' }, maxItems: 4 },
+        on: { type: 'boolean' },
+      },
       required: ['n', 'list', 'on'],
       additionalProperties: false,
     },
@@ -65,8 +83,19 @@ const boundsSchema = {
   additionalProperties: false,
 } as const;
 // The same for zod's validator, which resolves only `#/$defs/` references.
-const boundsCheck = JSON.parse(JSON.stringify({ ...boundsSchema, definitions: undefined, $defs: { ...boundsSchema.$defs, ...boundsSchema.definitions } }).replaceAll('#/definitions/', '#/$defs/')) as object;
-const oneInteger = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false } as const;
+const boundsCheck = JSON.parse(
+  JSON.stringify({
+    ...boundsSchema,
+    definitions: undefined,
+    $defs: { ...boundsSchema.$defs, ...boundsSchema.definitions },
+  }).replaceAll('#/definitions/', '#/$defs/'),
+) as object;
+const oneInteger = {
+  type: 'object',
+  properties: { a: { type: 'integer' } },
+  required: ['a'],
+  additionalProperties: false,
+} as const;
 
 /** Every number in a parsed JSON value, however deep. */
 const numbersIn = (v: unknown): number[] =>
@@ -76,11 +105,20 @@ const validator = (schema: object) => z.fromJSONSchema(schema as Parameters<type
 const validates = (schema: object, text: string) => validator(schema).safeParse(JSON.parse(text)).success;
 
 const chatTools: OpenAI.Chat.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'current weather of a city', parameters: weatherParams } },
+  {
+    type: 'function',
+    function: { name: 'get_weather', description: 'current weather of a city', parameters: weatherParams },
+  },
   { type: 'function', function: { name: 'get_time', description: 'time now', parameters: timeParams } },
 ];
 const responseTools: OpenAI.Responses.FunctionTool[] = [
-  { type: 'function', name: 'get_weather', description: 'current weather of a city', parameters: weatherParams, strict: true },
+  {
+    type: 'function',
+    name: 'get_weather',
+    description: 'current weather of a city',
+    parameters: weatherParams,
+    strict: true,
+  },
   { type: 'function', name: 'get_time', description: 'time now', parameters: timeParams, strict: true },
 ];
 const paramsOf: Record<string, object> = { get_weather: weatherParams, get_time: timeParams };
@@ -95,7 +133,17 @@ describe('llama-node engine: response_format and tools through a node', () => {
     await writeTinyLlamaGguf(weights, { embd: 64, layers: 2, type: 'f32', seed: 11, ctx: 2048 });
     node = await startNode({
       dir,
-      models: { tiny: { name: 'tiny-chat', backend: 'llama-node', capabilities: ['text'], model: weights, contextsize: 2048, parallel: 1, llama_node: { threads: 1 } } },
+      models: {
+        tiny: {
+          name: 'tiny-chat',
+          backend: 'llama-node',
+          capabilities: ['text'],
+          model: weights,
+          contextsize: 2048,
+          parallel: 1,
+          llama_node: { threads: 1 },
+        },
+      },
     });
     openai = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
   });
@@ -107,7 +155,10 @@ describe('llama-node engine: response_format and tools through a node', () => {
   it('answers a json_schema response_format with JSON that validates, on every seed tried', async () => {
     for (const seed of [1, 2, 3]) {
       const r = await openai.chat.completions.create({
-        model: 'tiny-chat', seed, max_tokens: 300, messages: [{ role: 'user', content: 'a task please' }],
+        model: 'tiny-chat',
+        seed,
+        max_tokens: 300,
+        messages: [{ role: 'user', content: 'a task please' }],
         response_format: { type: 'json_schema', json_schema: { name: 'task', schema: answerSchema, strict: true } },
       });
       expect(r.model).toBe('tiny-chat');
@@ -120,7 +171,10 @@ describe('llama-node engine: response_format and tools through a node', () => {
     for (const schema of [oneInteger, numbersSchema]) {
       for (const seed of [1, 2, 3, 4, 5]) {
         const r = await openai.chat.completions.create({
-          model: 'tiny-chat', seed, max_tokens: 1200, messages: [{ role: 'user', content: 'numbers please' }],
+          model: 'tiny-chat',
+          seed,
+          max_tokens: 1200,
+          messages: [{ role: 'user', content: 'numbers please' }],
           response_format: { type: 'json_schema', json_schema: { name: 'numbers', schema, strict: true } },
         });
         const text = r.choices[0].message.content!;
@@ -134,7 +188,10 @@ describe('llama-node engine: response_format and tools through a node', () => {
   it('answers integer bounds (in arrays, nullable, through $defs and definitions) with JSON that validates, on every seed tried', async () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const r = await openai.chat.completions.create({
-        model: 'tiny-chat', seed, max_tokens: 600, messages: [{ role: 'user', content: 'numbers please' }],
+        model: 'tiny-chat',
+        seed,
+        max_tokens: 600,
+        messages: [{ role: 'user', content: 'numbers please' }],
         response_format: { type: 'json_schema', json_schema: { name: 'bounds', schema: boundsSchema, strict: true } },
       });
       const text = r.choices[0].message.content!;
@@ -145,15 +202,36 @@ describe('llama-node engine: response_format and tools through a node', () => {
 
   it('refuses, naming the keyword and where, a schema keyword the grammar cannot enforce', async () => {
     const cases: [object, string][] = [
-      [{ type: 'object', properties: { v: { type: 'array', items: { type: 'number', minimum: 0 } } }, required: ['v'] }, '/properties/v/items: minimum'],
-      [{ type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] }, '/properties/n: minimum'],
-      [{ type: 'object', properties: { s: { type: 'string', pattern: '^a+$' } }, required: ['s'] }, '/properties/s: pattern'],
+      [
+        {
+          type: 'object',
+          properties: { v: { type: 'array', items: { type: 'number', minimum: 0 } } },
+          required: ['v'],
+        },
+        '/properties/v/items: minimum',
+      ],
+      [
+        { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+        '/properties/n: minimum',
+      ],
+      [
+        { type: 'object', properties: { s: { type: 'string', pattern: '^a+$' } }, required: ['s'] },
+        '/properties/s: pattern',
+      ],
       [{ allOf: [{ type: 'integer' }] }, '/: allOf'],
       [{ type: 'array', items: { enum: [1, 2] }, uniqueItems: true }, '/: uniqueItems'],
     ];
     for (const [schema, where] of cases) {
       const err = await openai.chat.completions
-        .create({ model: 'tiny-chat', max_tokens: 50, messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 's', schema: schema as Record<string, unknown> } } })
+        .create({
+          model: 'tiny-chat',
+          max_tokens: 50,
+          messages: [{ role: 'user', content: 'x' }],
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: 's', schema: schema as Record<string, unknown> },
+          },
+        })
         .catch((e: unknown) => e);
       expect(err, where).toBeInstanceOf(OpenAI.BadRequestError);
       expect((err as Error).message).toContain(where);
@@ -163,8 +241,15 @@ describe('llama-node engine: response_format and tools through a node', () => {
   it('answers /v1/completions with the json_object schema form of llama-server, JSON that validates', async () => {
     for (const seed of [1, 2, 3]) {
       const r = await fetch(`${node.url}/v1/completions`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'tiny-chat', seed, max_tokens: 1200, prompt: '{"a":', response_format: { type: 'json_object', schema: numbersSchema } }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'tiny-chat',
+          seed,
+          max_tokens: 1200,
+          prompt: '{"a":',
+          response_format: { type: 'json_object', schema: numbersSchema },
+        }),
       });
       const body = (await r.json()) as { choices: { text: string; finish_reason: string }[] };
       expect(r.status, JSON.stringify(body)).toBe(200);
@@ -176,8 +261,12 @@ describe('llama-node engine: response_format and tools through a node', () => {
 
   it('calls the function tool_choice names, with arguments that validate (finish_reason tool_calls)', async () => {
     const r = await openai.chat.completions.create({
-      model: 'tiny-chat', seed: 4, max_tokens: 300, messages: [{ role: 'user', content: 'weather in Oslo?' }],
-      tools: chatTools, tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      model: 'tiny-chat',
+      seed: 4,
+      max_tokens: 300,
+      messages: [{ role: 'user', content: 'weather in Oslo?' }],
+      tools: chatTools,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
     });
     const choice = r.choices[0];
     expect(choice.finish_reason).toBe('tool_calls');
@@ -192,7 +281,13 @@ describe('llama-node engine: response_format and tools through a node', () => {
 
   it('streams a required call as a tool_calls delta whose arguments validate', async () => {
     const stream = await openai.chat.completions.create({
-      model: 'tiny-chat', seed: 5, max_tokens: 300, stream: true, messages: [{ role: 'user', content: 'what now?' }], tools: chatTools, tool_choice: 'required',
+      model: 'tiny-chat',
+      seed: 5,
+      max_tokens: 300,
+      stream: true,
+      messages: [{ role: 'user', content: 'what now?' }],
+      tools: chatTools,
+      tool_choice: 'required',
     });
     const calls: { name?: string; arguments?: string }[] = [];
     let content = '';
@@ -201,7 +296,8 @@ describe('llama-node engine: response_format and tools through a node', () => {
       const c = chunk.choices[0];
       if (!c) continue;
       content += c.delta.content ?? '';
-      for (const t of c.delta.tool_calls ?? []) calls.push({ name: t.function?.name, arguments: t.function?.arguments });
+      for (const t of c.delta.tool_calls ?? [])
+        calls.push({ name: t.function?.name, arguments: t.function?.arguments });
       finish = c.finish_reason ?? finish;
     }
     expect(finish).toBe('tool_calls');
@@ -212,10 +308,17 @@ describe('llama-node engine: response_format and tools through a node', () => {
   });
 
   it('answers tool_choice auto with text or with calls whose arguments validate', async () => {
-    const r = await openai.chat.completions.create({ model: 'tiny-chat', seed: 6, max_tokens: 24, messages: [{ role: 'user', content: 'hello' }], tools: chatTools });
+    const r = await openai.chat.completions.create({
+      model: 'tiny-chat',
+      seed: 6,
+      max_tokens: 24,
+      messages: [{ role: 'user', content: 'hello' }],
+      tools: chatTools,
+    });
     const choice = r.choices[0];
     if (choice.finish_reason === 'tool_calls') {
-      for (const c of choice.message.tool_calls as OpenAI.Chat.ChatCompletionMessageFunctionToolCall[]) expect(validates(paramsOf[c.function.name], c.function.arguments)).toBe(true);
+      for (const c of choice.message.tool_calls as OpenAI.Chat.ChatCompletionMessageFunctionToolCall[])
+        expect(validates(paramsOf[c.function.name], c.function.arguments)).toBe(true);
     } else {
       expect(['stop', 'length']).toContain(choice.finish_reason);
       expect(typeof choice.message.content).toBe('string');
@@ -223,7 +326,13 @@ describe('llama-node engine: response_format and tools through a node', () => {
   });
 
   it('answers responses.create with tools as a function_call item, and the next turn takes its output', async () => {
-    const first = await openai.responses.create({ model: 'tiny-chat', input: 'weather in Oslo?', tools: responseTools, tool_choice: 'required', max_output_tokens: 300 });
+    const first = await openai.responses.create({
+      model: 'tiny-chat',
+      input: 'weather in Oslo?',
+      tools: responseTools,
+      tool_choice: 'required',
+      max_output_tokens: 300,
+    });
     expect(first.model).toBe('tiny-chat');
     expect(first.status).toBe('completed');
     expect(first.output).toHaveLength(1);
@@ -234,17 +343,35 @@ describe('llama-node engine: response_format and tools through a node', () => {
     expect(first.usage!.output_tokens).toBeGreaterThan(0);
 
     const second = await openai.responses.create({
-      model: 'tiny-chat', max_output_tokens: 8, tools: responseTools, tool_choice: 'none',
-      input: [{ role: 'user', content: 'weather in Oslo?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '3 degrees, rain' }],
+      model: 'tiny-chat',
+      max_output_tokens: 8,
+      tools: responseTools,
+      tool_choice: 'none',
+      input: [
+        { role: 'user', content: 'weather in Oslo?' },
+        call,
+        { type: 'function_call_output', call_id: call.call_id, output: '3 degrees, rain' },
+      ],
     });
     expect(second.output[0].type).toBe('message');
     // The call and its output reached the model: the prompt is longer than the question alone by both.
-    const alone = await openai.responses.create({ model: 'tiny-chat', max_output_tokens: 1, input: 'weather in Oslo?' });
+    const alone = await openai.responses.create({
+      model: 'tiny-chat',
+      max_output_tokens: 1,
+      input: 'weather in Oslo?',
+    });
     expect(second.usage!.input_tokens).toBeGreaterThan(alone.usage!.input_tokens + 10);
   });
 
   it('streams responses.create with tools: function_call item events, arguments that validate', async () => {
-    const stream = await openai.responses.create({ model: 'tiny-chat', input: 'time?', tools: responseTools, tool_choice: { type: 'function', name: 'get_time' }, max_output_tokens: 300, stream: true });
+    const stream = await openai.responses.create({
+      model: 'tiny-chat',
+      input: 'time?',
+      tools: responseTools,
+      tool_choice: { type: 'function', name: 'get_time' },
+      max_output_tokens: 300,
+      stream: true,
+    });
     const types: string[] = [];
     let args = '';
     let final: OpenAI.Responses.Response | undefined;
@@ -254,8 +381,13 @@ describe('llama-node engine: response_format and tools through a node', () => {
       if (e.type === 'response.completed') final = e.response;
     }
     expect(types).toEqual([
-      'response.created', 'response.in_progress', 'response.output_item.added', 'response.function_call_arguments.delta',
-      'response.function_call_arguments.done', 'response.output_item.done', 'response.completed',
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
     ]);
     const item = final!.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
     expect(item).toMatchObject({ type: 'function_call', name: 'get_time', status: 'completed', arguments: args });
@@ -265,7 +397,10 @@ describe('llama-node engine: response_format and tools through a node', () => {
 
   it('answers responses.create with a json_schema text.format as output_text that validates', async () => {
     const r = await openai.responses.create({
-      model: 'tiny-chat', input: 'a task', max_output_tokens: 300, text: { format: { type: 'json_schema', name: 'task', schema: answerSchema, strict: true } },
+      model: 'tiny-chat',
+      input: 'a task',
+      max_output_tokens: 300,
+      text: { format: { type: 'json_schema', name: 'task', schema: answerSchema, strict: true } },
     });
     expect(r.status).toBe('completed');
     expect(validates(answerSchema, r.output_text)).toBe(true);
@@ -273,7 +408,12 @@ describe('llama-node engine: response_format and tools through a node', () => {
 
   it('refuses a tool_choice naming a function that is not in tools, naming tool_choice', async () => {
     const err = await openai.chat.completions
-      .create({ model: 'tiny-chat', messages: [{ role: 'user', content: 'x' }], tools: chatTools, tool_choice: { type: 'function', function: { name: 'nope' } } })
+      .create({
+        model: 'tiny-chat',
+        messages: [{ role: 'user', content: 'x' }],
+        tools: chatTools,
+        tool_choice: { type: 'function', function: { name: 'nope' } },
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toContain('tool_choice');

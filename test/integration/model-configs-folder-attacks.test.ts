@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { modelConfigListSchema, type ModelConfigList } from '../../src-router/contract';
+import { type ModelConfigList, modelConfigListSchema } from '../../src-router/contract';
 import { simText } from '../support/lending-cluster';
 import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
 
@@ -16,22 +16,30 @@ describe('issue #28: the models folder as operators leave it', () => {
   let models = '';
   const api = async (path: string, method: string, body?: unknown) => {
     const res = await fetch(`${node.url}/router/v1/console/model-configs${path}`, {
-      method, headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+      method,
+      headers: {
+        authorization: `Bearer ${TEST_CONSOLE_TOKEN}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
     });
     return { status: res.status, body: (await res.json()) as { error?: { code: string; param: string } } };
   };
-  const list = async () => modelConfigListSchema.parse(await node.console('/router/v1/console/model-configs')) as ModelConfigList;
+  const list = async () =>
+    modelConfigListSchema.parse(await node.console('/router/v1/console/model-configs')) as ModelConfigList;
   const at = async (f: string) => (await list()).configs.find((c) => c.file === join(models, f));
-  const served = async () => ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
+  const served = async () =>
+    ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
 
   /** The inotify watches the node process holds (fs.watch on Linux): one per watched folder. */
-  const watches = () => readdirSync(`/proc/${node.proc.pid}/fdinfo`).reduce((n, fd) => {
-    try {
-      return n + (readFileSync(`/proc/${node.proc.pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm)?.length ?? 0);
-    } catch {
-      return n;
-    }
-  }, 0);
+  const watches = () =>
+    readdirSync(`/proc/${node.proc.pid}/fdinfo`).reduce((n, fd) => {
+      try {
+        return n + (readFileSync(`/proc/${node.proc.pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm)?.length ?? 0);
+      } catch {
+        return n;
+      }
+    }, 0);
 
   beforeAll(async () => {
     node = await startNode({ models: { base: simText('base-model', '2ms') } });
@@ -49,7 +57,8 @@ describe('issue #28: the models folder as operators leave it', () => {
     symlinkSync(join(outside, 'pipe'), join(models, 'pipe.yaml'));
     symlinkSync('/dev/zero', join(models, 'zero.yaml'));
     await eventually(async () => (await served()).includes('linked-model'), { what: 'the linked config served' });
-    for (const f of ['loop.yaml', 'pipe.yaml', 'zero.yaml']) expect(await at(f), f).toMatchObject({ error: { path: '(file)' }, in_force: null });
+    for (const f of ['loop.yaml', 'pipe.yaml', 'zero.yaml'])
+      expect(await at(f), f).toMatchObject({ error: { path: '(file)' }, in_force: null });
     expect((await fetch(`${node.url}/health`)).status).toBe(200);
     for (const f of ['linked.yaml', 'loop.yaml', 'pipe.yaml', 'zero.yaml']) rmSync(join(models, f));
     await eventually(async () => !(await served()).includes('linked-model'), { what: 'the unlinked config gone' });
@@ -73,7 +82,10 @@ describe('issue #28: the models folder as operators leave it', () => {
     await eventually(async () => (await served()).includes('weighted-model'), { what: 'weighted-model served' });
     rmSync(weights);
     await eventually(async () => (await at('weighted.yaml'))?.error?.path === 'model', { what: 'the weights error' });
-    expect(await at('weighted.yaml')).toMatchObject({ error: { message: expect.stringMatching(/does not exist/) }, in_force: expect.objectContaining({ name: 'weighted-model' }) });
+    expect(await at('weighted.yaml')).toMatchObject({
+      error: { message: expect.stringMatching(/does not exist/) },
+      in_force: expect.objectContaining({ name: 'weighted-model' }),
+    });
     rmSync(join(models, 'weighted.yaml'));
     await eventually(async () => !(await served()).includes('weighted-model'), { what: 'weighted-model gone' });
   });
@@ -96,13 +108,21 @@ describe('issue #28: the models folder as operators leave it', () => {
 
   it('the models folder deleted and made again: its new files are taken in', async () => {
     rmSync(models, { recursive: true });
-    await eventually(async () => {
-      const res = await fetch(`${node.url}/router/v1/console/model-configs`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } });
-      return res.status === 200;
-    }, { what: 'the console answers' });
+    await eventually(
+      async () => {
+        const res = await fetch(`${node.url}/router/v1/console/model-configs`, {
+          headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+        });
+        return res.status === 200;
+      },
+      { what: 'the console answers' },
+    );
     mkdirSync(models);
     writeFileSync(join(models, 'reborn.yaml'), stringify(simText('reborn-model', '2ms')));
-    await eventually(async () => (await served()).join() === 'reborn-model', { what: 'the new folder taken in', timeoutMs: 15_000 });
+    await eventually(async () => (await served()).join() === 'reborn-model', {
+      what: 'the new folder taken in',
+      timeoutMs: 15_000,
+    });
     // The new folder is watched again (a change is seen at once, not only by the periodic rescan).
     await eventually(() => watches() === 1, { what: 'the new folder watched' });
   });

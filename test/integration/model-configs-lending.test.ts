@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_TOKEN, simText, startLendingCluster, type HeldView, type LendingCluster } from '../support/lending-cluster';
+import {
+  CLUSTER_TOKEN,
+  type HeldView,
+  type LendingCluster,
+  simText,
+  startLendingCluster,
+} from '../support/lending-cluster';
 import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 
 // A model removed through the console API while it is enrolled in a lending link and requests wait in its router
@@ -8,7 +14,11 @@ import { eventually, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 
 describe('issue #28: DELETE of an enrolled model with queued and lent requests', () => {
   let c: LendingCluster;
-  const api = (url: string, path: string, method: string) => fetch(`${url}/router/v1/console/model-configs${path}`, { method, headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } });
+  const api = (url: string, path: string, method: string) =>
+    fetch(`${url}/router/v1/console/model-configs${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+    });
   const held = (url: string) => c.node<HeldView>(url, '/router/v1/node/held');
 
   beforeAll(async () => {
@@ -27,14 +37,19 @@ describe('issue #28: DELETE of an enrolled model with queued and lent requests',
     const N = 6;
     const answers = Array.from({ length: N }, () => c.chat('gpu', 'victim-model', { maxTokens: 25 }));
     // Requests wait in the router queue behind the one at the engine.
-    await eventually(async () => {
-      const m = (await held(c.urls.gpu)).models.find((x) => x.model === 'victim');
-      return m && m.held.length >= 2;
-    }, { what: 'requests waiting in the router queue', everyMs: 10 });
+    await eventually(
+      async () => {
+        const m = (await held(c.urls.gpu)).models.find((x) => x.model === 'victim');
+        return m && m.held.length >= 2;
+      },
+      { what: 'requests waiting in the router queue', everyMs: 10 },
+    );
     const del = await api(c.urls.gpu, '/victim', 'DELETE');
     expect(del.status, await del.clone().text()).toBe(200);
     let timer: NodeJS.Timeout | undefined;
-    const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('a request never got its answer')), 60_000)));
+    const hung = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error('a request never got its answer')), 60_000)),
+    );
     const all = await Promise.race([Promise.all(answers), hung]).finally(() => clearTimeout(timer));
     for (const a of all) {
       if (a.status === 200) expect(a.body.choices).toHaveLength(1);
@@ -44,31 +59,52 @@ describe('issue #28: DELETE of an enrolled model with queued and lent requests',
       }
     }
     // The queue of the removed model is empty; the node serves its other model.
-    await eventually(async () => {
-      const m = (await held(c.urls.gpu)).models.find((x) => x.model === 'victim');
-      return !m || (m.held.length === 0 && m.active.length === 0);
-    }, { what: 'the removed model\'s queue empty' });
+    await eventually(
+      async () => {
+        const m = (await held(c.urls.gpu)).models.find((x) => x.model === 'victim');
+        return !m || (m.held.length === 0 && m.active.length === 0);
+      },
+      { what: "the removed model's queue empty" },
+    );
     expect((await c.chat('gpu', 'stay-model')).status).toBe(200);
     expect((await c.chat('gpu', 'victim-model')).status).toBe(404);
   });
 
-  it('the helper\'s model removed while it holds borrowed requests: each not started is handed back to its owner, none refused', async () => {
+  it("the helper's model removed while it holds borrowed requests: each not started is handed back to its owner, none refused", async () => {
     // Borrowed requests as the master relays them to the helper (LEASE-5): the worker API, the owner named.
     const borrowed = (id: string) =>
       fetch(`${c.master.url}/router/v1/node/worker/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${CLUSTER_TOKEN}`, 'content-type': 'application/json', 'x-routerdesk-borrowed-from': 'gpu/stay', 'x-routerdesk-request-id': id },
-        body: JSON.stringify({ model: 'lender', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 25, stream: false }),
-      }).then(async (res) => ({ status: res.status, body: (await res.json()) as { choices?: unknown[]; error?: { code?: string; reason?: string } } }));
+        headers: {
+          authorization: `Bearer ${CLUSTER_TOKEN}`,
+          'content-type': 'application/json',
+          'x-routerdesk-borrowed-from': 'gpu/stay',
+          'x-routerdesk-request-id': id,
+        },
+        body: JSON.stringify({
+          model: 'lender',
+          messages: [{ role: 'user', content: 'hello there' }],
+          max_tokens: 25,
+          stream: false,
+        }),
+      }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { choices?: unknown[]; error?: { code?: string; reason?: string } },
+      }));
     const answers = Array.from({ length: 5 }, (_, i) => borrowed(`borrowed-${i}-${Date.now()}`));
-    await eventually(async () => {
-      const m = (await held(c.master.url)).models.find((x) => x.model === 'lender');
-      return m && m.held.length >= 2;
-    }, { what: 'borrowed requests waiting at the helper', everyMs: 10 });
+    await eventually(
+      async () => {
+        const m = (await held(c.master.url)).models.find((x) => x.model === 'lender');
+        return m && m.held.length >= 2;
+      },
+      { what: 'borrowed requests waiting at the helper', everyMs: 10 },
+    );
     const del = await api(c.master.url, '/lender', 'DELETE');
     expect(del.status, await del.clone().text()).toBe(200);
     let timer: NodeJS.Timeout | undefined;
-    const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('a borrowed request never got its answer')), 60_000)));
+    const hung = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error('a borrowed request never got its answer')), 60_000)),
+    );
     const all = await Promise.race([Promise.all(answers), hung]).finally(() => clearTimeout(timer));
     for (const a of all) {
       if (a.status === 200) expect(a.body.choices).toHaveLength(1);
@@ -83,13 +119,21 @@ describe('issue #28: DELETE of an enrolled model with queued and lent requests',
 
   it('a model renamed through PUT keeps its link (the link names its file, the local ID): still enrolled, served under the new name', async () => {
     const res = await fetch(`${c.urls.gpu}/router/v1/console/model-configs/stay`, {
-      method: 'PUT', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ config: simText('stay-renamed', '2ms') }),
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ config: simText('stay-renamed', '2ms') }),
     });
     expect(res.status, await res.clone().text()).toBe(200);
     expect((await held(c.urls.gpu)).models.map((m) => m.model)).toContain('stay');
     expect((await c.chat('gpu', 'stay-renamed')).status).toBe(200);
     expect((await c.chat('gpu', 'stay-model')).status).toBe(404);
-    await eventually(async () => (await c.console<{ models: { id: string }[] }>('/router/v1/console/cluster/models')).models.some((m) => m.id === 'stay-renamed'), { what: 'the new name in the master\'s catalog' });
+    await eventually(
+      async () =>
+        (await c.console<{ models: { id: string }[] }>('/router/v1/console/cluster/models')).models.some(
+          (m) => m.id === 'stay-renamed',
+        ),
+      { what: "the new name in the master's catalog" },
+    );
     expect((await c.chat('master', 'stay-renamed')).status).toBe(200);
   });
 });

@@ -18,15 +18,27 @@ describe('Ollama keep_alive and model ttl (issue #11)', () => {
   let ollama: Ollama;
   const ps = async () => ((await (await fetch(`${node.url}/api/ps`)).json()) as { models: PsModel[] }).models;
   const loaded = async (name: string) => (await ps()).some((m) => m.name === name);
-  const consoleModel = async (localId: string) => (await node.console<ConsoleModelList>('/router/v1/console/models')).models.find((m) => m.localId === localId)!;
-  const lanePid = async () => (await node.console<{ lanes: { lane: string; pid: number | null }[] }>('/router/v1/console/lanes')).lanes.find((l) => l.lane === 'text')!.pid;
-  const post = (path: string, body: unknown) => fetch(`${node.url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+  const consoleModel = async (localId: string) =>
+    (await node.console<ConsoleModelList>('/router/v1/console/models')).models.find((m) => m.localId === localId)!;
+  const lanePid = async () =>
+    (await node.console<{ lanes: { lane: string; pid: number | null }[] }>('/router/v1/console/lanes')).lanes.find(
+      (l) => l.lane === 'text',
+    )!.pid;
+  const post = (path: string, body: unknown) =>
+    fetch(`${node.url}${path}`, { method: 'POST', body: JSON.stringify(body) });
 
   beforeAll(async () => {
     node = await startNode({
       models: {
         chat: { name: 'sim-chat', backend: 'sim', capabilities: ['text'], contextsize: 2048, sim: fast },
-        keeper: { name: 'sim-keeper', backend: 'sim', capabilities: ['text'], contextsize: 2048, ttl: '10m', sim: fast },
+        keeper: {
+          name: 'sim-keeper',
+          backend: 'sim',
+          capabilities: ['text'],
+          contextsize: 2048,
+          ttl: '10m',
+          sim: fast,
+        },
         pair: { name: 'sim-pair', backend: 'sim', capabilities: ['text'], contextsize: 2048, parallel: 2, sim: fast },
       },
     });
@@ -74,10 +86,18 @@ describe('Ollama keep_alive and model ttl (issue #11)', () => {
   });
 
   it('keep_alive 0 answers the request, then unloads the model; the next load starts from the config again', async () => {
-    const chat = await ollama.chat({ model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }], stream: false, keep_alive: 0, options: { num_predict: 3 } });
+    const chat = await ollama.chat({
+      model: 'sim-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: false,
+      keep_alive: 0,
+      options: { num_predict: 3 },
+    });
     expect(chat).toMatchObject({ done: true, eval_count: 3 });
     // Gone from /api/ps at once; the Models screen shows it stopping, then stopped.
-    await eventually(async () => !(await loaded('sim-chat')) && (await consoleModel('chat')).state === 'stopped', { what: 'sim-chat unloaded after its keep_alive 0 request' });
+    await eventually(async () => !(await loaded('sim-chat')) && (await consoleModel('chat')).state === 'stopped', {
+      what: 'sim-chat unloaded after its keep_alive 0 request',
+    });
     const row = await consoleModel('chat');
     expect(row.idleUnloadMs).toBeNull();
     expect(row.unloadsAt).toBeNull();
@@ -88,7 +108,9 @@ describe('Ollama keep_alive and model ttl (issue #11)', () => {
     expect(await loaded('sim-chat')).toBe(true);
     const res = await ollama.generate({ model: 'sim-chat', prompt: '', keep_alive: 0 });
     expect(res).toMatchObject({ done: true, done_reason: 'unload' });
-    await eventually(async () => !(await loaded('sim-chat')) && (await consoleModel('chat')).state === 'stopped', { what: 'sim-chat unloaded by the unload call' });
+    await eventually(async () => !(await loaded('sim-chat')) && (await consoleModel('chat')).state === 'stopped', {
+      what: 'sim-chat unloaded by the unload call',
+    });
     // Unloading what is not loaded changes nothing: its next load keeps the config's (absent) ttl.
     expect((await ollama.generate({ model: 'sim-chat', prompt: '', keep_alive: 0 })).done_reason).toBe('unload');
     expect((await consoleModel('chat')).idleUnloadMs).toBeNull();
@@ -104,19 +126,39 @@ describe('Ollama keep_alive and model ttl (issue #11)', () => {
     expect(Date.parse(row.unloadsAt!)).toBeGreaterThanOrEqual(before + TEN_MINUTES);
     expect(Date.parse((await ps()).find((m) => m.name === 'sim-keeper')!.expires_at!)).toBe(Date.parse(row.unloadsAt!));
     // A short keep_alive on a request: unloaded once idle for that long, then back to the config's ttl.
-    await ollama.generate({ model: 'sim-keeper', prompt: 'x', stream: false, keep_alive: '200ms', options: { num_predict: 1 } });
-    await eventually(async () => !(await loaded('sim-keeper')) && (await consoleModel('keeper')).state === 'stopped', { what: 'sim-keeper unloaded after 200ms idle' });
+    await ollama.generate({
+      model: 'sim-keeper',
+      prompt: 'x',
+      stream: false,
+      keep_alive: '200ms',
+      options: { num_predict: 1 },
+    });
+    await eventually(async () => !(await loaded('sim-keeper')) && (await consoleModel('keeper')).state === 'stopped', {
+      what: 'sim-keeper unloaded after 200ms idle',
+    });
     expect((await consoleModel('keeper')).idleUnloadMs).toBe(TEN_MINUTES);
   });
 
   it('never unloads while a job runs: a short request ending inside a long stream leaves its engine up until both are done', async () => {
     // Two sequences at once: the short request ends while the stream still runs on the same engine.
-    const stream = await ollama.chat({ model: 'sim-pair', messages: [{ role: 'user', content: 'tell me' }], stream: true, keep_alive: '1ms', options: { num_predict: 300 } });
+    const stream = await ollama.chat({
+      model: 'sim-pair',
+      messages: [{ role: 'user', content: 'tell me' }],
+      stream: true,
+      keep_alive: '1ms',
+      options: { num_predict: 300 },
+    });
     const parts = stream[Symbol.asyncIterator]();
     const first = await parts.next();
     expect(first.done).toBe(false);
     const pid = await lanePid();
-    const short = await ollama.generate({ model: 'sim-pair', prompt: 'x', stream: false, keep_alive: '1ms', options: { num_predict: 1 } });
+    const short = await ollama.generate({
+      model: 'sim-pair',
+      prompt: 'x',
+      stream: false,
+      keep_alive: '1ms',
+      options: { num_predict: 1 },
+    });
     expect(short.done).toBe(true);
     let last: { done: boolean; eval_count?: number } | undefined;
     for (let p = await parts.next(); !p.done; p = await parts.next()) last = p.value;

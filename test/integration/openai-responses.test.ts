@@ -11,7 +11,17 @@ describe('OpenAI Responses API and model retrieval over the sim engine', () => {
   let openai: OpenAI;
 
   beforeAll(async () => {
-    node = await startNode({ models: { 'chat-a': { name: 'sim-chat', backend: 'sim', capabilities: ['text'], contextsize: 4096, sim: { ...fast, tokens: 6 } } } });
+    node = await startNode({
+      models: {
+        'chat-a': {
+          name: 'sim-chat',
+          backend: 'sim',
+          capabilities: ['text'],
+          contextsize: 4096,
+          sim: { ...fast, tokens: 6 },
+        },
+      },
+    });
     openai = new OpenAI({ baseURL: `${node.url}/v1`, apiKey: 'unused', maxRetries: 0 });
   });
   afterAll(() => node?.stop());
@@ -22,11 +32,20 @@ describe('OpenAI Responses API and model retrieval over the sim engine', () => {
     expect(typeof m.created).toBe('number');
     const err = await openai.models.retrieve('no-such-model').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
-    expect((err as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ code: 'model_not_found', param: 'model', type: 'invalid_request_error' });
+    expect((err as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({
+      code: 'model_not_found',
+      param: 'model',
+      type: 'invalid_request_error',
+    });
   });
 
   it('answers a Responses request as a chat completion of the engine, with usage and the public model ID', async () => {
-    const r = await openai.responses.create({ model: 'sim-chat', instructions: 'be brief', input: 'hello there', temperature: 0.5 });
+    const r = await openai.responses.create({
+      model: 'sim-chat',
+      instructions: 'be brief',
+      input: 'hello there',
+      temperature: 0.5,
+    });
     expect(r.object).toBe('response');
     expect(r.model).toBe('sim-chat');
     expect(r.status).toBe('completed');
@@ -51,7 +70,11 @@ describe('OpenAI Responses API and model retrieval over the sim engine', () => {
   });
 
   it('streams the Responses events in order, their text adding up to the final output', async () => {
-    const stream = await openai.responses.create({ model: 'sim-chat', input: [{ role: 'user', content: [{ type: 'input_text', text: 'stream please' }] }], stream: true });
+    const stream = await openai.responses.create({
+      model: 'sim-chat',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'stream please' }] }],
+      stream: true,
+    });
     const types: string[] = [];
     const seqs: number[] = [];
     let deltas = '';
@@ -62,9 +85,19 @@ describe('OpenAI Responses API and model retrieval over the sim engine', () => {
       if (e.type === 'response.output_text.delta') deltas += e.delta;
       if (e.type === 'response.completed') final = e.response;
     }
-    expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+    expect(types.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
     expect(types.filter((t) => t === 'response.output_text.delta')).toHaveLength(6);
-    expect(types.slice(-4)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    expect(types.slice(-4)).toEqual([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     expect(seqs).toEqual(seqs.map((_, i) => i));
     expect(final!.model).toBe('sim-chat');
     expect(final!.status).toBe('completed');
@@ -88,23 +121,51 @@ describe('OpenAI Responses API and model retrieval over the sim engine', () => {
 
   it('refuses, naming the parameter, what the sim engine cannot honour: tools and text.format', async () => {
     const tools = await openai.responses
-      .create({ model: 'sim-chat', input: 'x', tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }] })
+      .create({
+        model: 'sim-chat',
+        input: 'x',
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }],
+      })
       .catch((e: unknown) => e);
     expect(tools).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((tools as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ param: 'tools', code: 'unsupported_parameter' });
+    expect((tools as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      param: 'tools',
+      code: 'unsupported_parameter',
+    });
     expect((tools as Error).message).toContain('sim engine');
     const format = await openai.responses
-      .create({ model: 'sim-chat', input: 'x', text: { format: { type: 'json_schema', name: 'w', schema: { type: 'object', properties: {} } } } })
+      .create({
+        model: 'sim-chat',
+        input: 'x',
+        text: { format: { type: 'json_schema', name: 'w', schema: { type: 'object', properties: {} } } },
+      })
       .catch((e: unknown) => e);
-    expect((format as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ param: 'text.format', code: 'unsupported_parameter' });
+    expect((format as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      param: 'text.format',
+      code: 'unsupported_parameter',
+    });
     expect((format as Error).message).toMatch(/^400 text\.format: /);
     // The same refusal on chat completions names the chat parameter.
-    const chat = await openai.chat.completions.create({ model: 'sim-chat', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_object' } }).catch((e: unknown) => e);
-    expect((chat as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ param: 'response_format', code: 'unsupported_parameter' });
+    const chat = await openai.chat.completions
+      .create({
+        model: 'sim-chat',
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_object' },
+      })
+      .catch((e: unknown) => e);
+    expect((chat as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      param: 'response_format',
+      code: 'unsupported_parameter',
+    });
   });
 
   it('answers bad Responses bodies with a 400 naming the field, OpenAI-shaped', async () => {
-    const post = (body: unknown) => fetch(`${node.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${node.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const cases: [unknown, string][] = [
       [{ model: 'sim-chat' }, 'input'],
       [{ model: 'sim-chat', input: [{ role: 'robot', content: 'x' }] }, 'input.0.role'],

@@ -2,11 +2,18 @@ import { request as httpRequest } from 'node:http';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelConfigInput } from '../../src-router/config';
-import { buildOpenApiDocument, documentPath, ITEM_SCHEMA_KEY, MEDIA_TYPES, type JsonSchema, type OpenApiDocument } from '../../src-router/http/openapi/document';
+import {
+  buildOpenApiDocument,
+  documentPath,
+  ITEM_SCHEMA_KEY,
+  type JsonSchema,
+  MEDIA_TYPES,
+  type OpenApiDocument,
+} from '../../src-router/http/openapi/document';
 import { EXAMPLES, type Example } from '../../src-router/http/openapi/examples';
 import { OPERATIONS, type Operation } from '../../src-router/http/openapi/operations';
 import { QUERIES, SCHEMAS } from '../../src-router/http/openapi/schemas';
-import { CLUSTER_TOKEN, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { CLUSTER_TOKEN, type LendingCluster, startLendingCluster } from '../support/lending-cluster';
 import { TEST_CONSOLE_TOKEN, wavFile } from '../support/node-harness';
 
 /**
@@ -15,7 +22,8 @@ import { TEST_CONSOLE_TOKEN, wavFile } from '../support/node-harness';
  * must be what the document says.
  */
 const fast = { load_time: '100ms', token_time: '2ms', step_time: '2ms', audio_time_per_second: '10ms' };
-const sim = (name: string, capabilities: string[]): ModelConfigInput => ({ name, backend: 'sim', capabilities, contextsize: 4096, sim: { ...fast, tokens: 4 } } as ModelConfigInput);
+const sim = (name: string, capabilities: string[]): ModelConfigInput =>
+  ({ name, backend: 'sim', capabilities, contextsize: 4096, sim: { ...fast, tokens: 4 } }) as ModelConfigInput;
 const CLIENT_KEY = 'contract-client-key-0123456789';
 
 let cluster: LendingCluster;
@@ -25,8 +33,18 @@ const ctx: Record<string, unknown> = {};
 
 beforeAll(async () => {
   cluster = await startLendingCluster({
-    masterModels: { chat: sim('sim-chat', ['text', 'embedding']), painter: sim('sim-image', ['image']), ears: sim('sim-whisper', ['transcription']) },
-    slaves: { 'gpu-a': { helper: sim('sim-helper', ['text']), brush: sim('sim-brush', ['image']), seer: sim('sim-seer', ['text', 'multimodal']) } },
+    masterModels: {
+      chat: sim('sim-chat', ['text', 'embedding']),
+      painter: sim('sim-image', ['image']),
+      ears: sim('sim-whisper', ['transcription']),
+    },
+    slaves: {
+      'gpu-a': {
+        helper: sim('sim-helper', ['text']),
+        brush: sim('sim-brush', ['image']),
+        seer: sim('sim-seer', ['text', 'multimodal']),
+      },
+    },
     masterServer: { api_keys: [CLIENT_KEY] },
   });
   const res = await fetch(`${cluster.master.url}/openapi.json`);
@@ -36,13 +54,27 @@ beforeAll(async () => {
   ajv.addSchema(doc as unknown as JsonSchema, 'openapi');
 
   // The values the examples name: local IDs (file names), a one-time code, the slave's snapshot and pushed settings.
-  Object.assign(ctx, { chat: 'chat', painter: 'painter', ears: 'ears', helper: 'helper', brush: 'brush', seer: 'seer', slaveUrl: cluster.urls['gpu-a'], consoleToken: TEST_CONSOLE_TOKEN });
-  ctx.code = ((await call('POST', cluster.master.url, '/router/v1/console/codes', 'console')).body as { code: string }).code;
+  Object.assign(ctx, {
+    chat: 'chat',
+    painter: 'painter',
+    ears: 'ears',
+    helper: 'helper',
+    brush: 'brush',
+    seer: 'seer',
+    slaveUrl: cluster.urls['gpu-a'],
+    consoleToken: TEST_CONSOLE_TOKEN,
+  });
+  ctx.code = (
+    (await call('POST', cluster.master.url, '/router/v1/console/codes', 'console')).body as { code: string }
+  ).code;
   ctx.snapshot = (await call('GET', cluster.urls['gpu-a'], '/router/v1/node/snapshot', 'cluster')).body;
-  const settings = (await call('GET', cluster.master.url, '/router/v1/node/master-settings?node=gpu-a', 'cluster')).body as { links: unknown; guardians: unknown };
+  const settings = (await call('GET', cluster.master.url, '/router/v1/node/master-settings?node=gpu-a', 'cluster'))
+    .body as { links: unknown; guardians: unknown };
   ctx.linksPush = settings.links;
   ctx.guardiansPush = settings.guardians;
-  ctx.config = ((await call('GET', cluster.master.url, '/router/v1/console/settings', 'console')).body as { config: unknown }).config;
+  ctx.config = (
+    (await call('GET', cluster.master.url, '/router/v1/console/settings', 'console')).body as { config: unknown }
+  ).config;
   const now = Date.now();
   Object.assign(ctx, { from: now - 60_000, to: now, fromText: String(now - 60_000), toText: String(now) });
 }, 120_000);
@@ -51,9 +83,21 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const TOKENS: Record<Operation['security'], string | null> = { none: null, clientKey: CLIENT_KEY, console: TEST_CONSOLE_TOKEN, operator: TEST_CONSOLE_TOKEN, cluster: CLUSTER_TOKEN };
+const TOKENS: Record<Operation['security'], string | null> = {
+  none: null,
+  clientKey: CLIENT_KEY,
+  console: TEST_CONSOLE_TOKEN,
+  operator: TEST_CONSOLE_TOKEN,
+  cluster: CLUSTER_TOKEN,
+};
 
-async function call(method: string, base: string, path: string, security: Operation['security'], init: { body?: unknown; form?: Record<string, string> } = {}) {
+async function call(
+  method: string,
+  base: string,
+  path: string,
+  security: Operation['security'],
+  init: { body?: unknown; form?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = {};
   const token = TOKENS[security];
   if (token) headers.authorization = `Bearer ${token}`;
@@ -70,7 +114,13 @@ async function call(method: string, base: string, path: string, security: Operat
   const res = await fetch(`${base}${path}`, { method, headers, body });
   const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
   const text = method === 'HEAD' ? '' : await res.text();
-  return { status: res.status, headers: res.headers, type, text, body: type === 'application/json' && text ? (JSON.parse(text) as unknown) : text };
+  return {
+    status: res.status,
+    headers: res.headers,
+    type,
+    text,
+    body: type === 'application/json' && text ? (JSON.parse(text) as unknown) : text,
+  };
 }
 
 /** `{{name}}` → ctx.name (the whole value when the string is only that, else spliced in as text). */
@@ -81,29 +131,39 @@ function resolve<T>(value: T): T {
     return value.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => String(ctx[k])) as T;
   }
   if (Array.isArray(value)) return value.map(resolve) as T;
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)])) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)])) as T;
   return value;
 }
 
 function urlOf(op: Operation, ex: Example): string {
   const params = resolve(ex.params ?? {});
-  const path = documentPath(op).replace(/\{(\w+)\}/g, (_m, name: string) => (name === op.wildcard ? params[name] : encodeURIComponent(params[name])));
+  const path = documentPath(op).replace(/\{(\w+)\}/g, (_m, name: string) =>
+    name === op.wildcard ? params[name] : encodeURIComponent(params[name]),
+  );
   const query = new URLSearchParams(resolve(ex.query ?? {})).toString();
   return query ? `${path}?${query}` : path;
 }
 
 function expectValid(schema: JsonSchema, value: unknown, what: string) {
   const validate = ajv.compile(schema);
-  if (!validate(value)) throw new Error(`${what}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 2000)}`);
+  if (!validate(value))
+    throw new Error(`${what}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 2000)}`);
 }
 
 const refSchema = (ref: string): JsonSchema => ({ $ref: `openapi${ref}` });
 
 /** Checks an answer against the operation's documented answer for its status (or the error answer). */
 function checkAnswer(op: Operation, answer: Awaited<ReturnType<typeof call>>, what: string, stream = false) {
-  const documented = doc.paths[documentPath(op)][op.method.toLowerCase()] as { responses: Record<string, { content?: Record<string, JsonSchema>; headers?: Record<string, { required?: boolean }> }> };
+  const documented = doc.paths[documentPath(op)][op.method.toLowerCase()] as {
+    responses: Record<
+      string,
+      { content?: Record<string, JsonSchema>; headers?: Record<string, { required?: boolean }> }
+    >;
+  };
   const response = documented.responses[String(answer.status)] ?? documented.responses.default;
-  for (const [name, header] of Object.entries(response.headers ?? {})) if (header.required) expect(answer.headers.get(name), `${what}: header ${name}`).toBeTruthy();
+  for (const [name, header] of Object.entries(response.headers ?? {}))
+    if (header.required) expect(answer.headers.get(name), `${what}: header ${name}`).toBeTruthy();
   const content = response.content ?? {};
   if (Object.keys(content).length === 0 || op.method === 'HEAD') return;
   const media = Object.entries(content).find(([type]) => type.split(';')[0].trim() === answer.type);
@@ -117,7 +177,13 @@ function checkAnswer(op: Operation, answer: Awaited<ReturnType<typeof call>>, wh
   const item = mediaObject[ITEM_SCHEMA_KEY] as { $ref: string } | undefined;
   if (type === MEDIA_TYPES.sse || type === MEDIA_TYPES.ndjson) {
     const lines = answer.text.split('\n').filter((l) => l.trim() !== '');
-    const events = type === MEDIA_TYPES.sse ? lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter((d) => d !== '[DONE]') : lines;
+    const events =
+      type === MEDIA_TYPES.sse
+        ? lines
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .filter((d) => d !== '[DONE]')
+        : lines;
     if (stream) expect(events.length, `${what}: events`).toBeGreaterThan(0);
     for (const e of events) if (item) expectValid(refSchema(item.$ref), JSON.parse(e), `${what} event`);
   }
@@ -127,7 +193,9 @@ describe('every documented operation answers as documented (master and slave, si
   it('the document the node serves is the one generated here, with an example for every operation', async () => {
     const health = (await call('GET', cluster.master.url, '/health', 'none')).body as { version: string };
     expect(doc).toEqual(buildOpenApiDocument(health.version));
-    expect(OPERATIONS.filter((op) => !EXAMPLES[`${op.method} ${op.path}`]).map((op) => `${op.method} ${op.path}`)).toEqual([]);
+    expect(
+      OPERATIONS.filter((op) => !EXAMPLES[`${op.method} ${op.path}`]).map((op) => `${op.method} ${op.path}`),
+    ).toEqual([]);
   });
 
   for (const op of OPERATIONS) {
@@ -145,11 +213,21 @@ describe('every documented operation answers as documented (master and slave, si
         expect(parsed.success, `${key}: example query: ${parsed.error?.message}`).toBe(true);
       }
       const base = ex.node === 'slave' ? cluster.urls['gpu-a'] : cluster.master.url;
-      const expected = ex.status ?? Math.min(...Object.keys(op.answers).map(Number).filter((s) => s >= 200 && s < 300));
-      const answer = await call(op.method, base, urlOf(op, ex), op.security, { body, form: ex.form ? resolve(ex.form) : undefined });
+      const expected =
+        ex.status ??
+        Math.min(
+          ...Object.keys(op.answers)
+            .map(Number)
+            .filter((s) => s >= 200 && s < 300),
+        );
+      const answer = await call(op.method, base, urlOf(op, ex), op.security, {
+        body,
+        form: ex.form ? resolve(ex.form) : undefined,
+      });
       expect(answer.status, `${key}: ${answer.text.slice(0, 500)}`).toBe(expected);
       checkAnswer(op, answer, key);
-      for (const [name, field] of Object.entries(ex.capture ?? {})) ctx[name] = (answer.body as Record<string, unknown>)[field];
+      for (const [name, field] of Object.entries(ex.capture ?? {}))
+        ctx[name] = (answer.body as Record<string, unknown>)[field];
 
       if (ex.stream !== undefined) {
         const streamed = await call(op.method, base, urlOf(op, ex), op.security, { body: resolve(ex.stream) });
@@ -169,7 +247,7 @@ describe('every documented operation answers as documented (master and slave, si
 });
 
 describe('/openapi.json and /docs', () => {
-  it('need no token, but the Host and Origin checks apply: another site\'s page gets 403, another host\'s name 421', async () => {
+  it("need no token, but the Host and Origin checks apply: another site's page gets 403, another host's name 421", async () => {
     const page = await fetch(`${cluster.master.url}/docs`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");

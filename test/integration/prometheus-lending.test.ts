@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/node-harness';
-import { startLendingCluster, type DecisionRowView, type LendingCluster } from '../support/lending-cluster';
+import { type DecisionRowView, type LendingCluster, startLendingCluster } from '../support/lending-cluster';
 import { LENT_BURST_SLAVES, recordLentBurst } from '../support/lent-burst';
-import { startPrometheus, type PromSample, type TestPrometheus } from '../support/prometheus';
+import { eventually } from '../support/node-harness';
+import { type PromSample, startPrometheus, type TestPrometheus } from '../support/prometheus';
 import { ensurePromtool } from '../support/system-deps';
 
 /**
@@ -38,20 +38,29 @@ describe('Prometheus scraping a lending cluster', () => {
     // The burst settles (nothing held, leases run out); then the log and Prometheus' last scrape agree on every
     // event and reason. Each read is taken after the other settled: a row written between them shows as a mismatch
     // and is read again.
-    await eventually(async () => {
-      rows = await c.decisions();
-      const since = Date.now();
-      await prom.scrapedSince(since);
-      const scraped = nonZero(await prom.query('sum by (kind, event, reason) (routerdesk_decisions_total)'), (m) => `${m.kind}/${m.event}/${m.reason}`);
-      const logged = countBy(rows, (r) => `${r.kind}/${r.event}/${none(r.reason)}`);
-      const held = await prom.query('sum(routerdesk_lending_queue_requests)');
-      const leases = await prom.query('sum(routerdesk_lending_master_leases_in_force) + sum(routerdesk_lending_leases_in_force)');
-      // Counters count committed rows: a row still queued in a writer would be in neither count yet.
-      const pending = await prom.query('sum(routerdesk_decision_log_pending_rows)');
-      if (held[0]?.value !== 0 || leases[0]?.value !== 0 || pending[0]?.value !== 0) throw new Error('the burst has not settled yet');
-      expect(scraped).toEqual(logged);
-      return true;
-    }, { timeoutMs: 90_000, everyMs: 500, what: 'the decision log and the scraped counters to agree' });
+    await eventually(
+      async () => {
+        rows = await c.decisions();
+        const since = Date.now();
+        await prom.scrapedSince(since);
+        const scraped = nonZero(
+          await prom.query('sum by (kind, event, reason) (routerdesk_decisions_total)'),
+          (m) => `${m.kind}/${m.event}/${m.reason}`,
+        );
+        const logged = countBy(rows, (r) => `${r.kind}/${r.event}/${none(r.reason)}`);
+        const held = await prom.query('sum(routerdesk_lending_queue_requests)');
+        const leases = await prom.query(
+          'sum(routerdesk_lending_master_leases_in_force) + sum(routerdesk_lending_leases_in_force)',
+        );
+        // Counters count committed rows: a row still queued in a writer would be in neither count yet.
+        const pending = await prom.query('sum(routerdesk_decision_log_pending_rows)');
+        if (held[0]?.value !== 0 || leases[0]?.value !== 0 || pending[0]?.value !== 0)
+          throw new Error('the burst has not settled yet');
+        expect(scraped).toEqual(logged);
+        return true;
+      },
+      { timeoutMs: 90_000, everyMs: 500, what: 'the decision log and the scraped counters to agree' },
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -62,45 +71,84 @@ describe('Prometheus scraping a lending cluster', () => {
   it('the lent counters per owner and helper equal the lent rows of the decision log', async () => {
     const lent = rows.filter((r) => r.event === 'lent');
     expect(lent.length).toBeGreaterThan(0);
-    const scraped = nonZero(await prom.query('sum by (owner_node, owner_model, helper_node, helper_model) (routerdesk_lending_lent_total)'), (m) => `${m.owner_node}/${m.owner_model}>${m.helper_node}/${m.helper_model}`);
+    const scraped = nonZero(
+      await prom.query('sum by (owner_node, owner_model, helper_node, helper_model) (routerdesk_lending_lent_total)'),
+      (m) => `${m.owner_node}/${m.owner_model}>${m.helper_node}/${m.helper_model}`,
+    );
     expect(scraped).toEqual(countBy(lent, (r) => `${r.ownerNode}/${r.ownerModel}>${r.helperNode}/${r.helperModel}`));
     // Counted on the owner that lent them, none anywhere else.
     const byNode = nonZero(await prom.query('sum by (instance) (routerdesk_lending_lent_total)'), (m) => m.instance);
     expect(byNode).toEqual({ [new URL(c.urls.owner).host]: lent.length });
   });
 
-  it('the plan counters equal the master\'s plan rows by outcome and reason; hand-backs and cut-offs equal theirs', async () => {
+  it("the plan counters equal the master's plan rows by outcome and reason; hand-backs and cut-offs equal theirs", async () => {
     const plan = rows.filter((r) => r.kind === 'plan');
     expect(plan.some((r) => r.outcome === 'granted')).toBe(true);
-    const scraped = nonZero(await prom.query('sum by (outcome, reason, owner_model, helper_model) (routerdesk_lending_plan_rows_total)'), (m) => `${m.outcome}/${m.reason}/${m.owner_model}>${m.helper_model}`);
+    const scraped = nonZero(
+      await prom.query('sum by (outcome, reason, owner_model, helper_model) (routerdesk_lending_plan_rows_total)'),
+      (m) => `${m.outcome}/${m.reason}/${m.owner_model}>${m.helper_model}`,
+    );
     expect(scraped).toEqual(countBy(plan, (r) => `${r.outcome}/${none(r.reason)}/${r.ownerModel}>${r.helperModel}`));
     const returned = nonZero(await prom.query('sum by (reason) (routerdesk_lending_returned_total)'), (m) => m.reason);
-    expect(returned).toEqual(countBy(rows.filter((r) => r.event === 'returned'), (r) => none(r.reason)));
+    expect(returned).toEqual(
+      countBy(
+        rows.filter((r) => r.event === 'returned'),
+        (r) => none(r.reason),
+      ),
+    );
     const cutOff = await prom.query('sum(routerdesk_decisions_total{event="returned",reason="cut_off"})');
     expect(cutOff[0].value).toBe(rows.filter((r) => r.event === 'returned' && r.reason === 'cut_off').length);
-    const refused = nonZero(await prom.query('sum by (reason) (routerdesk_lending_relay_refused_total)'), (m) => m.reason);
-    expect(refused).toEqual(countBy(rows.filter((r) => r.event === 'relay_refused'), (r) => none(r.reason)));
+    const refused = nonZero(
+      await prom.query('sum by (reason) (routerdesk_lending_relay_refused_total)'),
+      (m) => m.reason,
+    );
+    expect(refused).toEqual(
+      countBy(
+        rows.filter((r) => r.event === 'relay_refused'),
+        (r) => none(r.reason),
+      ),
+    );
   });
 
-  it('exposes the lending gauges on every node: queues per enrolled model, leases, fits, load times, the master\'s view', async () => {
+  it("exposes the lending gauges on every node: queues per enrolled model, leases, fits, load times, the master's view", async () => {
     const info = await prom.query('routerdesk_node_info');
-    expect(Object.fromEntries(info.map((s) => [s.metric.node_id, s.metric.role]))).toEqual({ master: 'master', owner: 'slave', helper: 'slave' });
+    expect(Object.fromEntries(info.map((s) => [s.metric.node_id, s.metric.role]))).toEqual({
+      master: 'master',
+      owner: 'slave',
+      helper: 'slave',
+    });
     // Settled: every state of each enrolled model's queue is there, at zero.
     const queues = await prom.query('routerdesk_lending_queue_requests');
     expect(new Set(queues.map((s) => s.metric.model))).toEqual(new Set(['a', 'b']));
     expect(queues).toHaveLength(2 * 4 * 2);
     expect(queues.every((s) => s.value === 0)).toBe(true);
     // Leases granted during the burst were scraped on the master and on the owner.
-    const masterSlots = await prom.query('max by (owner_node, owner_model, helper_node, helper_model) (max_over_time(routerdesk_lending_master_lease_slots[5m]))');
-    expect(masterSlots.map((s) => s.metric)).toContainEqual({ owner_node: 'owner', owner_model: 'a', helper_node: 'helper', helper_model: 'b' });
+    const masterSlots = await prom.query(
+      'max by (owner_node, owner_model, helper_node, helper_model) (max_over_time(routerdesk_lending_master_lease_slots[5m]))',
+    );
+    expect(masterSlots.map((s) => s.metric)).toContainEqual({
+      owner_node: 'owner',
+      owner_model: 'a',
+      helper_node: 'helper',
+      helper_model: 'b',
+    });
     expect(masterSlots.every((s) => s.value === 1 || s.value === 2)).toBe(true);
-    const ownerSlots = await prom.query('max by (owner_model, helper_node, helper_model) (max_over_time(routerdesk_lending_lease_slots[5m]))');
-    expect(ownerSlots.map((s) => s.metric)).toContainEqual({ owner_model: 'a', helper_node: 'helper', helper_model: 'b' });
+    const ownerSlots = await prom.query(
+      'max by (owner_model, helper_node, helper_model) (max_over_time(routerdesk_lending_lease_slots[5m]))',
+    );
+    expect(ownerSlots.map((s) => s.metric)).toContainEqual({
+      owner_model: 'a',
+      helper_node: 'helper',
+      helper_model: 'b',
+    });
     // Both models were warmed past min_samples and loaded: a fit and a load time each.
     for (const name of ['routerdesk_model_fit_base_seconds', 'routerdesk_model_load_seconds']) {
       const figures = await prom.query(`max by (model) (${name})`);
       expect(figures.map((s) => s.metric.model).sort(), name).toEqual(['a', 'b']);
-      expect(figures.every((s) => s.value > 0), name).toBe(true);
+      expect(
+        figures.every((s) => s.value > 0),
+        name,
+      ).toBe(true);
     }
     const decided = nonZero(await prom.query('routerdesk_lending_master_decisions_total'), (m) => m.instance);
     expect(Object.keys(decided)).toEqual([new URL(c.master.url).host]);
@@ -108,7 +156,7 @@ describe('Prometheus scraping a lending cluster', () => {
     expect(written[0].value).toBe(rows.length);
   });
 
-  it('promtool check metrics accepts every node\'s /metrics', async () => {
+  it("promtool check metrics accepts every node's /metrics", async () => {
     const promtool = ensurePromtool();
     for (const url of [c.master.url, c.urls.owner, c.urls.helper]) {
       const text = await (await fetch(`${url}/metrics`)).text();
@@ -119,7 +167,10 @@ describe('Prometheus scraping a lending cluster', () => {
   });
 
   it('every query of the Grafana dashboard returns series', async () => {
-    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { templating: { list: { name: string; type: string }[] }; panels: { title: string; targets?: { expr: string }[] }[] };
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+      templating: { list: { name: string; type: string }[] };
+      panels: { title: string; targets?: { expr: string }[] }[];
+    };
     expect(dashboard.templating.list.find((v) => v.name === 'datasource')?.type).toBe('datasource');
     const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
     expect(exprs.length).toBeGreaterThan(15);

@@ -16,16 +16,32 @@ describe('request bodies forwarded as the client sent them (issue #14)', () => {
       req.on('end', () => {
         received.push(Buffer.concat(chunks).toString('utf8'));
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }));
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 1,
+            model: 'up',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+          }),
+        );
       });
     }));
   });
   afterAll(() => close?.());
 
-  const post = (body: string) => fetch(`${node.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+  const post = (body: string) =>
+    fetch(`${node.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
 
   it('sends the upstream the exact bytes: spacing, escapes, number forms and key order kept', async () => {
-    const body = '{ "messages": [ {"role":"user", "content":"caf\\u00e9 \\"model\\" \\ud83d\\ude00"} ],"model":"up", "temperature":1.50,"max_tokens":1 }';
+    const body =
+      '{ "messages": [ {"role":"user", "content":"caf\\u00e9 \\"model\\" \\ud83d\\ude00"} ],"model":"up", "temperature":1.50,"max_tokens":1 }';
     const res = await post(body);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { model: string }).model).toBe('up');
@@ -39,8 +55,17 @@ describe('request bodies forwarded as the client sent them (issue #14)', () => {
     expect(received.at(-1)).toBe(body);
   });
 
-  it('serialises the body again where the model cannot be renamed in place: the upstream still gets the client\'s request', async () => {
-    const request = { model: 'up', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'pick', parameters: { type: 'object', properties: { model: { type: 'string' } } } } }] };
+  it("serialises the body again where the model cannot be renamed in place: the upstream still gets the client's request", async () => {
+    const request = {
+      model: 'up',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'pick', parameters: { type: 'object', properties: { model: { type: 'string' } } } },
+        },
+      ],
+    };
     const res = await post(JSON.stringify(request, null, 1).replace('"model": "up"', '"model" :  "up"'));
     expect(res.status).toBe(200);
     expect(JSON.parse(received.at(-1)!)).toEqual(request);

@@ -1,13 +1,13 @@
-import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitCost, predict, type CostFit } from '../../src-router/costs';
 import { LENT_TO_HEADER } from '../../src-router/contract/answer-facts';
-import { startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import { type CostFit, fitCost, predict } from '../../src-router/costs';
+import { type LendingCluster, startLendingCluster } from '../support/lending-cluster';
 import { eventually, tempDir } from '../support/node-harness';
-import { llamaServerModel, tinyGguf } from '../support/real-llama';
 import { REAL_ENGINES_TIMEOUT_MS } from '../support/real-engines';
+import { llamaServerModel, tinyGguf } from '../support/real-llama';
 
 // Lending between two nodes, each running the real llama-server: the owner a bigger (slower) random-weights model,
 // the helper a smaller one, each with one slot and one thread. A burst at the owner is lent in part; every client gets exactly one answer; the owner's
@@ -17,9 +17,26 @@ import { REAL_ENGINES_TIMEOUT_MS } from '../support/real-engines';
 const SIZES = [6, 10, 14, 18];
 const BURST = [18, 6, 14, 10, 10, 18, 6, 14, 14, 10, 18, 6];
 
-interface Timings { prompt_ms: number; predicted_ms: number; predicted_n: number }
-interface Answer { status: number; lentTo: string | null; id: string; timings?: Timings; tokens: number }
-interface Row { node_id: string; local_id: string; tokens_generated: number | null; service_ms: number | null; service_source: string | null; outcome: string }
+interface Timings {
+  prompt_ms: number;
+  predicted_ms: number;
+  predicted_n: number;
+}
+interface Answer {
+  status: number;
+  lentTo: string | null;
+  id: string;
+  timings?: Timings;
+  tokens: number;
+}
+interface Row {
+  node_id: string;
+  local_id: string;
+  tokens_generated: number | null;
+  service_ms: number | null;
+  service_source: string | null;
+  outcome: string;
+}
 
 describe('lending between two nodes on real llama-servers', () => {
   const dir = tempDir('routerdesk-real-lending-');
@@ -27,11 +44,23 @@ describe('lending between two nodes on real llama-servers', () => {
 
   const chat = async (nodeId: string, model: string, maxTokens: number): Promise<Answer> => {
     const res = await fetch(`${c.urlOf(nodeId)}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'tell me' }], max_tokens: maxTokens, ignore_eos: true }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: 'tell me' }],
+        max_tokens: maxTokens,
+        ignore_eos: true,
+      }),
     });
     const body = (await res.json()) as { id: string; timings?: Timings; usage?: { completion_tokens: number } };
-    return { status: res.status, lentTo: res.headers.get(LENT_TO_HEADER), id: body.id, timings: body.timings, tokens: body.usage?.completion_tokens ?? -1 };
+    return {
+      status: res.status,
+      lentTo: res.headers.get(LENT_TO_HEADER),
+      id: body.id,
+      timings: body.timings,
+      tokens: body.usage?.completion_tokens ?? -1,
+    };
   };
   const rowsOf = (nodeId: string, publicId: string): Row[] => {
     const db = new Database(join(c.slaves[nodeId].dir, 'store', 'router.db'), { readonly: true });
@@ -42,7 +71,12 @@ describe('lending between two nodes on real llama-servers', () => {
     }
   };
   const fitOf = async (nodeId: string, localId: string) =>
-    (await c.node<{ models: { model: string; fit: CostFit | null }[] }>(c.urls[nodeId], '/router/v1/node/offload/state')).models.find((m) => m.model === localId)?.fit ?? null;
+    (
+      await c.node<{ models: { model: string; fit: CostFit | null }[] }>(
+        c.urls[nodeId],
+        '/router/v1/node/offload/state',
+      )
+    ).models.find((m) => m.model === localId)?.fit ?? null;
 
   beforeAll(async () => {
     const owner = await tinyGguf(dir, 'owner', { embd: 512, layers: 6, seed: 31 });
@@ -73,7 +107,9 @@ describe('lending between two nodes on real llama-servers', () => {
     expect(new Set(answers.map((a) => a.id)).size).toBe(BURST.length);
     const lent = answers.filter((a) => a.lentTo !== null);
     // Nothing lent: the master's plan rows say why (they go into the failure message).
-    const why = lent.length ? '' : JSON.stringify((await c.decisions({ kind: 'plan' })).map((r) => [r.outcome, r.reason, r.details]));
+    const why = lent.length
+      ? ''
+      : JSON.stringify((await c.decisions({ kind: 'plan' })).map((r) => [r.outcome, r.reason, r.details]));
     expect(lent.length, why).toBeGreaterThan(0);
     expect(lent.every((a) => a.lentTo === 'helper/b')).toBe(true);
     // Every answer carries llama-server's own timings, the engine's count of the tokens it made.
@@ -81,10 +117,13 @@ describe('lending between two nodes on real llama-servers', () => {
 
     // One analytics row per request at the owner (a lent one recorded as served by the helper), all ok.
     const total = SIZES.length + BURST.length;
-    const rows = await eventually(() => {
-      const r = rowsOf('owner', 'model-a');
-      return r.length >= total ? r : undefined;
-    }, { what: `${total} rows at the owner` });
+    const rows = await eventually(
+      () => {
+        const r = rowsOf('owner', 'model-a');
+        return r.length >= total ? r : undefined;
+      },
+      { what: `${total} rows at the owner` },
+    );
     expect(rows).toHaveLength(total);
     expect(rows.every((r) => r.outcome === 'ok')).toBe(true);
     const own = rows.filter((r) => r.node_id === 'owner');
@@ -94,15 +133,26 @@ describe('lending between two nodes on real llama-servers', () => {
     const keptByOwner = answers.filter((a) => a.lentTo === null);
     expect(own).toHaveLength(SIZES.length + keptByOwner.length);
     const ownTimings = keptByOwner.map((a) => a.timings!.prompt_ms + a.timings!.predicted_ms);
-    const burstRows = own.slice(SIZES.length).map((r) => r.service_ms!).sort((x, y) => x - y);
+    const burstRows = own
+      .slice(SIZES.length)
+      .map((r) => r.service_ms!)
+      .sort((x, y) => x - y);
     ownTimings.sort((x, y) => x - y);
-    burstRows.forEach((ms, i) => expect(Math.abs(ms - ownTimings[i]), `${ms} vs ${ownTimings[i]}`).toBeLessThanOrEqual(1));
+    burstRows.forEach((ms, i) =>
+      expect(Math.abs(ms - ownTimings[i]), `${ms} vs ${ownTimings[i]}`).toBeLessThanOrEqual(1),
+    );
     // And the fit is the least-squares fit of exactly those samples (PRICE-2).
-    const expected = fitCost(own.map((r) => ({ work: r.tokens_generated!, durationMs: r.service_ms! })), 3)!;
-    const fit = await eventually(async () => {
-      const f = await fitOf('owner', 'a');
-      return f && f.samples === own.length ? f : undefined;
-    }, { what: `the owner's fit over ${own.length} samples` });
+    const expected = fitCost(
+      own.map((r) => ({ work: r.tokens_generated!, durationMs: r.service_ms! })),
+      3,
+    )!;
+    const fit = await eventually(
+      async () => {
+        const f = await fitOf('owner', 'a');
+        return f && f.samples === own.length ? f : undefined;
+      },
+      { what: `the owner's fit over ${own.length} samples` },
+    );
     for (const w of SIZES) expect(predict(fit, w)!).toBeCloseTo(predict(expected, w)!, 3);
   });
 });

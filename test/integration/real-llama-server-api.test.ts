@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startNode, tempDir, type TestNode } from '../support/node-harness';
-import { llamaServerModel, tinyGguf } from '../support/real-llama';
+import { eventually, startNode, type TestNode, tempDir } from '../support/node-harness';
 import { REAL_ENGINES_TIMEOUT_MS } from '../support/real-engines';
+import { llamaServerModel, tinyGguf } from '../support/real-llama';
 
 // The client APIs through a node in front of the real llama-server (built from the llama.cpp source node-llama-cpp
 // ships), with a tiny random-weights model: completions, the Responses and Ollama translations, embeddings, a stream
@@ -10,15 +10,26 @@ import { REAL_ENGINES_TIMEOUT_MS } from '../support/real-engines';
 // Requests that must succeed never depend on the random text being well-formed: their engines ban the byte tokens
 // (WELL_FORMED_FLAGS), and they use no grammar (llama-server's grammar sampler fails on the tiny vocabulary).
 
-interface Lane { loaded: string | null; port: number | null }
-interface Slot { id: number; is_processing: boolean }
+interface Lane {
+  loaded: string | null;
+  port: number | null;
+}
+interface Slot {
+  id: number;
+  is_processing: boolean;
+}
 
 describe('client APIs through a real llama-server', () => {
   const dir = tempDir('routerdesk-real-llama-');
   let node: TestNode;
 
   const post = (path: string, body: unknown, signal?: AbortSignal) =>
-    fetch(`${node.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+    fetch(`${node.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
   const json = async (path: string, body: unknown) => {
     const res = await post(path, body);
     return { status: res.status, body: (await res.json()) as any };
@@ -39,7 +50,10 @@ describe('client APIs through a real llama-server', () => {
       models: {
         plain: await llamaServerModel('tiny-plain', chatWeights),
         raw: await llamaServerModel('tiny-raw', chatWeights, { wellFormed: false }),
-        embed: await llamaServerModel('tiny-embed', embedWeights, { capabilities: ['embedding'], extra: ['--embeddings', '--pooling', 'mean'] }),
+        embed: await llamaServerModel('tiny-embed', embedWeights, {
+          capabilities: ['embedding'],
+          extra: ['--embeddings', '--pooling', 'mean'],
+        }),
         slow: await llamaServerModel('tiny-slow', slowWeights, { ctx: 8192 }),
       },
     });
@@ -50,7 +64,12 @@ describe('client APIs through a real llama-server', () => {
   });
 
   it('/v1/completions: llama-server’s answer with usage and timings', async () => {
-    const r = await json('/v1/completions', { model: 'tiny-plain', prompt: 'once upon a time', max_tokens: 6, seed: 1 });
+    const r = await json('/v1/completions', {
+      model: 'tiny-plain',
+      prompt: 'once upon a time',
+      max_tokens: 6,
+      seed: 1,
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toMatchObject({ object: 'text_completion', model: 'tiny-plain' });
     expect(typeof r.body.choices[0].text).toBe('string');
@@ -73,18 +92,33 @@ describe('client APIs through a real llama-server', () => {
   });
 
   it('/api/chat and /api/generate: Ollama answers with the counts, streamed as NDJSON too', async () => {
-    const chat = await json('/api/chat', { model: 'tiny-plain', messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 5, seed: 3 } });
+    const chat = await json('/api/chat', {
+      model: 'tiny-plain',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: false,
+      options: { num_predict: 5, seed: 3 },
+    });
     expect(chat.status, JSON.stringify(chat.body)).toBe(200);
     expect(chat.body).toMatchObject({ model: 'tiny-plain', done: true, message: { role: 'assistant' } });
     expect(typeof chat.body.message.content).toBe('string');
     expect(chat.body.eval_count).toBeGreaterThan(0);
     expect(chat.body.prompt_eval_count).toBeGreaterThan(0);
-    const gen = await json('/api/generate', { model: 'tiny-plain', prompt: 'hi', stream: false, options: { num_predict: 5, seed: 3 } });
+    const gen = await json('/api/generate', {
+      model: 'tiny-plain',
+      prompt: 'hi',
+      stream: false,
+      options: { num_predict: 5, seed: 3 },
+    });
     expect(gen.status, JSON.stringify(gen.body)).toBe(200);
     expect(gen.body).toMatchObject({ model: 'tiny-plain', done: true });
     expect(typeof gen.body.response).toBe('string');
     expect(gen.body.eval_count).toBeGreaterThan(0);
-    const lines = (await (await post('/api/generate', { model: 'tiny-plain', prompt: 'hi', options: { num_predict: 4 } })).text()).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (
+      await (await post('/api/generate', { model: 'tiny-plain', prompt: 'hi', options: { num_predict: 4 } })).text()
+    )
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ done: true });
     expect(lines.slice(0, -1).every((l) => l.done === false && typeof l.response === 'string')).toBe(true);
   });
@@ -107,11 +141,20 @@ describe('client APIs through a real llama-server', () => {
     const port = await enginePort('slow');
     expect(port).toBeTypeOf('number');
     const slots = async () => (await (await fetch(`http://127.0.0.1:${port}/slots`)).json()) as Slot[];
-    const predicted = async () => Number((await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).match(/^llamacpp:tokens_predicted_total (\S+)$/m)![1]);
+    const predicted = async () =>
+      Number(
+        (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).match(
+          /^llamacpp:tokens_predicted_total (\S+)$/m,
+        )![1],
+      );
     const before = await predicted();
     const ac = new AbortController();
     // The whole context past end-of-text: only the client leaving ends it early.
-    const res = await post('/v1/completions', { model: 'tiny-slow', prompt: 'a long story', max_tokens: 8000, ignore_eos: true, stream: true }, ac.signal);
+    const res = await post(
+      '/v1/completions',
+      { model: 'tiny-slow', prompt: 'a long story', max_tokens: 8000, ignore_eos: true, stream: true },
+      ac.signal,
+    );
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     await reader.read();
@@ -125,22 +168,42 @@ describe('client APIs through a real llama-server', () => {
   it('llama-server’s own errors reach the client as clear errors naming the model’s engine: a grammar, and random text that fails the template’s format', async () => {
     // The grammar sampler cannot be set up on the tiny vocabulary: llama-server's 400.
     const schema = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] };
-    const grammar = await json('/v1/chat/completions', { model: 'tiny-plain', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } });
+    const grammar = await json('/v1/chat/completions', {
+      model: 'tiny-plain',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4,
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
+    });
     expect(grammar.status, JSON.stringify(grammar.body)).toBe(400);
     expect(grammar.body.error).toMatchObject({ type: 'invalid_request_error', code: 'engine_rejected' });
-    expect(grammar.body.error.message).toMatch(/^engine for model 'tiny-plain' answered 400: Failed to initialize samplers/);
+    expect(grammar.body.error.message).toMatch(
+      /^engine for model 'tiny-plain' answered 400: Failed to initialize samplers/,
+    );
     // Byte tokens allowed: the first seed whose random text is not valid UTF-8 is answered 500 by the engine's parse.
     let format: { status: number; body: any } | undefined;
     for (let seed = 1; seed <= 20 && !format; seed++) {
-      const r = await json('/v1/chat/completions', { model: 'tiny-raw', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8, seed });
+      const r = await json('/v1/chat/completions', {
+        model: 'tiny-raw',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 8,
+        seed,
+      });
       if (r.status !== 200) format = r;
     }
     expect(format, 'no seed in 1..20 failed the format').toBeDefined();
     expect(format!.status, JSON.stringify(format!.body)).toBe(500);
     expect(format!.body.error).toMatchObject({ type: 'server_error', code: 'engine_error' });
-    expect(format!.body.error.message).toMatch(/^engine for model 'tiny-raw' answered 500: The model produced output that does not match the expected .* format$/);
+    expect(format!.body.error.message).toMatch(
+      /^engine for model 'tiny-raw' answered 500: The model produced output that does not match the expected .* format$/,
+    );
     // The same on the Ollama API, Ollama-shaped.
-    const ollama = await json('/api/chat', { model: 'tiny-plain', messages: [{ role: 'user', content: 'hi' }], stream: false, format: schema, options: { num_predict: 4 } });
+    const ollama = await json('/api/chat', {
+      model: 'tiny-plain',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: false,
+      format: schema,
+      options: { num_predict: 4 },
+    });
     expect(ollama.status).toBe(400);
     expect(typeof ollama.body.error).toBe('string');
     expect(ollama.body.error).toMatch(/^engine for model 'tiny-plain' answered 400: Failed to initialize samplers/);

@@ -1,13 +1,13 @@
-import Database from 'better-sqlite3';
 import { createServer, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
 import type { ModelConfigInput, NodeConfigInput } from '../../src-router/config';
-import { runtimeStatusSchema, type RuntimeStatus } from '../../src-router/contract';
-import { eventually, startNode, tempDir, wavFile, type TestNode } from '../support/node-harness';
-import { realEngines, REAL_ENGINES_TIMEOUT_MS } from '../support/real-engines';
+import { type RuntimeStatus, runtimeStatusSchema } from '../../src-router/contract';
+import { eventually, startNode, type TestNode, tempDir, wavFile } from '../support/node-harness';
+import { REAL_ENGINES_TIMEOUT_MS, realEngines } from '../support/real-engines';
 
 // Split transcription on real whisper-servers (built by `routerdesk engines build`, a tiny generated model that
 // transcribes anything into some text): two slave nodes each with one, a master with none. Selector-less requests
@@ -25,20 +25,32 @@ function statusRelay(port: number) {
   const server = createServer((req, res) => {
     if (relay.refuseStatus && req.url?.startsWith('/router/v1/node/runtime-status')) {
       res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'missing or wrong cluster token', type: 'authentication_error', code: 'unauthorized' } }));
+      res.end(
+        JSON.stringify({
+          error: { message: 'missing or wrong cluster token', type: 'authentication_error', code: 'unauthorized' },
+        }),
+      );
       return;
     }
-    const out = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const out = httpRequest(
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     out.on('error', () => res.destroy());
     req.pipe(out);
   });
   return Object.assign(relay, { server });
 }
 
-interface Lane { lane: string; loaded: string | null; state: string; port: number | null }
+interface Lane {
+  lane: string;
+  loaded: string | null;
+  state: string;
+  port: number | null;
+}
 
 describe('selector-less STT on two nodes with real whisper-servers', () => {
   let master: TestNode;
@@ -46,16 +58,20 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
   let openai: OpenAI;
   const masterDir = tempDir('routerdesk-real-stt-');
 
-  const transcribe = async (model: string) => openai.audio.transcriptions.create({ model, file: await toFile(wavFile(1), 'a.wav') });
+  const transcribe = async (model: string) =>
+    openai.audio.transcriptions.create({ model, file: await toFile(wavFile(1), 'a.wav') });
   const servedBy = () => {
     const db = new Database(join(masterDir, 'store', 'router.db'), { readonly: true });
     try {
-      return db.prepare("SELECT node_id, model, outcome FROM request_analytics WHERE endpoint = 'transcription' ORDER BY id").all() as { node_id: string; model: string; outcome: string }[];
+      return db
+        .prepare("SELECT node_id, model, outcome FROM request_analytics WHERE endpoint = 'transcription' ORDER BY id")
+        .all() as { node_id: string; model: string; outcome: string }[];
     } finally {
       db.close();
     }
   };
-  const servedOnce = (n: number) => eventually(() => servedBy().length >= n && servedBy(), { what: `${n} transcription rows` });
+  const servedOnce = (n: number) =>
+    eventually(() => servedBy().length >= n && servedBy(), { what: `${n} transcription rows` });
   let relay: ReturnType<typeof statusRelay>;
   /** A selector-less request to the master; the node that ran it, from the answer's `x-routerdesk-node`. */
   const autoOn = async (): Promise<string> => {
@@ -68,7 +84,9 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
     return res.headers.get('x-routerdesk-node') ?? '';
   };
   const statusOf = async (node: TestNode): Promise<RuntimeStatus> => {
-    const res = await fetch(`${node.url}/router/v1/node/runtime-status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const res = await fetch(`${node.url}/router/v1/node/runtime-status`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(res.status).toBe(200);
     return runtimeStatusSchema.parse(await res.json());
   };
@@ -80,20 +98,50 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
     await new Promise<void>((resolve) => relay.server.listen(pr, '127.0.0.1', resolve));
     const slave = (id: string, port: number, publicPort = port): NodeConfigInput => ({
       server: { port },
-      cluster: { role: 'slave', node_id: id, token: TOKEN, master_url: `http://127.0.0.1:${pm}`, public_url: `http://127.0.0.1:${publicPort}`, sync_interval: '500ms' },
+      cluster: {
+        role: 'slave',
+        node_id: id,
+        token: TOKEN,
+        master_url: `http://127.0.0.1:${pm}`,
+        public_url: `http://127.0.0.1:${publicPort}`,
+        sync_interval: '500ms',
+      },
     });
     const ears: ModelConfigInput = {
-      name: 'ears', backend: 'whisper-server', capabilities: ['transcription'], model: whisperModel,
+      name: 'ears',
+      backend: 'whisper-server',
+      capabilities: ['transcription'],
+      model: whisperModel,
       command: `'${whisperServer}' --host \${HOST} --port \${PORT} -m \${MODEL} -t 1`,
     };
-    slaves.push(...(await Promise.all([startNode({ models: { ears }, config: slave('node-a', pa) }), startNode({ models: { ears }, config: slave('node-b', pb, pr) })])));
+    slaves.push(
+      ...(await Promise.all([
+        startNode({ models: { ears }, config: slave('node-a', pa) }),
+        startNode({ models: { ears }, config: slave('node-b', pb, pr) }),
+      ])),
+    );
     master = await startNode({
       dir: masterDir,
       models: { chat: { name: 'chat', backend: 'sim', capabilities: ['text'] } },
-      config: { server: { port: pm }, cluster: { role: 'master', node_id: 'master', token: TOKEN, slave_urls: [`http://127.0.0.1:${pa}`, `http://127.0.0.1:${pr}`], health_interval: '500ms' } },
+      config: {
+        server: { port: pm },
+        cluster: {
+          role: 'master',
+          node_id: 'master',
+          token: TOKEN,
+          slave_urls: [`http://127.0.0.1:${pa}`, `http://127.0.0.1:${pr}`],
+          health_interval: '500ms',
+        },
+      },
     });
     openai = new OpenAI({ baseURL: `${master.url}/v1`, apiKey: 'x', maxRetries: 0, timeout: 120_000 });
-    await eventually(async () => (await master.console<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes')).nodes.every((n) => n.healthy), { what: 'cluster healthy' });
+    await eventually(
+      async () =>
+        (await master.console<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes')).nodes.every(
+          (n) => n.healthy,
+        ),
+      { what: 'cluster healthy' },
+    );
   }, REAL_ENGINES_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all([master?.stop(), ...slaves.map((s) => s.stop())]);
@@ -137,13 +185,36 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
   });
 
   it('the OpenAI answer formats keep their shapes: json, verbose_json, text', async () => {
-    const json = await openai.audio.transcriptions.create({ model: 'ears', file: await toFile(wavFile(1), 'a.wav'), response_format: 'json' });
+    const json = await openai.audio.transcriptions.create({
+      model: 'ears',
+      file: await toFile(wavFile(1), 'a.wav'),
+      response_format: 'json',
+    });
     expect(Object.keys(json)).toEqual(['text']);
-    const verbose = await openai.audio.transcriptions.create({ model: 'ears', file: await toFile(wavFile(1), 'a.wav'), response_format: 'verbose_json' });
-    expect(verbose).toMatchObject({ task: 'transcribe', language: expect.any(String), duration: expect.any(Number), text: expect.any(String) });
+    const verbose = await openai.audio.transcriptions.create({
+      model: 'ears',
+      file: await toFile(wavFile(1), 'a.wav'),
+      response_format: 'verbose_json',
+    });
+    expect(verbose).toMatchObject({
+      task: 'transcribe',
+      language: expect.any(String),
+      duration: expect.any(Number),
+      text: expect.any(String),
+    });
     expect(Array.isArray(verbose.segments)).toBe(true);
-    for (const s of verbose.segments ?? []) expect(s).toMatchObject({ id: expect.any(Number), start: expect.any(Number), end: expect.any(Number), text: expect.any(String) });
-    const text = await openai.audio.transcriptions.create({ model: 'ears', file: await toFile(wavFile(1), 'a.wav'), response_format: 'text' });
+    for (const s of verbose.segments ?? [])
+      expect(s).toMatchObject({
+        id: expect.any(Number),
+        start: expect.any(Number),
+        end: expect.any(Number),
+        text: expect.any(String),
+      });
+    const text = await openai.audio.transcriptions.create({
+      model: 'ears',
+      file: await toFile(wavFile(1), 'a.wav'),
+      response_format: 'text',
+    });
     expect(typeof text).toBe('string');
   });
 
@@ -174,7 +245,9 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
       const picked: string[] = [];
       for (let i = 0; i < 4; i++) picked.push(await autoOn());
       expect(picked).toEqual(['node-a', 'node-a', 'node-a', 'node-a']);
-      const { nodes } = await master.console<{ nodes: { nodeId: string; healthy: boolean }[] }>('/router/v1/console/cluster/nodes');
+      const { nodes } = await master.console<{ nodes: { nodeId: string; healthy: boolean }[] }>(
+        '/router/v1/console/cluster/nodes',
+      );
       expect(nodes.find((n) => n.nodeId === 'node-b')?.healthy).toBe(true);
     } finally {
       relay.refuseStatus = false;
@@ -190,7 +263,11 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
     const form = new FormData();
     form.append('file', new Blob([wavFile(LONG_SECONDS)]), 'long.wav');
     form.append('model', model);
-    return fetch(`${node.url}/v1/audio/transcriptions`, { method: 'POST', body: form }).then(async (r) => ({ status: r.status, body: await r.text(), node: r.headers.get('x-routerdesk-node') }));
+    return fetch(`${node.url}/v1/audio/transcriptions`, { method: 'POST', body: form }).then(async (r) => ({
+      status: r.status,
+      body: await r.text(),
+      node: r.headers.get('x-routerdesk-node'),
+    }));
   };
 
   it('every node busy: the next request goes to the node with the shortest whole-node queue (STT-3)', async () => {
@@ -198,10 +275,13 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
     const busy = [long(a), long(a), long(a), long(a), long(b)];
     try {
       // Both nodes busy, node-a with four requests at or waiting for its engine, node-b with one.
-      await eventually(async () => {
-        const [sa, sb] = await Promise.all([statusOf(a), statusOf(b)]);
-        return sa.active + sa.queued === 4 && sb.active + sb.queued === 1;
-      }, { what: 'node-a with 4 requests, node-b with 1', timeoutMs: 60_000 });
+      await eventually(
+        async () => {
+          const [sa, sb] = await Promise.all([statusOf(a), statusOf(b)]);
+          return sa.active + sa.queued === 4 && sb.active + sb.queued === 1;
+        },
+        { what: 'node-a with 4 requests, node-b with 1', timeoutMs: 60_000 },
+      );
       // Twice in a row: a rotation that ignored the workload would send one of the two to node-a.
       expect(await autoOn()).toBe('node-b');
       expect(await autoOn()).toBe('node-b');
@@ -215,13 +295,22 @@ describe('selector-less STT on two nodes with real whisper-servers', () => {
     const busy = [long(a), long(a), long(a), long(a), long(a)];
     const chosen: ReturnType<typeof long>[] = [];
     try {
-      await eventually(async () => { const sa = await statusOf(a); return sa.active + sa.queued === 5; }, { what: 'node-a with 5 requests', timeoutMs: 60_000 });
+      await eventually(
+        async () => {
+          const sa = await statusOf(a);
+          return sa.active + sa.queued === 5;
+        },
+        { what: 'node-a with 5 requests', timeoutMs: 60_000 },
+      );
       // Three selector-less requests, all to the less busy node-b; they stay reserved on the master while they run.
       chosen.push(long(master, 'auto'), long(master, 'auto'), long(master, 'auto'));
-      await eventually(async () => {
-        const [sa, sb] = await Promise.all([statusOf(a), statusOf(b)]);
-        return sa.active + sa.queued === 5 && sb.active + sb.queued === 3;
-      }, { what: 'node-a with 5 requests, node-b with the 3 chosen ones', timeoutMs: 60_000 });
+      await eventually(
+        async () => {
+          const [sa, sb] = await Promise.all([statusOf(a), statusOf(b)]);
+          return sa.active + sa.queued === 5 && sb.active + sb.queued === 3;
+        },
+        { what: 'node-a with 5 requests, node-b with the 3 chosen ones', timeoutMs: 60_000 },
+      );
       // node-b has 3, node-a 5: counting node-b's reservations on top of its own count would make it 6.
       expect(await autoOn()).toBe('node-b');
     } finally {

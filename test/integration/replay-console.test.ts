@@ -1,10 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPLAY_MAX_RANGE_MS, replayResultSchema, replaySourceSchema, type ReplayResultWire } from '../../src-router/contract/replay';
-import { eventually, runCli, TEST_CONSOLE_TOKEN } from '../support/node-harness';
-import { CLUSTER_TOKEN, startLendingCluster, type LendingCluster } from '../support/lending-cluster';
+import {
+  REPLAY_MAX_RANGE_MS,
+  type ReplayResultWire,
+  replayResultSchema,
+  replaySourceSchema,
+} from '../../src-router/contract/replay';
+import { CLUSTER_TOKEN, type LendingCluster, startLendingCluster } from '../support/lending-cluster';
 import { LENT_BURST_SLAVES, recordLentBurst } from '../support/lent-burst';
+import { eventually, runCli, TEST_CONSOLE_TOKEN } from '../support/node-harness';
 
 /**
  * The console's what-if replay (issue #15) on real nodes: `POST /router/v1/console/replay` reads the master's rows
@@ -19,7 +24,9 @@ describe('console replay of recorded traffic', () => {
 
   const post = async (body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
     const res = await fetch(`${c.master.url}/router/v1/console/replay`, {
-      method: 'POST', headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
@@ -33,10 +40,18 @@ describe('console replay of recorded traffic', () => {
     c = await startLendingCluster({ slaves: LENT_BURST_SLAVES });
     ({ from: burstFrom, to: burstTo } = await recordLentBurst(c));
     // The rows reach the stores (batched): the owner's node API answers the whole burst and the lending.
-    await eventually(async () => {
-      const src = replaySourceSchema.parse(await c.node(c.urls.owner, `/router/v1/node/replay-source?from=${burstFrom}&to=${burstTo}`));
-      return src.requests.filter((r) => r.finishedAt - r.durationMs >= burstFrom).length === 14 && src.decisions.some((d) => d.event === 'lent');
-    }, { timeoutMs: 10_000, what: 'the burst in the owner rows' });
+    await eventually(
+      async () => {
+        const src = replaySourceSchema.parse(
+          await c.node(c.urls.owner, `/router/v1/node/replay-source?from=${burstFrom}&to=${burstTo}`),
+        );
+        return (
+          src.requests.filter((r) => r.finishedAt - r.durationMs >= burstFrom).length === 14 &&
+          src.decisions.some((d) => d.event === 'lent')
+        );
+      },
+      { timeoutMs: 10_000, what: 'the burst in the owner rows' },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -44,13 +59,17 @@ describe('console replay of recorded traffic', () => {
   });
 
   it('the node API answers its rows for the range, with the cluster token only', async () => {
-    const src = replaySourceSchema.parse(await c.node(c.urls.owner, `/router/v1/node/replay-source?from=${burstFrom}&to=${burstTo}`));
+    const src = replaySourceSchema.parse(
+      await c.node(c.urls.owner, `/router/v1/node/replay-source?from=${burstFrom}&to=${burstTo}`),
+    );
     expect(src.nodeId).toBe('owner');
     expect(src.links).toHaveLength(1);
     expect(src.truncated).toBe(false);
     const anon = await fetch(`${c.urls.owner}/router/v1/node/replay-source?from=${burstFrom}&to=${burstTo}`);
     expect(anon.status).toBe(401);
-    const noFrom = await fetch(`${c.urls.owner}/router/v1/node/replay-source?to=${burstTo}`, { headers: { authorization: `Bearer ${CLUSTER_TOKEN}` } });
+    const noFrom = await fetch(`${c.urls.owner}/router/v1/node/replay-source?to=${burstTo}`, {
+      headers: { authorization: `Bearer ${CLUSTER_TOKEN}` },
+    });
     expect(noFrom.status).toBe(400);
     expect(((await noFrom.json()) as { error: { param: string } }).error.param).toBe('from');
   });
@@ -63,8 +82,22 @@ describe('console replay of recorded traffic', () => {
     expect(r.recorded.lent).toBeGreaterThan(0);
 
     const json = join(c.master.dir, 'replay-console.json');
-    const cli = await runCli(['replay', ...stores().flatMap((s) => ['--store', s]), '--from', String(burstFrom), '--to', String(burstTo), '--json', json,
-      '--set', 'cluster.scheduling_min_samples=3', '--set', 'cluster.scheduling_refresh_interval=400ms', '--set', 'cluster.offload_probe_idle=300ms']);
+    const cli = await runCli([
+      'replay',
+      ...stores().flatMap((s) => ['--store', s]),
+      '--from',
+      String(burstFrom),
+      '--to',
+      String(burstTo),
+      '--json',
+      json,
+      '--set',
+      'cluster.scheduling_min_samples=3',
+      '--set',
+      'cluster.scheduling_refresh_interval=400ms',
+      '--set',
+      'cluster.offload_probe_idle=300ms',
+    ]);
     expect(cli.code, cli.stderr).toBe(0);
     const fromCli = replayResultSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
     expect(r.recorded).toEqual(fromCli.recorded);

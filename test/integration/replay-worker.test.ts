@@ -1,11 +1,16 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPLAY_SOURCE_CAP, REPLAY_SOURCE_HISTORY_CAP, replayResultSchema, replaySourceSchema } from '../../src-router/contract/replay';
+import { largestReplayBody, seedReplayStore } from '../../src-router/bench/replay-load';
 import { parseNodeConfig } from '../../src-router/config';
+import {
+  REPLAY_SOURCE_CAP,
+  REPLAY_SOURCE_HISTORY_CAP,
+  replayResultSchema,
+  replaySourceSchema,
+} from '../../src-router/contract/replay';
 import { replay, replayLinks, replaySettingsOf, withSettingChanges } from '../../src-router/lending/replay';
 import { openStoreReadOnly, readReplaySource } from '../../src-router/store';
-import { largestReplayBody, seedReplayStore } from '../../src-router/bench/replay-load';
-import { eventually, startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode, tempDir } from '../support/node-harness';
 
 /**
  * The console's what-if replay runs in a worker thread of a real node: while the largest replay runs (a day's range,
@@ -22,14 +27,22 @@ describe('console replay in a worker thread', () => {
 
   const post = (body: unknown, signal?: AbortSignal) =>
     fetch(`${node.url}/router/v1/console/replay`, {
-      method: 'POST', signal, headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      method: 'POST',
+      signal,
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
     });
 
   beforeAll(async () => {
     const dir = tempDir();
     // 300 requests that each hold the model for 23 h: a replay's every lending tick prices them (slow per event).
     seedReplayStore(join(dir, 'store'), 'test-node', { from, longRequests: 300 });
-    node = await startNode({ models: {}, dir, config: { cluster: { role: 'master', token: CLUSTER_TOKEN } }, env: { ROUTERDESK_LOG_LEVEL: 'info' } });
+    node = await startNode({
+      models: {},
+      dir,
+      config: { cluster: { role: 'master', token: CLUSTER_TOKEN } },
+      env: { ROUTERDESK_LOG_LEVEL: 'info' },
+    });
   });
 
   afterAll(async () => {
@@ -38,15 +51,29 @@ describe('console replay in a worker thread', () => {
 
   it('answers what the pure replay function answers for the same rows', async () => {
     const store = join(node.dir, 'store');
-    for (const body of [largestReplayBody('test-node', from, 2_000), { ...largestReplayBody('test-node', from), links: [] }]) {
+    for (const body of [
+      largestReplayBody('test-node', from, 2_000),
+      { ...largestReplayBody('test-node', from), links: [] },
+    ]) {
       const res = await post(body);
       expect(res.status, await res.clone().text()).toBe(200);
       const got = replayResultSchema.parse(await res.json());
       const db = openStoreReadOnly(store);
-      const src = readReplaySource(db, { from: body.from, to: body.to, cap: REPLAY_SOURCE_CAP, historyCap: REPLAY_SOURCE_HISTORY_CAP });
+      const src = readReplaySource(db, {
+        from: body.from,
+        to: body.to,
+        cap: REPLAY_SOURCE_CAP,
+        historyCap: REPLAY_SOURCE_HISTORY_CAP,
+      });
       db.close();
       const settings = withSettingChanges(replaySettingsOf(parseNodeConfig({}).cluster), body.settings);
-      const want = replay([src], { from: body.from, to: body.to, settings, links: replayLinks(body.links), maxEvents: body.maxEvents });
+      const want = replay([src], {
+        from: body.from,
+        to: body.to,
+        settings,
+        links: replayLinks(body.links),
+        maxEvents: body.maxEvents,
+      });
       expect(got).toEqual(want);
       expect(got.recorded.requests).toBe(301);
     }
@@ -54,7 +81,9 @@ describe('console replay in a worker thread', () => {
 
   it("answers a member's request for its rows (read in a worker) with the rows the store holds", async () => {
     const to = from + 24 * 3_600_000;
-    const res = await fetch(`${node.url}/router/v1/node/replay-source?from=${from}&to=${to}`, { headers: { authorization: `Bearer ${CLUSTER_TOKEN}` } });
+    const res = await fetch(`${node.url}/router/v1/node/replay-source?from=${from}&to=${to}`, {
+      headers: { authorization: `Bearer ${CLUSTER_TOKEN}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const db = openStoreReadOnly(join(node.dir, 'store'));
@@ -79,17 +108,25 @@ describe('console replay in a worker thread', () => {
     expect(health.status).toBe(200);
     const second = await post(largestReplayBody('test-node', from, 1_000));
     expect(second.status).toBe(429);
-    expect(((await second.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'replay_busy', message: expect.stringMatching(/already running/) });
+    expect(((await second.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'replay_busy',
+      message: expect.stringMatching(/already running/),
+    });
     // The large replay cannot have answered: its records take it past its time budget.
     expect(answered).toBe(false);
 
     client.abort();
     expect(await big).toBe('aborted');
-    await eventually(() => node.output().includes('replay stopped: the client left'), { what: 'the node stopping the replay' });
-    const next = await eventually(async () => {
-      const r = await post(largestReplayBody('test-node', from, 1_000));
-      return r.status === 429 ? null : r;
-    }, { what: 'a replay accepted after the first client left' });
+    await eventually(() => node.output().includes('replay stopped: the client left'), {
+      what: 'the node stopping the replay',
+    });
+    const next = await eventually(
+      async () => {
+        const r = await post(largestReplayBody('test-node', from, 1_000));
+        return r.status === 429 ? null : r;
+      },
+      { what: 'a replay accepted after the first client left' },
+    );
     expect(next.status).toBe(200);
     expect(replayResultSchema.parse(await next.json()).events).toBe(1_000);
   });

@@ -9,16 +9,34 @@ import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../sup
 const KEY = 'client-key-0123456789abcdef';
 const CLUSTER = 'target-forms-cluster-token-0123456789';
 
-interface Answer { status: number; body: string }
-function send(node: TestNode, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+interface Answer {
+  status: number;
+  body: string;
+}
+function send(
+  node: TestNode,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   const u = new URL(node.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, method, path: target, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method,
+        path: target,
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -28,7 +46,10 @@ function send(node: TestNode, method: string, target: string, headers: Record<st
 function forms(node: TestNode, path: string): { name: string; target: string; routed: boolean }[] {
   const authority = new URL(node.url).host;
   const slash = path.lastIndexOf('/');
-  const encoded = `${path.slice(0, slash + 1)}%${path.charCodeAt(slash + 1).toString(16).toUpperCase()}${path.slice(slash + 2)}`;
+  const encoded = `${path.slice(0, slash + 1)}%${path
+    .charCodeAt(slash + 1)
+    .toString(16)
+    .toUpperCase()}${path.slice(slash + 2)}`;
   return [
     { name: 'origin-form', target: path, routed: true },
     { name: 'absolute-form', target: `http://${authority}${path}`, routed: true },
@@ -45,14 +66,24 @@ function forms(node: TestNode, path: string): { name: string; target: string; ro
  * guard's answer, any other form a 404; none reaches the route. With `allowed` headers, a routed form passes, which
  * shows the form really reaches the route.
  */
-async function expectGuarded(node: TestNode, method: string, path: string, guard: { status: number; code: string }, opts: { headers?: Record<string, string>; allowed?: Record<string, string>; body?: string } = {}): Promise<void> {
+async function expectGuarded(
+  node: TestNode,
+  method: string,
+  path: string,
+  guard: { status: number; code: string },
+  opts: { headers?: Record<string, string>; allowed?: Record<string, string>; body?: string } = {},
+): Promise<void> {
   for (const f of forms(node, path)) {
     const a = await send(node, method, f.target, opts.headers, opts.body);
     const what = `${method} ${f.target} (${f.name})`;
     if (f.routed) {
       expect(a.status, what).toBe(guard.status);
       expect(a.body, what).toContain(guard.code);
-      if (opts.allowed) expect((await send(node, method, f.target, opts.allowed, opts.body)).status, `${what} with the credential`).toBeLessThan(300);
+      if (opts.allowed)
+        expect(
+          (await send(node, method, f.target, opts.allowed, opts.body)).status,
+          `${what} with the credential`,
+        ).toBeLessThan(300);
     } else {
       expect([guard.status, 404], what).toContain(a.status);
     }
@@ -66,21 +97,48 @@ describe('issue #26 item 1: guards decide on the matched route, whatever the req
   beforeAll(async () => {
     const [pm, ps] = [await freePort(), await freePort()];
     const url = (p: number) => `http://127.0.0.1:${p}`;
-    const chat = { name: 'chat', backend: 'sim' as const, capabilities: ['text' as const], sim: { load_time: '50ms', token_time: '1ms' } };
+    const chat = {
+      name: 'chat',
+      backend: 'sim' as const,
+      capabilities: ['text' as const],
+      sim: { load_time: '50ms', token_time: '1ms' },
+    };
     [master, slave] = await Promise.all([
       startNode({
         models: { chat },
         config: {
           server: { port: pm, api_keys: [KEY] },
-          cluster: { role: 'master', node_id: 'master', token: CLUSTER, slave_urls: [url(ps)], health_interval: '500ms' },
+          cluster: {
+            role: 'master',
+            node_id: 'master',
+            token: CLUSTER,
+            slave_urls: [url(ps)],
+            health_interval: '500ms',
+          },
         },
       }),
       startNode({
         models: {},
-        config: { server: { port: ps }, cluster: { role: 'slave', node_id: 'slave', token: CLUSTER, master_url: url(pm), public_url: url(ps), sync_interval: '500ms' } },
+        config: {
+          server: { port: ps },
+          cluster: {
+            role: 'slave',
+            node_id: 'slave',
+            token: CLUSTER,
+            master_url: url(pm),
+            public_url: url(ps),
+            sync_interval: '500ms',
+          },
+        },
       }),
     ]);
-    await eventually(async () => (await master.console<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes')).nodes.every((n) => n.healthy), { what: 'cluster healthy' });
+    await eventually(
+      async () =>
+        (await master.console<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes')).nodes.every(
+          (n) => n.healthy,
+        ),
+      { what: 'cluster healthy' },
+    );
   });
   afterAll(async () => {
     await Promise.all([master?.stop(), slave?.stop()]);
@@ -90,7 +148,13 @@ describe('issue #26 item 1: guards decide on the matched route, whatever the req
     const key = { authorization: `Bearer ${KEY}` };
     await expectGuarded(master, 'GET', '/v1/models', { status: 401, code: 'invalid_api_key' }, { allowed: key });
     const chat = JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 1 });
-    await expectGuarded(master, 'POST', '/v1/chat/completions', { status: 401, code: 'invalid_api_key' }, { body: chat, allowed: key });
+    await expectGuarded(
+      master,
+      'POST',
+      '/v1/chat/completions',
+      { status: 401, code: 'invalid_api_key' },
+      { body: chat, allowed: key },
+    );
     await expectGuarded(master, 'GET', '/api/tags', { status: 401, code: 'API key' }, { allowed: key });
     // The Ollama-shaped error is chosen on the matched route too.
     const ollama = await send(master, 'GET', `http://${new URL(master.url).host}/api/tags`);
@@ -99,25 +163,69 @@ describe('issue #26 item 1: guards decide on the matched route, whatever the req
 
   it('Host: a rebinding name is refused in the Host header and in an absolute-form target', async () => {
     const own = new URL(master.url).host;
-    expect((await send(master, 'GET', '/v1/models', { host: 'attacker.example', authorization: `Bearer ${KEY}` })).status).toBe(421);
-    expect((await send(master, 'GET', 'http://attacker.example/v1/models', { host: own, authorization: `Bearer ${KEY}` })).status).toBe(421);
-    expect((await send(master, 'GET', 'http://attacker.example:80/router/v1/console/models', { host: own, authorization: `Bearer ${TEST_CONSOLE_TOKEN}` })).status).toBe(421);
-    expect((await send(master, 'GET', `http://${own}/v1/models`, { host: own, authorization: `Bearer ${KEY}` })).status).toBe(200);
+    expect(
+      (await send(master, 'GET', '/v1/models', { host: 'attacker.example', authorization: `Bearer ${KEY}` })).status,
+    ).toBe(421);
+    expect(
+      (await send(master, 'GET', 'http://attacker.example/v1/models', { host: own, authorization: `Bearer ${KEY}` }))
+        .status,
+    ).toBe(421);
+    expect(
+      (
+        await send(master, 'GET', 'http://attacker.example:80/router/v1/console/models', {
+          host: own,
+          authorization: `Bearer ${TEST_CONSOLE_TOKEN}`,
+        })
+      ).status,
+    ).toBe(421);
+    expect(
+      (await send(master, 'GET', `http://${own}/v1/models`, { host: own, authorization: `Bearer ${KEY}` })).status,
+    ).toBe(200);
   });
 
   it('Origin: another site is refused in every form', async () => {
-    await expectGuarded(master, 'GET', '/v1/models', { status: 403, code: 'origin_not_allowed' }, { headers: { origin: 'http://evil.example', authorization: `Bearer ${KEY}` } });
+    await expectGuarded(
+      master,
+      'GET',
+      '/v1/models',
+      { status: 403, code: 'origin_not_allowed' },
+      { headers: { origin: 'http://evil.example', authorization: `Bearer ${KEY}` } },
+    );
   });
 
   it('console, site and node tokens: 401 in every form', async () => {
     const consoleToken = { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` };
-    await expectGuarded(master, 'GET', '/router/v1/console/models', { status: 401, code: 'console token' }, { allowed: consoleToken });
-    await expectGuarded(master, 'GET', '/router/v1/site/routing-groups', { status: 401, code: 'console token' }, { allowed: consoleToken });
-    await expectGuarded(master, 'GET', '/router/v1/node/snapshot', { status: 401, code: 'cluster token' }, { allowed: { authorization: `Bearer ${CLUSTER}` } });
+    await expectGuarded(
+      master,
+      'GET',
+      '/router/v1/console/models',
+      { status: 401, code: 'console token' },
+      { allowed: consoleToken },
+    );
+    await expectGuarded(
+      master,
+      'GET',
+      '/router/v1/site/routing-groups',
+      { status: 401, code: 'console token' },
+      { allowed: consoleToken },
+    );
+    await expectGuarded(
+      master,
+      'GET',
+      '/router/v1/node/snapshot',
+      { status: 401, code: 'cluster token' },
+      { allowed: { authorization: `Bearer ${CLUSTER}` } },
+    );
   });
 
   it('the slave recipe gate: a recipe write on a slave is 409 in every form', async () => {
     const recipe = JSON.stringify({ name: 'r' });
-    await expectGuarded(slave, 'PUT', '/router/v1/site/recipes/r', { status: 409, code: 'recipes_on_master' }, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` }, body: recipe });
+    await expectGuarded(
+      slave,
+      'PUT',
+      '/router/v1/site/recipes/r',
+      { status: 409, code: 'recipes_on_master' },
+      { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` }, body: recipe },
+    );
   });
 });

@@ -10,13 +10,20 @@ const pages: Record<string, { status: number; body: string; delayMs?: number }> 
 
 function clutch(active: number, queued: number, used: number, free: number): string {
   return [
-    '# TYPE clutch_active_slots gauge', `clutch_active_slots ${active}`,
-    '# TYPE clutch_queue_depth gauge', `clutch_queue_depth ${queued}`,
-    '# TYPE clutch_kv_pages_used gauge', `clutch_kv_pages_used ${used}`,
-    '# TYPE clutch_kv_pages_free gauge', `clutch_kv_pages_free ${free}`,
+    '# TYPE clutch_active_slots gauge',
+    `clutch_active_slots ${active}`,
+    '# TYPE clutch_queue_depth gauge',
+    `clutch_queue_depth ${queued}`,
+    '# TYPE clutch_kv_pages_used gauge',
+    `clutch_kv_pages_used ${used}`,
+    '# TYPE clutch_kv_pages_free gauge',
+    `clutch_kv_pages_free ${free}`,
     '# TYPE clutch_queue_wait_seconds histogram',
-    'clutch_queue_wait_seconds_bucket{le="0.5"} 1', 'clutch_queue_wait_seconds_bucket{le="+Inf"} 2',
-    'clutch_queue_wait_seconds_sum 1.5', 'clutch_queue_wait_seconds_count 2', '',
+    'clutch_queue_wait_seconds_bucket{le="0.5"} 1',
+    'clutch_queue_wait_seconds_bucket{le="+Inf"} 2',
+    'clutch_queue_wait_seconds_sum 1.5',
+    'clutch_queue_wait_seconds_count 2',
+    '',
   ].join('\n');
 }
 
@@ -48,10 +55,26 @@ describe('metric scraper against a real HTTP /metrics', () => {
       { podId: 'c', url: `${base}/a/metrics` }, // no engine set → default profile: clutch names not read
     ]);
     await s.scrapeNow();
-    expect(s.metricsFor('a')).toMatchObject({ num_requests_running: 2, num_requests_waiting: 3, kv_cache_usage: 0.25, kv_cache_usage_cpu: 0, queue_wait_seconds: { count: 2, sum: 1.5 } });
-    expect(s.metricsFor('b')).toEqual({ num_requests_running: 0, num_requests_waiting: 0, kv_cache_usage_cpu: 0, queue_wait_seconds: expect.anything() });
+    expect(s.metricsFor('a')).toMatchObject({
+      num_requests_running: 2,
+      num_requests_waiting: 3,
+      kv_cache_usage: 0.25,
+      kv_cache_usage_cpu: 0,
+      queue_wait_seconds: { count: 2, sum: 1.5 },
+    });
+    expect(s.metricsFor('b')).toEqual({
+      num_requests_running: 0,
+      num_requests_waiting: 0,
+      kv_cache_usage_cpu: 0,
+      queue_wait_seconds: expect.anything(),
+    });
     expect(s.metricsFor('c')).toEqual({});
-    expect(s.records().find((r) => r.podId === 'a')).toMatchObject({ profile: 'clutch-layers', scrapedAt: 1_000, misses: 0, stale: false });
+    expect(s.records().find((r) => r.podId === 'a')).toMatchObject({
+      profile: 'clutch-layers',
+      scrapedAt: 1_000,
+      misses: 0,
+      stale: false,
+    });
     pages['/a/metrics'] = { status: 200, body: clutch(5, 0, 50, 50) };
     now = 2_000;
     await s.scrapeNow();
@@ -62,7 +85,13 @@ describe('metric scraper against a real HTTP /metrics', () => {
     pages['/d/metrics'] = { status: 200, body: clutch(1, 1, 1, 1) };
     const errors: string[] = [];
     const now = 10_000;
-    const s = new MetricScraper({ intervalMs: 1_000, timeoutMs: 150, staleAfter: 2, now: () => now, onError: (_, m) => errors.push(m) });
+    const s = new MetricScraper({
+      intervalMs: 1_000,
+      timeoutMs: 150,
+      staleAfter: 2,
+      now: () => now,
+      onError: (_, m) => errors.push(m),
+    });
     s.setTargets([{ podId: 'd', url: `${base}/d/metrics`, profile: 'clutch-layers' }]);
     await s.scrapeNow();
     expect(s.metricsFor('d')).toBeDefined();
@@ -85,7 +114,10 @@ describe('metric scraper against a real HTTP /metrics', () => {
     pages['/e/metrics'] = { status: 200, body: clutch(1, 0, 0, 1) };
     let now = 0;
     const s = new MetricScraper({ intervalMs: 1_000, staleAfter: 3, now: () => now });
-    s.setTargets([{ podId: 'e', url: `${base}/e/metrics`, profile: 'clutch-layers' }, { podId: 'dead', url: 'http://127.0.0.1:1/metrics', profile: 'clutch-layers' }]);
+    s.setTargets([
+      { podId: 'e', url: `${base}/e/metrics`, profile: 'clutch-layers' },
+      { podId: 'dead', url: 'http://127.0.0.1:1/metrics', profile: 'clutch-layers' },
+    ]);
     s.start();
     s.stop();
     await s.scrapeNow();

@@ -2,16 +2,27 @@ import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
 import type { ModelConfigInput } from '../../src-router/config';
-import { resolveExecutable, type RuntimeBlobView as RuntimeBlob, type RuntimeHealth } from '../../src-router/runtime';
-import { eventually, startNode, tempDir, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+import { type RuntimeBlobView as RuntimeBlob, type RuntimeHealth, resolveExecutable } from '../../src-router/runtime';
+import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode, tempDir } from '../support/node-harness';
 
 // The runtime blob (RT-1..6, issue #5): each node publishes it into its keyspace; runtime.health reads only it, and
 // a master reads a slave's through the cluster API.
 const TOKEN = 'runtime-health-cluster-token-0123456789';
-const talker: ModelConfigInput = { name: 'talker', backend: 'sim', capabilities: ['text'], contextsize: 4096, sim: { load_time: '50ms', token_time: '1ms' } };
+const talker: ModelConfigInput = {
+  name: 'talker',
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  sim: { load_time: '50ms', token_time: '1ms' },
+};
 
-async function health(node: TestNode, query = ''): Promise<{ status: number; body: RuntimeHealth & { error?: { code: string; message: string } } }> {
-  const res = await fetch(`${node.url}/router/v1/console/runtime.health${query}`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } });
+async function health(
+  node: TestNode,
+  query = '',
+): Promise<{ status: number; body: RuntimeHealth & { error?: { code: string; message: string } } }> {
+  const res = await fetch(`${node.url}/router/v1/console/runtime.health${query}`, {
+    headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+  });
   return { status: res.status, body: (await res.json()) as never };
 }
 const blobOf = async (node: TestNode, query = ''): Promise<RuntimeBlob | undefined> => {
@@ -40,13 +51,25 @@ describe('runtime blob of a standalone node', () => {
     expect(blob.memory!.used).toBeLessThanOrEqual(blob.memory!.total!);
     if (!(await resolveExecutable('nvidia-smi'))) expect(blob).not.toHaveProperty('gpu');
     const tests = blob.selfTests!;
-    expect(tests.map((t) => t.name)).toEqual(['store writable', 'store free space', 'engine sim (built in)', 'keyspace reachable', `port ${portOf(node)} bound`]);
+    expect(tests.map((t) => t.name)).toEqual([
+      'store writable',
+      'store free space',
+      'engine sim (built in)',
+      'keyspace reachable',
+      `port ${portOf(node)} bound`,
+    ]);
     for (const t of tests) {
       expect(Object.keys(t).sort()).toEqual(['detail', 'ms', 'name', 'status']);
       expect(t.detail?.length).toBeGreaterThan(0);
       expect(t.ms).toBeGreaterThanOrEqual(0);
     }
-    expect(tests.map((t) => t.status)).toEqual(['pass', expect.stringMatching(/^(pass|warn)$/), 'pass', 'pass', 'pass']);
+    expect(tests.map((t) => t.status)).toEqual([
+      'pass',
+      expect.stringMatching(/^(pass|warn)$/),
+      'pass',
+      'pass',
+      'pass',
+    ]);
     expect(tests[0].detail).toContain(`${node.dir}/store`);
     expect(tests[3].detail).toBe('embedded answered');
     expect(tests[4].detail).toBe(`127.0.0.1:${portOf(node)} accepting connections`);
@@ -57,14 +80,18 @@ describe('runtime blob of a standalone node', () => {
     expect(before).not.toHaveProperty('servingConfig');
     expect(before.cpu).not.toHaveProperty('maxContext');
     const res = await fetch(`${node.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'talker', messages: [{ role: 'user', content: 'hello' }], max_tokens: 2 }),
     });
     expect(res.status).toBe(200);
-    const after = await eventually(async () => {
-      const b = await blobOf(node);
-      return b?.servingConfig ? b : undefined;
-    }, { timeoutMs: 5_000, what: 'serving config in the blob' });
+    const after = await eventually(
+      async () => {
+        const b = await blobOf(node);
+        return b?.servingConfig ? b : undefined;
+      },
+      { timeoutMs: 5_000, what: 'serving config in the blob' },
+    );
     expect(after.servingConfig).toEqual({ servedModel: 'talker', maxModelLen: 4096 });
     expect(after.cpu!.maxContext).toBe(4096);
     expect(after.memory!.mappedModels).toBe(1);
@@ -81,21 +108,37 @@ describe('runtime blob across a cluster', () => {
     const [mp, sp] = [await freePort(), await freePort()];
     const url = (p: number) => `http://127.0.0.1:${p}`;
     slave = await startNode({
-      dir: tempDir(), models: { talker },
-      config: { server: { port: sp }, cluster: { role: 'slave', node_id: 'gpu-s', token: TOKEN, master_url: url(mp), public_url: url(sp), sync_interval: '500ms' } },
+      dir: tempDir(),
+      models: { talker },
+      config: {
+        server: { port: sp },
+        cluster: {
+          role: 'slave',
+          node_id: 'gpu-s',
+          token: TOKEN,
+          master_url: url(mp),
+          public_url: url(sp),
+          sync_interval: '500ms',
+        },
+      },
     });
     master = await startNode({
-      dir: tempDir(), models: {},
-      config: { server: { port: mp }, cluster: { role: 'master', node_id: 'master', token: TOKEN, slave_urls: [url(sp)], health_interval: '500ms' }, models: { config_dir: '' } },
+      dir: tempDir(),
+      models: {},
+      config: {
+        server: { port: mp },
+        cluster: { role: 'master', node_id: 'master', token: TOKEN, slave_urls: [url(sp)], health_interval: '500ms' },
+        models: { config_dir: '' },
+      },
     });
   });
   afterAll(async () => {
     await Promise.all([master?.stop(), slave?.stop()]);
   });
 
-  it('the master reads a slave\'s blob with ?node=<id>; its own without; an unknown node is a 404', async () => {
+  it("the master reads a slave's blob with ?node=<id>; its own without; an unknown node is a 404", async () => {
     const remote = await eventually(() => blobOf(master, '?node=gpu-s'), { what: 'the slave blob through the master' });
-    const own = (await eventually(() => blobOf(slave), { what: 'the slave blob on the slave' }));
+    const own = await eventually(() => blobOf(slave), { what: 'the slave blob on the slave' });
     expect(remote.selfTests).toEqual(own.selfTests);
     expect(remote.selfTests!.at(-1)!.name).toBe(`port ${portOf(slave)} bound`);
     expect(remote.selfTests!.map((t) => t.name)).toContain('engine sim (built in)');
@@ -113,7 +156,10 @@ describe('runtime blob across a cluster', () => {
     await slave.stop();
     const res = await health(master, '?node=gpu-s');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ published: false, reason: expect.stringContaining("node 'gpu-s' did not answer") });
+    expect(res.body).toMatchObject({
+      published: false,
+      reason: expect.stringContaining("node 'gpu-s' did not answer"),
+    });
     expect((await health(master)).body.published).toBe(true);
   });
 });

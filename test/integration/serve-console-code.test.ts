@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveWithBrowser, type ServedWithBrowser } from '../support/serve-with-browser';
+import { type ServedWithBrowser, serveWithBrowser } from '../support/serve-with-browser';
 
 const SESSION = '/router/v1/console/session';
 
 async function exchange(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}${SESSION}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as { token?: string; error?: { code: string; message: string } } };
+  const res = await fetch(`${url}${SESSION}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as { token?: string; error?: { code: string; message: string } },
+  };
 }
 
 // `routerdesk serve` for real, with a browser command that records its arguments: the console token never appears on
@@ -33,7 +40,9 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
     expect(token).toMatch(/^[\w-]{20,}$/);
     expect(served.browserArgv.join(' ')).not.toContain(token);
     // The token works on the console API.
-    const models = await fetch(`${served.url}/router/v1/console/models`, { headers: { authorization: `Bearer ${token}` } });
+    const models = await fetch(`${served.url}/router/v1/console/models`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(models.status).toBe(200);
     // Never again.
     const second = await exchange(served.url, { code: opened.searchParams.get('code') });
@@ -53,24 +62,39 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
   });
 
   it('a wrong code is a 401; a malformed body a 400 naming the field; another site cannot exchange one', async () => {
-    expect(await exchange(served.url, { code: 'no-such-code-0123456789' })).toMatchObject({ status: 401, body: { error: { code: 'invalid_console_code' } } });
-    expect(await exchange(served.url, { code: '' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
-    expect(await exchange(served.url, { code: 5 })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    expect(await exchange(served.url, { code: 'no-such-code-0123456789' })).toMatchObject({
+      status: 401,
+      body: { error: { code: 'invalid_console_code' } },
+    });
+    expect(await exchange(served.url, { code: '' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request' } },
+    });
+    expect(await exchange(served.url, { code: 5 })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request' } },
+    });
     expect(await exchange(served.url, { code: 'x'.repeat(201) })).toMatchObject({ status: 400 });
     expect(await exchange(served.url, { code: 'abc', token: 'x' })).toMatchObject({ status: 400 });
     expect(await exchange(served.url, ['abc'])).toMatchObject({ status: 400 });
     // The one console route open without a token reads no large body.
     expect(await exchange(served.url, { code: 'abc', pad: 'x'.repeat(10_000) })).toMatchObject({ status: 413 });
     // A cross-site page posting a guessed code (CSRF) is refused before the route runs.
-    expect((await exchange(served.url, { code: 'no-such-code-0123456789' }, { origin: 'http://evil.example' })).status).toBe(403);
+    expect(
+      (await exchange(served.url, { code: 'no-such-code-0123456789' }, { origin: 'http://evil.example' })).status,
+    ).toBe(403);
   });
 
   it('a holder of the token can ask for a code (POST /router/v1/console/codes); nobody else can', async () => {
     expect(token).not.toBe('');
     const codes = `${served.url}/router/v1/console/codes`;
     expect((await fetch(codes, { method: 'POST' })).status).toBe(401);
-    expect((await fetch(codes, { method: 'POST', headers: { authorization: 'Bearer not-the-token-0123456789' } })).status).toBe(401);
-    const minted = (await (await fetch(codes, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).json()) as { code: string; expiresInMs: number };
+    expect(
+      (await fetch(codes, { method: 'POST', headers: { authorization: 'Bearer not-the-token-0123456789' } })).status,
+    ).toBe(401);
+    const minted = (await (
+      await fetch(codes, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { code: string; expiresInMs: number };
     expect(minted.expiresInMs).toBe(60_000);
     expect(await exchange(served.url, { code: minted.code })).toEqual({ status: 200, body: { token } });
   });

@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ollama } from 'ollama';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
-import { CLI, tempDir, wavFile, pidAlive } from '../support/node-harness';
+import { CLI, pidAlive, tempDir, wavFile } from '../support/node-harness';
 import { REAL_ENGINES_TIMEOUT_MS, realWhisperServer } from '../support/real-engines';
 
 // The README's first command: `npm run serve` is `routerdesk serve` on the embedded defaults. This starts it for real
@@ -23,7 +23,10 @@ describe('routerdesk serve', () => {
   beforeAll(async () => {
     whisperServer = (await realWhisperServer()).whisperServer;
     const port = await freePort();
-    proc = spawn(process.execPath, [CLI, 'serve', '--dir', dir, '--port', String(port), '--no-open'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn' } });
+    proc = spawn(process.execPath, [CLI, 'serve', '--dir', dir, '--port', String(port), '--no-open'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn' },
+    });
     proc.stdout!.on('data', (d) => (out += d));
     proc.stderr!.on('data', (d) => (out += d));
     link = await new Promise<string>((resolve, reject) => {
@@ -50,7 +53,11 @@ describe('routerdesk serve', () => {
   });
 
   it('writes the embedded defaults: a generated GGUF and whisper model, model configs, a node config, a store', () => {
-    expect(readFileSync(join(dir, 'weights', 'tiny-chat.gguf')).subarray(0, 4).toString()).toBe('GGUF');
+    expect(
+      readFileSync(join(dir, 'weights', 'tiny-chat.gguf'))
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('GGUF');
     expect(readFileSync(join(dir, 'weights', 'tiny-whisper.bin')).readUInt32LE(0)).toBe(0x67676d6c);
     expect(existsSync(join(dir, 'models', 'tiny-chat.yaml'))).toBe(true);
     // whisper-server is built, so it takes the sim's place for transcription, and serve says so.
@@ -69,10 +76,20 @@ describe('routerdesk serve', () => {
 
   it('answers the openai client from the real llama.cpp engine: chat, streamed chat, embeddings', async () => {
     const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
-    const chat = await openai.chat.completions.create({ model: 'tiny-chat', messages: [{ role: 'user', content: 'hello' }], max_tokens: 8, temperature: 0 });
+    const chat = await openai.chat.completions.create({
+      model: 'tiny-chat',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 8,
+      temperature: 0,
+    });
     expect(chat.model).toBe('tiny-chat');
     expect(chat.usage?.completion_tokens).toBeGreaterThan(0);
-    const stream = await openai.chat.completions.create({ model: 'tiny-chat', messages: [{ role: 'user', content: 'hello' }], max_tokens: 8, stream: true });
+    const stream = await openai.chat.completions.create({
+      model: 'tiny-chat',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 8,
+      stream: true,
+    });
     let chunks = 0;
     for await (const c of stream) {
       expect(c.model).toBe('tiny-chat');
@@ -89,17 +106,30 @@ describe('routerdesk serve', () => {
     const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120_000 });
     const img = await openai.images.generate({ model: 'sim-image', prompt: 'a cat', size: '256x256' });
     expect(img.data![0].b64_json!.length).toBeGreaterThan(50);
-    const t = await openai.audio.transcriptions.create({ model: 'tiny-whisper', file: await toFile(wavFile(1), 'a.wav') });
+    const t = await openai.audio.transcriptions.create({
+      model: 'tiny-whisper',
+      file: await toFile(wavFile(1), 'a.wav'),
+    });
     expect(typeof t.text).toBe('string');
   }, 120_000);
 
   it('answers the ollama client: chat (streamed and not) and embed', async () => {
     const ollama = new Ollama({ host: url });
-    const chat = await ollama.chat({ model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 6 } });
+    const chat = await ollama.chat({
+      model: 'tiny-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: false,
+      options: { num_predict: 6 },
+    });
     expect(chat.model).toBe('tiny-chat');
     expect(chat.done).toBe(true);
     let parts = 0;
-    for await (const p of await ollama.chat({ model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], stream: true, options: { num_predict: 6 } })) {
+    for await (const p of await ollama.chat({
+      model: 'tiny-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      options: { num_predict: 6 },
+    })) {
       expect(p.model).toBe('tiny-chat');
       parts++;
     }
@@ -110,9 +140,15 @@ describe('routerdesk serve', () => {
 
   it('stops its engines when it is stopped', async () => {
     // The printed link's one-time code, exchanged for the console token as the page does.
-    const session = await fetch(`${url}/router/v1/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: new URL(link).searchParams.get('code') }) });
+    const session = await fetch(`${url}/router/v1/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: new URL(link).searchParams.get('code') }),
+    });
     const { token } = (await session.json()) as { token: string };
-    const { lanes } = (await (await fetch(`${url}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${token}` } })).json()) as { lanes: { pid: number | null }[] };
+    const { lanes } = (await (
+      await fetch(`${url}/router/v1/console/lanes`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { lanes: { pid: number | null }[] };
     const pids = lanes.map((l) => l.pid).filter((p): p is number => p !== null);
     expect(pids.length).toBe(3); // text (llama-node), image (sim) and whisper (whisper-server) lanes all ran
     const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));

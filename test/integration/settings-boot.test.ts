@@ -3,8 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { healthAnswerSchema, settingsViewSchema } from '../../src-router/contract';
 import { simText } from '../support/lending-cluster';
 import { eventually, startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
@@ -35,7 +35,10 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
   const call = (method: 'GET' | 'PUT', body?: unknown) =>
     fetch(`${node.url}/router/v1/console/settings`, {
       method,
-      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${TEST_CONSOLE_TOKEN}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
   const view = async () => settingsViewSchema.parse(await (await call('GET')).json());
@@ -45,7 +48,10 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
     const config = (await view()).config as Config;
     patch(config);
     const res = await call('PUT', { config });
-    return { status: res.status, body: (await res.json()) as { error?: { param: string; message: string; code: string }; written?: boolean } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { error?: { param: string; message: string; code: string }; written?: boolean },
+    };
   };
   /** Handed to the node's user, when the node runs as another. */
   const own = (path: string) => AS_USER && execFileSync('chown', ['-R', `${AS_USER.uid}:${AS_USER.gid}`, path]);
@@ -61,9 +67,17 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
   };
 
   it('issue #26 item 2: a models folder that does not exist or is a file is a 400 at config.models.config_dir', async () => {
-    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = join(node.dir, 'no-such-folder')), /no-such-folder does not exist/);
+    await expectRefusedAt(
+      'config.models.config_dir',
+      (c) => (c.models.config_dir = join(node.dir, 'no-such-folder')),
+      /no-such-folder does not exist/,
+    );
     writeFileSync(join(node.dir, 'a-file'), 'x');
-    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = join(node.dir, 'a-file')), /is not a folder/);
+    await expectRefusedAt(
+      'config.models.config_dir',
+      (c) => (c.models.config_dir = join(node.dir, 'a-file')),
+      /is not a folder/,
+    );
   });
 
   it('issue #26 item 2: an API keys file that is no regular file (a FIFO, a device) is a 400 at config.server.api_keys_file, and the node never stops answering', async () => {
@@ -71,34 +85,53 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
     const fifo = join(node.dir, 'keys.fifo');
     execFileSync('mkfifo', [fifo]);
     own(fifo);
-    await expectRefusedAt('config.server.api_keys_file', (c) => (c.server.api_keys_file = fifo), /keys\.fifo is not a regular file/);
-    await expectRefusedAt('config.server.api_keys_file', (c) => (c.server.api_keys_file = '/dev/zero'), /\/dev\/zero is not a regular file/);
+    await expectRefusedAt(
+      'config.server.api_keys_file',
+      (c) => (c.server.api_keys_file = fifo),
+      /keys\.fifo is not a regular file/,
+    );
+    await expectRefusedAt(
+      'config.server.api_keys_file',
+      (c) => (c.server.api_keys_file = '/dev/zero'),
+      /\/dev\/zero is not a regular file/,
+    );
   });
 
-  it.runIf(AS_USER || process.getuid?.() !== 0)('issue #26 item 2: an unreadable folder or file is a 400 at its field', async () => {
-    const locked = join(node.dir, 'locked-models');
-    mkdirSync(locked);
-    own(locked);
-    chmodSync(locked, 0o000);
-    await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = locked), /permission denied/);
-    const keys = join(node.dir, 'keys.txt');
-    writeFileSync(keys, 'client-key-0123456789abcdef\n');
-    own(keys);
-    chmodSync(keys, 0o000);
-    await expectRefusedAt('config.server.api_keys_file', (c) => (c.server.api_keys_file = keys), /EACCES/);
-    const store = join(node.dir, 'locked-store');
-    mkdirSync(store);
-    own(store);
-    chmodSync(store, 0o500);
-    await expectRefusedAt('config.cluster.store_dir', (c) => (c.cluster.store_dir = join(store, 'inner')), /cannot be written/);
-  });
+  it.runIf(AS_USER || process.getuid?.() !== 0)(
+    'issue #26 item 2: an unreadable folder or file is a 400 at its field',
+    async () => {
+      const locked = join(node.dir, 'locked-models');
+      mkdirSync(locked);
+      own(locked);
+      chmodSync(locked, 0o000);
+      await expectRefusedAt('config.models.config_dir', (c) => (c.models.config_dir = locked), /permission denied/);
+      const keys = join(node.dir, 'keys.txt');
+      writeFileSync(keys, 'client-key-0123456789abcdef\n');
+      own(keys);
+      chmodSync(keys, 0o000);
+      await expectRefusedAt('config.server.api_keys_file', (c) => (c.server.api_keys_file = keys), /EACCES/);
+      const store = join(node.dir, 'locked-store');
+      mkdirSync(store);
+      own(store);
+      chmodSync(store, 0o500);
+      await expectRefusedAt(
+        'config.cluster.store_dir',
+        (c) => (c.cluster.store_dir = join(store, 'inner')),
+        /cannot be written/,
+      );
+    },
+  );
 
   it('issue #26 item 2: a port another process listens on is a 400 at config.server.port, an address this machine lacks one at config.server.host', async () => {
     const other: Server = createServer();
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
     const port = (other.address() as { port: number }).port;
     try {
-      await expectRefusedAt('config.server.port', (c) => (c.server.port = port), new RegExp(`port ${port} on 127.0.0.1 is in use by another process`));
+      await expectRefusedAt(
+        'config.server.port',
+        (c) => (c.server.port = port),
+        new RegExp(`port ${port} on 127.0.0.1 is in use by another process`),
+      );
     } finally {
       await new Promise((r) => other.close(r));
     }
@@ -111,7 +144,9 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
     const newer = join(node.dir, 'newer-store');
     mkdirSync(newer);
     const db = new Database(join(newer, 'router.db'));
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(99_999, 'from a newer build', Date.now());
     db.close();
     own(newer);
@@ -119,14 +154,21 @@ describe('issue #26 item 2: a Settings save that cannot start never takes the no
     const { status, body } = await put((c) => (c.cluster.store_dir = newer));
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ written: true });
-    await eventually(async () => (await startedAt()) !== started, { what: 'the node back after the failed start', timeoutMs: 20_000 });
+    await eventually(async () => (await startedAt()) !== started, {
+      what: 'the node back after the failed start',
+      timeoutMs: 20_000,
+    });
     const v = await view();
     expect(v.restartError).toMatch(/store schema version 99999 is newer than this build knows/);
     expect(v.restoredFrom).toBe(`${file}.bak`);
     expect((v.config as Config).cluster.store_dir).toBe(join(node.dir, 'store'));
     expect(readFileSync(file, 'utf8')).toBe(before);
     // Up on the previous config: its model answers, and the process never exited.
-    const chat = await fetch(`${node.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'model-m', max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] }) });
+    const chat = await fetch(`${node.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'model-m', max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(chat.status).toBe(200);
     expect(node.proc.exitCode).toBeNull();
     expect(node.output()).not.toMatch(/StoreLockedError|already open in this process/);
@@ -157,17 +199,32 @@ describe('issue #28: a Settings save of a models folder that holds invalid model
     const unreadable = AS_USER !== undefined || process.getuid?.() !== 0;
     if (unreadable) chmodSync(join(models, 'locked.yaml'), 0o000);
     const started = await startedAt();
-    const { config } = settingsViewSchema.parse(await (await fetch(`${node.url}/router/v1/console/settings`, { headers: auth })).json()) as { config: Config };
+    const { config } = settingsViewSchema.parse(
+      await (await fetch(`${node.url}/router/v1/console/settings`, { headers: auth })).json(),
+    ) as { config: Config };
     config.models.config_dir = models;
-    const res = await fetch(`${node.url}/router/v1/console/settings`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ config }) });
+    const res = await fetch(`${node.url}/router/v1/console/settings`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ config }),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
-    await eventually(async () => (await startedAt().catch(() => started)) !== started, { what: 'the node restarted on the new folder', timeoutMs: 20_000 });
-    const v = settingsViewSchema.parse(await (await fetch(`${node.url}/router/v1/console/settings`, { headers: auth })).json());
+    await eventually(async () => (await startedAt().catch(() => started)) !== started, {
+      what: 'the node restarted on the new folder',
+      timeoutMs: 20_000,
+    });
+    const v = settingsViewSchema.parse(
+      await (await fetch(`${node.url}/router/v1/console/settings`, { headers: auth })).json(),
+    );
     expect(v.restartError ?? null).toBeNull();
     expect((v.config as Config).models.config_dir).toBe(models);
-    const served = ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map((m) => m.id);
+    const served = ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map(
+      (m) => m.id,
+    );
     expect(served).toEqual(['model-ok']);
-    const { configs } = (await (await fetch(`${node.url}/router/v1/console/model-configs`, { headers: auth })).json()) as { configs: { file: string; error: { path: string } | null; in_force: unknown }[] };
+    const { configs } = (await (
+      await fetch(`${node.url}/router/v1/console/model-configs`, { headers: auth })
+    ).json()) as { configs: { file: string; error: { path: string } | null; in_force: unknown }[] };
     const at = (f: string) => configs.find((c) => c.file === join(models, f));
     expect(at('typo.yaml')).toMatchObject({ error: { path: 'parallel' }, in_force: null });
     expect(at('pipe.yaml')).toMatchObject({ error: { path: '(file)' }, in_force: null });
@@ -177,23 +234,36 @@ describe('issue #28: a Settings save of a models folder that holds invalid model
 
   it('a Settings change of models.config_dir while running: the new folder is watched, the old one no longer (no fs.watch handle left behind)', async () => {
     // The inotify watches the node process holds (fs.watch on Linux): one per watched folder.
-    const watches = () => readdirSync(`/proc/${node.proc.pid}/fdinfo`).reduce((n, fd) => {
-      try {
-        return n + (readFileSync(`/proc/${node.proc.pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm)?.length ?? 0);
-      } catch {
-        return n;
-      }
-    }, 0);
+    const watches = () =>
+      readdirSync(`/proc/${node.proc.pid}/fdinfo`).reduce((n, fd) => {
+        try {
+          return n + (readFileSync(`/proc/${node.proc.pid}/fdinfo/${fd}`, 'utf8').match(/^inotify wd:/gm)?.length ?? 0);
+        } catch {
+          return n;
+        }
+      }, 0);
     const auth = { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` };
     const move = async (dir: string) => {
       const started = await startedAt();
-      const { config } = settingsViewSchema.parse(await (await fetch(`${node.url}/router/v1/console/settings`, { headers: auth })).json()) as { config: Config };
+      const { config } = settingsViewSchema.parse(
+        await (await fetch(`${node.url}/router/v1/console/settings`, { headers: auth })).json(),
+      ) as { config: Config };
       config.models.config_dir = dir;
-      const res = await fetch(`${node.url}/router/v1/console/settings`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ config }) });
+      const res = await fetch(`${node.url}/router/v1/console/settings`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ config }),
+      });
       expect(res.status, await res.clone().text()).toBe(200);
-      await eventually(async () => (await startedAt().catch(() => started)) !== started, { what: `the node restarted on ${dir}`, timeoutMs: 20_000 });
+      await eventually(async () => (await startedAt().catch(() => started)) !== started, {
+        what: `the node restarted on ${dir}`,
+        timeoutMs: 20_000,
+      });
     };
-    const served = async () => ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
+    const served = async () =>
+      ((await (await fetch(`${node.url}/v1/models`)).json()) as { data: { id: string }[] }).data
+        .map((m) => m.id)
+        .sort();
     const a = join(node.dir, 'folder-a');
     const b = join(node.dir, 'folder-b');
     for (const d of [a, b]) {
@@ -206,7 +276,7 @@ describe('issue #28: a Settings save of a models folder that holds invalid model
     writeFileSync(join(a, 'old.yaml'), stringify(simText('old-folder-model', '5ms')));
     writeFileSync(join(b, 'new.yaml'), stringify(simText('new-folder-model', '5ms')));
     if (AS_USER) execFileSync('chown', ['-R', `${AS_USER.uid}:${AS_USER.gid}`, a, b]);
-    await eventually(async () => (await served()).includes('new-folder-model'), { what: 'the new folder\'s model' });
+    await eventually(async () => (await served()).includes('new-folder-model'), { what: "the new folder's model" });
     expect(await served()).toEqual(['new-folder-model']);
     expect(watches()).toBe(1);
   });

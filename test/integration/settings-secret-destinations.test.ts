@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS_MASK } from '../../src-router/contract/settings';
-import { startRedis, type TestRedis } from '../support/redis-server';
 import { startNode, TEST_CONSOLE_TOKEN, type TestNode } from '../support/node-harness';
+import { startRedis, type TestRedis } from '../support/redis-server';
 
 // Issue #26 item 8: a masked Redis password stays with its destination. The Redis client reads options from the
 // URL's query too (`?path=` connects to a Unix socket instead of host:port), so a masked URL whose query changed is
@@ -25,7 +25,10 @@ describe('issue #26 item 8: a masked Redis password is not sent to a destination
     dir = mkdtempSync(join(tmpdir(), 'routerdesk-trap-'));
     trap = createServer((socket) => socket.on('data', (d) => (heard += d.toString('latin1'))));
     await new Promise<void>((resolve) => trap.listen(join(dir, 'trap.sock'), resolve));
-    node = await startNode({ models: {}, config: { redis: { url: `redis://:${PASSWORD}@127.0.0.1:${redis.port}/0` } } });
+    node = await startNode({
+      models: {},
+      config: { redis: { url: `redis://:${PASSWORD}@127.0.0.1:${redis.port}/0` } },
+    });
   });
   afterAll(async () => {
     await node?.stop();
@@ -37,7 +40,10 @@ describe('issue #26 item 8: a masked Redis password is not sent to a destination
   const settings = (body?: unknown) =>
     fetch(`${node.url}/router/v1/console/settings`, {
       method: body === undefined ? 'GET' : 'PUT',
-      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${TEST_CONSOLE_TOKEN}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
@@ -51,7 +57,10 @@ describe('issue #26 item 8: a masked Redis password is not sent to a destination
       const res = await settings({ config: { ...config, redis: { url: `${masked}${query}` } } });
       const body = (await res.json()) as { error?: { param: string; message: string } };
       expect(res.status, `${query}: ${JSON.stringify(body)}`).toBe(400);
-      expect(body.error).toMatchObject({ param: 'config.redis.url', message: expect.stringMatching(/give the secret again for the new destination/) });
+      expect(body.error).toMatchObject({
+        param: 'config.redis.url',
+        message: expect.stringMatching(/give the secret again for the new destination/),
+      });
       expect(readFileSync(file, 'utf8')).toBe(before);
     }
     // The same destination keeps the stored password: another database on it is fine.
@@ -69,7 +78,17 @@ describe('issue #26 item 8: a masked cluster token is not kept for a new cluster
   let master: TestNode;
 
   beforeAll(async () => {
-    master = await startNode({ models: {}, config: { cluster: { role: 'master', token: 'public-url-cluster-token-0123456789', slave_urls: ['http://127.0.0.1:9'], public_url: 'http://127.0.0.1:9/' } as never } });
+    master = await startNode({
+      models: {},
+      config: {
+        cluster: {
+          role: 'master',
+          token: 'public-url-cluster-token-0123456789',
+          slave_urls: ['http://127.0.0.1:9'],
+          public_url: 'http://127.0.0.1:9/',
+        } as never,
+      },
+    });
   });
   afterAll(async () => {
     await master?.stop();
@@ -79,20 +98,30 @@ describe('issue #26 item 8: a masked cluster token is not kept for a new cluster
     const call = (body?: unknown) =>
       fetch(`${master.url}/router/v1/console/settings`, {
         method: body === undefined ? 'GET' : 'PUT',
-        headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${TEST_CONSOLE_TOKEN}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     const config = ((await (await call()).json()) as { config: { cluster: Record<string, unknown> } }).config;
     expect(config.cluster.token).toBe(SETTINGS_MASK);
     const file = join(master.dir, 'node.yaml');
     const before = readFileSync(file, 'utf8');
-    const moved = await call({ config: { ...config, cluster: { ...config.cluster, public_url: 'http://attacker.example:8080' } } });
+    const moved = await call({
+      config: { ...config, cluster: { ...config.cluster, public_url: 'http://attacker.example:8080' } },
+    });
     const body = (await moved.json()) as { error?: { param: string; message: string } };
     expect(moved.status, JSON.stringify(body)).toBe(400);
-    expect(body.error).toMatchObject({ param: 'config.cluster.token', message: expect.stringMatching(/attacker\.example/) });
+    expect(body.error).toMatchObject({
+      param: 'config.cluster.token',
+      message: expect.stringMatching(/attacker\.example/),
+    });
     expect(readFileSync(file, 'utf8')).toBe(before);
     // The same public URL spelt with a trailing slash or in upper case is no new destination.
-    const same = await call({ config: { ...config, cluster: { ...config.cluster, public_url: 'HTTP://127.0.0.1:9' } } });
+    const same = await call({
+      config: { ...config, cluster: { ...config.cluster, public_url: 'HTTP://127.0.0.1:9' } },
+    });
     expect(same.status, await same.clone().text()).toBeLessThan(300);
   });
 });

@@ -1,12 +1,19 @@
 // Image input at the sim engine (issue #10, Engines): a multimodal sim model answers image parts, a text-only one
 // refuses them exactly as a llama-server without a projector does, and a sim can be told to refuse with 400 or 500.
 // In-process engines for the option matrix; engine processes launched from model configs for the adapter's part.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends/free-port';
 import { parseModelConfig } from '../../src-router/config';
 import { adapterFor } from '../../src-router/engines';
-import { IMAGE_NOT_SUPPORTED_MESSAGE, type SimEngineHandle, type SimEngineOptionsInput, imageRefusalBody, parseSimEngineArgv, startSimEngine } from '../../src-router/engines/sim';
+import {
+  IMAGE_NOT_SUPPORTED_MESSAGE,
+  imageRefusalBody,
+  parseSimEngineArgv,
+  type SimEngineHandle,
+  type SimEngineOptionsInput,
+  startSimEngine,
+} from '../../src-router/engines/sim';
 import { referenceJson } from '../support/llama-server-reference';
 import { CLI } from '../support/node-harness';
 
@@ -34,7 +41,17 @@ async function start(options: SimEngineOptionsInput): Promise<SimEngineHandle> {
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 /** Every shape of image input `hasImageInput` knows, as chat bodies. */
 const IMAGE_BODIES = [
-  { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it' }, { type: 'image_url', image_url: { url: PNG } }] }] },
+  {
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is it' },
+          { type: 'image_url', image_url: { url: PNG } },
+        ],
+      },
+    ],
+  },
   { messages: [{ role: 'user', content: [{ type: 'input_image', image_url: PNG }] }] },
   { messages: [{ role: 'user', content: [{ type: 'image', image: PNG }] }] },
   { messages: [{ role: 'user', content: 'what is it', images: ['iVBORw0KGgo='] }] },
@@ -42,7 +59,11 @@ const IMAGE_BODIES = [
 const TEXT_BODY = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], max_tokens: 3 };
 
 const chat = async (url: string, body: unknown) => {
-  const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 };
 
@@ -65,7 +86,10 @@ describe('sim engine: image input by capability and option', () => {
       expect(r.status).toBe(200);
       expect(r.body.choices[0].message.content.split(' ')).toHaveLength(2);
     }
-    const res = await fetch(`${engine.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ ...IMAGE_BODIES[0], stream: true, max_tokens: 2 }) });
+    const res = await fetch(`${engine.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ ...IMAGE_BODIES[0], stream: true, max_tokens: 2 }),
+    });
     expect(res.status).toBe(200);
     expect((await res.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
   });
@@ -75,7 +99,10 @@ describe('sim engine: image input by capability and option', () => {
     const refusing = await start({ vision: true, fail: 'image_not_supported', image_refusal: 400 });
     for (const engine of [textOnly, refusing]) {
       const r = await chat(engine.url, IMAGE_BODIES[0]);
-      expect(r).toEqual({ status: 400, body: { error: { code: 400, message: IMAGE_NOT_SUPPORTED_MESSAGE, type: 'invalid_request_error' } } });
+      expect(r).toEqual({
+        status: 400,
+        body: { error: { code: 400, message: IMAGE_NOT_SUPPORTED_MESSAGE, type: 'invalid_request_error' } },
+      });
       expect(r.body.error.message).toMatch(/not supported/);
       expect((await chat(engine.url, TEXT_BODY)).status).toBe(200);
     }
@@ -88,25 +115,45 @@ describe('sim engine: image input by capability and option', () => {
   });
 
   it('--image-refusal takes 400 or 500 only; --vision is a flag', () => {
-    expect(parseSimEngineArgv(['--vision', '--image-refusal', '400'])).toMatchObject({ vision: true, image_refusal: 400 });
+    expect(parseSimEngineArgv(['--vision', '--image-refusal', '400'])).toMatchObject({
+      vision: true,
+      image_refusal: 400,
+    });
     expect(() => parseSimEngineArgv(['--image-refusal', '404'])).toThrow(/--image-refusal: must be 400 or 500/);
-    expect(() => parseModelConfig({ name: 'm', backend: 'sim', sim: { image_refusal: 418 } }, 'm.yaml', '/models')).toThrow(/image_refusal/);
+    expect(() =>
+      parseModelConfig({ name: 'm', backend: 'sim', sim: { image_refusal: 418 } }, 'm.yaml', '/models'),
+    ).toThrow(/image_refusal/);
   });
 });
 
 /** Spawns the engine a model config launches (the adapter's own command line) and waits for its health. */
 async function launch(raw: Record<string, unknown>): Promise<string> {
-  const config = parseModelConfig({ name: 'm', backend: 'sim', ...raw, sim: { load_time: '0ms', token_time: '1ms', ...(raw.sim as object) } }, 'm.yaml', '/models');
+  const config = parseModelConfig(
+    { name: 'm', backend: 'sim', ...raw, sim: { load_time: '0ms', token_time: '1ms', ...(raw.sim as object) } },
+    'm.yaml',
+    '/models',
+  );
   const port = await freePort();
-  const spec = adapterFor(config, 'llama_sdcpp').launch(config, { host: '127.0.0.1', port, localId: 'm-local', cli: { node: process.execPath, script: CLI } });
-  const proc = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['pipe', 'ignore', 'inherit'] });
+  const spec = adapterFor(config, 'llama_sdcpp').launch(config, {
+    host: '127.0.0.1',
+    port,
+    localId: 'm-local',
+    cli: { node: process.execPath, script: CLI },
+  });
+  const proc = spawn(spec.command, spec.args, {
+    env: { ...process.env, ...spec.env },
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
   procs.push(proc);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`engine exited with ${proc.exitCode}`);
     if (Date.now() > deadline) throw new Error(`engine at ${url} not healthy after 15 s`);
-    const ok = await fetch(`${url}/health`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return url;
     await new Promise((r) => setTimeout(r, 20));
   }

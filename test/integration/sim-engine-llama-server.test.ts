@@ -2,7 +2,12 @@
 // are"): `timings`, /props, /slots and /metrics names as in test/support/llama-server-reference/, so the adapter and
 // the routing profiles meet in tests what they meet in production.
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENGINE_METRIC_NAMES, type SimEngineHandle, type SimEngineOptionsInput, startSimEngine } from '../../src-router/engines/sim';
+import {
+  ENGINE_METRIC_NAMES,
+  type SimEngineHandle,
+  type SimEngineOptionsInput,
+  startSimEngine,
+} from '../../src-router/engines/sim';
 import { applyProfile, llamaCppProfile, parsePrometheusText, vllmProfile } from '../../src-router/routing';
 import { shapeProblems } from '../support/json-shape';
 import { referenceJson, referenceText } from '../support/llama-server-reference';
@@ -21,18 +26,30 @@ async function start(options: SimEngineOptionsInput = {}): Promise<SimEngineHand
 
 const get = async (engine: SimEngineHandle, path: string): Promise<any> => (await fetch(`${engine.url}${path}`)).json();
 const post = (engine: SimEngineHandle, body: unknown, signal?: AbortSignal) =>
-  fetch(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+  fetch(`${engine.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 describe('sim llama-server shape = a real llama-server', () => {
   it('timings: every key of the reference, in its order, on a body and on the last chunk of a stream', async () => {
     const engine = await start();
     const referenceKeys = Object.keys(referenceJson('chat.json').timings);
-    const body = (await (await post(engine, { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 })).json()) as any;
+    const body = (await (
+      await post(engine, { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 })
+    ).json()) as any;
     expect(Object.keys(body.timings)).toEqual(referenceKeys);
     expect(body.timings).toMatchObject({ predicted_n: 4, prompt_n: body.usage.prompt_tokens });
     expect(body.timings.predicted_ms).toBeGreaterThan(0);
-    const text = await (await post(engine, { messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, stream: true })).text();
-    const chunks = text.split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)));
+    const text = await (
+      await post(engine, { messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, stream: true })
+    ).text();
+    const chunks = text
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice(6)));
     const withTimings = chunks.filter((c) => c.timings);
     expect(withTimings).toHaveLength(1);
     expect(withTimings[0].choices[0].finish_reason).toBe('length');
@@ -64,7 +81,9 @@ describe('sim llama-server shape = a real llama-server', () => {
     ]);
     expect(Object.keys(idle[0])).toEqual(referenceKeys);
     const hang = new AbortController();
-    const hung = post(engine, { messages: [{ role: 'user', content: 'x' }], sim_fail: 'hang' }, hang.signal).catch((e: Error) => e);
+    const hung = post(engine, { messages: [{ role: 'user', content: 'x' }], sim_fail: 'hang' }, hang.signal).catch(
+      (e: Error) => e,
+    );
     for (;;) {
       const slots = await get(engine, '/slots');
       if (slots.some((s: { is_processing: boolean }) => s.is_processing)) {
@@ -80,7 +99,10 @@ describe('sim llama-server shape = a real llama-server', () => {
   it('/metrics carries llama-server’s scheduler gauges under their real names and types; the llama.cpp profile reads them alike', async () => {
     const engine = await start({ parallel: 1 });
     const hang = new AbortController();
-    const hung = [post(engine, { messages: [{ role: 'user', content: 'a' }], sim_fail: 'hang' }, hang.signal), post(engine, { messages: [{ role: 'user', content: 'b' }] }, hang.signal)].map((p) => p.catch((e: Error) => e));
+    const hung = [
+      post(engine, { messages: [{ role: 'user', content: 'a' }], sim_fail: 'hang' }, hang.signal),
+      post(engine, { messages: [{ role: 'user', content: 'b' }] }, hang.signal),
+    ].map((p) => p.catch((e: Error) => e));
     while (engine.stats().queued < 1) await new Promise((r) => setTimeout(r, 10));
     const text = await (await fetch(`${engine.url}/metrics`)).text();
     const reference = referenceText('metrics.txt');

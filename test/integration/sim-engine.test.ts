@@ -5,12 +5,12 @@ import { inflateSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  encodeWav,
   LOADING_BODY,
+  parseSimEngineArgv,
   SimEngineExit,
   type SimEngineHandle,
   type SimEngineOptionsInput,
-  encodeWav,
-  parseSimEngineArgv,
   simEngineArgv,
   simEngineMain,
   startSimEngine,
@@ -24,13 +24,20 @@ afterAll(async () => {
 
 /** Starts an engine on a free port; crashes are recorded instead of exiting the test process. */
 async function start(options: SimEngineOptionsInput, crashes: number[] = []): Promise<SimEngineHandle> {
-  const engine = await startSimEngine({ port: 0, load_time: 0, token_time: 1, ...options }, { onCrash: (code) => void crashes.push(code) });
+  const engine = await startSimEngine(
+    { port: 0, load_time: 0, token_time: 1, ...options },
+    { onCrash: (code) => void crashes.push(code) },
+  );
   engines.push(engine);
   await engine.loaded;
   return engine;
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 5_000): Promise<T> {
+async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -58,8 +65,17 @@ const readJson = async (res: Response | Promise<Response>): Promise<Json> => (aw
 
 const client = (engine: SimEngineHandle) => new OpenAI({ baseURL: `${engine.url}/v1`, apiKey: 'sim', maxRetries: 0 });
 const post = (engine: SimEngineHandle, path: string, body: unknown, signal?: AbortSignal) =>
-  fetch(`${engine.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
-const chatBody = (extra: Record<string, unknown> = {}) => ({ model: 'm', messages: [{ role: 'user', content: 'hello there' }], ...extra });
+  fetch(`${engine.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+const chatBody = (extra: Record<string, unknown> = {}) => ({
+  model: 'm',
+  messages: [{ role: 'user', content: 'hello there' }],
+  ...extra,
+});
 
 function checkPng(b64: string): { width: number; height: number } {
   const png = Buffer.from(b64, 'base64');
@@ -103,14 +119,23 @@ describe('sim engine, llama-server shape', () => {
     const engine = await start({ alias: 'tiny', tokens: 7 });
     const openai = client(engine);
 
-    const chat = await openai.chat.completions.create({ model: 'asked-for', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+    const chat = await openai.chat.completions.create({
+      model: 'asked-for',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 5,
+    });
     expect(chat.object).toBe('chat.completion');
     expect(chat.model).toBe('asked-for');
     expect(chat.choices[0].finish_reason).toBe('length');
     expect(chat.choices[0].message.content?.split(' ')).toHaveLength(5);
     expect(chat.usage).toMatchObject({ completion_tokens: 5, total_tokens: chat.usage!.prompt_tokens + 5 });
 
-    const stream = await openai.chat.completions.create({ model: '', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await openai.chat.completions.create({
+      model: '',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks = [];
     for await (const c of stream) chunks.push(c);
     expect(chunks).toHaveLength(1 + 7 + 2); // llama-server's role chunk, one per token, the finish chunk, the usage chunk
@@ -152,7 +177,11 @@ describe('sim engine, llama-server shape', () => {
 
   it('reads JSON whatever the content type, answers unknown paths with an OpenAI 404, speaks vllm too', async () => {
     const engine = await start({ shape: 'vllm', alias: 'v' });
-    const res = await fetch(`${engine.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ prompt: 'p', max_tokens: 2 }) });
+    const res = await fetch(`${engine.url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ prompt: 'p', max_tokens: 2 }),
+    });
     expect((await readJson(res)).usage.completion_tokens).toBe(2);
     const missing = await fetch(`${engine.url}/nope`);
     expect(missing.status).toBe(404);
@@ -163,10 +192,13 @@ describe('sim engine, llama-server shape', () => {
   it('queues FIFO beyond parallel slots and reports it in /metrics', async () => {
     const engine = await start({ parallel: 1, kv_pages: 64 });
     const done: number[] = [];
-    const send = (i: number) => post(engine, '/v1/completions', { prompt: 'x'.repeat(200), max_tokens: 10, sim_token_time: 30 }).then(async (r) => {
-      await r.json();
-      done.push(i);
-    });
+    const send = (i: number) =>
+      post(engine, '/v1/completions', { prompt: 'x'.repeat(200), max_tokens: 10, sim_token_time: 30 }).then(
+        async (r) => {
+          await r.json();
+          done.push(i);
+        },
+      );
     const first = send(0);
     await waitFor(async () => (await metrics(engine)).get('clutch_active_slots') === 1, 'first request active');
     const m1 = await metrics(engine);
@@ -193,13 +225,18 @@ describe('sim engine, llama-server shape', () => {
     const engine = await start({ parallel: 1 });
     // The running stream over node:http, so leaving is one socket destroy (a fetch abort mid-body may leave the
     // socket open a while, and the engine cannot see a client that has not gone).
-    const running = request(`${engine.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const running = request(`${engine.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     running.on('error', () => undefined);
     running.end(JSON.stringify(chatBody({ stream: true, max_tokens: 1000, sim_token_time: 20 })));
     const [res1] = (await once(running, 'response')) as [IncomingMessage];
     await once(res1, 'data'); // the first token arrived
     const queued = new AbortController();
-    const r2 = post(engine, '/v1/chat/completions', chatBody({ sim_token_time: 20 }), queued.signal).catch(() => undefined);
+    const r2 = post(engine, '/v1/chat/completions', chatBody({ sim_token_time: 20 }), queued.signal).catch(
+      () => undefined,
+    );
     await waitFor(() => engine.stats().queued === 1 || undefined, 'second request queued');
     queued.abort();
     await r2;
@@ -223,7 +260,9 @@ describe('sim engine, llama-server shape', () => {
 describe('sim engine failure injection', () => {
   it('fail http_500: every generation request gets an OpenAI-shaped 500', async () => {
     const engine = await start({ fail: 'http_500' });
-    const err = await client(engine).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const err = await client(engine)
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(500);
     const res = await post(engine, '/v1/embeddings', { input: 'x' });
@@ -251,7 +290,12 @@ describe('sim engine failure injection', () => {
   it('sim_fail crash: a stream gets its first token, then the engine dies (exit 3)', async () => {
     const crashes: number[] = [];
     const engine = await start({}, crashes);
-    const stream = await client(engine).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true, sim_fail: 'crash' } as never);
+    const stream = await client(engine).chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+      sim_fail: 'crash',
+    } as never);
     const got: unknown[] = [];
     const err = await (async () => {
       for await (const c of stream as unknown as AsyncIterable<unknown>) got.push(c);
@@ -259,7 +303,14 @@ describe('sim engine failure injection', () => {
     expect(got).toHaveLength(2); // the role chunk and the first token
     expect(err).toBeInstanceOf(Error);
     expect(crashes).toEqual([3]);
-    await waitFor(() => fetch(`${engine.url}/health`).then(() => false, () => true), 'engine gone');
+    await waitFor(
+      () =>
+        fetch(`${engine.url}/health`).then(
+          () => false,
+          () => true,
+        ),
+      'engine gone',
+    );
   });
 
   it('fail crash_on_request: a non-stream request dies mid-request', async () => {
@@ -284,7 +335,13 @@ describe('sim engine, image and audio shapes', () => {
     const engine = await start({ shape: 'sd-server', step_time: 10 });
     expect((await fetch(`${engine.url}/health`)).status).toBe(200);
     const t0 = performance.now();
-    const images = await client(engine).images.generate({ model: 'sd', prompt: 'a cat', n: 2, size: '64x32', steps: 5 } as never);
+    const images = await client(engine).images.generate({
+      model: 'sd',
+      prompt: 'a cat',
+      n: 2,
+      size: '64x32',
+      steps: 5,
+    } as never);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(95); // 2 images × 5 steps × 10 ms
     expect(images.data).toHaveLength(2);
     expect(checkPng(images.data![0].b64_json!)).toEqual({ width: 64, height: 32 });
@@ -309,13 +366,20 @@ describe('sim engine, image and audio shapes', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(55); // 3 s × 1000 ms / 50
     expect(Object.keys(json)).toEqual(['text']);
     expect(json.text.length).toBeGreaterThan(0);
-    const verbose = await readJson(fetch(`${engine.url}/inference`, { method: 'POST', body: form('verbose_json', wav) }));
+    const verbose = await readJson(
+      fetch(`${engine.url}/inference`, { method: 'POST', body: form('verbose_json', wav) }),
+    );
     expect(verbose).toMatchObject({ duration: 3, language: 'german', text: json.text }); // named in full, as whisper-server does
     expect(verbose.segments[0]).toMatchObject({ id: 0, start: 0, end: 3 });
     const text = await fetch(`${engine.url}/inference`, { method: 'POST', body: form('text', wav) });
     expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
     expect((await text.text()).trim()).toBe(json.text);
-    const raw = await readJson(fetch(`${engine.url}/inference`, { method: 'POST', body: form('verbose_json', new Blob([new Uint8Array(64_000)]), 'a.mp3') }));
+    const raw = await readJson(
+      fetch(`${engine.url}/inference`, {
+        method: 'POST',
+        body: form('verbose_json', new Blob([new Uint8Array(64_000)]), 'a.mp3'),
+      }),
+    );
     expect(raw.duration).toBe(2); // bytes / 32000
     expect((await fetch(`${engine.url}/inference`, { method: 'POST', body: new FormData() })).status).toBe(400);
   });
@@ -329,10 +393,20 @@ describe('sim engine, koboldcpp shape', () => {
     const engine = await startSimEngine({ port: 0, shape: 'koboldcpp', alias: 'kob', load_time: 50, token_time: 1 });
     engines.push(engine);
     await engine.loaded;
-    expect(await (await fetch(`${engine.url}/api/extra/version`)).json()).toEqual({ result: 'KoboldCpp', version: '1.80.sim', txt2img: true, transcribe: true, embeddings: true });
+    expect(await (await fetch(`${engine.url}/api/extra/version`)).json()).toEqual({
+      result: 'KoboldCpp',
+      version: '1.80.sim',
+      txt2img: true,
+      transcribe: true,
+      embeddings: true,
+    });
     expect(await (await fetch(`${engine.url}/api/v1/model`)).json()).toEqual({ result: 'koboldcpp/kob' });
 
-    const chat = await client(engine).chat.completions.create({ model: 'kob', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 });
+    const chat = await client(engine).chat.completions.create({
+      model: 'kob',
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 2,
+    });
     expect(chat.choices[0].message.content?.split(' ')).toHaveLength(2);
     const emb = await client(engine).embeddings.create({ model: 'kob', input: 'x' });
     expect(emb.data[0].embedding).toHaveLength(8);
@@ -350,12 +424,33 @@ describe('sim engine, koboldcpp shape', () => {
     expect(typeof (await readJson(stt)).text).toBe('string');
 
     const m = await metrics(engine);
-    for (const name of ['clutch_active_slots', 'clutch_queue_depth', 'clutch_kv_pages_used', 'clutch_kv_pages_free', 'clutch_queue_wait_seconds_count', 'sim_requests_total', 'sim_completed_total', 'sim_cancelled_total', 'sim_failed_total']) {
+    for (const name of [
+      'clutch_active_slots',
+      'clutch_queue_depth',
+      'clutch_kv_pages_used',
+      'clutch_kv_pages_free',
+      'clutch_queue_wait_seconds_count',
+      'sim_requests_total',
+      'sim_completed_total',
+      'sim_cancelled_total',
+      'sim_failed_total',
+    ]) {
       expect(m.has(name), name).toBe(true);
     }
     expect(m.get('sim_completed_total')).toBe(4);
     const stats = await readJson(fetch(`${engine.url}/sim/stats`));
-    expect(stats).toEqual({ pid: process.pid, shape: 'koboldcpp', alias: 'kob', loaded: true, requests: 4, completed: 4, cancelled: 0, failed: 0, active: 0, queued: 0 });
+    expect(stats).toEqual({
+      pid: process.pid,
+      shape: 'koboldcpp',
+      alias: 'kob',
+      loaded: true,
+      requests: 4,
+      completed: 4,
+      cancelled: 0,
+      failed: 0,
+      active: 0,
+      queued: 0,
+    });
   });
 });
 
@@ -374,14 +469,41 @@ describe('sim-engine command line', () => {
   };
 
   it('parses flags like the model config, and simEngineArgv round-trips', () => {
-    const options = parseSimEngineArgv(['--shape', 'sd-server', '--alias', 'a', '--load-time', '2s', '--token-time', '7', '--time-scale', '10', '--fail', 'http_500', '--exit-with-stdin']);
-    expect(options).toMatchObject({ shape: 'sd-server', alias: 'a', load_time: 2000, token_time: 7, time_scale: 10, fail: 'http_500', exit_with_stdin: true, parallel: 1, kv_pages: 256 });
+    const options = parseSimEngineArgv([
+      '--shape',
+      'sd-server',
+      '--alias',
+      'a',
+      '--load-time',
+      '2s',
+      '--token-time',
+      '7',
+      '--time-scale',
+      '10',
+      '--fail',
+      'http_500',
+      '--exit-with-stdin',
+    ]);
+    expect(options).toMatchObject({
+      shape: 'sd-server',
+      alias: 'a',
+      load_time: 2000,
+      token_time: 7,
+      time_scale: 10,
+      fail: 'http_500',
+      exit_with_stdin: true,
+      parallel: 1,
+      kv_pages: 256,
+    });
     expect(parseSimEngineArgv(simEngineArgv(options as never))).toEqual(options);
   });
 
   it('runs for real: prints the listening line, serves, closes', async () => {
     const { out, io: sys } = io();
-    const handle = await simEngineMain(['--port', '0', '--shape', 'whisper-server', '--alias', 'w1', '--load-time', '0'], sys);
+    const handle = await simEngineMain(
+      ['--port', '0', '--shape', 'whisper-server', '--alias', 'w1', '--load-time', '0'],
+      sys,
+    );
     expect(out.stdout).toBe(`sim-engine listening on http://127.0.0.1:${handle.port} (whisper-server, w1)\n`);
     await waitFor(async () => (await fetch(`${handle.url}/health`)).status === 200, 'health');
     await handle.close();

@@ -1,8 +1,11 @@
 import { expect } from 'vitest';
-import { simText, type LendingCluster } from './lending-cluster';
+import { type LendingCluster, simText } from './lending-cluster';
 
 /** The replay tests' cluster (issue #15): an owner model `a` (30 ms a token) and a faster helper model `b` (15 ms). */
-export const LENT_BURST_SLAVES = { owner: { a: simText('model-a', '30ms') }, helper: { b: simText('model-b', '15ms') } };
+export const LENT_BURST_SLAVES = {
+  owner: { a: simText('model-a', '30ms') },
+  helper: { b: simText('model-b', '15ms') },
+};
 
 /**
  * Records a lent burst on a cluster started with `LENT_BURST_SLAVES`: the text link, each side warmed so it has its own

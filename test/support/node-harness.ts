@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,10 @@ export function tempDir(prefix = 'routerdesk-test-'): string {
 }
 
 /** Runs the CLI to completion; resolves with its exit code and output. */
-export function runCli(args: string[], opts: { timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  opts: { timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -71,7 +74,11 @@ export async function startNode(opts: {
   const configFile = join(dir, 'node.yaml');
   writeFileSync(configFile, stringify(config));
   if (opts.user) execFileSync('chown', ['-R', `${opts.user.uid}:${opts.user.gid}`, dir]);
-  const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], ...opts.user, env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env } };
+  const options: SpawnOptions = {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...opts.user,
+    env: { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...opts.env },
+  };
   const args = [CLI, 'node', '--config', configFile];
   const proc = opts.launch ? opts.launch(args, options) : spawn(process.execPath, args, options);
   let out = '';
@@ -93,7 +100,11 @@ export async function startNode(opts: {
     });
   });
   const node: TestNode = {
-    url, dir, token: TEST_CONSOLE_TOKEN, proc, output: () => out,
+    url,
+    dir,
+    token: TEST_CONSOLE_TOKEN,
+    proc,
+    output: () => out,
     async console<T>(path: string) {
       const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` } });
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
@@ -116,7 +127,10 @@ export async function startNode(opts: {
 type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
 
 /** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T> | T, { timeoutMs = 10_000, everyMs = 50, what = 'condition' } = {}): Promise<Truthy<T>> {
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  { timeoutMs = 10_000, everyMs = 50, what = 'condition' } = {},
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -126,7 +140,8 @@ export async function eventually<T>(check: () => Promise<T> | T, { timeoutMs = 1
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,10 +47,17 @@ export async function startPrometheus(targets: Record<string, string>, scrapeMs 
     ...Object.values(targets).map((url) => `      - targets: ['${new URL(url).host}']`),
   ].join('\n');
   writeFileSync(join(dir, 'prometheus.yml'), `${config}\n`);
-  const child = spawn(bin, [
-    `--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`,
-    '--storage.tsdb.retention.time=1h', '--log.level=warn',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    bin,
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--storage.tsdb.retention.time=1h',
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   live.add(child);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
@@ -73,7 +80,10 @@ export async function startPrometheus(targets: Record<string, string>, scrapeMs 
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await eventually(async () => (await fetch(`${url}/-/ready`)).ok, { timeoutMs: 30_000, what: `prometheus ready (${stderr.trim() || 'no output'})` });
+    await eventually(async () => (await fetch(`${url}/-/ready`)).ok, {
+      timeoutMs: 30_000,
+      what: `prometheus ready (${stderr.trim() || 'no output'})`,
+    });
   } catch (err) {
     await stop();
     throw err;
@@ -82,17 +92,25 @@ export async function startPrometheus(targets: Record<string, string>, scrapeMs 
     url,
     stop,
     async query(promql) {
-      const data = await api<{ resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`);
+      const data = await api<{
+        resultType: string;
+        result: { metric: Record<string, string>; value: [number, string] }[];
+      }>(`/api/v1/query?query=${encodeURIComponent(promql)}`);
       if (data.resultType !== 'vector') throw new Error(`${promql}: a ${data.resultType}, not an instant vector`);
       return data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
     },
     async scrapedSince(since) {
-      await eventually(async () => {
-        const t = await api<{ activeTargets: { health: string; lastScrape: string; lastError: string; scrapeUrl: string }[] }>('/api/v1/targets?state=active');
-        const bad = t.activeTargets.filter((a) => a.health !== 'up' || Date.parse(a.lastScrape) < since);
-        if (bad.length) throw new Error(bad.map((b) => `${b.scrapeUrl}: ${b.health} ${b.lastError}`).join('; '));
-        return t.activeTargets.length === Object.keys(targets).length;
-      }, { timeoutMs: 30_000, everyMs: 200, what: 'a scrape of every target' });
+      await eventually(
+        async () => {
+          const t = await api<{
+            activeTargets: { health: string; lastScrape: string; lastError: string; scrapeUrl: string }[];
+          }>('/api/v1/targets?state=active');
+          const bad = t.activeTargets.filter((a) => a.health !== 'up' || Date.parse(a.lastScrape) < since);
+          if (bad.length) throw new Error(bad.map((b) => `${b.scrapeUrl}: ${b.health} ${b.lastError}`).join('; '));
+          return t.activeTargets.length === Object.keys(targets).length;
+        },
+        { timeoutMs: 30_000, everyMs: 200, what: 'a scrape of every target' },
+      );
     },
   };
 }

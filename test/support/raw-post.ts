@@ -1,18 +1,29 @@
 import { request as httpRequest } from 'node:http';
 
 /** An answer as it came: status, headers, the whole body and its trailers (fetch does not expose trailers). */
-export interface RawAnswer { status: number; headers: Record<string, string | string[] | undefined>; trailers: Record<string, string | undefined>; body: string }
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  trailers: Record<string, string | undefined>;
+  body: string;
+}
 
 /** A raw HTTP POST of a JSON body; resolves once the answer ended. */
 export function rawPost(url: string, path: string, body: unknown): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, timeout: 60_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: text }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      `${url}${path}`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, timeout: 60_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, trailers: res.trailers, body: text }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end(JSON.stringify(body));
@@ -22,7 +33,11 @@ export function rawPost(url: string, path: string, body: unknown): Promise<RawAn
 /** The SSE lines of a streamed answer: its comments (`:` lines) and where the first event is. */
 export function sseLines(body: string): { lines: string[]; comments: string[]; firstData: number } {
   const lines = body.split('\n').filter(Boolean);
-  return { lines, comments: lines.filter((l) => l.startsWith(':')), firstData: lines.findIndex((l) => l.startsWith('data:')) };
+  return {
+    lines,
+    comments: lines.filter((l) => l.startsWith(':')),
+    firstData: lines.findIndex((l) => l.startsWith('data:')),
+  };
 }
 
 /**

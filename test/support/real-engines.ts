@@ -44,7 +44,10 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 async function build(only?: 'whisper-server'): Promise<(engine: string) => string> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   const built = await run(['engines', 'build', '--json', ...(only ? ['--only', only] : [])]);
-  if (built.code !== 0) throw new Error(`routerdesk engines build failed (exit ${built.code}): ${built.stderr.trim().split('\n').slice(-12).join('\n')}\nRun: ${HINT}`);
+  if (built.code !== 0)
+    throw new Error(
+      `routerdesk engines build failed (exit ${built.code}): ${built.stderr.trim().split('\n').slice(-12).join('\n')}\nRun: ${HINT}`,
+    );
   const { builds } = JSON.parse(built.stdout) as { builds: { engine: string; binary: string }[] };
   const binary = (engine: string) => {
     const b = builds.find((x) => x.engine === engine)?.binary;
@@ -66,14 +69,21 @@ async function tinyWhisperModel(): Promise<string> {
 
 async function buildAll(): Promise<RealEngines> {
   const binary = await build();
-  return { llamaServer: binary('llama-server'), whisperServer: binary('whisper-server'), whisperModel: await tinyWhisperModel() };
+  return {
+    llamaServer: binary('llama-server'),
+    whisperServer: binary('whisper-server'),
+    whisperModel: await tinyWhisperModel(),
+  };
 }
 
 let pendingWhisper: Promise<{ whisperServer: string; whisperModel: string }> | null = null;
 
 /** whisper-server alone (a smaller build than llama-server), for tests that need only transcription. */
 export function realWhisperServer(): Promise<{ whisperServer: string; whisperModel: string }> {
-  pendingWhisper ??= (async () => ({ whisperServer: (await build('whisper-server'))('whisper-server'), whisperModel: await tinyWhisperModel() }))().catch((err: unknown) => {
+  pendingWhisper ??= (async () => ({
+    whisperServer: (await build('whisper-server'))('whisper-server'),
+    whisperModel: await tinyWhisperModel(),
+  }))().catch((err: unknown) => {
     pendingWhisper = null;
     throw err;
   });

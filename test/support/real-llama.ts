@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '../../src-router/backends';
 import type { ModelConfigInput } from '../../src-router/config';
@@ -8,9 +8,19 @@ import { eventually } from './node-harness';
 import { realEngines } from './real-engines';
 
 /** A tiny GGUF with seeded random weights (what `routerdesk make-model` writes) in `dir`; `embd` and `layers` set its size. */
-export async function tinyGguf(dir: string, name: string, opts: { embd?: number; layers?: number; seed?: number; ctx?: number } = {}): Promise<string> {
+export async function tinyGguf(
+  dir: string,
+  name: string,
+  opts: { embd?: number; layers?: number; seed?: number; ctx?: number } = {},
+): Promise<string> {
   const file = join(dir, `${name}.gguf`);
-  await writeTinyLlamaGguf(file, { embd: opts.embd ?? 64, layers: opts.layers ?? 2, type: 'f32', seed: opts.seed ?? 1, ctx: opts.ctx ?? 1024 });
+  await writeTinyLlamaGguf(file, {
+    embd: opts.embd ?? 64,
+    layers: opts.layers ?? 2,
+    type: 'f32',
+    seed: opts.seed ?? 1,
+    ctx: opts.ctx ?? 1024,
+  });
   return file;
 }
 
@@ -32,11 +42,33 @@ const SMALL = ['-t', '1', '-tb', '1', '--no-warmup'];
  * A model config running the real llama-server with the node's default flags (`--metrics --slots --jinja`), one
  * thread, `extra` flags, and (unless `wellFormed: false`) the byte-token ban of WELL_FORMED_FLAGS.
  */
-export async function llamaServerModel(name: string, gguf: string, opts: { ctx?: number; parallel?: number; wellFormed?: boolean; extra?: string[]; capabilities?: ModelConfigInput['capabilities'] } = {}): Promise<ModelConfigInput> {
+export async function llamaServerModel(
+  name: string,
+  gguf: string,
+  opts: {
+    ctx?: number;
+    parallel?: number;
+    wellFormed?: boolean;
+    extra?: string[];
+    capabilities?: ModelConfigInput['capabilities'];
+  } = {},
+): Promise<ModelConfigInput> {
   const { llamaServer } = await realEngines();
-  const flags = ['--metrics', '--slots', '--jinja', ...SMALL, ...(opts.wellFormed === false ? [] : WELL_FORMED_FLAGS), ...(opts.extra ?? [])];
+  const flags = [
+    '--metrics',
+    '--slots',
+    '--jinja',
+    ...SMALL,
+    ...(opts.wellFormed === false ? [] : WELL_FORMED_FLAGS),
+    ...(opts.extra ?? []),
+  ];
   return {
-    name, backend: 'llama-server', capabilities: opts.capabilities ?? ['text'], model: gguf, contextsize: opts.ctx ?? 1024, parallel: opts.parallel ?? 1,
+    name,
+    backend: 'llama-server',
+    capabilities: opts.capabilities ?? ['text'],
+    model: gguf,
+    contextsize: opts.ctx ?? 1024,
+    parallel: opts.parallel ?? 1,
     command: `'${llamaServer}' --host \${HOST} --port \${PORT} -m \${MODEL} --alias \${ALIAS} -c \${CONTEXTSIZE} -np \${PARALLEL} ${flags.join(' ')}`,
   };
 }
@@ -52,7 +84,9 @@ export interface LlamaServerProcess {
 export async function startLlamaServer(gguf: string, args: readonly string[] = []): Promise<LlamaServerProcess> {
   const { llamaServer } = await realEngines();
   const port = await freePort();
-  const proc = spawn(llamaServer, ['--host', '127.0.0.1', '--port', String(port), '-m', gguf, ...SMALL, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(llamaServer, ['--host', '127.0.0.1', '--port', String(port), '-m', gguf, ...SMALL, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -66,10 +100,13 @@ export async function startLlamaServer(gguf: string, args: readonly string[] = [
     clearTimeout(t);
   };
   try {
-    await eventually(async () => {
-      if (proc.exitCode !== null) throw new Error(`llama-server exited with ${proc.exitCode}:\n${out}`);
-      return (await fetch(`${url}/health`)).status === 200;
-    }, { timeoutMs: 60_000, what: 'llama-server /health 200' });
+    await eventually(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`llama-server exited with ${proc.exitCode}:\n${out}`);
+        return (await fetch(`${url}/health`)).status === 200;
+      },
+      { timeoutMs: 60_000, what: 'llama-server /health 200' },
+    );
   } catch (err) {
     await stop();
     throw err;

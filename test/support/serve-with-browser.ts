@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,10 @@ export function fakeBrowser(dir: string): { env: Record<string, string>; argv():
   const browser = join(dir, 'fake-browser.sh');
   writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" >> '${record}'\n`);
   chmodSync(browser, 0o755);
-  return { env: { DISPLAY: ':routerdesk-test', BROWSER: browser }, argv: () => (existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : []) };
+  return {
+    env: { DISPLAY: ':routerdesk-test', BROWSER: browser },
+    argv: () => (existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : []),
+  };
 }
 
 /**
@@ -35,7 +38,11 @@ export async function serveWithBrowser(): Promise<ServedWithBrowser> {
   const browser = fakeBrowser(dir);
   const port = await freePort();
   const env = { ...process.env, ROUTERDESK_LOG_LEVEL: 'warn', ...browser.env };
-  const proc: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--dir', join(dir, 'serve'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    [CLI, 'serve', '--dir', join(dir, 'serve'), '--port', String(port)],
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
+  );
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -53,7 +60,8 @@ export async function serveWithBrowser(): Promise<ServedWithBrowser> {
       if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}:\n${out}`);
       const printed = /UI:\s+(http:\/\/\S+)/.exec(out)?.[1];
       const argv = browser.argv();
-      if (printed && argv.length) return { url: new URL(printed).origin, printed, browserArgv: argv, output: () => out, stop };
+      if (printed && argv.length)
+        return { url: new URL(printed).origin, printed, browserArgv: argv, output: () => out, stop };
       if (Date.now() > deadline) throw new Error(`serve did not print its UI link and start the browser:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,17 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { CLI } from './node-harness';
 
 export interface SimProcess {
   url: string;
   proc: ChildProcess;
   /** GET /sim/stats. */
-  stats(): Promise<{ requests: number; completed: number; cancelled: number; active: number; queued: number; loaded: boolean }>;
+  stats(): Promise<{
+    requests: number;
+    completed: number;
+    cancelled: number;
+    active: number;
+    queued: number;
+    loaded: boolean;
+  }>;
   stop(): Promise<void>;
 }
 
 /** A standalone sim engine process (`routerdesk sim-engine --port 0 …`), resolved once it prints its URL. */
 export async function startSimProcess(args: string[]): Promise<SimProcess> {
-  const proc = spawn(process.execPath, [CLI, 'sim-engine', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CLI, 'sim-engine', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

@@ -9,7 +9,12 @@ export const INSTALL_HINT = 'apt-get install -y chromium redis-server nginx prom
 
 /** Debian's Chromium, which Playwright drives (`executablePath`). */
 export function ensureChromium(): string {
-  return ensureDebianTool('chromium (/usr/bin/chromium)', 'chromium', () => (isExecutable('/usr/bin/chromium') ? '/usr/bin/chromium' : null), INSTALL_HINT);
+  return ensureDebianTool(
+    'chromium (/usr/bin/chromium)',
+    'chromium',
+    () => (isExecutable('/usr/bin/chromium') ? '/usr/bin/chromium' : null),
+    INSTALL_HINT,
+  );
 }
 
 /** `redis-server` on PATH, for the kv integration tests. */

@@ -1,8 +1,15 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fitFromAnalytics } from '../../src-router/costs';
-import { AnalyticsStore, openStore, toRequestRow, type Db, type LoadRow, type RequestRow } from '../../src-router/store';
+import {
+  AnalyticsStore,
+  type Db,
+  type LoadRow,
+  openStore,
+  type RequestRow,
+  toRequestRow,
+} from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
 // Issue #9: request and load analytics are batched off the request path like the decision log, pruned with the
@@ -13,13 +20,42 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 function request(finishedAt: number, extra: Partial<RequestRow> = {}): RequestRow {
-  return { finishedAt, nodeId: 'n', model: 'm', localId: 'm', backend: 'sim', endpoint: 'chat', streamed: false, promptBytes: 100, promptTokens: 25, tokensGenerated: 10, queueWaitMs: 0, durationMs: 50, serviceMs: 40, serviceSource: 'engine', outcome: 'ok', status: 200, ...extra };
+  return {
+    finishedAt,
+    nodeId: 'n',
+    model: 'm',
+    localId: 'm',
+    backend: 'sim',
+    endpoint: 'chat',
+    streamed: false,
+    promptBytes: 100,
+    promptTokens: 25,
+    tokensGenerated: 10,
+    queueWaitMs: 0,
+    durationMs: 50,
+    serviceMs: 40,
+    serviceSource: 'engine',
+    outcome: 'ok',
+    status: 200,
+    ...extra,
+  };
 }
 function load(finishedAt: number, extra: Partial<LoadRow> = {}): LoadRow {
-  return { finishedAt, nodeId: 'n', model: 'm', localId: 'm', backend: 'sim', lane: 'text', durationMs: 300, success: true, ...extra };
+  return {
+    finishedAt,
+    nodeId: 'n',
+    model: 'm',
+    localId: 'm',
+    backend: 'sim',
+    lane: 'text',
+    durationMs: 300,
+    success: true,
+    ...extra,
+  };
 }
 
-const count = (db: Db, table: 'request_analytics' | 'load_analytics') => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (db: Db, table: 'request_analytics' | 'load_analytics') =>
+  (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 /** Counts the transactions run by functions made with db.transaction after this call. */
 function countTransactions(db: Db): { runs: number } {
@@ -54,7 +90,9 @@ describe('batched analytics writer (issue #9)', () => {
     expect(a.loadsFor('m')).toEqual([expect.objectContaining({ durationMs: 300, success: true, lane: 'text' })]);
     expect(count(reader, 'request_analytics')).toBe(12);
     // The fit from the read rows equals the fit from every recorded row: nothing is left in the buffer.
-    const recorded = Array.from({ length: 12 }, (_, i) => request(1000 + i, { serviceMs: 40 + i, tokensGenerated: 10 + i }));
+    const recorded = Array.from({ length: 12 }, (_, i) =>
+      request(1000 + i, { serviceMs: 40 + i, tokensGenerated: 10 + i }),
+    );
     const opts = { now: 10_000, windowMs: DAY, minSamples: 3, lane: 'text' as const };
     const fit = fitFromAnalytics(rows, opts);
     expect(fit).not.toBeNull();
@@ -74,14 +112,20 @@ describe('batched analytics writer (issue #9)', () => {
     const db = openStore(tempDir());
     const tx = countTransactions(db);
     const a = new AnalyticsStore(db, 'n', { autoFlush: false, now: () => 0 });
-    for (let i = 0; i < 700; i++) a.recordRequest(request(i, { queueWaitMs: 3.4, durationMs: 80.6, streamed: i % 2 === 0 }));
+    for (let i = 0; i < 700; i++)
+      a.recordRequest(request(i, { queueWaitMs: 3.4, durationMs: 80.6, streamed: i % 2 === 0 }));
     for (let i = 0; i < 5; i++) a.recordLoad(load(i, { displacedLocalId: i ? null : 'other' }));
     expect(a.flush()).toBe(705);
     expect(tx.runs).toBe(1);
     expect(a.stats()).toMatchObject({ pending: 0, written: 705, flushes: 1, failed: 0, dropped: 0 });
     expect(count(db, 'request_analytics')).toBe(700);
     expect(count(db, 'load_analytics')).toBe(5);
-    expect(a.requestsFor('m')[0]).toMatchObject({ queueWaitMs: 3, durationMs: 81, streamed: true, serviceSource: 'engine' });
+    expect(a.requestsFor('m')[0]).toMatchObject({
+      queueWaitMs: 3,
+      durationMs: 81,
+      streamed: true,
+      serviceSource: 'engine',
+    });
     expect(a.loadsFor('m')[0]).toMatchObject({ displacedLocalId: 'other' });
     expect(a.flush()).toBe(0);
     expect(tx.runs).toBe(1);
@@ -168,7 +212,7 @@ describe('batched analytics writer (issue #9)', () => {
     expect(errors).toHaveLength(1);
   });
 
-  it('a model\'s newest rows, kept in memory once read, are exactly what the store holds (issue #14)', () => {
+  it("a model's newest rows, kept in memory once read, are exactly what the store holds (issue #14)", () => {
     const dir = tempDir();
     const db = openStore(dir);
     const a = new AnalyticsStore(db, 'n', { autoFlush: false });
@@ -176,10 +220,21 @@ describe('batched analytics writer (issue #9)', () => {
     /** The query the rows were read with before they were kept in memory. */
     const stored = (since: number, limit: number) => {
       a.flush();
-      const rows = reader.prepare("SELECT * FROM request_analytics WHERE local_id = 'm' AND node_id = 'n' AND finished_at >= ? ORDER BY id DESC LIMIT ?").all(since, limit) as Record<string, unknown>[];
+      const rows = reader
+        .prepare(
+          "SELECT * FROM request_analytics WHERE local_id = 'm' AND node_id = 'n' AND finished_at >= ? ORDER BY id DESC LIMIT ?",
+        )
+        .all(since, limit) as Record<string, unknown>[];
       return rows.reverse().map(toRequestRow);
     };
-    const odd = (i: number): Partial<RequestRow> => ({ queueWaitMs: i + 0.4, durationMs: i + 0.6, serviceMs: i % 3 ? i + 0.5 : null, promptTokens: i % 2 ? i : undefined, streamed: i % 2 === 0, requestId: `r${i}` });
+    const odd = (i: number): Partial<RequestRow> => ({
+      queueWaitMs: i + 0.4,
+      durationMs: i + 0.6,
+      serviceMs: i % 3 ? i + 0.5 : null,
+      promptTokens: i % 2 ? i : undefined,
+      streamed: i % 2 === 0,
+      requestId: `r${i}`,
+    });
     for (let i = 0; i < 30; i++) a.recordRequest(request(1000 + i, odd(i)));
     expect(a.requestsForLocal('m', 0)).toEqual(stored(0, 2000)); // seeded from the store
     for (let i = 30; i < 2300; i++) {
@@ -187,7 +242,13 @@ describe('batched analytics writer (issue #9)', () => {
       if (i % 7 === 0) a.recordRequest(request(1000 + i, { ...odd(i), nodeId: 'helper' })); // a lent one, served elsewhere
       if (i % 11 === 0) a.recordRequest(request(1000 + i, { ...odd(i), localId: 'other' }));
     }
-    for (const [since, limit] of [[0, 2000], [3000, 2000], [3290, 5], [9999, 2000]] as const) expect(a.requestsForLocal('m', since, limit)).toEqual(stored(since, limit));
+    for (const [since, limit] of [
+      [0, 2000],
+      [3000, 2000],
+      [3290, 5],
+      [9999, 2000],
+    ] as const)
+      expect(a.requestsForLocal('m', since, limit)).toEqual(stored(since, limit));
     expect(a.requestsForLocal('m', 0)).toHaveLength(2000);
     // Pruning deletes the same rows from the store and from memory.
     a.prune(1000, 3200);
@@ -200,11 +261,16 @@ describe('batched analytics writer (issue #9)', () => {
   it('writes a large flush in multi-row statements, every row in order; one refused row costs only itself (issue #14)', () => {
     const db = openStore(tempDir());
     const a = new AnalyticsStore(db, 'n', { autoFlush: false, onError: () => {} });
-    for (let i = 0; i < 100; i++) a.recordRequest(i === 40 ? { ...request(i), model: null as unknown as string } : request(i, { requestId: `r${i}` }));
+    for (let i = 0; i < 100; i++)
+      a.recordRequest(
+        i === 40 ? { ...request(i), model: null as unknown as string } : request(i, { requestId: `r${i}` }),
+      );
     a.recordLoad(load(5));
     expect(a.flush()).toBe(100);
     expect(a.stats()).toMatchObject({ written: 100, failed: 1 });
-    const ids = (db.prepare('SELECT request_id FROM request_analytics ORDER BY id').all() as { request_id: string }[]).map((r) => r.request_id);
+    const ids = (
+      db.prepare('SELECT request_id FROM request_analytics ORDER BY id').all() as { request_id: string }[]
+    ).map((r) => r.request_id);
     expect(ids).toEqual(Array.from({ length: 100 }, (_, i) => `r${i}`).filter((r) => r !== 'r40'));
     expect(count(db, 'load_analytics')).toBe(1);
     db.close();
@@ -216,22 +282,75 @@ describe('request analytics columns (PRICE-2, issue #15)', () => {
     const db = openStore(tempDir());
     const a = new AnalyticsStore(db, 'n', { autoFlush: false });
     a.recordRequest({
-      finishedAt: 1_000, nodeId: 'node-1', model: 'pub', localId: 'loc', backend: 'sim', endpoint: 'image', streamed: true, promptBytes: 11,
-      promptTokens: 12, tokensGenerated: 13, imagePixels: 14, imageSteps: 15, imageCount: 16, audioSeconds: 17.5, queueWaitMs: 18.4, durationMs: 19.6,
-      serviceMs: 20.2, serviceSource: 'derived', derivedServiceMs: 21.7, outcome: 'error', status: 502, error: 'boom', guardianFor: 'o/text',
-      guardianReason: 'detected', requestId: 'req-1', lentFrom: 'owner/a',
+      finishedAt: 1_000,
+      nodeId: 'node-1',
+      model: 'pub',
+      localId: 'loc',
+      backend: 'sim',
+      endpoint: 'image',
+      streamed: true,
+      promptBytes: 11,
+      promptTokens: 12,
+      tokensGenerated: 13,
+      imagePixels: 14,
+      imageSteps: 15,
+      imageCount: 16,
+      audioSeconds: 17.5,
+      queueWaitMs: 18.4,
+      durationMs: 19.6,
+      serviceMs: 20.2,
+      serviceSource: 'derived',
+      derivedServiceMs: 21.7,
+      outcome: 'error',
+      status: 502,
+      error: 'boom',
+      guardianFor: 'o/text',
+      guardianReason: 'detected',
+      requestId: 'req-1',
+      lentFrom: 'owner/a',
     });
     a.recordRequest(request(2_000));
     expect(a.flush()).toBe(2);
     const rows = db.prepare('SELECT * FROM request_analytics ORDER BY finished_at').all() as Record<string, unknown>[];
     expect(rows[0]).toMatchObject({
-      finished_at: 1_000, node_id: 'node-1', model: 'pub', local_id: 'loc', backend: 'sim', endpoint: 'image', streamed: 1, prompt_bytes: 11,
-      prompt_tokens: 12, tokens_generated: 13, image_pixels: 14, image_steps: 15, image_count: 16, audio_seconds: 17.5, queue_wait_ms: 18, duration_ms: 20,
-      service_ms: 20, service_source: 'derived', derived_service_ms: 22, outcome: 'error', status: 502, error: 'boom', guardian_for: 'o/text',
-      guardian_reason: 'detected', request_id: 'req-1', lent_from: 'owner/a',
+      finished_at: 1_000,
+      node_id: 'node-1',
+      model: 'pub',
+      local_id: 'loc',
+      backend: 'sim',
+      endpoint: 'image',
+      streamed: 1,
+      prompt_bytes: 11,
+      prompt_tokens: 12,
+      tokens_generated: 13,
+      image_pixels: 14,
+      image_steps: 15,
+      image_count: 16,
+      audio_seconds: 17.5,
+      queue_wait_ms: 18,
+      duration_ms: 20,
+      service_ms: 20,
+      service_source: 'derived',
+      derived_service_ms: 22,
+      outcome: 'error',
+      status: 502,
+      error: 'boom',
+      guardian_for: 'o/text',
+      guardian_reason: 'detected',
+      request_id: 'req-1',
+      lent_from: 'owner/a',
     });
     // Absent optional fields are NULL, not missing or zero.
-    expect(rows[1]).toMatchObject({ streamed: 0, image_pixels: null, audio_seconds: null, derived_service_ms: null, error: null, guardian_for: null, request_id: null, lent_from: null });
+    expect(rows[1]).toMatchObject({
+      streamed: 0,
+      image_pixels: null,
+      audio_seconds: null,
+      derived_service_ms: null,
+      error: null,
+      guardian_for: null,
+      request_id: null,
+      lent_from: null,
+    });
     db.close();
   });
 });

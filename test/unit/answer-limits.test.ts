@@ -1,7 +1,13 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AnswerTooLarge, errorText, fetchAnswer, SSE_EVENT_LIMIT, VIEW_LIMIT } from '../../src-router/backends/answer-limits';
+import {
+  AnswerTooLarge,
+  errorText,
+  fetchAnswer,
+  SSE_EVENT_LIMIT,
+  VIEW_LIMIT,
+} from '../../src-router/backends/answer-limits';
 import { CallEnd } from '../../src-router/backends/call-end';
 import { getUrl } from '../../src-router/backends/http-call';
 import { gatherDecisions } from '../../src-router/cluster/decision-gather';
@@ -52,7 +58,11 @@ describe('issue #26 item 10: the SSE splitter', () => {
   it('scans each chunk once: a line arriving in 2,000 pieces costs its length in newline searches, not its length squared', () => {
     const indexOf = String.prototype.indexOf;
     let scanned = 0;
-    const spy = vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (this: string, search: string, from?: number) {
+    const spy = vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (
+      this: string,
+      search: string,
+      from?: number,
+    ) {
       if (search === '\n') scanned += this.length - (from ?? 0);
       return indexOf.call(this, search, from);
     });
@@ -69,7 +79,7 @@ describe('issue #26 item 10: the SSE splitter', () => {
     }
   });
 
-  it('a forwarded stream\'s queue comments are bounded the same way: a line that never ends throws and closes the body', async () => {
+  it("a forwarded stream's queue comments are bounded the same way: a line that never ends throws and closes the body", async () => {
     let returned = false;
     const body: AsyncIterable<string> = {
       [Symbol.asyncIterator]: () => ({
@@ -115,7 +125,9 @@ function endless(status: number, first: string) {
     res.write(first);
     const piece = 'a'.repeat(64 * 1024);
     const more = () => {
-      while (!res.destroyed && res.write(piece)) { /* until the socket is full */ }
+      while (!res.destroyed && res.write(piece)) {
+        /* until the socket is full */
+      }
     };
     res.on('drain', more);
     more();
@@ -123,7 +135,7 @@ function endless(status: number, first: string) {
 }
 
 describe('issue #26 item 10: bodies read whole', () => {
-  it('the request path\'s client: past the bound it rejects with AnswerTooLarge and closes the connection', async () => {
+  it("the request path's client: past the bound it rejects with AnswerTooLarge and closes the connection", async () => {
     handlers.set('/endless', endless(200, '{"data":"'));
     const answer = await getUrl(`${base}/endless`, new CallEnd(undefined, 30_000));
     const err = await answer.text(256 * 1024).catch((e: unknown) => e);
@@ -132,7 +144,7 @@ describe('issue #26 item 10: bodies read whole', () => {
     await eventually(() => closed.has('/endless'), { what: 'the answer closed at the server' });
   });
 
-  it('the request path\'s client: an answer within the bound reads whole', async () => {
+  it("the request path's client: an answer within the bound reads whole", async () => {
     handlers.set('/small', (res) => res.end(JSON.stringify({ ok: 'x'.repeat(1000) })));
     const answer = await getUrl(`${base}/small`, new CallEnd(undefined, 30_000));
     expect(await answer.json(2000)).toEqual({ ok: 'x'.repeat(1000) });
@@ -149,7 +161,9 @@ describe('issue #26 item 10: bodies read whole', () => {
 
   it('a fetch answer read through fetchAnswer is bounded the same way', async () => {
     handlers.set('/fetched', endless(200, '['));
-    const err = await fetchAnswer(await fetch(`${base}/fetched`)).json(128 * 1024).catch((e: unknown) => e);
+    const err = await fetchAnswer(await fetch(`${base}/fetched`))
+      .json(128 * 1024)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AnswerTooLarge);
     await eventually(() => closed.has('/fetched'), { what: 'the fetched answer closed at the server' });
   });
@@ -168,19 +182,44 @@ describe('issue #26 item 10: a peer answering a huge body', () => {
     handlers.set('/router/v1/node/decisions', endless(200, '{"rows":[{"at":"'));
     const warnings: string[] = [];
     const log = { warn: (_o: unknown, m: string) => warnings.push(m), info() {}, error() {}, debug() {} } as never;
-    const page = await gatherDecisions({ nodeId: 'm', clusterToken: 't', own: () => ({ rows: [], nextCursor: null }), members: () => [{ nodeId: 'huge', url: base }], log }, { limit: 10 });
+    const page = await gatherDecisions(
+      {
+        nodeId: 'm',
+        clusterToken: 't',
+        own: () => ({ rows: [], nextCursor: null }),
+        members: () => [{ nodeId: 'huge', url: base }],
+        log,
+      },
+      { limit: 10 },
+    );
     expect(page.missing).toEqual(['huge']);
     expect(warnings.join('\n')).toContain('sent an answer over 32 MiB');
     await eventually(() => closed.has('/router/v1/node/decisions'), { what: 'the page closed at the peer' });
   });
 
-  it('a helper whose answer to a lent request never ends: the owner\'s client is answered 502 answer_too_large (256 MiB read, no more)', async () => {
+  it("a helper whose answer to a lent request never ends: the owner's client is answered 502 answer_too_large (256 MiB read, no more)", async () => {
     handlers.set('/router/v1/node/worker/v1/chat/completions', endless(200, '{"choices":[{"message":{"content":"'));
-    const answer = await forwardToHelper(base, 't', {
-      requestId: 'r1', owner: { nodeId: 'owner', model: 'm' }, helper: { nodeId: 'helper', model: 'h' }, endpoint: 'chat', json: { messages: [] },
-    }, new AbortController().signal, 60_000);
-    expect(answer).toMatchObject({ kind: 'answered', status: 502, body: { error: { code: 'answer_too_large', type: 'server_error' } } });
+    const answer = await forwardToHelper(
+      base,
+      't',
+      {
+        requestId: 'r1',
+        owner: { nodeId: 'owner', model: 'm' },
+        helper: { nodeId: 'helper', model: 'h' },
+        endpoint: 'chat',
+        json: { messages: [] },
+      },
+      new AbortController().signal,
+      60_000,
+    );
+    expect(answer).toMatchObject({
+      kind: 'answered',
+      status: 502,
+      body: { error: { code: 'answer_too_large', type: 'server_error' } },
+    });
     expect(JSON.stringify(answer)).toContain("helper node answered for 'm' and sent an answer over 256 MiB");
-    await eventually(() => closed.has('/router/v1/node/worker/v1/chat/completions'), { what: 'the relay answer closed at the helper' });
+    await eventually(() => closed.has('/router/v1/node/worker/v1/chat/completions'), {
+      what: 'the relay answer closed at the helper',
+    });
   });
 });

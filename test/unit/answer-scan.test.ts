@@ -9,7 +9,14 @@ const slice = (text: string, s: { from: number; to: number } | undefined) => (s 
 
 describe('scanAnswer', () => {
   it('finds the top-level model, usage and timings of a chat answer, compact or spaced', () => {
-    const answer = { id: 'c', object: 'chat.completion', model: 'local', choices: [{ message: { content: 'hi' } }], usage: { prompt_tokens: 5, completion_tokens: 2 }, timings: { prompt_ms: 1.5, predicted_ms: 3 } };
+    const answer = {
+      id: 'c',
+      object: 'chat.completion',
+      model: 'local',
+      choices: [{ message: { content: 'hi' } }],
+      usage: { prompt_tokens: 5, completion_tokens: 2 },
+      timings: { prompt_ms: 1.5, predicted_ms: 3 },
+    };
     for (const text of [JSON.stringify(answer), JSON.stringify(answer, null, 2), ` ${JSON.stringify(answer)}\n`]) {
       const s = scanAnswer(text)!;
       expect(slice(text, s.model)).toBe('local');
@@ -18,8 +25,14 @@ describe('scanAnswer', () => {
     }
   });
 
-  it('finds an embedding answer\'s model after its data, and ignores nested or quoted ones', () => {
-    const text = JSON.stringify({ object: 'list', data: [{ object: 'embedding', model: 'nested', embedding: [0.1, -2e-7, 3] }], note: '"model":"in a string" {[', model: 'top', usage: { prompt_tokens: 3 } });
+  it("finds an embedding answer's model after its data, and ignores nested or quoted ones", () => {
+    const text = JSON.stringify({
+      object: 'list',
+      data: [{ object: 'embedding', model: 'nested', embedding: [0.1, -2e-7, 3] }],
+      note: '"model":"in a string" {[',
+      model: 'top',
+      usage: { prompt_tokens: 3 },
+    });
     const s = scanAnswer(text)!;
     expect(slice(text, s.model)).toBe('top');
     expect(JSON.parse(slice(text, s.usage)!)).toEqual({ prompt_tokens: 3 });
@@ -47,11 +60,19 @@ describe('scanAnswer', () => {
 describe('unparsedAnswer', () => {
   it('renames the model in place where it names the local ID, and reads usage only when asked', () => {
     const text = '{"id":"x","model":"local","usage":{"completion_tokens":2}}';
-    expect(unparsedAnswer(text, ['local'], 'public', true)).toEqual({ text: '{"id":"x","model":"public","usage":{"completion_tokens":2}}', measured: { usage: { completion_tokens: 2 }, timings: undefined } });
-    expect(unparsedAnswer(text, ['local'], 'public', false)).toEqual({ text: '{"id":"x","model":"public","usage":{"completion_tokens":2}}', measured: {} });
+    expect(unparsedAnswer(text, ['local'], 'public', true)).toEqual({
+      text: '{"id":"x","model":"public","usage":{"completion_tokens":2}}',
+      measured: { usage: { completion_tokens: 2 }, timings: undefined },
+    });
+    expect(unparsedAnswer(text, ['local'], 'public', false)).toEqual({
+      text: '{"id":"x","model":"public","usage":{"completion_tokens":2}}',
+      measured: {},
+    });
     expect(unparsedAnswer(text, ['other'], 'public', false)!.text).toBe(text);
     // A path that ends in the local ID names it too.
-    expect(unparsedAnswer('{"model":"/models/local"}', ['local'], 'pub"lic', false)!.text).toBe('{"model":"pub\\"lic"}');
+    expect(unparsedAnswer('{"model":"/models/local"}', ['local'], 'pub"lic', false)!.text).toBe(
+      '{"model":"pub\\"lic"}',
+    );
     // An escaped name is read as its parse reads it.
     expect(unparsedAnswer('{"model":"lo\\u0063al"}', ['local'], 'public', false)!.text).toBe('{"model":"public"}');
   });
@@ -63,9 +84,21 @@ describe('unparsedAnswer', () => {
 
   it('equals a whole parse and rename on generated answers (seeded)', () => {
     let seed = 14;
-    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
-    const strings = ['local', 'public', '/m/local', 'model', '"model":"local"', 'a\\b', '{[', '}]', 'é ✓ 𝄞', '\n\t', ''];
+    const strings = [
+      'local',
+      'public',
+      '/m/local',
+      'model',
+      '"model":"local"',
+      'a\\b',
+      '{[',
+      '}]',
+      'é ✓ 𝄞',
+      '\n\t',
+      '',
+    ];
     const value = (depth: number): unknown => {
       const r = rand();
       if (depth > 2 || r < 0.3) return pick([1, -0.5, 2e-7, true, null, ...strings]);
@@ -74,7 +107,8 @@ describe('unparsedAnswer', () => {
     };
     const object = (depth: number): Record<string, unknown> => {
       const o: Record<string, unknown> = {};
-      for (let i = Math.floor(rand() * 5); i > 0; i--) o[pick(['model', 'usage', 'timings', 'data', 'x', 'a"b', 'choices'])] = value(depth);
+      for (let i = Math.floor(rand() * 5); i > 0; i--)
+        o[pick(['model', 'usage', 'timings', 'data', 'x', 'a"b', 'choices'])] = value(depth);
       return o;
     };
     let scanned = 0;

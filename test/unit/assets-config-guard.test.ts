@@ -1,10 +1,28 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AssetBindingStore, AssetError, AssetService, fetchAsset, FileRoots, fileRootsFromConfig, openAssetRead, type AssetErrorCode } from '../../src-router/cluster/assets';
-import { ModelHashCache, openStore, type Db } from '../../src-router/store';
+import {
+  AssetBindingStore,
+  AssetError,
+  type AssetErrorCode,
+  AssetService,
+  FileRoots,
+  fetchAsset,
+  fileRootsFromConfig,
+  openAssetRead,
+} from '../../src-router/cluster/assets';
+import { type Db, ModelHashCache, openStore } from '../../src-router/store';
 
 // Issue #9: config folders are never an asset target or an asset source. An asset fetch must not be able to write a
 // `*.yaml` into models.config_dir (the next start would load it and run its `command`), and no inventory or hash
@@ -47,7 +65,10 @@ beforeAll(() => {
   symlinkSync(configDir, join(tmp, 'models-alias')); // the config folder configured through a symlink
   db = openStore(storeDir);
   cache = new ModelHashCache(db);
-  roots = fileRootsFromConfig({ models: { config_dir: configDir, shared_dir: area }, cluster: { store_dir: storeDir } });
+  roots = fileRootsFromConfig({
+    models: { config_dir: configDir, shared_dir: area },
+    cluster: { store_dir: storeDir },
+  });
 });
 
 afterAll(() => {
@@ -70,9 +91,12 @@ describe('protected folders in file roots (issue #9)', () => {
     const list = await refused(roots.list('models'), 'protected_folder');
     expect(list.status).toBe(403);
     expect(list.param).toBe('root');
-    expect(list.message).toMatch(/file root 'models' is in the models config folder \(models\.config_dir\).*never an asset source or target/);
+    expect(list.message).toMatch(
+      /file root 'models' is in the models config folder \(models\.config_dir\).*never an asset source or target/,
+    );
     expect(list.message).not.toContain(tmp); // peers see the setting's name, not this node's paths
-    for (const p of ['chatty.yaml', 'weights/next-to-yaml.gguf', 'new.yaml', 'a/b/c.yaml']) await refused(roots.resolve('models', p), 'protected_folder');
+    for (const p of ['chatty.yaml', 'weights/next-to-yaml.gguf', 'new.yaml', 'a/b/c.yaml'])
+      await refused(roots.resolve('models', p), 'protected_folder');
   });
 
   it('every path trick into the config folder or the store is refused: direct, absolute, symlinked, `..`, not-yet-existing', async () => {
@@ -95,7 +119,10 @@ describe('protected folders in file roots (issue #9)', () => {
     for (const [p, code] of cases) {
       const err = await refused(roots.resolve('shared', p), code);
       expect(err.status, p).toBe(403);
-      if (code === 'protected_folder') expect(err.message, p).toMatch(/is in (the models config folder \(models\.config_dir\)|the store \(cluster\.store_dir\))/);
+      if (code === 'protected_folder')
+        expect(err.message, p).toMatch(
+          /is in (the models config folder \(models\.config_dir\)|the store \(cluster\.store_dir\))/,
+        );
     }
     expect(await roots.resolve('shared', 'weights/w.gguf')).toMatchObject({ exists: true, kind: 'file' });
     expect(await roots.resolve('shared', 'models-not/x.yaml')).toMatchObject({ exists: false }); // a sibling sharing the prefix is fine
@@ -110,7 +137,11 @@ describe('protected folders in file roots (issue #9)', () => {
     await refused(later.resolve('shared', 'later/configs/evil.yaml'), 'protected_folder');
     expect(await later.resolve('shared', 'later/other.bin')).toMatchObject({ exists: false });
     // The node config file itself (it holds the tokens), when known, is protected; its folder stays usable.
-    const withFile = fileRootsFromConfig({ models: { config_dir: '', shared_dir: tmp } }, {}, { configFile: join(area, 'node.yaml') });
+    const withFile = fileRootsFromConfig(
+      { models: { config_dir: '', shared_dir: tmp } },
+      {},
+      { configFile: join(area, 'node.yaml') },
+    );
     const err = await refused(withFile.resolve('shared', 'area/node.yaml'), 'protected_folder');
     expect(err.message).toMatch(/the node config file/);
     expect((await withFile.list('shared')).entries.map((e) => e.path)).not.toContain('area/node.yaml');
@@ -118,7 +149,10 @@ describe('protected folders in file roots (issue #9)', () => {
 
   it('plain FileRoots without protected folders behave as before', async () => {
     const plain = new FileRoots({ models: configDir });
-    expect((await plain.list('models')).entries.map((e) => e.path)).toEqual(['chatty.yaml', 'weights/next-to-yaml.gguf']);
+    expect((await plain.list('models')).entries.map((e) => e.path)).toEqual([
+      'chatty.yaml',
+      'weights/next-to-yaml.gguf',
+    ]);
   });
 });
 
@@ -129,7 +163,17 @@ describe('assets never read from or written into protected folders (issue #9)', 
     // Asking for the bytes of a config: the local config is not bound as a substitute; the (unreachable) peer is asked.
     const bindings = new AssetBindingStore(db);
     const err = await refused(
-      fetchAsset({ baseUrl: 'http://127.0.0.1:1', token: 't', sha256: sha(CONFIG), maxBytes: 1 << 20, destRoot: { roots, root: 'shared' }, destRelPath: 'copy.yaml', timeoutMs: 2000, bindings, hashCache: cache }),
+      fetchAsset({
+        baseUrl: 'http://127.0.0.1:1',
+        token: 't',
+        sha256: sha(CONFIG),
+        maxBytes: 1 << 20,
+        destRoot: { roots, root: 'shared' },
+        destRelPath: 'copy.yaml',
+        timeoutMs: 2000,
+        bindings,
+        hashCache: cache,
+      }),
       'transfer_failed',
     );
     expect(err.status).toBe(502);
@@ -139,14 +183,25 @@ describe('assets never read from or written into protected folders (issue #9)', 
   it('a fetch into the config folder is refused before any transfer, recorded as rejected, and leaves nothing behind', async () => {
     const before = readdirSync(configDir).sort();
     const bindings = new AssetBindingStore(db);
-    const base = { baseUrl: 'http://127.0.0.1:1', token: 't', sha256: sha('evil'), maxBytes: 1 << 20, timeoutMs: 2000, bindings, hashCache: cache };
+    const base = {
+      baseUrl: 'http://127.0.0.1:1',
+      token: 't',
+      sha256: sha('evil'),
+      maxBytes: 1 << 20,
+      timeoutMs: 2000,
+      bindings,
+      hashCache: cache,
+    };
     for (const [root, rel] of [
       ['models', 'evil.yaml'],
       ['shared', 'models/evil.yaml'],
       ['shared', 'cfg-link/evil.yaml'],
       ['shared', 'store/evil.yaml'],
     ]) {
-      const err = await refused(fetchAsset({ ...base, destRoot: { roots, root }, destRelPath: rel, reference: `${root}:${rel}` }), 'protected_folder');
+      const err = await refused(
+        fetchAsset({ ...base, destRoot: { roots, root }, destRelPath: rel, reference: `${root}:${rel}` }),
+        'protected_folder',
+      );
       expect(err.status).toBe(403);
     }
     expect(readdirSync(configDir).sort()).toEqual(before);
@@ -157,7 +212,18 @@ describe('assets never read from or written into protected folders (issue #9)', 
   });
 
   it('the asset service: inventory without protected entries or roots, 403 for a protected folder, fetch with no shared root refused', async () => {
-    const opts = { hashCache: cache, db, token: 't', maxBytes: 1 << 20, transferTimeoutMs: 2000, relatedUrls: ['http://127.0.0.1:1'], nodeUrl: async () => 'http://127.0.0.1:1', localNodeId: 'n', preloadLocal: async () => {}, loadTimeoutMs: 1000 };
+    const opts = {
+      hashCache: cache,
+      db,
+      token: 't',
+      maxBytes: 1 << 20,
+      transferTimeoutMs: 2000,
+      relatedUrls: ['http://127.0.0.1:1'],
+      nodeUrl: async () => 'http://127.0.0.1:1',
+      localNodeId: 'n',
+      preloadLocal: async () => {},
+      loadTimeoutMs: 1000,
+    };
     const svc = new AssetService({ ...opts, roots });
     const inv = await svc.inventory();
     expect(inv.roots).toEqual(['shared']);
@@ -166,8 +232,17 @@ describe('assets never read from or written into protected folders (issue #9)', 
     await refused(svc.inventory('shared', 'cfg-link'), 'protected_folder');
     await refused(svc.inventory('models'), 'protected_folder');
     // No models.shared_dir: the default target is the models root, which is the config folder.
-    const noShared = new AssetService({ ...opts, roots: fileRootsFromConfig({ models: { config_dir: configDir, shared_dir: '' }, cluster: { store_dir: storeDir } }) });
-    const err = await refused(noShared.fetch({ url: 'http://127.0.0.1:1', sha256: sha('evil2'), name: 'evil.yaml' }), 'protected_folder');
+    const noShared = new AssetService({
+      ...opts,
+      roots: fileRootsFromConfig({
+        models: { config_dir: configDir, shared_dir: '' },
+        cluster: { store_dir: storeDir },
+      }),
+    });
+    const err = await refused(
+      noShared.fetch({ url: 'http://127.0.0.1:1', sha256: sha('evil2'), name: 'evil.yaml' }),
+      'protected_folder',
+    );
     expect(err.message).toMatch(/file root 'models' is in the models config folder.*models\.shared_dir/);
     expect(existsSync(join(configDir, 'evil.yaml'))).toBe(false);
   });

@@ -2,8 +2,14 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AssetError,
+  type AssetErrorCode,
+  FileRoots,
+  fileRootsFromConfig,
+  PARTIAL_PREFIX,
+} from '../../src-router/cluster/assets';
 import { RouterError } from '../../src-router/contract';
-import { AssetError, FileRoots, fileRootsFromConfig, PARTIAL_PREFIX, type AssetErrorCode } from '../../src-router/cluster/assets';
 
 let tmp: string;
 let root: string;
@@ -49,21 +55,59 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('FileRoots.resolve (ASSET-3)', () => {
   it('resolves a plain relative path, a path through an inside symlink, and a root that is itself a symlink', async () => {
-    expect(await roots.resolve('models', 'a.bin')).toEqual({ root: 'models', relPath: 'a.bin', absPath: join(root, 'a.bin'), exists: true, kind: 'file' });
-    expect(await roots.resolve('models', './sub//b.bin')).toMatchObject({ relPath: 'sub/b.bin', absPath: join(root, 'sub', 'b.bin'), kind: 'file' });
-    expect(await roots.resolve('models', 'link-in.bin')).toMatchObject({ relPath: 'link-in.bin', absPath: join(root, 'a.bin'), exists: true });
-    expect(await roots.resolve('linked', 'sub/b.bin')).toMatchObject({ absPath: join(root, 'sub', 'b.bin'), exists: true });
-    expect(await roots.resolve('models', 'new/folder/file.bin')).toMatchObject({ relPath: 'new/folder/file.bin', absPath: join(root, 'new', 'folder', 'file.bin'), exists: false, kind: null });
+    expect(await roots.resolve('models', 'a.bin')).toEqual({
+      root: 'models',
+      relPath: 'a.bin',
+      absPath: join(root, 'a.bin'),
+      exists: true,
+      kind: 'file',
+    });
+    expect(await roots.resolve('models', './sub//b.bin')).toMatchObject({
+      relPath: 'sub/b.bin',
+      absPath: join(root, 'sub', 'b.bin'),
+      kind: 'file',
+    });
+    expect(await roots.resolve('models', 'link-in.bin')).toMatchObject({
+      relPath: 'link-in.bin',
+      absPath: join(root, 'a.bin'),
+      exists: true,
+    });
+    expect(await roots.resolve('linked', 'sub/b.bin')).toMatchObject({
+      absPath: join(root, 'sub', 'b.bin'),
+      exists: true,
+    });
+    expect(await roots.resolve('models', 'new/folder/file.bin')).toMatchObject({
+      relPath: 'new/folder/file.bin',
+      absPath: join(root, 'new', 'folder', 'file.bin'),
+      exists: false,
+      kind: null,
+    });
   });
 
   it('refuses `..` segments, wherever they are and however they are separated', async () => {
-    for (const p of ['../outside/secret.txt', '../../etc/passwd', 'sub/../../outside/secret.txt', 'sub/../a.bin', '..', '..\\outside\\secret.txt', 'sub\\..\\..\\outside', './../outside']) {
+    for (const p of [
+      '../outside/secret.txt',
+      '../../etc/passwd',
+      'sub/../../outside/secret.txt',
+      'sub/../a.bin',
+      '..',
+      '..\\outside\\secret.txt',
+      'sub\\..\\..\\outside',
+      './../outside',
+    ]) {
       await refused(roots.resolve('models', p), 'path_outside_root');
     }
   });
 
   it('refuses percent-encoded traversal once decoded (the HTTP layer decodes), and keeps double-encoded names literal inside the root', async () => {
-    for (const encoded of ['..%2Foutside%2Fsecret.txt', '%2e%2e/outside/secret.txt', '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd', '..%5Coutside%5Csecret.txt', 'sub%2F..%2F..%2Foutside', '%2Fetc%2Fpasswd']) {
+    for (const encoded of [
+      '..%2Foutside%2Fsecret.txt',
+      '%2e%2e/outside/secret.txt',
+      '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd',
+      '..%5Coutside%5Csecret.txt',
+      'sub%2F..%2F..%2Foutside',
+      '%2Fetc%2Fpasswd',
+    ]) {
       await refused(roots.resolve('models', decodeURIComponent(encoded)), 'path_outside_root');
     }
     const once = decodeURIComponent('%252e%252e%252foutside'); // '%2e%2e%2foutside': a literal (odd) file name
@@ -73,11 +117,24 @@ describe('FileRoots.resolve (ASSET-3)', () => {
   });
 
   it('refuses absolute paths outside the root (a sibling sharing the prefix too) and accepts absolute paths inside it', async () => {
-    for (const p of [join(tmp, 'outside', 'secret.txt'), '/etc/passwd', join(tmp, 'rootx', 'evil.txt'), tmp, 'C:\\Windows\\system32\\config', 'c:/x']) {
+    for (const p of [
+      join(tmp, 'outside', 'secret.txt'),
+      '/etc/passwd',
+      join(tmp, 'rootx', 'evil.txt'),
+      tmp,
+      'C:\\Windows\\system32\\config',
+      'c:/x',
+    ]) {
       await refused(roots.resolve('models', p), 'path_outside_root');
     }
-    expect(await roots.resolve('models', join(root, 'sub', 'b.bin'))).toMatchObject({ relPath: 'sub/b.bin', exists: true });
-    expect(await roots.resolve('linked', join(tmp, 'root-link', 'a.bin'))).toMatchObject({ relPath: 'a.bin', exists: true });
+    expect(await roots.resolve('models', join(root, 'sub', 'b.bin'))).toMatchObject({
+      relPath: 'sub/b.bin',
+      exists: true,
+    });
+    expect(await roots.resolve('linked', join(tmp, 'root-link', 'a.bin'))).toMatchObject({
+      relPath: 'a.bin',
+      exists: true,
+    });
   });
 
   it('refuses a file symlink and a folder symlink that leave the root, also for files that do not exist yet', async () => {
@@ -121,7 +178,11 @@ describe('FileRoots.resolve (ASSET-3)', () => {
     await refused(r.resolve('gone', 'a'), 'not_found');
     expect((await r.listAll()).entries).toEqual([]);
     expect(() => new FileRoots({ 'bad/name': tmp })).toThrow(/file root name/);
-    expect(fileRootsFromConfig({ models: { config_dir: root, shared_dir: '', startup_model: '', stt_selector: 'auto' } }).names()).toEqual(['models']);
+    expect(
+      fileRootsFromConfig({
+        models: { config_dir: root, shared_dir: '', startup_model: '', stt_selector: 'auto' },
+      }).names(),
+    ).toEqual(['models']);
   });
 });
 
@@ -131,7 +192,8 @@ describe('FileRoots.list (ASSET-3)', () => {
     expect(inv.truncated).toBe(false);
     expect(inv.entries.map((e) => e.path)).toEqual(['a.bin', 'deep/shallow.bin', 'link-in.bin', 'sub/b.bin']);
     expect(inv.entries[0]).toEqual({ root: 'models', path: 'a.bin', size: 4, mtimeMs: expect.any(Number) });
-    for (const e of inv.entries) expect((await roots.resolve('models', e.path)).absPath.startsWith(root + '/')).toBe(true);
+    for (const e of inv.entries)
+      expect((await roots.resolve('models', e.path)).absPath.startsWith(root + '/')).toBe(true);
     const all = JSON.stringify(await roots.listAll());
     expect(all).not.toContain('secret');
     expect(all).not.toContain('evil');
@@ -139,12 +201,22 @@ describe('FileRoots.list (ASSET-3)', () => {
   });
 
   it('is bounded in depth and count', async () => {
-    expect((await roots.list('models', { maxDepth: 20 })).entries.map((e) => e.path)).toContain('deep/d0/d1/d2/d3/d4/d5/d6/d7/d8/d9/too-deep.bin');
+    expect((await roots.list('models', { maxDepth: 20 })).entries.map((e) => e.path)).toContain(
+      'deep/d0/d1/d2/d3/d4/d5/d6/d7/d8/d9/too-deep.bin',
+    );
     expect((await roots.list('models', { maxDepth: 1 })).entries.map((e) => e.path)).toEqual(['a.bin', 'link-in.bin']);
-    expect(await roots.list('models', { maxEntries: 2 })).toMatchObject({ truncated: true, entries: [{ path: 'a.bin' }, { path: 'deep/shallow.bin' }] });
+    expect(await roots.list('models', { maxEntries: 2 })).toMatchObject({
+      truncated: true,
+      entries: [{ path: 'a.bin' }, { path: 'deep/shallow.bin' }],
+    });
   });
 
   it('lists a symlinked root by its own relative names', async () => {
-    expect((await roots.list('linked')).entries.map((e) => `${e.root}:${e.path}`)).toEqual(['linked:a.bin', 'linked:deep/shallow.bin', 'linked:link-in.bin', 'linked:sub/b.bin']);
+    expect((await roots.list('linked')).entries.map((e) => `${e.root}:${e.path}`)).toEqual([
+      'linked:a.bin',
+      'linked:deep/shallow.bin',
+      'linked:link-in.bin',
+      'linked:sub/b.bin',
+    ]);
   });
 });

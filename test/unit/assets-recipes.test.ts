@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AssetError, checkRecipe, parseRecipe, recipeLoadPlan, RecipeStore, routeRecipe, type Recipe } from '../../src-router/cluster/assets';
+import {
+  AssetError,
+  checkRecipe,
+  parseRecipe,
+  type Recipe,
+  RecipeStore,
+  recipeLoadPlan,
+  routeRecipe,
+} from '../../src-router/cluster/assets';
 import { openStore } from '../../src-router/store';
 
 const recipe: Recipe = {
@@ -35,22 +43,45 @@ describe('recipe schema (ASSET-4)', () => {
   });
 
   it('is strict and names the bad field', () => {
-    expect(codeOf(() => parseRecipe({ ...recipe, extra: 1 }))).toMatchObject({ code: 'invalid_recipe', status: 400, message: 'unknown key "extra"' });
-    expect(codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], path: '/etc/passwd' }] }))).toMatchObject({ param: 'components.0' });
-    expect(codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], role: 'telepathy' }] }))).toMatchObject({ param: 'components.0.role' });
-    expect(codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], backend: 'nope' }] }))).toMatchObject({ param: 'components.0.backend' });
-    expect(codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], nodeId: '../x' }] }))).toMatchObject({ param: 'components.0.nodeId' });
-    expect(codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], model: '' }] }))).toMatchObject({ param: 'components.0.model' });
+    expect(codeOf(() => parseRecipe({ ...recipe, extra: 1 }))).toMatchObject({
+      code: 'invalid_recipe',
+      status: 400,
+      message: 'unknown key "extra"',
+    });
+    expect(
+      codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], path: '/etc/passwd' }] })),
+    ).toMatchObject({ param: 'components.0' });
+    expect(
+      codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], role: 'telepathy' }] })),
+    ).toMatchObject({ param: 'components.0.role' });
+    expect(
+      codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], backend: 'nope' }] })),
+    ).toMatchObject({ param: 'components.0.backend' });
+    expect(
+      codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], nodeId: '../x' }] })),
+    ).toMatchObject({ param: 'components.0.nodeId' });
+    expect(
+      codeOf(() => parseRecipe({ ...recipe, components: [{ ...recipe.components[0], model: '' }] })),
+    ).toMatchObject({ param: 'components.0.model' });
     expect(codeOf(() => parseRecipe({ ...recipe, components: [] }))).toMatchObject({ param: 'components' });
     expect(codeOf(() => parseRecipe({ components: recipe.components }))).toMatchObject({ param: 'name' });
-    for (const name of ['', ' studio', 'studio ', 'a\nb', 'x\u0000y']) expect(codeOf(() => parseRecipe({ ...recipe, name })).param).toBe('name');
+    for (const name of ['', ' studio', 'studio ', 'a\nb', 'x\u0000y'])
+      expect(codeOf(() => parseRecipe({ ...recipe, name })).param).toBe('name');
     expect(parseRecipe({ ...recipe, name: 'org/studio:v1 beta' }).name).toBe('org/studio:v1 beta');
   });
 
   it('allows one owner per role and backend family', () => {
-    const dup = { ...recipe, components: [...recipe.components, { role: 'text', nodeId: 'gpu-b', model: 'other', backend: 'llama-server' }] };
+    const dup = {
+      ...recipe,
+      components: [...recipe.components, { role: 'text', nodeId: 'gpu-b', model: 'other', backend: 'llama-server' }],
+    };
     expect(codeOf(() => parseRecipe(dup))).toMatchObject({ code: 'invalid_recipe', param: 'components.4' });
-    expect(parseRecipe({ ...recipe, components: [...recipe.components, { role: 'text', nodeId: 'gpu-b', model: 'other', backend: 'vllm' }] }).components).toHaveLength(5);
+    expect(
+      parseRecipe({
+        ...recipe,
+        components: [...recipe.components, { role: 'text', nodeId: 'gpu-b', model: 'other', backend: 'vllm' }],
+      }).components,
+    ).toHaveLength(5);
   });
 });
 
@@ -59,18 +90,26 @@ describe('routeRecipe (ASSET-4)', () => {
     expect(routeRecipe(recipe, 'chat')).toEqual({ component: recipe.components[0], index: 0 });
     expect(routeRecipe(recipe, 'completion').component.nodeId).toBe('gpu-a');
     expect(routeRecipe(recipe, 'image').component).toMatchObject({ nodeId: 'gpu-b', model: 'sdxl' });
-    expect(routeRecipe(recipe, 'transcription').component).toMatchObject({ nodeId: 'cpu-c', backend: 'whisper-server' });
+    expect(routeRecipe(recipe, 'transcription').component).toMatchObject({
+      nodeId: 'cpu-c',
+      backend: 'whisper-server',
+    });
     expect(routeRecipe(recipe, { capabilities: ['multimodal'] }).index).toBe(3);
   });
 
   it('embedding prefers an embedding component and falls back to text', () => {
     expect(routeRecipe(recipe, 'embedding').component.role).toBe('text');
-    const withEmb = parseRecipe({ ...recipe, components: [...recipe.components, { role: 'embedding', nodeId: 'cpu-c', model: 'bge', backend: 'llama-server' }] });
+    const withEmb = parseRecipe({
+      ...recipe,
+      components: [...recipe.components, { role: 'embedding', nodeId: 'cpu-c', model: 'bge', backend: 'llama-server' }],
+    });
     expect(routeRecipe(withEmb, 'embedding').component).toMatchObject({ nodeId: 'cpu-c', model: 'bge' });
   });
 
   it('honours the backend family the request shape needs', () => {
-    expect(routeRecipe(recipe, { capabilities: ['image'], backends: ['sd-server', 'sim'] }).component.model).toBe('sdxl');
+    expect(routeRecipe(recipe, { capabilities: ['image'], backends: ['sd-server', 'sim'] }).component.model).toBe(
+      'sdxl',
+    );
     const e = codeOf(() => routeRecipe(recipe, { capabilities: ['image'], backends: ['koboldcpp'] }));
     expect(e).toMatchObject({ code: 'recipe_component_missing', status: 400 });
     expect(e.message).toContain("recipe 'studio' has no image with backend koboldcpp component");
@@ -78,8 +117,14 @@ describe('routeRecipe (ASSET-4)', () => {
   });
 
   it('checks availability, takes the next owner in recipe order, and says which component is down', () => {
-    const two = parseRecipe({ ...recipe, components: [...recipe.components, { role: 'text', nodeId: 'gpu-b', model: 'mistral', backend: 'vllm' }] });
-    expect(routeRecipe(two, 'chat', (c) => c.nodeId !== 'gpu-a').component).toMatchObject({ nodeId: 'gpu-b', model: 'mistral' });
+    const two = parseRecipe({
+      ...recipe,
+      components: [...recipe.components, { role: 'text', nodeId: 'gpu-b', model: 'mistral', backend: 'vllm' }],
+    });
+    expect(routeRecipe(two, 'chat', (c) => c.nodeId !== 'gpu-a').component).toMatchObject({
+      nodeId: 'gpu-b',
+      model: 'mistral',
+    });
     const down = codeOf(() => routeRecipe(recipe, 'image', (c) => c.nodeId !== 'gpu-b'));
     expect(down).toMatchObject({ code: 'recipe_component_unavailable', status: 503 });
     expect(down.message).toContain('sdxl on gpu-b');
@@ -87,7 +132,10 @@ describe('routeRecipe (ASSET-4)', () => {
 
   it('a recipe without the needed role is a clear error', () => {
     const textOnly = parseRecipe({ name: 't', components: [recipe.components[0]] });
-    expect(codeOf(() => routeRecipe(textOnly, 'transcription'))).toMatchObject({ code: 'recipe_component_missing', message: "recipe 't' has no transcription component (it has: text/llama-server)" });
+    expect(codeOf(() => routeRecipe(textOnly, 'transcription'))).toMatchObject({
+      code: 'recipe_component_missing',
+      message: "recipe 't' has no transcription component (it has: text/llama-server)",
+    });
   });
 });
 
@@ -109,10 +157,24 @@ describe('recipeLoadPlan and checkRecipe (ASSET-4)', () => {
         { nodeId: 'gpu-b', models: [{ localId: 'sdxl', backend: 'koboldcpp', capabilities: ['image'] }] },
       ],
     });
-    expect(problems.map((p) => p.path)).toEqual(['name', 'components.1.backend', 'components.2.nodeId', 'components.2.nodeId', 'components.3.role']);
+    expect(problems.map((p) => p.path)).toEqual([
+      'name',
+      'components.1.backend',
+      'components.2.nodeId',
+      'components.2.nodeId',
+      'components.3.role',
+    ]);
     expect(problems[3].message).toBe("no node 'cpu-c' in this cluster");
-    expect(checkRecipe(parseRecipe({ name: 'ok', components: [recipe.components[0]] }), { nodes: [{ nodeId: 'gpu-a', models: [{ localId: 'qwen-7b', backend: 'llama-server', capabilities: ['text'] }] }] })).toEqual([]);
-    expect(checkRecipe(parseRecipe({ name: 'ok', components: [recipe.components[0]] }), { nodes: [{ nodeId: 'gpu-a', models: [] }] })).toEqual([{ path: 'components.0.model', message: "node 'gpu-a' has no model 'qwen-7b'" }]);
+    expect(
+      checkRecipe(parseRecipe({ name: 'ok', components: [recipe.components[0]] }), {
+        nodes: [{ nodeId: 'gpu-a', models: [{ localId: 'qwen-7b', backend: 'llama-server', capabilities: ['text'] }] }],
+      }),
+    ).toEqual([]);
+    expect(
+      checkRecipe(parseRecipe({ name: 'ok', components: [recipe.components[0]] }), {
+        nodes: [{ nodeId: 'gpu-a', models: [] }],
+      }),
+    ).toEqual([{ path: 'components.0.model', message: "node 'gpu-a' has no model 'qwen-7b'" }]);
   });
 });
 
@@ -131,12 +193,18 @@ describe('RecipeStore (ASSET-1)', () => {
     expect(store.get('studio')).toEqual({ ...smaller, updatedAt: 1001 });
     expect(store.get('missing')).toBeUndefined();
     expect(codeOf(() => store.require('missing'))).toMatchObject({ code: 'recipe_not_found', status: 404 });
-    expect(codeOf(() => store.put({ name: 'bad', components: [{ role: 'text' }] }))).toMatchObject({ code: 'invalid_recipe' });
+    expect(codeOf(() => store.put({ name: 'bad', components: [{ role: 'text' }] }))).toMatchObject({
+      code: 'invalid_recipe',
+    });
     expect(store.get('bad')).toBeUndefined();
     expect(store.delete('alpha')).toBe(true);
     expect(store.delete('alpha')).toBe(false);
     // A row edited by hand into something invalid is skipped, never routed.
-    db.prepare('INSERT INTO recipes (name, definition, updated_at) VALUES (?, ?, ?)').run('broken', '{"components":[{"role":"text"}]}', 1);
+    db.prepare('INSERT INTO recipes (name, definition, updated_at) VALUES (?, ?, ?)').run(
+      'broken',
+      '{"components":[{"role":"text"}]}',
+      1,
+    );
     db.prepare('INSERT INTO recipes (name, definition, updated_at) VALUES (?, ?, ?)').run('garbage', 'not json', 1);
     expect(store.list().map((r) => r.name)).toEqual(['studio']);
     expect(store.get('broken')).toBeUndefined();

@@ -1,9 +1,20 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ASSET_CHUNK_BYTES, AssetBindingStore, AssetError, AssetIndex, assetResponseHead, FileRoots, normalizeSha256, openAssetRead, parseRangeHeader, safeAssetFileName } from '../../src-router/cluster/assets';
+import {
+  ASSET_CHUNK_BYTES,
+  AssetBindingStore,
+  AssetError,
+  AssetIndex,
+  assetResponseHead,
+  FileRoots,
+  normalizeSha256,
+  openAssetRead,
+  parseRangeHeader,
+  safeAssetFileName,
+} from '../../src-router/cluster/assets';
 import { ModelHashCache, openStore } from '../../src-router/store';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -30,8 +41,14 @@ describe('transfer helpers (ASSET-2)', () => {
 
   it('answers 200 with the length or 206 with the content range', () => {
     const h = 'a'.repeat(64);
-    expect(assetResponseHead({ sha256: h, size: 100 })).toEqual({ status: 200, headers: expect.objectContaining({ 'content-length': '100', 'accept-ranges': 'bytes', 'x-asset-sha256': h }) });
-    expect(assetResponseHead({ sha256: h, size: 100 }, { start: 10, end: 99 }).headers).toMatchObject({ 'content-length': '90', 'content-range': 'bytes 10-99/100' });
+    expect(assetResponseHead({ sha256: h, size: 100 })).toEqual({
+      status: 200,
+      headers: expect.objectContaining({ 'content-length': '100', 'accept-ranges': 'bytes', 'x-asset-sha256': h }),
+    });
+    expect(assetResponseHead({ sha256: h, size: 100 }, { start: 10, end: 99 }).headers).toMatchObject({
+      'content-length': '90',
+      'content-range': 'bytes 10-99/100',
+    });
   });
 
   it('chooses local file names itself: a peer name is a hint, never a path', () => {
@@ -39,7 +56,8 @@ describe('transfer helpers (ASSET-2)', () => {
     expect(safeAssetFileName('../../etc/passwd', h)).toBe('passwd');
     expect(safeAssetFileName('C:\\models\\llama 3.gguf', h)).toBe('llama_3.gguf');
     expect(safeAssetFileName('.bashrc', h)).toBe('bashrc');
-    for (const s of ['..', '.', '', null, undefined, 'dir/', '\0']) expect(safeAssetFileName(s, h)).toMatch(/^(abababababababab\.bin|_)$/);
+    for (const s of ['..', '.', '', null, undefined, 'dir/', '\0'])
+      expect(safeAssetFileName(s, h)).toMatch(/^(abababababababab\.bin|_)$/);
     expect(safeAssetFileName('x\u0000y.bin', h)).toBe('x_y.bin');
     expect(() => normalizeSha256('../etc')).toThrow(AssetError);
     expect(normalizeSha256('AB'.repeat(32))).toBe(h);
@@ -73,8 +91,14 @@ describe('asset index and openAssetRead (ASSET-2/3)', () => {
     expect(await index.find(sha('weights-1'))).toBeUndefined();
     t += 10_000;
     expect((await index.find(sha('weights-2!')))?.size).toBe(10);
-    await expect(openAssetRead(roots, cache, sha('nothing'), index)).rejects.toMatchObject({ code: 'not_found', status: 404 });
-    await expect(openAssetRead(roots, cache, 'not-a-hash', index)).rejects.toMatchObject({ code: 'invalid_hash', status: 400 });
+    await expect(openAssetRead(roots, cache, sha('nothing'), index)).rejects.toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
+    await expect(openAssetRead(roots, cache, 'not-a-hash', index)).rejects.toMatchObject({
+      code: 'invalid_hash',
+      status: 400,
+    });
     db.close();
   });
 
@@ -86,7 +110,9 @@ describe('asset index and openAssetRead (ASSET-2/3)', () => {
     b.record({ reference: 'm', sha256: h, fromNode: 'n1', path: '/a', result: 'bound', reason: null });
     b.record({ reference: 'm', sha256: h, fromNode: 'n1', path: null, result: 'rejected', reason: 'hash_mismatch: …' });
     expect(b.list().map((r) => r.result)).toEqual(['rejected', 'bound']);
-    expect(b.list({ result: 'bound' })).toEqual([{ id: 1, at: 1, reference: 'm', sha256: h, fromNode: 'n1', path: '/a', result: 'bound', reason: null }]);
+    expect(b.list({ result: 'bound' })).toEqual([
+      { id: 1, at: 1, reference: 'm', sha256: h, fromNode: 'n1', path: '/a', result: 'bound', reason: null },
+    ]);
     expect(b.current(h)?.path).toBe('/a');
     expect(b.current(sha('y'))).toBeUndefined();
     db.close();

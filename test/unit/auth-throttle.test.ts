@@ -19,13 +19,19 @@ async function app(throttle: AuthThrottle) {
 }
 
 const call = (a: Awaited<ReturnType<typeof app>>, token: string | null, remoteAddress: string) =>
-  a.inject({ method: 'GET', url: '/x', remoteAddress, headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+  a.inject({
+    method: 'GET',
+    url: '/x',
+    remoteAddress,
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  });
 
 describe('issue #26 item 11: repeated wrong tokens from one address are slowed', () => {
   it('issue #26 item 11: the 11th wrong token within the window is a 429 with Retry-After, for any token, until the window passes', async () => {
     let now = 1_000_000;
     const a = await app(new AuthThrottle({ maxFailures: 10, windowMs: 60_000, maxClients: 100, now: () => now }));
-    for (let i = 0; i < 10; i++) expect((await call(a, `guess-${i}-0123456789abcdef`, '203.0.113.7')).statusCode).toBe(401);
+    for (let i = 0; i < 10; i++)
+      expect((await call(a, `guess-${i}-0123456789abcdef`, '203.0.113.7')).statusCode).toBe(401);
     now += 15_000;
     const refused = await call(a, 'guess-10-0123456789abcdef', '203.0.113.7');
     expect(refused.statusCode).toBe(429);

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { affine, clusterLowerBound, optimalCluster, optimalSplit, ownerAloneMs, type ClusterJob, type JobCosts } from '../../src-router/bench/lending-optimum';
+import {
+  affine,
+  type ClusterJob,
+  clusterLowerBound,
+  type JobCosts,
+  optimalCluster,
+  optimalSplit,
+  ownerAloneMs,
+} from '../../src-router/bench/lending-optimum';
 
 // The lending-scenarios baseline: the exact best split of a burst's discrete jobs, not K / (1/a + 1/b).
-const same = (n: number, ownerMs: number, helperMs: number): JobCosts[] => Array.from({ length: n }, () => ({ ownerMs, helperMs }));
+const same = (n: number, ownerMs: number, helperMs: number): JobCosts[] =>
+  Array.from({ length: n }, () => ({ ownerMs, helperMs }));
 
 describe('optimal split of a burst over owner and helper', () => {
   it('equal jobs: the best whole number of jobs, not the fluid bound', () => {
@@ -12,8 +21,11 @@ describe('optimal split of a burst over owner and helper', () => {
     expect(s.makespanMs).toBeCloseTo(1140, 6);
   });
 
-  it('the helper\'s load is paid once: a shallow burst is not worth it, a deep one is', () => {
-    expect(optimalSplit({ jobs: same(4, 100, 60), helperLoadMs: 400, pinned: 2 })).toMatchObject({ helperJobs: 0, makespanMs: 400 });
+  it("the helper's load is paid once: a shallow burst is not worth it, a deep one is", () => {
+    expect(optimalSplit({ jobs: same(4, 100, 60), helperLoadMs: 400, pinned: 2 })).toMatchObject({
+      helperJobs: 0,
+      makespanMs: 400,
+    });
     const deep = optimalSplit({ jobs: same(40, 100, 60), helperLoadMs: 400, pinned: 2 });
     expect(deep.helperJobs).toBeGreaterThan(0);
     expect(deep.makespanMs).toBeLessThan(ownerAloneMs(same(40, 100, 60)));
@@ -30,7 +42,10 @@ describe('optimal split of a burst over owner and helper', () => {
   });
 
   it('never worse than the owner alone; nothing to lend when everything is pinned', () => {
-    expect(optimalSplit({ jobs: same(6, 10, 1000), helperLoadMs: 0, pinned: 2 })).toMatchObject({ helperJobs: 0, makespanMs: 60 });
+    expect(optimalSplit({ jobs: same(6, 10, 1000), helperLoadMs: 0, pinned: 2 })).toMatchObject({
+      helperJobs: 0,
+      makespanMs: 60,
+    });
     expect(optimalSplit({ jobs: same(2, 10, 1), helperLoadMs: 0, pinned: 2 }).helperJobs).toBe(0);
   });
 });
@@ -42,7 +57,10 @@ const cjobs = (n: number, owner: number, releaseMs: number, costMs: (number | nu
 describe('optimal assignment over several nodes', () => {
   it('one owner and one helper: the same answer as the two-sided split', () => {
     const c = optimalCluster({ jobs: cjobs(30, 0, 0, [100, 60]), loadMs: [0, 0] })!;
-    expect(c.makespanMs).toBeCloseTo(optimalSplit({ jobs: same(30, 100, 60), helperLoadMs: 0, pinned: 2 }).makespanMs, 6);
+    expect(c.makespanMs).toBeCloseTo(
+      optimalSplit({ jobs: same(30, 100, 60), helperLoadMs: 0, pinned: 2 }).makespanMs,
+      6,
+    );
     expect(c.jobsOn).toEqual([11, 19]);
   });
 
@@ -53,7 +71,9 @@ describe('optimal assignment over several nodes', () => {
     expect(c.jobsOn.every((n) => n > 0)).toBe(true);
     // Brute force over every count split (jobs are equal, so counts decide), two pinned on the owner.
     let best = Infinity;
-    for (let s = 0; s <= 18; s++) for (let f = 0; s + f <= 18; f++) best = Math.min(best, Math.max((20 - s - f) * 640, s * 480, f ? 1500 + f * 160 : 0));
+    for (let s = 0; s <= 18; s++)
+      for (let f = 0; s + f <= 18; f++)
+        best = Math.min(best, Math.max((20 - s - f) * 640, s * 480, f ? 1500 + f * 160 : 0));
     expect(c.makespanMs).toBeCloseTo(best, 6);
   });
 
@@ -63,10 +83,11 @@ describe('optimal assignment over several nodes', () => {
     const c = optimalCluster({ jobs, loadMs: [0, 0, 0] })!;
     // Best: o1 keeps 2 (1000), h takes o1's 2 (500) then o2's 2 from 1000 (1500), o2 keeps 2 (2000); or better splits.
     let best = Infinity;
-    for (let a = 0; a <= 4; a++) for (let b = 0; b <= 4; b++) {
-      const h = a ? Math.max(a * 250, 1000) + b * 250 : 1000 + b * 250;
-      best = Math.min(best, Math.max((4 - a) * 500, 1000 + (4 - b) * 500, a + b ? (b ? h : a * 250) : 0));
-    }
+    for (let a = 0; a <= 4; a++)
+      for (let b = 0; b <= 4; b++) {
+        const h = a ? Math.max(a * 250, 1000) + b * 250 : 1000 + b * 250;
+        best = Math.min(best, Math.max((4 - a) * 500, 1000 + (4 - b) * 500, a + b ? (b ? h : a * 250) : 0));
+      }
     expect(c.makespanMs).toBeCloseTo(best, 6);
     expect(c.jobsOn[2]).toBeGreaterThan(0);
   });
@@ -82,7 +103,12 @@ describe('optimal assignment over several nodes', () => {
 
   it('gives up past the state cap, and the lower bound then never exceeds the optimum', () => {
     const tok = [4, 40, 12, 28, 8, 36, 20, 4, 32, 16, 24, 10];
-    const jobs = tok.map((w, i) => ({ releaseMs: i < 6 ? 0 : 300, owner: i < 6 ? 0 : 1, costMs: [i < 6 ? w * 10 : null, i < 6 ? null : w * 12, w * 7], pinned: false }));
+    const jobs = tok.map((w, i) => ({
+      releaseMs: i < 6 ? 0 : 300,
+      owner: i < 6 ? 0 : 1,
+      costMs: [i < 6 ? w * 10 : null, i < 6 ? null : w * 12, w * 7],
+      pinned: false,
+    }));
     expect(optimalCluster({ jobs, loadMs: [0, 0, 0], maxStates: 10 })).toBeNull();
     const exact = optimalCluster({ jobs, loadMs: [0, 0, 0] })!;
     const lb = clusterLowerBound({ jobs, loadMs: [0, 0, 0] });

@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { parseModelConfig } from '../../src-router/config';
 import { notRunRow, realExtra, realModel, report } from '../../src-router/bench/lending-scenarios';
+import { parseModelConfig } from '../../src-router/config';
 
 // The real-engines lending scenario has a row per engine kind; a llama-server that is not built gives a row saying
 // how to build it (the bench goes on), and the llama-server models run the bare `llama-server` a node resolves.
 
 describe('real-engines bench rows', () => {
   it('a missing llama-server is a "not run" row naming the build command, not a failure', () => {
-    const row = notRunRow('llama-server', 'llama-server not on PATH and not built: run routerdesk engines build --only llama-server');
-    expect(row).toMatchObject({ benchmark: 'lending-scenarios', scenario: 'real-engines', engine: 'llama-server', makespan_ms: null });
+    const row = notRunRow(
+      'llama-server',
+      'llama-server not on PATH and not built: run routerdesk engines build --only llama-server',
+    );
+    expect(row).toMatchObject({
+      benchmark: 'lending-scenarios',
+      scenario: 'real-engines',
+      engine: 'llama-server',
+      makespan_ms: null,
+    });
     const result = report([row]);
     expect(result.json).toEqual([row]);
     expect(result.tables[0]!.rows[0]![0]).toBe('real-engines (llama-server)');

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { selectBenchmarks, tableRows } from '../../src-router/bench/runner';
-import { cellText, DASH, formatDuration, formatNumber, formatRatio, median, percentile, ratio, renderTable, width } from '../../src-router/bench/table';
+import {
+  cellText,
+  DASH,
+  formatDuration,
+  formatNumber,
+  formatRatio,
+  median,
+  percentile,
+  ratio,
+  renderTable,
+  width,
+} from '../../src-router/bench/table';
 
 describe('ratio formatting', () => {
   it('prints two decimals below 10, one below 100, none above, with ×', () => {
@@ -105,18 +116,50 @@ describe('table rendering', () => {
 
 describe('benchmark selection', () => {
   it('runs all by default, the named ones (flag repeated or comma-separated) in table order, refuses unknown names', () => {
-    expect(selectBenchmarks(undefined).map((b) => b.name)).toEqual(['proxy-overhead', 'lending-makespan', 'lending-scenarios', 'faults', 'planner-scale', 'decision-log', 'lending-log', 'timeline-layout', 'replay-load']);
-    expect(selectBenchmarks(['decision-log,planner-scale']).map((b) => b.name)).toEqual(['planner-scale', 'decision-log']);
-    expect(selectBenchmarks(['planner-scale', 'proxy-overhead']).map((b) => b.name)).toEqual(['proxy-overhead', 'planner-scale']);
+    expect(selectBenchmarks(undefined).map((b) => b.name)).toEqual([
+      'proxy-overhead',
+      'lending-makespan',
+      'lending-scenarios',
+      'faults',
+      'planner-scale',
+      'decision-log',
+      'lending-log',
+      'timeline-layout',
+      'replay-load',
+    ]);
+    expect(selectBenchmarks(['decision-log,planner-scale']).map((b) => b.name)).toEqual([
+      'planner-scale',
+      'decision-log',
+    ]);
+    expect(selectBenchmarks(['planner-scale', 'proxy-overhead']).map((b) => b.name)).toEqual([
+      'proxy-overhead',
+      'planner-scale',
+    ]);
     expect(() => selectBenchmarks(['nope'])).toThrow(/unknown benchmark nope/);
   });
 });
 
 describe('--json rows of a benchmark without rows of its own', () => {
   it('one object per table row: first column as the scenario, numbers as numbers, the dash as null', () => {
-    const rows = tableRows('planner-scale', [{ title: 't', columns: ['nodes', 'µs per decision', { header: 'ratio' }, 'note'], rows: [['2 nodes', '1,234.5', '1.50×', '—'], ['10 nodes', 7, null, 'ok']] }]);
+    const rows = tableRows('planner-scale', [
+      {
+        title: 't',
+        columns: ['nodes', 'µs per decision', { header: 'ratio' }, 'note'],
+        rows: [
+          ['2 nodes', '1,234.5', '1.50×', '—'],
+          ['10 nodes', 7, null, 'ok'],
+        ],
+      },
+    ]);
     expect(rows).toEqual([
-      { benchmark: 'planner-scale', scenario: '2 nodes', table: 't', 'µs per decision': 1234.5, ratio: 1.5, note: null },
+      {
+        benchmark: 'planner-scale',
+        scenario: '2 nodes',
+        table: 't',
+        'µs per decision': 1234.5,
+        ratio: 1.5,
+        note: null,
+      },
       { benchmark: 'planner-scale', scenario: '10 nodes', table: 't', 'µs per decision': 7, ratio: null, note: 'ok' },
     ]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseWrk } from '../../src-router/bench/wrk';
 import { nginxConfig } from '../../src-router/bench/nginx';
 import { REFERENCE_ANSWER, REFERENCE_STREAM } from '../../src-router/bench/proxy-wrk';
+import { parseWrk } from '../../src-router/bench/wrk';
 
 // issue #14: the bench reads wrk's report (as Debian's wrk 4 prints it) and runs nginx as the reference upstream.
 const report = `Running 2s test @ http://127.0.0.1:18181/v1/chat/completions
@@ -19,7 +19,7 @@ Requests/sec:  25118.86
 Transfer/sec:      9.82MB
 `;
 
-describe('the bench\'s wrk and nginx parts', () => {
+describe("the bench's wrk and nginx parts", () => {
   it('reads requests, req/s and the p50 / p90 latencies in ms, whatever unit wrk chose', () => {
     const r = parseWrk(report)!;
     expect(r.requests).toBe(27626);
@@ -45,6 +45,14 @@ describe('the bench\'s wrk and nginx parts', () => {
     const conf = nginxConfig('/tmp/x', 8080, { answer: REFERENCE_STREAM, type: 'text/event-stream' });
     expect(conf).toContain('default_type text/event-stream;');
     expect(conf).toContain(`return 200 '${REFERENCE_STREAM}';`);
-    expect(REFERENCE_STREAM.split('\n\n').filter(Boolean).map((e) => e.slice('data: '.length))).toEqual([expect.stringContaining('"content":"hello"'), expect.stringContaining('"finish_reason":"stop"'), '[DONE]']);
+    expect(
+      REFERENCE_STREAM.split('\n\n')
+        .filter(Boolean)
+        .map((e) => e.slice('data: '.length)),
+    ).toEqual([
+      expect.stringContaining('"content":"hello"'),
+      expect.stringContaining('"finish_reason":"stop"'),
+      '[DONE]',
+    ]);
   });
 });

@@ -56,7 +56,7 @@ describe('CallEnd', () => {
     expect(hook).not.toHaveBeenCalled();
   });
 
-  it('once cleared, a cancel changes nothing either: its hooks (the call\'s abort) do not run', () => {
+  it("once cleared, a cancel changes nothing either: its hooks (the call's abort) do not run", () => {
     const end = new CallEnd(undefined, 1_000);
     const hook = vi.fn();
     end.onEnd(hook);

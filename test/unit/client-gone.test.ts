@@ -1,8 +1,8 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FastifyReply } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientGone } from '../../src-router/http/client-gone';
-import type { FastifyReply } from 'fastify';
 
 // Issue #14: a request's client going away, told by one listener on the real response; an AbortSignal only on demand.
 // A real loopback server and client: the client leaves (its socket destroyed) or is answered.

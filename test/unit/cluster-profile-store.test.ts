@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { keychainSealer, type SafeStorageLike } from '../../src-main/keychain-sealer';
 import { ProfileStore } from '../../src-router/cluster/profiles/profile-store';
 import { openStore } from '../../src-router/store';
-import { keychainSealer, type SafeStorageLike } from '../../src-main/keychain-sealer';
 import { tempDir } from '../support/node-harness';
 
 // UI-5: profiles keep their tokens sealed at rest; the token comes out only to call the remote.

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { adapterFor, expandCommand } from '../../src-router/engines';
 import { parseModelConfig } from '../../src-router/config';
+import { adapterFor, expandCommand } from '../../src-router/engines';
 
 describe('command templates', () => {
   it('splits words, honours quotes and escapes, fills placeholders', () => {
-    expect(expandCommand(`llama-server --port \${PORT} -m "\${MODEL}" --alias '\${ALIAS}' --x a\\ b`, { PORT: 9001, MODEL: '/m/my model.gguf', ALIAS: 'tiny' }))
-      .toEqual(['llama-server', '--port', '9001', '-m', '/m/my model.gguf', '--alias', 'tiny', '--x', 'a b']);
+    expect(
+      expandCommand(`llama-server --port \${PORT} -m "\${MODEL}" --alias '\${ALIAS}' --x a\\ b`, {
+        PORT: 9001,
+        MODEL: '/m/my model.gguf',
+        ALIAS: 'tiny',
+      }),
+    ).toEqual(['llama-server', '--port', '9001', '-m', '/m/my model.gguf', '--alias', 'tiny', '--x', 'a b']);
   });
 
   it('refuses a placeholder without a value and an unclosed quote', () => {
@@ -16,26 +21,72 @@ describe('command templates', () => {
 
 describe('engine adapters', () => {
   const cfg = (raw: Record<string, unknown>) => parseModelConfig({ name: 'm', ...raw }, 'm.yaml', '/models');
-  const ctx = { host: '127.0.0.1', port: 9100, localId: 'm-local', cli: { node: '/usr/bin/node', script: '/app/out/main/cli.js' } };
+  const ctx = {
+    host: '127.0.0.1',
+    port: 9100,
+    localId: 'm-local',
+    cli: { node: '/usr/bin/node', script: '/app/out/main/cli.js' },
+  };
 
   it('puts each family in its lane (HEALTH-3)', () => {
     expect(adapterFor(cfg({ backend: 'llama-server', model: 'a.gguf' }), 'llama_sdcpp').lane).toBe('text');
     expect(adapterFor(cfg({ backend: 'vllm', model: 'x' }), 'llama_sdcpp').lane).toBe('text');
-    expect(adapterFor(cfg({ backend: 'sd-server', capabilities: ['image'], model: 'a' }), 'llama_sdcpp').lane).toBe('image');
-    expect(adapterFor(cfg({ backend: 'whisper-server', capabilities: ['transcription'], model: 'a' }), 'llama_sdcpp').lane).toBe('whisper');
+    expect(adapterFor(cfg({ backend: 'sd-server', capabilities: ['image'], model: 'a' }), 'llama_sdcpp').lane).toBe(
+      'image',
+    );
+    expect(
+      adapterFor(cfg({ backend: 'whisper-server', capabilities: ['transcription'], model: 'a' }), 'llama_sdcpp').lane,
+    ).toBe('whisper');
     expect(adapterFor(cfg({ backend: 'koboldcpp', model: 'a' }), 'kobold').lane).toBe('shared');
-    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['video'] }), 'llama_sdcpp')).toMatchObject({ lane: 'image', shape: 'sd-server' });
-    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['transcription'] }), 'llama_sdcpp')).toMatchObject({ lane: 'whisper', shape: 'whisper-server' });
-    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['image'] }), 'kobold')).toMatchObject({ lane: 'shared', shape: 'koboldcpp', healthPath: '/api/extra/version' });
+    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['video'] }), 'llama_sdcpp')).toMatchObject({
+      lane: 'image',
+      shape: 'sd-server',
+    });
+    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['transcription'] }), 'llama_sdcpp')).toMatchObject({
+      lane: 'whisper',
+      shape: 'whisper-server',
+    });
+    expect(adapterFor(cfg({ backend: 'sim', capabilities: ['image'] }), 'kobold')).toMatchObject({
+      lane: 'shared',
+      shape: 'koboldcpp',
+      healthPath: '/api/extra/version',
+    });
   });
 
   it('launches external engines from the default or the configured template', () => {
     const a = adapterFor(cfg({ backend: 'llama-server', model: 'a.gguf', contextsize: 2048 }), 'llama_sdcpp');
     expect(a.launch(cfg({ backend: 'llama-server', model: 'a.gguf', contextsize: 2048 }), ctx)).toEqual({
-      command: 'llama-server', args: ['--host', '127.0.0.1', '--port', '9100', '-m', '/models/a.gguf', '--alias', 'm-local', '-c', '2048', '-np', '1', '--metrics', '--slots', '--jinja'], env: {},
+      command: 'llama-server',
+      args: [
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '9100',
+        '-m',
+        '/models/a.gguf',
+        '--alias',
+        'm-local',
+        '-c',
+        '2048',
+        '-np',
+        '1',
+        '--metrics',
+        '--slots',
+        '--jinja',
+      ],
+      env: {},
     });
-    const custom = cfg({ backend: 'whisper-server', model: 'w.bin', command: 'whisper-server --port ${PORT} -m ${MODEL} -t 4', env: { OMP_NUM_THREADS: '4' } });
-    expect(adapterFor(custom, 'llama_sdcpp').launch(custom, ctx)).toEqual({ command: 'whisper-server', args: ['--port', '9100', '-m', '/models/w.bin', '-t', '4'], env: { OMP_NUM_THREADS: '4' } });
+    const custom = cfg({
+      backend: 'whisper-server',
+      model: 'w.bin',
+      command: 'whisper-server --port ${PORT} -m ${MODEL} -t 4',
+      env: { OMP_NUM_THREADS: '4' },
+    });
+    expect(adapterFor(custom, 'llama_sdcpp').launch(custom, ctx)).toEqual({
+      command: 'whisper-server',
+      args: ['--port', '9100', '-m', '/models/w.bin', '-t', '4'],
+      env: { OMP_NUM_THREADS: '4' },
+    });
   });
 
   it('lets the node resolve the program a template names (the engines cache for a bare llama-server), and nothing else', () => {
@@ -57,10 +108,27 @@ describe('engine adapters', () => {
     const embedArgs = adapterFor(embed, 'llama_sdcpp').launch(embed, ctx).args;
     expect(embedArgs.slice(-6)).toEqual(['--metrics', '--slots', '--jinja', '--embeddings', '--pooling', 'mean']);
     // Only flags a current llama-server accepts (the reference capture was started with every one of them).
-    const accepted = new Set(['--host', '--port', '-m', '--alias', '-c', '-np', '--metrics', '--slots', '--jinja', '--embeddings', '--pooling']);
+    const accepted = new Set([
+      '--host',
+      '--port',
+      '-m',
+      '--alias',
+      '-c',
+      '-np',
+      '--metrics',
+      '--slots',
+      '--jinja',
+      '--embeddings',
+      '--pooling',
+    ]);
     expect(embedArgs.filter((a) => a.startsWith('-')).filter((f) => !accepted.has(f))).toEqual([]);
     // A configured command replaces the default whole.
-    const own = cfg({ backend: 'llama-server', capabilities: ['embedding'], model: 'e.gguf', command: 'llama-server --port ${PORT} -m ${MODEL}' });
+    const own = cfg({
+      backend: 'llama-server',
+      capabilities: ['embedding'],
+      model: 'e.gguf',
+      command: 'llama-server --port ${PORT} -m ${MODEL}',
+    });
     expect(adapterFor(own, 'llama_sdcpp').launch(own, ctx).args).toEqual(['--port', '9100', '-m', '/models/e.gguf']);
   });
 
@@ -83,9 +151,30 @@ describe('engine adapters', () => {
     const spec = adapterFor(sim, 'llama_sdcpp').launch(sim, ctx);
     expect(spec.command).toBe('/usr/bin/node');
     expect(spec.args.slice(0, 2)).toEqual(['/app/out/main/cli.js', 'sim-engine']);
-    expect(spec.args).toEqual(expect.arrayContaining(['--shape', 'llama-server', '--load-time', '1000', '--fail', 'crash_on_start', '--exit-with-stdin']));
+    expect(spec.args).toEqual(
+      expect.arrayContaining([
+        '--shape',
+        'llama-server',
+        '--load-time',
+        '1000',
+        '--fail',
+        'crash_on_start',
+        '--exit-with-stdin',
+      ]),
+    );
     const llama = cfg({ backend: 'llama-node', model: 't.gguf', contextsize: 512, llama_node: { use_mmap: false } });
     const l = adapterFor(llama, 'llama_sdcpp').launch(llama, ctx);
-    expect(l.args).toEqual(expect.arrayContaining(['llama-engine', '--model', '/models/t.gguf', '--ctx', '512', '--threads', '1', '--no-mmap']));
+    expect(l.args).toEqual(
+      expect.arrayContaining([
+        'llama-engine',
+        '--model',
+        '/models/t.gguf',
+        '--ctx',
+        '512',
+        '--threads',
+        '1',
+        '--no-mmap',
+      ]),
+    );
   });
 });

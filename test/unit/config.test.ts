@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
-  checkRole, ConfigError, configJsonSchemas, formatDuration, loadNodeConfig, parseDuration, parseModelConfig, parseNodeConfig,
+  ConfigError,
+  checkRole,
+  configJsonSchemas,
+  formatDuration,
+  loadNodeConfig,
+  parseDuration,
+  parseModelConfig,
+  parseNodeConfig,
 } from '../../src-router/config';
 import { readModelConfigFolder } from '../../src-router/config/model-config-files';
 
@@ -21,10 +28,20 @@ function configError(fn: () => unknown): ConfigError {
 
 describe('durations', () => {
   it.each([
-    ['5s', 5000], ['1.5s', 1500], ['3m', 180_000], ['14d', 1_209_600_000], ['250ms', 250], ['2h', 7_200_000], ['750', 750], [1200, 1200], [' 2s ', 2000],
+    ['5s', 5000],
+    ['1.5s', 1500],
+    ['3m', 180_000],
+    ['14d', 1_209_600_000],
+    ['250ms', 250],
+    ['2h', 7_200_000],
+    ['750', 750],
+    [1200, 1200],
+    [' 2s ', 2000],
   ] as const)('%s → %d ms', (input, ms) => expect(parseDuration(input)).toBe(ms));
 
-  it.each(['', 'abc', '5 sec', '-1s', '1e3', 's'])('rejects %j', (input) => expect(parseDuration(input)).toBeUndefined());
+  it.each(['', 'abc', '5 sec', '-1s', '1e3', 's'])('rejects %j', (input) =>
+    expect(parseDuration(input)).toBeUndefined(),
+  );
 
   it('formats back the way the spec writes them', () => {
     expect([5000, 1500, 180_000, 1_209_600_000, 250].map(formatDuration)).toEqual(['5s', '1.5s', '3m', '14d', '250ms']);
@@ -35,19 +52,33 @@ describe('node config', () => {
   it('has the spec defaults', () => {
     const c = parseNodeConfig({});
     expect(c.cluster).toMatchObject({
-      role: 'standalone', scheduling_backend_depth: 2, offload_probe_idle: 5000, offload_restore_delay: 1500, offload_lent_stall_timeout: 180_000, offload_hold_for_faster_helper: true,
+      role: 'standalone',
+      scheduling_backend_depth: 2,
+      offload_probe_idle: 5000,
+      offload_restore_delay: 1500,
+      offload_lent_stall_timeout: 180_000,
+      offload_hold_for_faster_helper: true,
     });
     expect(c.backend.mode).toBe('llama_sdcpp');
     expect(c.routing.routing_key).toBe('clutchcall:inference:routing');
   });
 
   it('reads durations as written', () => {
-    const c = parseNodeConfig({ cluster: { sync_interval: '1.5s', offload_decisions_retention: '3d', health_interval: 250 } });
-    expect([c.cluster.sync_interval, c.cluster.offload_decisions_retention, c.cluster.health_interval]).toEqual([1500, 259_200_000, 250]);
+    const c = parseNodeConfig({
+      cluster: { sync_interval: '1.5s', offload_decisions_retention: '3d', health_interval: 250 },
+    });
+    expect([c.cluster.sync_interval, c.cluster.offload_decisions_retention, c.cluster.health_interval]).toEqual([
+      1500, 259_200_000, 250,
+    ]);
   });
 
   it('fails on unknown keys and wrong types, naming every field path', () => {
-    const err = configError(() => parseNodeConfig({ server: { port: 'eighty' }, cluster: { rol: 'master', sync_interval: 'soon' }, extra: 1 }, 'node.yaml'));
+    const err = configError(() =>
+      parseNodeConfig(
+        { server: { port: 'eighty' }, cluster: { rol: 'master', sync_interval: 'soon' }, extra: 1 },
+        'node.yaml',
+      ),
+    );
     const paths = err.issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(['server.port', 'cluster', 'cluster.sync_interval', '(root)']));
     expect(err.message).toContain('node.yaml');
@@ -59,7 +90,10 @@ describe('node config', () => {
     const err = configError(() => parseNodeConfig({ cluster: { request_timeout: '25d' } }));
     expect(err.issues[0].path).toBe('cluster.request_timeout');
     expect(err.message).toMatch(/too long: "25d"/);
-    expect(parseNodeConfig({ cluster: { request_timeout: '24d', offload_decisions_retention: '400d' } }).cluster.offload_decisions_retention).toBe(400 * 86_400_000);
+    expect(
+      parseNodeConfig({ cluster: { request_timeout: '24d', offload_decisions_retention: '400d' } }).cluster
+        .offload_decisions_retention,
+    ).toBe(400 * 86_400_000);
   });
 
   it('rejects a bad enum value with its path', () => {
@@ -68,7 +102,11 @@ describe('node config', () => {
   });
 
   it('resolves relative folders against the config file', () => {
-    const c = parseNodeConfig({ cluster: { store_dir: './store' }, models: { config_dir: 'models' } }, 'x', '/etc/routerdesk');
+    const c = parseNodeConfig(
+      { cluster: { store_dir: './store' }, models: { config_dir: 'models' } },
+      'x',
+      '/etc/routerdesk',
+    );
     expect(c.cluster.store_dir).toBe('/etc/routerdesk/store');
     expect(c.models.config_dir).toBe('/etc/routerdesk/models');
     expect(c.models.shared_dir).toBe('');
@@ -86,7 +124,9 @@ describe('role checks (ROLE-2, ROLE-3)', () => {
   });
 
   it('a slave needs master_url and public_url', () => {
-    const err = configError(() => checkRole(parseNodeConfig({ cluster: { role: 'slave', token: 'a-real-shared-token' } })));
+    const err = configError(() =>
+      checkRole(parseNodeConfig({ cluster: { role: 'slave', token: 'a-real-shared-token' } })),
+    );
     expect(err.issues.map((i) => i.path)).toEqual(['cluster.master_url', 'cluster.public_url']);
   });
 
@@ -97,7 +137,18 @@ describe('role checks (ROLE-2, ROLE-3)', () => {
 
 describe('model config', () => {
   it('parses a full config with engine options and resolves the weights path', () => {
-    const c = parseModelConfig({ name: 'm', backend: 'sim', capabilities: ['text'], model: 'w.gguf', sim: { load_time: '1s', fail: 'http_500' }, vllm: { settings: { max_model_length: 4096 } } }, 'm.yaml', '/models');
+    const c = parseModelConfig(
+      {
+        name: 'm',
+        backend: 'sim',
+        capabilities: ['text'],
+        model: 'w.gguf',
+        sim: { load_time: '1s', fail: 'http_500' },
+        vllm: { settings: { max_model_length: 4096 } },
+      },
+      'm.yaml',
+      '/models',
+    );
     expect(c.model).toBe('/models/w.gguf');
     expect(c.sim).toMatchObject({ load_time: 1000, token_time: 5, fail: 'http_500', time_scale: 1 });
     expect(c.vllm?.settings.max_model_length).toBe(4096);
@@ -106,12 +157,20 @@ describe('model config', () => {
   it('ttl: an optional idle-unload duration, bounded like every timer (issue #11)', () => {
     expect(parseModelConfig({ name: 'm', backend: 'sim', ttl: '5m' }, 'm.yaml', '/').ttl).toBe(300_000);
     expect(parseModelConfig({ name: 'm', backend: 'sim' }, 'm.yaml', '/').ttl).toBeUndefined();
-    expect(configError(() => parseModelConfig({ name: 'm', backend: 'sim', ttl: 'soon' }, 'm.yaml', '/')).issues.map((i) => i.path)).toEqual(['ttl']);
-    expect(configError(() => parseModelConfig({ name: 'm', backend: 'sim', ttl: '30d' }, 'm.yaml', '/')).message).toMatch(/ttl: too long/);
+    expect(
+      configError(() => parseModelConfig({ name: 'm', backend: 'sim', ttl: 'soon' }, 'm.yaml', '/')).issues.map(
+        (i) => i.path,
+      ),
+    ).toEqual(['ttl']);
+    expect(
+      configError(() => parseModelConfig({ name: 'm', backend: 'sim', ttl: '30d' }, 'm.yaml', '/')).message,
+    ).toMatch(/ttl: too long/);
   });
 
   it('names the bad field of a model config', () => {
-    const err = configError(() => parseModelConfig({ name: 'm', backend: 'ollama', capabilities: ['smell'], contextsize: -1 }, 'm.yaml', '/'));
+    const err = configError(() =>
+      parseModelConfig({ name: 'm', backend: 'ollama', capabilities: ['smell'], contextsize: -1 }, 'm.yaml', '/'),
+    );
     expect(err.issues.map((i) => i.path).sort()).toEqual(['backend', 'capabilities.0', 'contextsize']);
   });
 });
@@ -143,8 +202,19 @@ describe('shipped examples and JSON Schemas', () => {
   });
 
   it('the schema knows every section and rejects extra keys', () => {
-    const schema = configJsonSchemas()['node-config.schema.json'] as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['backend', 'cluster', 'console', 'models', 'redis', 'routing', 'server']);
+    const schema = configJsonSchemas()['node-config.schema.json'] as {
+      properties: Record<string, unknown>;
+      additionalProperties: boolean;
+    };
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'backend',
+      'cluster',
+      'console',
+      'models',
+      'redis',
+      'routing',
+      'server',
+    ]);
     expect(schema.additionalProperties).toBe(false);
     expect(parse(readFileSync(join(examples, 'node.master.yaml'), 'utf8')).cluster.role).toBe('master');
   });

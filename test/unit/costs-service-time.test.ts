@@ -6,12 +6,22 @@ import type { RequestRow } from '../../src-router/store';
 
 // PRICE-2: a sample is the engine's time on that job alone, not the wait behind another job inside the engine.
 const row = (o: Partial<RequestRow>): RequestRow => ({
-  finishedAt: 10_000, nodeId: 'n', model: 'm', localId: 'm', backend: 'sim', endpoint: 'chat', streamed: false, tokensGenerated: 10,
-  queueWaitMs: 0, durationMs: 0, outcome: 'ok', ...o,
+  finishedAt: 10_000,
+  nodeId: 'n',
+  model: 'm',
+  localId: 'm',
+  backend: 'sim',
+  endpoint: 'chat',
+  streamed: false,
+  tokensGenerated: 10,
+  queueWaitMs: 0,
+  durationMs: 0,
+  outcome: 'ok',
+  ...o,
 });
 
 describe('derived service time on a one-at-a-time engine', () => {
-  it('is finish − max(dispatch, the previous job\'s finish)', () => {
+  it("is finish − max(dispatch, the previous job's finish)", () => {
     // A dispatched at 0 and B at 1 (depth 2): A runs 0–100, B waits inside the engine until 100 and runs to 200.
     expect(derivedServiceMs(0, 100, null, null)).toBe(100);
     expect(derivedServiceMs(1, 200, 100, null)).toBe(100);
@@ -35,15 +45,25 @@ describe('samples the fits read', () => {
 
   it('a backlog on a depth-2 pipe: raw durations count two jobs per request, service times one', () => {
     // 10 jobs of 10 tokens at 10 ms a token, two at the engine at a time: each after the first waits 100 ms inside it.
-    const rows = Array.from({ length: 10 }, (_, i) => row({ finishedAt: 1000 + 100 * i, durationMs: i === 0 ? 100 : 200, queueWaitMs: 0, serviceMs: 100, serviceSource: 'derived' }));
+    const rows = Array.from({ length: 10 }, (_, i) =>
+      row({
+        finishedAt: 1000 + 100 * i,
+        durationMs: i === 0 ? 100 : 200,
+        queueWaitMs: 0,
+        serviceMs: 100,
+        serviceSource: 'derived',
+      }),
+    );
     const fit = fitFromAnalytics(rows, { now: 5000, windowMs: 60_000, minSamples: 3, lane: 'text' });
     expect(predict(fit, 10)).toBe(100);
     const legacy = rows.map((r) => ({ ...r, serviceMs: null, serviceSource: null }));
-    expect(predict(fitFromAnalytics(legacy, { now: 5000, windowMs: 60_000, minSamples: 3, lane: 'text' }), 10)).toBe(190);
+    expect(predict(fitFromAnalytics(legacy, { now: 5000, windowMs: 60_000, minSamples: 3, lane: 'text' }), 10)).toBe(
+      190,
+    );
   });
 });
 
-describe('the engine\'s own report', () => {
+describe("the engine's own report", () => {
   it('llama-server timings: prompt_ms + predicted_ms, on a body or a final chunk', () => {
     expect(engineReportedMs({ timings: { prompt_ms: 0.793, predicted_ms: 0.926 } })).toBeCloseTo(1.719);
     expect(engineReportedMs({ choices: [], timings: { predicted_ms: 40 } })).toBe(40);

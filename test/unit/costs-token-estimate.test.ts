@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { estimatePromptTokens, tokenUpperBound, estimateTokens, expectedAnswerTokens, meanEstimatedTokens, tokenProfile, type TokenSample } from '../../src-router/costs';
+import {
+  estimatePromptTokens,
+  estimateTokens,
+  expectedAnswerTokens,
+  meanEstimatedTokens,
+  type TokenSample,
+  tokenProfile,
+  tokenUpperBound,
+} from '../../src-router/costs';
 
-const s = (bodyBytes: number, promptTokens: number, answerTokens?: number): TokenSample => ({ bodyBytes, promptTokens, answerTokens });
+const s = (bodyBytes: number, promptTokens: number, answerTokens?: number): TokenSample => ({
+  bodyBytes,
+  promptTokens,
+  answerTokens,
+});
 
 describe('token profile (LLM-3)', () => {
   it('no profile below min_samples: no estimate, and the safe upper bound stands in (PROBE-2)', () => {
@@ -24,7 +36,13 @@ describe('token profile (LLM-3)', () => {
   it('the ratio is pulled conservative by its measured spread: mean − 1 σ', () => {
     // ratios 3, 4, 5: mean 4, sample σ 1 → 3 bytes per token
     const p = tokenProfile([s(300, 100, 10), s(400, 100, 20), s(500, 100, 30)], 3);
-    expect(p).toMatchObject({ meanBytesPerToken: 4, spreadBytesPerToken: 1, bytesPerToken: 3, meanAnswerTokens: 20, samples: 3 });
+    expect(p).toMatchObject({
+      meanBytesPerToken: 4,
+      spreadBytesPerToken: 1,
+      bytesPerToken: 3,
+      meanAnswerTokens: 20,
+      samples: 3,
+    });
     expect(estimatePromptTokens(3000, p)).toBe(1000);
   });
 
@@ -58,7 +76,16 @@ describe('estimateTokens (LLM-2/3)', () => {
   });
 
   it('the mean estimated size of queued requests', () => {
-    expect(meanEstimatedTokens([{ bodyBytes: 4000, maxTokens: 0 }, { bodyBytes: 8000, maxTokens: 0 }], p, 512)).toBe(1500);
+    expect(
+      meanEstimatedTokens(
+        [
+          { bodyBytes: 4000, maxTokens: 0 },
+          { bodyBytes: 8000, maxTokens: 0 },
+        ],
+        p,
+        512,
+      ),
+    ).toBe(1500);
     expect(meanEstimatedTokens([], p, 512)).toBeNull();
   });
 

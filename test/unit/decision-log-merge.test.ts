@@ -1,31 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import {
   compareDecisions,
-  decodeMergedCursor,
+  type Db,
+  type DecisionFilter,
   DecisionLogWriter,
+  type DecisionRow,
+  decodeMergedCursor,
   encodeMergedCursor,
   mergeLogs,
   mergeNodePages,
+  type NodeLogPage,
   nodeCursor,
   openStore,
   queryDecisions,
-  type Db,
-  type DecisionFilter,
-  type DecisionRow,
-  type NodeLogPage,
 } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
 function nodeStore(nodeId: string, ats: number[]): Db {
   const db = openStore(tempDir());
   const w = new DecisionLogWriter(db, { nodeId, retentionMs: 0, autoFlush: false });
-  for (const at of ats) w.add({ at, kind: 'plan', event: at % 3 ? 'granted' : 'skipped', outcome: at % 3 ? 'granted' : 'skipped', ownerNode: nodeId, ownerModel: 'm' });
+  for (const at of ats)
+    w.add({
+      at,
+      kind: 'plan',
+      event: at % 3 ? 'granted' : 'skipped',
+      outcome: at % 3 ? 'granted' : 'skipped',
+      ownerNode: nodeId,
+      ownerModel: 'm',
+    });
   w.close();
   return db;
 }
 
 /** What the master does for one page of the gathered log, over in-process "nodes". */
-function masterPage(nodes: Record<string, Db>, cursor: string | null, limit: number, filter: DecisionFilter = {}, down: string[] = []) {
+function masterPage(
+  nodes: Record<string, Db>,
+  cursor: string | null,
+  limit: number,
+  filter: DecisionFilter = {},
+  down: string[] = [],
+) {
   const state = decodeMergedCursor(cursor);
   const sources: NodeLogPage[] = Object.entries(nodes).map(([key, db]) => {
     const c = nodeCursor(state, key);
@@ -40,9 +54,18 @@ const key = (r: DecisionRow) => `${r.nodeId}#${r.id}`;
 describe('decision log merge across nodes', () => {
   // Three nodes with interleaved and equal timestamps, of different sizes.
   const nodes: Record<string, Db> = {
-    c: nodeStore('c', Array.from({ length: 120 }, (_, i) => 1000 + i * 3)),
-    a: nodeStore('a', Array.from({ length: 300 }, (_, i) => 1000 + i)),
-    b: nodeStore('b', Array.from({ length: 45 }, (_, i) => 1000 + i * 7)),
+    c: nodeStore(
+      'c',
+      Array.from({ length: 120 }, (_, i) => 1000 + i * 3),
+    ),
+    a: nodeStore(
+      'a',
+      Array.from({ length: 300 }, (_, i) => 1000 + i),
+    ),
+    b: nodeStore(
+      'b',
+      Array.from({ length: 45 }, (_, i) => 1000 + i * 7),
+    ),
   };
   const all = Object.values(nodes)
     .flatMap((db) => queryDecisions(db, { limit: 1000 }).rows)
@@ -114,6 +137,8 @@ describe('decision log merge across nodes', () => {
     expect(nodeCursor({ a: null }, 'a')).toEqual({ done: true, cursor: undefined });
     expect(nodeCursor({}, 'a')).toEqual({ done: false, cursor: undefined });
     expect(() => decodeMergedCursor('nope')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-    expect(() => decodeMergedCursor(Buffer.from(JSON.stringify({ v: 1, n: { a: 3 } })).toString('base64url'))).toThrow(/cursor/);
+    expect(() => decodeMergedCursor(Buffer.from(JSON.stringify({ v: 1, n: { a: 3 } })).toString('base64url'))).toThrow(
+      /cursor/,
+    );
   });
 });

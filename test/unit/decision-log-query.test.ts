@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildDecisionQuery,
-  decodeCursor,
+  type Db,
+  type DecisionDraft,
   DecisionLogWriter,
+  type DecisionQuery,
+  decodeCursor,
   encodeCursor,
   iterateDecisions,
   openStore,
   queryDecisions,
-  type Db,
-  type DecisionDraft,
-  type DecisionQuery,
 } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
@@ -22,12 +22,69 @@ function store(nodeId: string, drafts: DecisionDraft[]): Db {
 }
 
 const FIXTURE: DecisionDraft[] = [
-  { at: 100, kind: 'plan', event: 'granted', outcome: 'granted', trigger: 'enqueued', ownerNode: 'a', ownerModel: 'llama', helperNode: 'b', helperModel: 'llama-b', slots: 2 },
-  { at: 200, kind: 'plan', event: 'skipped', outcome: 'skipped', reason: 'cost_rejected', ownerNode: 'a', ownerModel: 'llama', helperNode: 'c', helperModel: 'qwen', slots: 0 },
-  { at: 300, kind: 'plan', event: 'probe', outcome: 'probe', ownerNode: 'a', ownerModel: 'sd', helperNode: 'b', helperModel: 'sd-b', slots: 1 },
-  { at: 400, kind: 'dispatch', event: 'relay_refused', reason: 'no_live_lease', ownerNode: 'a', ownerModel: 'llama', requestId: 'r1' },
-  { at: 500, kind: 'helper', event: 'borrowed_returned', reason: 'busy_on_arrival', ownerNode: 'a', ownerModel: 'sd', helperNode: 'b', helperModel: 'sd-b' },
-  { at: 600, kind: 'helper', event: 'native_waited_behind_borrowed', helperNode: 'b', helperModel: 'llama', waitedMs: 40, borrowedInBackend: 2 },
+  {
+    at: 100,
+    kind: 'plan',
+    event: 'granted',
+    outcome: 'granted',
+    trigger: 'enqueued',
+    ownerNode: 'a',
+    ownerModel: 'llama',
+    helperNode: 'b',
+    helperModel: 'llama-b',
+    slots: 2,
+  },
+  {
+    at: 200,
+    kind: 'plan',
+    event: 'skipped',
+    outcome: 'skipped',
+    reason: 'cost_rejected',
+    ownerNode: 'a',
+    ownerModel: 'llama',
+    helperNode: 'c',
+    helperModel: 'qwen',
+    slots: 0,
+  },
+  {
+    at: 300,
+    kind: 'plan',
+    event: 'probe',
+    outcome: 'probe',
+    ownerNode: 'a',
+    ownerModel: 'sd',
+    helperNode: 'b',
+    helperModel: 'sd-b',
+    slots: 1,
+  },
+  {
+    at: 400,
+    kind: 'dispatch',
+    event: 'relay_refused',
+    reason: 'no_live_lease',
+    ownerNode: 'a',
+    ownerModel: 'llama',
+    requestId: 'r1',
+  },
+  {
+    at: 500,
+    kind: 'helper',
+    event: 'borrowed_returned',
+    reason: 'busy_on_arrival',
+    ownerNode: 'a',
+    ownerModel: 'sd',
+    helperNode: 'b',
+    helperModel: 'sd-b',
+  },
+  {
+    at: 600,
+    kind: 'helper',
+    event: 'native_waited_behind_borrowed',
+    helperNode: 'b',
+    helperModel: 'llama',
+    waitedMs: 40,
+    borrowedInBackend: 2,
+  },
 ];
 
 describe('decision log queries', () => {
@@ -70,7 +127,17 @@ describe('decision log queries', () => {
 
   it('maps every column back', () => {
     const [row] = queryDecisions(db, { event: 'native_waited_behind_borrowed' }).rows;
-    expect(row).toMatchObject({ id: 6, nodeId: 'n1', kind: 'helper', helperNode: 'b', helperModel: 'llama', waitedMs: 40, borrowedInBackend: 2, ownerNode: null, details: null });
+    expect(row).toMatchObject({
+      id: 6,
+      nodeId: 'n1',
+      kind: 'helper',
+      helperNode: 'b',
+      helperModel: 'llama',
+      waitedMs: 40,
+      borrowedInBackend: 2,
+      ownerNode: null,
+      details: null,
+    });
   });
 
   it('builds parameterised SQL and clamps the limit to 1..1000', () => {
@@ -84,14 +151,24 @@ describe('decision log queries', () => {
 
   it('rejects a cursor it did not make', () => {
     expect(decodeCursor(encodeCursor({ at: 123, id: 7 }))).toEqual({ at: 123, id: 7 });
-    expect(() => queryDecisions(db, { cursor: 'garbage' })).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
+    expect(() => queryDecisions(db, { cursor: 'garbage' })).toThrow(
+      expect.objectContaining({ code: 'invalid_cursor', status: 400 }),
+    );
     expect(() => queryDecisions(db, { cursor: Buffer.from('d1:1:x').toString('base64url') })).toThrow(/cursor/);
   });
 
   it('pages through 2,500 rows (ties on time included) without duplicates or gaps', () => {
     const big = store(
       'n',
-      Array.from({ length: 2500 }, (_, i): DecisionDraft => ({ at: 1_000 + Math.floor(i / 7), kind: 'dispatch', event: i % 2 ? 'lent' : 'returned', requestId: `r${i}` })),
+      Array.from(
+        { length: 2500 },
+        (_, i): DecisionDraft => ({
+          at: 1_000 + Math.floor(i / 7),
+          kind: 'dispatch',
+          event: i % 2 ? 'lent' : 'returned',
+          requestId: `r${i}`,
+        }),
+      ),
     );
     for (const limit of [1000, 333, 7]) {
       const seen: number[] = [];
@@ -124,8 +201,13 @@ describe('decision log queries', () => {
   });
 
   it('uses the indexes for time and owner model', () => {
-    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
-    expect(plan('SELECT * FROM offload_decisions WHERE at >= 5 ORDER BY at DESC, id DESC')).toContain('offload_decisions_time');
-    expect(plan("SELECT * FROM offload_decisions WHERE owner_model = 'x' AND at >= 5")).toContain('offload_decisions_owner_time');
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan('SELECT * FROM offload_decisions WHERE at >= 5 ORDER BY at DESC, id DESC')).toContain(
+      'offload_decisions_time',
+    );
+    expect(plan("SELECT * FROM offload_decisions WHERE owner_model = 'x' AND at >= 5")).toContain(
+      'offload_decisions_owner_time',
+    );
   });
 });

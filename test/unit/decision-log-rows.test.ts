@@ -17,14 +17,14 @@ import {
   csvField,
   DECISION_COLUMNS,
   DECISION_FIELDS,
+  type DecisionInput,
   DecisionLogWriter,
+  type DecisionRow,
   openStore,
   parseJsonLines,
   queryDecisions,
   toCsv,
   toJsonLines,
-  type DecisionInput,
-  type DecisionRow,
 } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
@@ -32,8 +32,25 @@ const A = { nodeId: 'a', model: 'llama' };
 const B = { nodeId: 'b', model: 'llama-b' };
 
 const PLAN: PlanRow = {
-  at: 1000, trigger: 'enqueued', linkId: 'L1', owner: A, helper: B, held: 3, backlog: 5, ownerDrainMs: 9000.4, helperSwitchMs: 2000, helperServiceMs: 1500,
-  serviceSource: 'owner_fallback', helperBusyMs: null, helperIdleMs: 12000, ownerJobMs: 1800, helperRestoreMs: 700, probeDueAt: null, outcome: 'granted', reason: null, slots: 2,
+  at: 1000,
+  trigger: 'enqueued',
+  linkId: 'L1',
+  owner: A,
+  helper: B,
+  held: 3,
+  backlog: 5,
+  ownerDrainMs: 9000.4,
+  helperSwitchMs: 2000,
+  helperServiceMs: 1500,
+  serviceSource: 'owner_fallback',
+  helperBusyMs: null,
+  helperIdleMs: 12000,
+  ownerJobMs: 1800,
+  helperRestoreMs: 700,
+  probeDueAt: null,
+  outcome: 'granted',
+  reason: null,
+  slots: 2,
 };
 
 /** Writes inputs through a real writer and reads them back (newest first). */
@@ -53,13 +70,32 @@ describe('decision rows from lending values', () => {
   it('maps a plan row to every LOG-2 column, extras in details', () => {
     const d = planRowToDecision(PLAN);
     expect(d).toMatchObject({
-      kind: 'plan', event: 'granted', outcome: 'granted', trigger: 'enqueued', linkId: 'L1', ownerNode: 'a', ownerModel: 'llama', helperNode: 'b',
-      helperModel: 'llama-b', held: 3, backlog: 5, ownerDrainMs: 9000.4, helperSwitchMs: 2000, helperServiceMs: 1500, serviceSource: 'owner_fallback',
-      helperIdleMs: 12000, ownerJobMs: 1800, reason: null, slots: 2, details: { helperRestoreMs: 700 },
+      kind: 'plan',
+      event: 'granted',
+      outcome: 'granted',
+      trigger: 'enqueued',
+      linkId: 'L1',
+      ownerNode: 'a',
+      ownerModel: 'llama',
+      helperNode: 'b',
+      helperModel: 'llama-b',
+      held: 3,
+      backlog: 5,
+      ownerDrainMs: 9000.4,
+      helperSwitchMs: 2000,
+      helperServiceMs: 1500,
+      serviceSource: 'owner_fallback',
+      helperIdleMs: 12000,
+      ownerJobMs: 1800,
+      reason: null,
+      slots: 2,
+      details: { helperRestoreMs: 700 },
     });
     const [stored] = roundTrip([d]);
     expect(stored).toEqual({ ...d, id: 1, nodeId: 'n1', routerVersion: '1.2.3', ownerDrainMs: 9000 });
-    expect(planRowToDecision({ ...PLAN, outcome: 'skipped', reason: 'helper_claimed', helperRestoreMs: null, slots: 0 })).toMatchObject({ event: 'skipped', reason: 'helper_claimed', details: null });
+    expect(
+      planRowToDecision({ ...PLAN, outcome: 'skipped', reason: 'helper_claimed', helperRestoreMs: null, slots: 0 }),
+    ).toMatchObject({ event: 'skipped', reason: 'helper_claimed', details: null });
   });
 
   it('builds every dispatch and helper event with its columns', () => {
@@ -67,25 +103,83 @@ describe('decision rows from lending values', () => {
     const rows = [
       leaseUpdatedRow({ ...common, probe: false, ttlMs: 30000, ownerJobMs: 1800, helperJobMs: 900 }),
       leaseClearedRow({ ...common, reason: 'ttl_expired' }),
-      leaseRefusedRow({ at: 2000, linkId: 'L1', owner: A, helper: B, slots: 1, requestsOut: 1, reason: 'not_an_owner' }),
+      leaseRefusedRow({
+        at: 2000,
+        linkId: 'L1',
+        owner: A,
+        helper: B,
+        slots: 1,
+        requestsOut: 1,
+        reason: 'not_an_owner',
+      }),
       lentRow({ ...common, requestId: 'r1' }),
       returnedRow({ ...common, requestId: 'r1', reason: 'busy_on_arrival' }),
-      heldForHelperRow({ ...common, requestId: 'r2', ownerPredictedFinishMs: 3600, ownerJobMs: 1800, helperJobMs: 900, waitedMs: 250 }),
-      relayRefusedRow({ at: 2000, linkId: null, owner: A, helper: null, requestId: 'r3', reason: 'helper_unreachable' }),
+      heldForHelperRow({
+        ...common,
+        requestId: 'r2',
+        ownerPredictedFinishMs: 3600,
+        ownerJobMs: 1800,
+        helperJobMs: 900,
+        waitedMs: 250,
+      }),
+      relayRefusedRow({
+        at: 2000,
+        linkId: null,
+        owner: A,
+        helper: null,
+        requestId: 'r3',
+        reason: 'helper_unreachable',
+      }),
       nativeWaitedBehindBorrowedRow({ at: 2000, model: B, requestId: 'r4', borrowedInBackend: 2, waitedMs: 1234 }),
-      borrowedReturnedRow({ at: 2000, linkId: 'L1', owner: A, helper: B, requestId: 'r5', reason: 'own_work_arrived', borrowedInBackend: 1 }),
+      borrowedReturnedRow({
+        at: 2000,
+        linkId: 'L1',
+        owner: A,
+        helper: B,
+        requestId: 'r5',
+        reason: 'own_work_arrived',
+        borrowedInBackend: 1,
+      }),
     ];
-    for (const r of rows) expect(Object.keys(r).sort()).toEqual(DECISION_FIELDS.filter((f) => f !== 'id' && f !== 'nodeId' && f !== 'routerVersion').sort());
+    for (const r of rows)
+      expect(Object.keys(r).sort()).toEqual(
+        DECISION_FIELDS.filter((f) => f !== 'id' && f !== 'nodeId' && f !== 'routerVersion').sort(),
+      );
     expect(rows.map((r) => [r.kind, r.event, r.reason])).toEqual([
-      ['dispatch', 'lease_updated', null], ['dispatch', 'lease_cleared', 'ttl_expired'], ['dispatch', 'lease_refused', 'not_an_owner'],
-      ['dispatch', 'lent', null], ['dispatch', 'returned', 'busy_on_arrival'], ['dispatch', 'held_for_helper', null],
-      ['dispatch', 'relay_refused', 'helper_unreachable'], ['helper', 'native_waited_behind_borrowed', null], ['helper', 'borrowed_returned', 'own_work_arrived'],
+      ['dispatch', 'lease_updated', null],
+      ['dispatch', 'lease_cleared', 'ttl_expired'],
+      ['dispatch', 'lease_refused', 'not_an_owner'],
+      ['dispatch', 'lent', null],
+      ['dispatch', 'returned', 'busy_on_arrival'],
+      ['dispatch', 'held_for_helper', null],
+      ['dispatch', 'relay_refused', 'helper_unreachable'],
+      ['helper', 'native_waited_behind_borrowed', null],
+      ['helper', 'borrowed_returned', 'own_work_arrived'],
     ]);
-    expect(rows[0]).toMatchObject({ slots: 2, requestsOut: 1, ownerJobMs: 1800, helperJobMs: 900, details: { probe: false, ttlMs: 30000 } });
+    expect(rows[0]).toMatchObject({
+      slots: 2,
+      requestsOut: 1,
+      ownerJobMs: 1800,
+      helperJobMs: 900,
+      details: { probe: false, ttlMs: 30000 },
+    });
     expect(rows[2]).toMatchObject({ requestsOut: 1, slots: 1 });
-    expect(rows[5]).toMatchObject({ ownerPredictedFinishMs: 3600, ownerJobMs: 1800, helperJobMs: 900, waitedMs: 250, requestId: 'r2', helperNode: 'b' });
+    expect(rows[5]).toMatchObject({
+      ownerPredictedFinishMs: 3600,
+      ownerJobMs: 1800,
+      helperJobMs: 900,
+      waitedMs: 250,
+      requestId: 'r2',
+      helperNode: 'b',
+    });
     expect(rows[6]).toMatchObject({ ownerNode: 'a', helperNode: null, requestId: 'r3' });
-    expect(rows[7]).toMatchObject({ helperNode: 'b', helperModel: 'llama-b', ownerNode: null, borrowedInBackend: 2, waitedMs: 1234 });
+    expect(rows[7]).toMatchObject({
+      helperNode: 'b',
+      helperModel: 'llama-b',
+      ownerNode: null,
+      borrowedInBackend: 2,
+      waitedMs: 1234,
+    });
     const stored = roundTrip(rows).toReversed();
     stored.forEach((s, i) => expect(s).toEqual({ ...rows[i], id: i + 1, nodeId: 'n1', routerVersion: '1.2.3' }));
   });
@@ -93,27 +187,57 @@ describe('decision rows from lending values', () => {
 
 describe('folding for the Lending tab', () => {
   it('folds consecutive repeats into one line with a count and time span', () => {
-    const rows = [row({ id: 5, at: 500 }), row({ id: 4, at: 400 }), row({ id: 3, at: 300, reason: 'outranked', event: 'skipped', outcome: 'skipped' }), row({ id: 2, at: 200 }), row({ id: 1, at: 100 })];
+    const rows = [
+      row({ id: 5, at: 500 }),
+      row({ id: 4, at: 400 }),
+      row({ id: 3, at: 300, reason: 'outranked', event: 'skipped', outcome: 'skipped' }),
+      row({ id: 2, at: 200 }),
+      row({ id: 1, at: 100 }),
+    ];
     const folded = foldRows(rows);
-    expect(folded.map((f) => [f.row.id, f.count, f.firstAt, f.lastAt])).toEqual([[5, 2, 400, 500], [3, 1, 300, 300], [2, 2, 100, 200]]);
+    expect(folded.map((f) => [f.row.id, f.count, f.firstAt, f.lastAt])).toEqual([
+      [5, 2, 400, 500],
+      [3, 1, 300, 300],
+      [2, 2, 100, 200],
+    ]);
   });
 
   it('folds each pair of interleaved plan rows, and splits on node, slots or helper', () => {
     const C = { helperNode: 'c', helperModel: 'qwen' };
-    const rows = [row({ id: 6, at: 600 }), row({ id: 5, at: 600, ...C }), row({ id: 4, at: 500 }), row({ id: 3, at: 500, ...C }), row({ id: 2, at: 400, slots: 1 }), row({ id: 1, at: 400, nodeId: 'n2' })];
-    expect(foldRows(rows).map((f) => [f.row.id, f.count])).toEqual([[6, 2], [5, 2], [2, 1], [1, 1]]);
+    const rows = [
+      row({ id: 6, at: 600 }),
+      row({ id: 5, at: 600, ...C }),
+      row({ id: 4, at: 500 }),
+      row({ id: 3, at: 500, ...C }),
+      row({ id: 2, at: 400, slots: 1 }),
+      row({ id: 1, at: 400, nodeId: 'n2' }),
+    ];
+    expect(foldRows(rows).map((f) => [f.row.id, f.count])).toEqual([
+      [6, 2],
+      [5, 2],
+      [2, 1],
+      [1, 1],
+    ]);
     expect(foldRows(rows, { adjacentOnly: true }).map((f) => f.count)).toEqual([1, 1, 1, 1, 1, 1]);
     expect(foldRows([])).toEqual([]);
   });
 
   it('folds rows that differ only in trigger, request or timing values', () => {
-    const rows = [row({ id: 2, at: 20, trigger: 'tick', helperIdleMs: 1 }), row({ id: 1, at: 10, trigger: 'completed', requestId: 'x' })];
+    const rows = [
+      row({ id: 2, at: 20, trigger: 'tick', helperIdleMs: 1 }),
+      row({ id: 1, at: 10, trigger: 'completed', requestId: 'x' }),
+    ];
     expect(foldRows(rows)).toEqual([{ row: rows[0], count: 2, firstAt: 10, lastAt: 20 }]);
   });
 });
 
 describe('exports', () => {
-  const tricky = row({ id: 7, requestId: 'a,b "quoted"\nnext line', reason: 'x\r\ny', details: { note: 'comma, "quote"', n: [1, 2] } });
+  const tricky = row({
+    id: 7,
+    requestId: 'a,b "quoted"\nnext line',
+    reason: 'x\r\ny',
+    details: { note: 'comma, "quote"', n: [1, 2] },
+  });
 
   it('writes CSV with a header of every column and RFC 4180 quoting', () => {
     const csv = toCsv([row({}), tricky]);

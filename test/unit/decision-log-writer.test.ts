@@ -1,7 +1,14 @@
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DecisionLogWriter, openStore, queryDecisions, type Db, type DecisionDraft, type DecisionKind } from '../../src-router/store';
+import {
+  type Db,
+  type DecisionDraft,
+  type DecisionKind,
+  DecisionLogWriter,
+  openStore,
+  queryDecisions,
+} from '../../src-router/store';
 import { ROUTER_VERSION } from '../../src-router/version';
 import { tempDir } from '../support/node-harness';
 
@@ -9,7 +16,18 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 function draft(at: number, extra: Partial<DecisionDraft> = {}): DecisionDraft {
-  return { at, kind: 'dispatch', event: 'lent', ownerNode: 'a', ownerModel: 'm', helperNode: 'b', helperModel: 'm2', slots: 1, requestsOut: 1, ...extra };
+  return {
+    at,
+    kind: 'dispatch',
+    event: 'lent',
+    ownerNode: 'a',
+    ownerModel: 'm',
+    helperNode: 'b',
+    helperModel: 'm2',
+    slots: 1,
+    requestsOut: 1,
+    ...extra,
+  };
 }
 
 const count = (db: Db) => (db.prepare('SELECT COUNT(*) AS n FROM offload_decisions').get() as { n: number }).n;
@@ -54,15 +72,44 @@ describe('decision log writer', () => {
 
   it('stamps the router version it is given, fills missing columns with null and parses details text', () => {
     const db = openStore(tempDir());
-    const w = new DecisionLogWriter(db, { nodeId: 'n', routerVersion: '9.9.9', retentionMs: DAY, autoFlush: false, now: () => 5000 });
-    w.add({ at: 1000, kind: 'helper', event: 'borrowed_returned', helperNode: 'n', helperModel: 'x', reason: 'own_work_arrived', details: JSON.stringify({ count: 2 }) });
+    const w = new DecisionLogWriter(db, {
+      nodeId: 'n',
+      routerVersion: '9.9.9',
+      retentionMs: DAY,
+      autoFlush: false,
+      now: () => 5000,
+    });
+    w.add({
+      at: 1000,
+      kind: 'helper',
+      event: 'borrowed_returned',
+      helperNode: 'n',
+      helperModel: 'x',
+      reason: 'own_work_arrived',
+      details: JSON.stringify({ count: 2 }),
+    });
     w.add({ at: 1001, kind: 'helper', event: 'native_waited_behind_borrowed', waitedMs: 12.6, details: 'not json' });
-    const untyped: Record<string, unknown> = { at: 1002, kind: 'dispatch', event: 'lent', id: 99, nodeId: 'spoofed', extra: { a: 1 } };
+    const untyped: Record<string, unknown> = {
+      at: 1002,
+      kind: 'dispatch',
+      event: 'lent',
+      id: 99,
+      nodeId: 'spoofed',
+      extra: { a: 1 },
+    };
     w.add(untyped as unknown as DecisionDraft);
     w.flush();
     const [third, second, first] = queryDecisions(db).rows;
     expect(third).toMatchObject({ id: 3, nodeId: 'n', details: { extra: { a: 1 } } });
-    expect(first).toMatchObject({ routerVersion: '9.9.9', nodeId: 'n', reason: 'own_work_arrived', details: { count: 2 }, trigger: null, slots: null, ownerNode: null });
+    expect(first).toMatchObject({
+      routerVersion: '9.9.9',
+      nodeId: 'n',
+      reason: 'own_work_arrived',
+      details: { count: 2 },
+      trigger: null,
+      slots: null,
+      ownerNode: null,
+    });
     expect(second).toMatchObject({ waitedMs: 13, details: { text: 'not json' } });
   });
 
@@ -84,17 +131,31 @@ describe('decision log writer', () => {
 
   it('past the cap drops the oldest unwritten rows and counts them, never blocking the caller', () => {
     const db = openStore(tempDir());
-    const w = new DecisionLogWriter(db, { nodeId: 'n', retentionMs: DAY, autoFlush: false, maxQueued: 10, now: () => 0 });
+    const w = new DecisionLogWriter(db, {
+      nodeId: 'n',
+      retentionMs: DAY,
+      autoFlush: false,
+      maxQueued: 10,
+      now: () => 0,
+    });
     for (let i = 0; i < 3000; i++) w.add(draft(i));
     expect(w.stats()).toMatchObject({ pending: 10, dropped: 2990 });
     expect(w.flush()).toBe(10);
-    expect(queryDecisions(db).rows.map((r) => r.at)).toEqual([2999, 2998, 2997, 2996, 2995, 2994, 2993, 2992, 2991, 2990]);
+    expect(queryDecisions(db).rows.map((r) => r.at)).toEqual([
+      2999, 2998, 2997, 2996, 2995, 2994, 2993, 2992, 2991, 2990,
+    ]);
   });
 
   it('counts a row SQLite refuses and still writes the rest of the batch', () => {
     const db = openStore(tempDir());
     const errors: Error[] = [];
-    const w = new DecisionLogWriter(db, { nodeId: 'n', retentionMs: DAY, autoFlush: false, now: () => 0, onError: (e) => errors.push(e) });
+    const w = new DecisionLogWriter(db, {
+      nodeId: 'n',
+      retentionMs: DAY,
+      autoFlush: false,
+      now: () => 0,
+      onError: (e) => errors.push(e),
+    });
     w.add(draft(1));
     w.add({ ...draft(2), kind: null as unknown as DecisionKind });
     w.add(draft(3));

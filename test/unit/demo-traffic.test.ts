@@ -8,12 +8,19 @@ import { demoBurst } from '../../src-router/cli/demo-traffic';
 describe('demo traffic', () => {
   it('sends gpu-b no own request before the fourth burst, then now and then', () => {
     for (const k of [0, 1, 2]) expect(demoBurst(k).filter((s) => s.node === 'gpu-b')).toEqual([]);
-    expect(demoBurst(3).filter((s) => s.node === 'gpu-b').map((s) => s.body.model)).toEqual(['chat-7b']);
+    expect(
+      demoBurst(3)
+        .filter((s) => s.node === 'gpu-b')
+        .map((s) => s.body.model),
+    ).toEqual(['chat-7b']);
     expect(demoBurst(4).filter((s) => s.node === 'gpu-b')).toEqual([]);
   });
 
   it('loads the image link’s helper model through the node API (gpu-b’s startup model is its text one)', () => {
-    const helpers = DEMO_LINKS.filter((l) => l.lane === 'image').map((l) => ({ node: l.helper.node_id, localId: l.helper.model }));
+    const helpers = DEMO_LINKS.filter((l) => l.lane === 'image').map((l) => ({
+      node: l.helper.node_id,
+      localId: l.helper.model,
+    }));
     expect(DEMO_PRELOADS).toEqual(helpers);
   });
 });

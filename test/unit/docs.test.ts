@@ -7,7 +7,16 @@ import { configDocsMarkdown } from '../../src-router/config/config-docs';
 // reference is the one the schemas generate, and source comments cite requirements, never the issue tracker.
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const SKIP = new Set(['node_modules', 'out', 'dist', '.git', '.routerdesk', '.routerdesk-demo', 'test-results', 'playwright-report']);
+const SKIP = new Set([
+  'node_modules',
+  'out',
+  'dist',
+  '.git',
+  '.routerdesk',
+  '.routerdesk-demo',
+  'test-results',
+  'playwright-report',
+]);
 
 function walk(dir: string, keep: (file: string) => boolean): string[] {
   const found: string[] = [];
@@ -34,7 +43,10 @@ function anchors(md: string): Set<string> {
   for (const line of md.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').split('\n')) {
     const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) continue;
-    const base = m[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = m[1]
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     result.add(n ? `${base}-${n}` : base);
@@ -79,7 +91,8 @@ describe('documentation', () => {
           broken.push(`${where}: no such file`);
           continue;
         }
-        if (anchor && dest.endsWith('.md') && !anchors(readFileSync(dest, 'utf8')).has(anchor)) broken.push(`${where}: no such heading`);
+        if (anchor && dest.endsWith('.md') && !anchors(readFileSync(dest, 'utf8')).has(anchor))
+          broken.push(`${where}: no such heading`);
       }
     }
     expect(broken).toEqual([]);
@@ -90,17 +103,23 @@ describe('documentation', () => {
   });
 
   it('every config key has a description', () => {
-    const rows = configDocsMarkdown().split('\n').filter((l) => l.startsWith('| `'));
+    const rows = configDocsMarkdown()
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
     const bare = rows.filter((l) => l.split(' | ')[3].trim() === '').map((l) => l.split(' | ')[0]);
     expect(rows.length).toBeGreaterThan(50);
     expect(bare).toEqual([]);
   });
 
   it('source files name no issue numbers (history belongs in git log; requirement ids stay)', () => {
-    const sources = ['src-main', 'src-renderer', 'src-router'].flatMap((d) => walk(join(ROOT, d), (f) => /\.(ts|tsx|css|html|mjs|js)$/.test(f)));
+    const sources = ['src-main', 'src-renderer', 'src-router'].flatMap((d) =>
+      walk(join(ROOT, d), (f) => /\.(ts|tsx|css|html|mjs|js)$/.test(f)),
+    );
     expect(sources.length).toBeGreaterThan(100);
     const hits = sources.flatMap((f) =>
-      readFileSync(f, 'utf8').split('\n').flatMap((line, i) => (/issue #\d/i.test(line) ? [`${relative(ROOT, f)}:${i + 1}`] : [])),
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/issue #\d/i.test(line) ? [`${relative(ROOT, f)}:${i + 1}`] : [])),
     );
     expect(hits).toEqual([]);
   });

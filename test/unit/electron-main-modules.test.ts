@@ -1,10 +1,15 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { loadNodeConfig } from '../../src-router/config';
+import { parse } from 'yaml';
 import { ensureDesktopConfig } from '../../src-main/first-run';
-import { denyAllPermissions, guardAllWebContents, guardWebContents, type WebContentsLike } from '../../src-main/security';
+import {
+  denyAllPermissions,
+  guardAllWebContents,
+  guardWebContents,
+  type WebContentsLike,
+} from '../../src-main/security';
+import { loadNodeConfig } from '../../src-router/config';
 import { tempDir } from '../support/node-harness';
 
 // Issue #13: the desktop app's main-process logic, without the Electron binary.
@@ -29,7 +34,9 @@ describe('first launch', () => {
   it('a config named on the command line or in the environment must exist: a clear error, nothing written', () => {
     const dir = tempDir();
     const path = join(dir, 'missing.yaml');
-    expect(() => ensureDesktopConfig({ path, source: 'argument' })).toThrow(/missing\.yaml \(from --config\) does not exist/);
+    expect(() => ensureDesktopConfig({ path, source: 'argument' })).toThrow(
+      /missing\.yaml \(from --config\) does not exist/,
+    );
     expect(() => ensureDesktopConfig({ path, source: 'environment' })).toThrow(/ROUTERDESK_CONFIG/);
     expect(existsSync(path)).toBe(false);
   });
@@ -39,9 +46,13 @@ describe('locked down', () => {
   it('every permission request and check is denied', () => {
     let request: ((wc: unknown, p: string, cb: (g: boolean) => void) => void) | undefined;
     let check: (() => boolean) | undefined;
-    denyAllPermissions({ setPermissionRequestHandler: (h) => (request = h), setPermissionCheckHandler: (h) => (check = h) });
+    denyAllPermissions({
+      setPermissionRequestHandler: (h) => (request = h),
+      setPermissionCheckHandler: (h) => (check = h),
+    });
     const answers: boolean[] = [];
-    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read']) request!({}, p, (g) => answers.push(g));
+    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read'])
+      request!({}, p, (g) => answers.push(g));
     expect(answers).toEqual([false, false, false, false]);
     expect(check!()).toBe(false);
   });

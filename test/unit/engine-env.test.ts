@@ -35,18 +35,41 @@ const NODE_ENV = {
 };
 
 describe('issue #26 item 9: engine environment allow-list', () => {
-  it('keeps the allow-listed variables and drops the node\'s own, credentials and everything else', () => {
+  it("keeps the allow-listed variables and drops the node's own, credentials and everything else", () => {
     const env = engineEnv(NODE_ENV, {}, 'linux');
     expect(Object.keys(env).sort()).toEqual([
-      'CUDA_VISIBLE_DEVICES', 'GGML_CUDA_NO_PINNED', 'HF_HOME', 'HIP_VISIBLE_DEVICES', 'HOME', 'LANG', 'LC_NUMERIC', 'LD_LIBRARY_PATH',
-      'LLAMA_ARG_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_CORETYPE', 'PATH', 'ROCR_VISIBLE_DEVICES', 'ROUTERDESK_LLAMA_RUNTIME', 'TMPDIR', 'TZ',
+      'CUDA_VISIBLE_DEVICES',
+      'GGML_CUDA_NO_PINNED',
+      'HF_HOME',
+      'HIP_VISIBLE_DEVICES',
+      'HOME',
+      'LANG',
+      'LC_NUMERIC',
+      'LD_LIBRARY_PATH',
+      'LLAMA_ARG_THREADS',
+      'OMP_NUM_THREADS',
+      'OPENBLAS_CORETYPE',
+      'PATH',
+      'ROCR_VISIBLE_DEVICES',
+      'ROUTERDESK_LLAMA_RUNTIME',
+      'TMPDIR',
+      'TZ',
     ]);
     expect(env.OPENBLAS_CORETYPE).toBe('Haswell');
   });
 
-  it('sets what the launch spec names (the model\'s env) over the node\'s, its own variables included', () => {
-    const env = engineEnv(NODE_ENV, { OMP_NUM_THREADS: '8', HF_TOKEN: 'model-hf', ROUTERDESK_SIM_MARK: 'x', ELECTRON_RUN_AS_NODE: '1' }, 'linux');
-    expect(env).toMatchObject({ OMP_NUM_THREADS: '8', HF_TOKEN: 'model-hf', ROUTERDESK_SIM_MARK: 'x', ELECTRON_RUN_AS_NODE: '1' });
+  it("sets what the launch spec names (the model's env) over the node's, its own variables included", () => {
+    const env = engineEnv(
+      NODE_ENV,
+      { OMP_NUM_THREADS: '8', HF_TOKEN: 'model-hf', ROUTERDESK_SIM_MARK: 'x', ELECTRON_RUN_AS_NODE: '1' },
+      'linux',
+    );
+    expect(env).toMatchObject({
+      OMP_NUM_THREADS: '8',
+      HF_TOKEN: 'model-hf',
+      ROUTERDESK_SIM_MARK: 'x',
+      ELECTRON_RUN_AS_NODE: '1',
+    });
     expect(env).not.toHaveProperty('INFERENCE_ADMIN_EMAILS');
   });
 
@@ -60,13 +83,13 @@ describe('issue #26 item 9: engine environment allow-list', () => {
     expect(passesToEngine('PATHOLOGICAL', 'linux')).toBe(false);
   });
 
-  it('a desktop helper gets the user\'s session without the node\'s variables', () => {
+  it("a desktop helper gets the user's session without the node's variables", () => {
     const env = withoutNodeVariables({ ...NODE_ENV, DISPLAY: ':0', DBUS_SESSION_BUS_ADDRESS: 'unix:x' });
     expect(env).toMatchObject({ DISPLAY: ':0', DBUS_SESSION_BUS_ADDRESS: 'unix:x', PATH: '/usr/bin' });
     expect(Object.keys(env).filter((n) => /^(ROUTERDESK|INFERENCE)_/.test(n))).toEqual([]);
   });
 
-  it.runIf(process.platform !== 'win32')('nvidia-smi runs with the engine environment, not the node\'s', async () => {
+  it.runIf(process.platform !== 'win32')("nvidia-smi runs with the engine environment, not the node's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'routerdesk-env-'));
     const out = join(dir, 'env.txt');
     const script = join(dir, 'fake-smi');

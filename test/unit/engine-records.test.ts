@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { judgeRecord, parseCmdline, parseRecordFile, type EngineRecord, type ProcInfo } from '../../src-router/backends/engine-records';
+import {
+  type EngineRecord,
+  judgeRecord,
+  type ProcInfo,
+  parseCmdline,
+  parseRecordFile,
+} from '../../src-router/backends/engine-records';
 import { parseProcStat } from '../../src-router/proc-stat';
 
 // Issue #9: the PID records of engines, and the rule that decides which leftover of a previous run is stopped.
@@ -7,7 +13,12 @@ import { parseProcStat } from '../../src-router/proc-stat';
 describe('engine PID records (issue #9)', () => {
   const self = { pid: 500, startTime: '9000' };
   const rec: EngineRecord = {
-    pid: 1234, pgid: 1234, cmdline: ['llama-server', '--port', '4000'], startTime: '7777', localId: 'm', startedAt: '2024-01-01T00:00:00.000Z',
+    pid: 1234,
+    pgid: 1234,
+    cmdline: ['llama-server', '--port', '4000'],
+    startTime: '7777',
+    localId: 'm',
+    startedAt: '2024-01-01T00:00:00.000Z',
     owner: { pid: 400, startTime: '100' },
   };
   const same: ProcInfo = { cmdline: ['llama-server', '--port', '4000'], startTime: '7777', pgid: 1234 };
@@ -21,11 +32,15 @@ describe('engine PID records (issue #9)', () => {
   });
 
   it('leaves alone the engine of a node that still runs', () => {
-    expect(judgeRecord(rec, same, { cmdline: ['node', 'cli.js', 'node'], startTime: '100', pgid: 400 }, self)).toBe('owned');
+    expect(judgeRecord(rec, same, { cmdline: ['node', 'cli.js', 'node'], startTime: '100', pgid: 400 }, self)).toBe(
+      'owned',
+    );
   });
 
   it('a record of this very process is its own: stopped (a previous supervisor here left it)', () => {
-    expect(judgeRecord({ ...rec, owner: self }, same, { cmdline: ['node'], startTime: self.startTime, pgid: 500 }, self)).toBe('stop');
+    expect(
+      judgeRecord({ ...rec, owner: self }, same, { cmdline: ['node'], startTime: self.startTime, pgid: 500 }, self),
+    ).toBe('stop');
   });
 
   it('nothing under the PID: gone', () => {
@@ -54,7 +69,13 @@ describe('engine PID records (issue #9)', () => {
     fields[19] = '123456789'; // starttime, field 22
     fields[11] = '250'; // utime, field 14
     fields[12] = '40'; // stime, field 15
-    expect(parseProcStat(`77 (my (odd) name) ${fields.join(' ')}\n`)).toEqual({ state: 'S', pgid: 4321, startTime: '123456789', utime: 250, stime: 40 });
+    expect(parseProcStat(`77 (my (odd) name) ${fields.join(' ')}\n`)).toEqual({
+      state: 'S',
+      pgid: 4321,
+      startTime: '123456789',
+      utime: 250,
+      stime: 40,
+    });
     expect(parseProcStat('garbage')).toBeNull();
     expect(parseProcStat('1 (x) S 0')).toBeNull();
   });
@@ -65,7 +86,16 @@ describe('engine PID records (issue #9)', () => {
   });
 
   it('reads the record file, dropping what is not a record', () => {
-    const file = JSON.stringify({ version: 1, engines: [rec, { pid: 'x' }, { ...rec, pid: 1 }, { ...rec, cmdline: [1] }, { ...rec, pgid: null, startTime: null }] });
+    const file = JSON.stringify({
+      version: 1,
+      engines: [
+        rec,
+        { pid: 'x' },
+        { ...rec, pid: 1 },
+        { ...rec, cmdline: [1] },
+        { ...rec, pgid: null, startTime: null },
+      ],
+    });
     expect(parseRecordFile(file)).toEqual([rec, { ...rec, pgid: null, startTime: null }]);
     expect(parseRecordFile('{not json')).toEqual([]);
     expect(parseRecordFile('{"engines": 3}')).toEqual([]);

@@ -1,8 +1,15 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  decideEngine,
+  findCachedBuild,
+  locateEngine,
+  pickCachedBuild,
+  resolveEngineCommand,
+  whichOnPath,
+} from '../../src-router/backends/engine-binaries';
 import { engineInfoSchema } from '../../src-router/contract';
-import { decideEngine, findCachedBuild, locateEngine, pickCachedBuild, resolveEngineCommand, whichOnPath } from '../../src-router/backends/engine-binaries';
 import { tempDir } from '../support/node-harness';
 
 // Engine discovery: PATH first, then the newest finished build in the engines cache; what GET /console/engines says
@@ -46,7 +53,11 @@ describe('engine discovery', () => {
   it('PATH before the cache; the cache only for the buildable families', () => {
     const root = tempDir();
     const cached = build(root, 'whisper-server', 'w-1', '2026-01-01T00:00:00.000Z', 'whisper v');
-    expect(locateEngine('whisper-server', '/nonexistent', root)).toEqual({ path: cached, foundIn: 'cache', recordedVersion: 'whisper v' });
+    expect(locateEngine('whisper-server', '/nonexistent', root)).toEqual({
+      path: cached,
+      foundIn: 'cache',
+      recordedVersion: 'whisper v',
+    });
     const bin = tempDir();
     const mine = onPath(bin, 'whisper-server');
     expect(locateEngine('whisper-server', bin, root)).toEqual({ path: mine, foundIn: 'path', recordedVersion: null });
@@ -54,20 +65,60 @@ describe('engine discovery', () => {
   });
 
   it('answers for found, missing, broken and built-in families, each valid under the contract', () => {
-    const found = decideEngine('llama-server', { path: '/c/llama-server', foundIn: 'cache', recordedVersion: 'rec' }, { version: 'version: 1 (abc)', error: null });
-    expect(found).toMatchObject({ available: true, path: '/c/llama-server', version: 'version: 1 (abc)', found_in: 'cache', reason: null, how_to_get: null });
+    const found = decideEngine(
+      'llama-server',
+      { path: '/c/llama-server', foundIn: 'cache', recordedVersion: 'rec' },
+      { version: 'version: 1 (abc)', error: null },
+    );
+    expect(found).toMatchObject({
+      available: true,
+      path: '/c/llama-server',
+      version: 'version: 1 (abc)',
+      found_in: 'cache',
+      reason: null,
+      how_to_get: null,
+    });
     // A binary without --version keeps the version its build recorded.
-    expect(decideEngine('whisper-server', { path: '/c/w', foundIn: 'cache', recordedVersion: 'rec' }, { version: null, error: null }).version).toBe('rec');
+    expect(
+      decideEngine(
+        'whisper-server',
+        { path: '/c/w', foundIn: 'cache', recordedVersion: 'rec' },
+        { version: null, error: null },
+      ).version,
+    ).toBe('rec');
     const missing = decideEngine('llama-server', null, null);
-    expect(missing).toMatchObject({ available: false, reason: 'llama-server not on PATH and not built', how_to_get: 'routerdesk engines build --only llama-server' });
-    expect(decideEngine('vllm', null, null)).toMatchObject({ available: false, reason: 'vllm not on PATH', how_to_get: expect.stringContaining('https://github.com/vllm-project/vllm') });
-    const broken = decideEngine('koboldcpp', { path: '/p/koboldcpp', foundIn: 'path', recordedVersion: null }, { version: null, error: '--version exited with code 127: libfoo.so missing' });
-    expect(broken).toMatchObject({ available: false, path: '/p/koboldcpp', reason: expect.stringContaining('code 127') });
+    expect(missing).toMatchObject({
+      available: false,
+      reason: 'llama-server not on PATH and not built',
+      how_to_get: 'routerdesk engines build --only llama-server',
+    });
+    expect(decideEngine('vllm', null, null)).toMatchObject({
+      available: false,
+      reason: 'vllm not on PATH',
+      how_to_get: expect.stringContaining('https://github.com/vllm-project/vllm'),
+    });
+    const broken = decideEngine(
+      'koboldcpp',
+      { path: '/p/koboldcpp', foundIn: 'path', recordedVersion: null },
+      { version: null, error: '--version exited with code 127: libfoo.so missing' },
+    );
+    expect(broken).toMatchObject({
+      available: false,
+      path: '/p/koboldcpp',
+      reason: expect.stringContaining('code 127'),
+    });
     // A slow --version (vLLM importing Python) still means the binary is there.
-    expect(decideEngine('vllm', { path: '/p/vllm', foundIn: 'path', recordedVersion: null }, { version: null, error: null, timedOut: true })).toMatchObject({ available: true, version: null, reason: null });
+    expect(
+      decideEngine(
+        'vllm',
+        { path: '/p/vllm', foundIn: 'path', recordedVersion: null },
+        { version: null, error: null, timedOut: true },
+      ),
+    ).toMatchObject({ available: true, version: null, reason: null });
     const sim = decideEngine('sim', null, null);
     expect(sim).toMatchObject({ available: true, found_in: 'builtin', binary: null });
-    for (const info of [found, missing, broken, sim, decideEngine('llama-node', null, null)]) expect(engineInfoSchema.parse(info)).toEqual(info);
+    for (const info of [found, missing, broken, sim, decideEngine('llama-node', null, null)])
+      expect(engineInfoSchema.parse(info)).toEqual(info);
   });
 
   it('a bare llama-server / whisper-server command word not on PATH runs the cached build; anything else stays', () => {

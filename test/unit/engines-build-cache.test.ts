@@ -2,9 +2,15 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildFolderName, buildKey, enginesCacheRoot, flagsHash, isBuildFolderOf } from '../../src-router/backends/engine-build/cache-key';
 import { takeBuildLock } from '../../src-router/backends/engine-build/build-lock';
-import { LLAMA_SERVER_FLAGS, WHISPER_SERVER_FLAGS, recipeFor } from '../../src-router/backends/engine-build/recipes';
+import {
+  buildFolderName,
+  buildKey,
+  enginesCacheRoot,
+  flagsHash,
+  isBuildFolderOf,
+} from '../../src-router/backends/engine-build/cache-key';
+import { LLAMA_SERVER_FLAGS, recipeFor, WHISPER_SERVER_FLAGS } from '../../src-router/backends/engine-build/recipes';
 import { probeVersion, versionSummary } from '../../src-router/backends/engine-build/version-probe';
 import { tempDir } from '../support/node-harness';
 
@@ -34,15 +40,31 @@ describe('engines cache naming', () => {
   });
 
   it('the llama-server flags are CPU-only, static, without UI, curl or OpenSSL', () => {
-    for (const f of ['-DBUILD_SHARED_LIBS=OFF', '-DLLAMA_BUILD_UI=OFF', '-DLLAMA_CURL=OFF', '-DLLAMA_OPENSSL=OFF', '-DLLAMA_BUILD_TESTS=OFF']) expect(LLAMA_SERVER_FLAGS).toContain(f);
-    for (const f of ['-DBUILD_SHARED_LIBS=OFF', '-DWHISPER_SDL2=OFF', '-DWHISPER_CURL=OFF', '-DWHISPER_BUILD_TESTS=OFF', '-DWHISPER_BUILD_SERVER=ON']) expect(WHISPER_SERVER_FLAGS).toContain(f);
+    for (const f of [
+      '-DBUILD_SHARED_LIBS=OFF',
+      '-DLLAMA_BUILD_UI=OFF',
+      '-DLLAMA_CURL=OFF',
+      '-DLLAMA_OPENSSL=OFF',
+      '-DLLAMA_BUILD_TESTS=OFF',
+    ])
+      expect(LLAMA_SERVER_FLAGS).toContain(f);
+    for (const f of [
+      '-DBUILD_SHARED_LIBS=OFF',
+      '-DWHISPER_SDL2=OFF',
+      '-DWHISPER_CURL=OFF',
+      '-DWHISPER_BUILD_TESTS=OFF',
+      '-DWHISPER_BUILD_SERVER=ON',
+    ])
+      expect(WHISPER_SERVER_FLAGS).toContain(f);
   });
 
   it('reads the shipped sources: the bundle’s commit, nodejs-whisper’s version, whisper.cpp’s own version for build.json', () => {
     expect(recipeFor('llama-server').sourceId()).toMatch(/^[0-9a-f]{40}$/);
     expect(recipeFor('whisper-server').sourceId()).toBe('nodejs-whisper-0.3.1');
     // whisper-server has no --version: its build records whisper.cpp's version from its CMakeLists.txt.
-    expect(recipeFor('whisper-server').fallbackVersion()).toMatch(/^whisper\.cpp \d+\.\d+\.\d+ \(nodejs-whisper 0\.3\.1\)$/);
+    expect(recipeFor('whisper-server').fallbackVersion()).toMatch(
+      /^whisper\.cpp \d+\.\d+\.\d+ \(nodejs-whisper 0\.3\.1\)$/,
+    );
   });
 
   it('tells an engine’s build folders from its lock, temp folders and the other engine', () => {
@@ -57,7 +79,9 @@ describe('engines cache naming', () => {
 
 describe('engine --version output', () => {
   it('keeps the first two lines of llama-server’s', () => {
-    expect(versionSummary('version: 0.4.0-dev (build 1, commit 80fb11a)\nbuilt with GNU 12.2.0 for Linux x86_64\n')).toBe('version: 0.4.0-dev (build 1, commit 80fb11a); built with GNU 12.2.0 for Linux x86_64');
+    expect(
+      versionSummary('version: 0.4.0-dev (build 1, commit 80fb11a)\nbuilt with GNU 12.2.0 for Linux x86_64\n'),
+    ).toBe('version: 0.4.0-dev (build 1, commit 80fb11a); built with GNU 12.2.0 for Linux x86_64');
   });
   it('is null for a binary that does not know --version (whisper-server prints its usage) or prints nothing', () => {
     expect(versionSummary('error: unknown argument: --version\n\nusage: whisper-server [options]\n')).toBeNull();
@@ -76,12 +100,24 @@ describe('engine --version probe', () => {
     return file;
   };
   it('reads stdout and stderr', async () => {
-    expect(await probeVersion(script('echo "version: 7 (abc)"; echo built with cc'))).toEqual({ version: 'version: 7 (abc); built with cc', error: null });
-    expect(await probeVersion(script('echo "version: 8 (def)" >&2'))).toEqual({ version: 'version: 8 (def)', error: null });
+    expect(await probeVersion(script('echo "version: 7 (abc)"; echo built with cc'))).toEqual({
+      version: 'version: 7 (abc); built with cc',
+      error: null,
+    });
+    expect(await probeVersion(script('echo "version: 8 (def)" >&2'))).toEqual({
+      version: 'version: 8 (def)',
+      error: null,
+    });
   });
   it('stops a binary that does not finish (it runs: no version), and one the loader cannot run is an error', async () => {
-    expect(await probeVersion(script('sleep 30'), undefined, 300)).toEqual({ version: null, error: null, timedOut: true });
-    expect((await probeVersion(script('echo "error while loading shared libraries: libx.so" >&2; exit 127'))).error).toMatch(/code 127: error while loading/);
+    expect(await probeVersion(script('sleep 30'), undefined, 300)).toEqual({
+      version: null,
+      error: null,
+      timedOut: true,
+    });
+    expect(
+      (await probeVersion(script('echo "error while loading shared libraries: libx.so" >&2; exit 127'))).error,
+    ).toMatch(/code 127: error while loading/);
     expect((await probeVersion('/nonexistent/engine')).error).toMatch(/cannot run/);
   });
   it('reads at most 4 KB of an endless answer', async () => {
@@ -140,4 +176,3 @@ describe('build lock', () => {
     await expect(takeBuildLock(file, 500)).rejects.toThrow(/gave up waiting/);
   });
 });
-

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { factsFromHeaders, positionOfComment, queueCommentLine, queueMsOf } from '../../src-router/contract/answer-facts';
+import {
+  factsFromHeaders,
+  positionOfComment,
+  queueCommentLine,
+  queueMsOf,
+} from '../../src-router/contract/answer-facts';
 import { sseEvents } from '../../src-router/serve';
 import { readQueueComments } from '../../src-router/serve/forwarded-queue';
 
@@ -44,7 +49,12 @@ describe('queue comment lines', () => {
 
 describe('readQueueComments', () => {
   it('tells the position once, follows later comments, stops at the first event and keeps the whole body from there', async () => {
-    const src = gated([': queued, position 3\n\n', ': queued, position 2\n\n: queued, position 1\n', '\ndata: {"n":1}\n\ndata: {"n', '":2}\n\ndata: [DONE]\n\n']);
+    const src = gated([
+      ': queued, position 3\n\n',
+      ': queued, position 2\n\n: queued, position 1\n',
+      '\ndata: {"n":1}\n\ndata: {"n',
+      '":2}\n\ndata: [DONE]\n\n',
+    ]);
     let position: (() => number | null) | undefined;
     let told = 0;
     const reading = readQueueComments(src.body, (p) => {
@@ -65,9 +75,12 @@ describe('readQueueComments', () => {
 
   it('a stream that never waited is passed on whole, and nobody is told a position', async () => {
     let told = false;
-    const rest = await readQueueComments((async function* () {
-      yield 'data: {"n":1}\n\ndata: [DONE]\n\n';
-    })(), () => (told = true));
+    const rest = await readQueueComments(
+      (async function* () {
+        yield 'data: {"n":1}\n\ndata: [DONE]\n\n';
+      })(),
+      () => (told = true),
+    );
     expect(told).toBe(false);
     expect(await all(rest)).toEqual([{ n: 1 }, '[DONE]']);
   });
@@ -75,19 +88,25 @@ describe('readQueueComments', () => {
   it('a character split across chunks at the first event stays whole', async () => {
     const bytes = new TextEncoder().encode(': queued, position 1\n\ndata: {"t":"é"}\n\n');
     const cut = bytes.indexOf(0xc3) + 1;
-    const rest = await readQueueComments((async function* () {
-      yield bytes.slice(0, cut);
-      yield bytes.slice(cut);
-    })(), () => {});
+    const rest = await readQueueComments(
+      (async function* () {
+        yield bytes.slice(0, cut);
+        yield bytes.slice(cut);
+      })(),
+      () => {},
+    );
     expect(await all(rest)).toEqual([{ t: 'é' }]);
   });
 
   it('a stream that breaks while waiting rejects, and the position is gone', async () => {
     let position: (() => number | null) | undefined;
-    const reading = readQueueComments((async function* () {
-      yield ': queued, position 2\n\n';
-      throw new Error('socket hang up');
-    })(), (p) => (position = p));
+    const reading = readQueueComments(
+      (async function* () {
+        yield ': queued, position 2\n\n';
+        throw new Error('socket hang up');
+      })(),
+      (p) => (position = p),
+    );
     await expect(reading).rejects.toThrow('socket hang up');
     expect(position?.()).toBeNull();
   });
@@ -95,15 +114,26 @@ describe('readQueueComments', () => {
 
 describe('factsFromHeaders', () => {
   it('a slave that waited sends its queue time as a trailer: known at the end', () => {
-    expect(factsFromHeaders(headers({ 'x-routerdesk-node': 'gpu-a', trailer: 'x-routerdesk-queue-ms' }), 'fallback')).toEqual({ node: 'gpu-a', queueMs: null, lentTo: null, queueMsAtEnd: true });
+    expect(
+      factsFromHeaders(headers({ 'x-routerdesk-node': 'gpu-a', trailer: 'x-routerdesk-queue-ms' }), 'fallback'),
+    ).toEqual({ node: 'gpu-a', queueMs: null, lentTo: null, queueMsAtEnd: true });
   });
 
   it('a slave that did not wait (or an older one) sends it in its head', () => {
-    expect(factsFromHeaders(headers({ 'x-routerdesk-node': 'gpu-a', 'x-routerdesk-queue-ms': '12' }), 'fallback')).toEqual({ node: 'gpu-a', queueMs: 12, lentTo: null });
+    expect(
+      factsFromHeaders(headers({ 'x-routerdesk-node': 'gpu-a', 'x-routerdesk-queue-ms': '12' }), 'fallback'),
+    ).toEqual({ node: 'gpu-a', queueMs: 12, lentTo: null });
     expect(factsFromHeaders(headers({}), 'fallback')).toEqual({ node: 'fallback', queueMs: null, lentTo: null });
   });
 
   it('a queue time is a non-negative number or nothing', () => {
-    expect([queueMsOf('0'), queueMsOf('41'), queueMsOf('-1'), queueMsOf('soon'), queueMsOf(undefined), queueMsOf(null)]).toEqual([0, 41, null, null, null, null]);
+    expect([
+      queueMsOf('0'),
+      queueMsOf('41'),
+      queueMsOf('-1'),
+      queueMsOf('soon'),
+      queueMsOf(undefined),
+      queueMsOf(null),
+    ]).toEqual([0, 41, null, null, null, null]);
   });
 });

@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGgufHeader } from '../../src-router/engines/llama-node/gguf-reader';
-import { resolveTinyLlamaShape, writeTinyLlamaGguf, type TinyLlamaOptions } from '../../src-router/engines/llama-node/gguf-writer';
+import {
+  resolveTinyLlamaShape,
+  type TinyLlamaOptions,
+  writeTinyLlamaGguf,
+} from '../../src-router/engines/llama-node/gguf-writer';
 import { fromHalfBits, toHalfBits } from '../../src-router/engines/llama-node/tensor-encode';
 
 let dir: string;
@@ -22,7 +26,10 @@ async function write(options: Partial<TinyLlamaOptions> = {}) {
   const result = await writeTinyLlamaGguf(path, { ...base, ...options });
   return { path, result };
 }
-const sha = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+const sha = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 
 describe('writeTinyLlamaGguf', () => {
   it('writes a GGUF v3 llama model the reader reads back', async () => {
@@ -93,7 +100,8 @@ describe('writeTinyLlamaGguf', () => {
 
 describe('half floats', () => {
   it('round-trips representative values', () => {
-    for (const v of [0, 1, -2, 0.5, 65504, 6.103515625e-5, 5.960464477539063e-8]) expect(fromHalfBits(toHalfBits(v))).toBe(v);
+    for (const v of [0, 1, -2, 0.5, 65504, 6.103515625e-5, 5.960464477539063e-8])
+      expect(fromHalfBits(toHalfBits(v))).toBe(v);
     expect(fromHalfBits(toHalfBits(0.1))).toBeCloseTo(0.1, 3);
     expect(toHalfBits(1e6)).toBe(0x7c00);
   });

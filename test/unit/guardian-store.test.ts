@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { guardianSettingSchema, guardiansPushSchema, guardiansViewSchema } from '../../src-router/contract';
-import { fromPushed, GuardianStore, guardiansView, pushedSettings, resolveGuardian, toGuardianSetting, type GuardianRule } from '../../src-router/guardian';
+import {
+  fromPushed,
+  type GuardianRule,
+  GuardianStore,
+  guardiansView,
+  pushedSettings,
+  resolveGuardian,
+  toGuardianSetting,
+} from '../../src-router/guardian';
 import type { ClusterEntry } from '../../src-router/registry';
 import { openStore } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
@@ -17,13 +25,40 @@ const VL = { nodeId: 'master', model: 'vl' };
 const VL_B = { nodeId: 'gpu-b', model: 'vl-b' };
 const cluster = (guardian = VL): GuardianRule => ({ scope: 'cluster', nodeId: null, model: null, guardian });
 const node = (nodeId: string, guardian = VL): GuardianRule => ({ scope: 'node', nodeId, model: null, guardian });
-const model = (nodeId: string, m: string, guardian = VL): GuardianRule => ({ scope: 'model', nodeId, model: m, guardian });
+const model = (nodeId: string, m: string, guardian = VL): GuardianRule => ({
+  scope: 'model',
+  nodeId,
+  model: m,
+  guardian,
+});
 
 const record = (localId: string, capabilities: string[]) => ({
-  publicId: localId, localId, backend: 'sim', capabilities, lane: 'text' as const, configHash: 'h', modelHash: null, contextsize: 4096, parallel: 1, engine: null, available: true,
+  publicId: localId,
+  localId,
+  backend: 'sim',
+  capabilities,
+  lane: 'text' as const,
+  configHash: 'h',
+  modelHash: null,
+  contextsize: 4096,
+  parallel: 1,
+  engine: null,
+  available: true,
 });
 const entry = (id: string, nodeId: string, localId: string, capabilities: string[]): ClusterEntry =>
-  ({ id, baseId: id, replicas: [{ nodeId, local: nodeId === 'master', healthy: true, url: nodeId === 'master' ? null : `http://${nodeId}`, record: record(localId, capabilities) }] }) as unknown as ClusterEntry;
+  ({
+    id,
+    baseId: id,
+    replicas: [
+      {
+        nodeId,
+        local: nodeId === 'master',
+        healthy: true,
+        url: nodeId === 'master' ? null : `http://${nodeId}`,
+        record: record(localId, capabilities),
+      },
+    ],
+  }) as unknown as ClusterEntry;
 const CATALOG = [
   entry('model-a', 'master', 'a', ['text']),
   entry('model-vl', 'master', 'vl', ['text', 'multimodal']),
@@ -37,13 +72,25 @@ describe('GuardianStore', () => {
     expect(s.version()).toBe(0);
     expect(s.list()).toEqual([]);
     const c = s.put(cluster());
-    expect(c).toMatchObject({ scope: 'cluster', nodeId: null, model: null, guardian: VL, url: null, publicId: null, updatedAt: 1_010 });
+    expect(c).toMatchObject({
+      scope: 'cluster',
+      nodeId: null,
+      model: null,
+      guardian: VL,
+      url: null,
+      publicId: null,
+      updatedAt: 1_010,
+    });
     expect(s.version()).toBe(1);
     s.put(model('gpu-b', 'b', VL_B));
     s.put(node('gpu-b', VL_B));
     expect(s.version()).toBe(3);
     // Least specific first.
-    expect(s.list().map((r) => [r.scope, r.nodeId, r.model])).toEqual([['cluster', null, null], ['node', 'gpu-b', null], ['model', 'gpu-b', 'b']]);
+    expect(s.list().map((r) => [r.scope, r.nodeId, r.model])).toEqual([
+      ['cluster', null, null],
+      ['node', 'gpu-b', null],
+      ['model', 'gpu-b', 'b'],
+    ]);
     // The same guardian again: nothing changes.
     expect(s.put(cluster())).toEqual(c);
     expect(s.version()).toBe(3);
@@ -70,7 +117,10 @@ describe('GuardianStore', () => {
   it('replaceAll makes the store exactly the push at its version; the same push again changes nothing', () => {
     const s = store();
     s.put(node('gpu-c'));
-    const pushed = [{ ...cluster(VL_B), url: 'http://gpu-b', publicId: 'model-vl-b' }, { ...model('master', 'a'), url: null, publicId: 'model-vl' }];
+    const pushed = [
+      { ...cluster(VL_B), url: 'http://gpu-b', publicId: 'model-vl-b' },
+      { ...model('master', 'a'), url: null, publicId: 'model-vl' },
+    ];
     expect(s.replaceAll(7, pushed)).toBe(true);
     expect(s.version()).toBe(7);
     expect(s.list().map(({ updatedAt: _, ...r }) => r)).toEqual(pushed);
@@ -103,14 +153,35 @@ describe('guardian wire forms', () => {
     expect(view.settings[0]).toEqual(toGuardianSetting(s.list()[0]));
     // By node, then model.
     expect(view.effective).toEqual([
-      { node_id: 'gpu-b', model: 'b', public_id: 'model-b', guardian: { node_id: 'gpu-b', model: 'vl-b' }, from: 'model', available: true },
-      { node_id: 'master', model: 'a', public_id: 'model-a', guardian: { node_id: 'master', model: 'vl' }, from: 'cluster', available: true },
+      {
+        node_id: 'gpu-b',
+        model: 'b',
+        public_id: 'model-b',
+        guardian: { node_id: 'gpu-b', model: 'vl-b' },
+        from: 'model',
+        available: true,
+      },
+      {
+        node_id: 'master',
+        model: 'a',
+        public_id: 'model-a',
+        guardian: { node_id: 'master', model: 'vl' },
+        from: 'cluster',
+        available: true,
+      },
     ]);
     expect(view.candidates.map((c) => c.public_id)).toEqual(['model-vl', 'model-vl-b']);
     expect(view.nodes).toEqual(['master', 'gpu-b']);
     // A guardian whose node left the catalog: still in force, not available.
     expect(guardiansView(2, s.list(), CATALOG.slice(0, 2), 'master').effective).toEqual([
-      { node_id: 'master', model: 'a', public_id: 'model-a', guardian: { node_id: 'master', model: 'vl' }, from: 'cluster', available: true },
+      {
+        node_id: 'master',
+        model: 'a',
+        public_id: 'model-a',
+        guardian: { node_id: 'master', model: 'vl' },
+        from: 'cluster',
+        available: true,
+      },
     ]);
   });
 
@@ -119,25 +190,65 @@ describe('guardian wire forms', () => {
     const urls: Record<string, string | null> = { master: null, 'gpu-b': 'http://gpu-b' };
     const settings = pushedSettings(rules, CATALOG, 'gpu-b', (n) => urls[n] ?? null);
     expect(guardiansPushSchema.parse({ version: 3, epoch: 'master:1', settings }).settings).toEqual([
-      { scope: 'cluster', node_id: null, model: null, guardian: { node_id: 'master', model: 'vl' }, guardian_url: null, guardian_public_id: 'model-vl' },
-      { scope: 'model', node_id: 'gpu-b', model: 'b', guardian: { node_id: 'gpu-b', model: 'vl-b' }, guardian_url: null, guardian_public_id: 'model-vl-b' },
+      {
+        scope: 'cluster',
+        node_id: null,
+        model: null,
+        guardian: { node_id: 'master', model: 'vl' },
+        guardian_url: null,
+        guardian_public_id: 'model-vl',
+      },
+      {
+        scope: 'model',
+        node_id: 'gpu-b',
+        model: 'b',
+        guardian: { node_id: 'gpu-b', model: 'vl-b' },
+        guardian_url: null,
+        guardian_public_id: 'model-vl-b',
+      },
     ]);
-    expect(pushedSettings(rules, CATALOG, 'gpu-c', (n) => urls[n] ?? null).map((p) => p.guardian_url)).toEqual([null, 'http://gpu-b']);
+    expect(pushedSettings(rules, CATALOG, 'gpu-c', (n) => urls[n] ?? null).map((p) => p.guardian_url)).toEqual([
+      null,
+      'http://gpu-b',
+    ]);
   });
 
   it("a slave's copy: a guardian on the master pushed without a URL answers at the master URL the slave knows", () => {
     const [onMaster, onSelf] = pushedSettings([cluster(), model('gpu-b', 'b', VL_B)], CATALOG, 'gpu-b', () => null);
     const master = { nodeId: 'master', url: 'http://master:1' };
-    expect(fromPushed(onMaster, 'gpu-b', master)).toEqual({ ...cluster(), url: 'http://master:1', publicId: 'model-vl' });
-    expect(fromPushed(onSelf, 'gpu-b', master)).toEqual({ ...model('gpu-b', 'b', VL_B), url: null, publicId: 'model-vl-b' });
-    expect(fromPushed({ ...onMaster, guardian_url: 'http://public-master' }, 'gpu-b', master).url).toBe('http://public-master');
+    expect(fromPushed(onMaster, 'gpu-b', master)).toEqual({
+      ...cluster(),
+      url: 'http://master:1',
+      publicId: 'model-vl',
+    });
+    expect(fromPushed(onSelf, 'gpu-b', master)).toEqual({
+      ...model('gpu-b', 'b', VL_B),
+      url: null,
+      publicId: 'model-vl-b',
+    });
+    expect(fromPushed({ ...onMaster, guardian_url: 'http://public-master' }, 'gpu-b', master).url).toBe(
+      'http://public-master',
+    );
   });
 
   it('the directory answer: the most specific setting with its URL and public ID; none is null', () => {
-    const rules = [{ ...cluster(), url: 'http://m', publicId: 'model-vl' }, { ...node('gpu-b', VL_B), url: null, publicId: 'model-vl-b' }];
+    const rules = [
+      { ...cluster(), url: 'http://m', publicId: 'model-vl' },
+      { ...node('gpu-b', VL_B), url: null, publicId: 'model-vl-b' },
+    ];
     const where = { url: (r: (typeof rules)[number]) => r.url, publicId: (r: (typeof rules)[number]) => r.publicId };
-    expect(resolveGuardian(rules, { nodeId: 'gpu-b', model: 'b' }, where)).toEqual({ guardian: VL_B, from: 'node', url: null, publicId: 'model-vl-b' });
-    expect(resolveGuardian(rules, { nodeId: 'gpu-c', model: 'c' }, where)).toEqual({ guardian: VL, from: 'cluster', url: 'http://m', publicId: 'model-vl' });
+    expect(resolveGuardian(rules, { nodeId: 'gpu-b', model: 'b' }, where)).toEqual({
+      guardian: VL_B,
+      from: 'node',
+      url: null,
+      publicId: 'model-vl-b',
+    });
+    expect(resolveGuardian(rules, { nodeId: 'gpu-c', model: 'c' }, where)).toEqual({
+      guardian: VL,
+      from: 'cluster',
+      url: 'http://m',
+      publicId: 'model-vl',
+    });
     expect(resolveGuardian([], { nodeId: 'gpu-c', model: 'c' }, where)).toBeNull();
   });
 });

@@ -73,10 +73,12 @@ describe('an answer body read by the request path', () => {
     const serverBroke = new Promise<void>((r) => (broken = r));
     handlers.set('/cut', (res, socket) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"partial":', () => setTimeout(() => {
-        socket.destroy();
-        broken();
-      }, 20));
+      res.write('{"partial":', () =>
+        setTimeout(() => {
+          socket.destroy();
+          broken();
+        }, 20),
+      );
     });
     const answer = await getUrl(`${base}/cut`, new CallEnd(undefined, 5_000));
     await serverBroke;
@@ -143,10 +145,13 @@ describe('an answer body read by the request path', () => {
       // The server finished its answer (a reader that stopped would have closed it first)...
       expect(await serverEnd).toBe(true);
       // ...and the connection serves the next call (a cut-off one would have gone with the answer).
-      await eventually(async () => {
-        await (await getUrl(`${ownBase}/port`, new CallEnd(undefined, 5_000))).text();
-        return ports.at(-1) === ports[0];
-      }, { what: 'a call on the stream\'s connection' });
+      await eventually(
+        async () => {
+          await (await getUrl(`${ownBase}/port`, new CallEnd(undefined, 5_000))).text();
+          return ports.at(-1) === ports[0];
+        },
+        { what: "a call on the stream's connection" },
+      );
     } finally {
       own.closeAllConnections();
       await new Promise<void>((r) => own.close(() => r()));
@@ -205,11 +210,14 @@ describe('an answer body read by the request path', () => {
     // The reader takes nothing more: the server stops short of the end (a reader that buffered everything would let
     // it send all of it), then, read on, the rest arrives.
     let last = -1;
-    await eventually(async () => {
-      const stalled = sent === last && sent < total;
-      last = sent;
-      return stalled;
-    }, { what: 'the server held back by the reader', everyMs: 300, timeoutMs: 20_000 });
+    await eventually(
+      async () => {
+        const stalled = sent === last && sent < total;
+        last = sent;
+        return stalled;
+      },
+      { what: 'the server held back by the reader', everyMs: 300, timeoutMs: 20_000 },
+    );
     expect(sent).toBeLessThan(total);
     for (let r = await it.next(); !r.done; r = await it.next()) received += r.value.length;
     expect(received).toBe(total);

@@ -1,5 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CallEnd } from '../../src-router/backends/call-end';
 import { postJson } from '../../src-router/backends/http-call';
@@ -9,16 +9,20 @@ import { connectRefused } from '../../src-router/lending/master-client';
 // written on it (its keep-alive ran out) saw nothing of that request: the call goes once more, on a new connection.
 // A connection that breaks before its first answer may have run the request: never again (a job must not run twice).
 
-const answer = (body: string) => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+const answer = (body: string) =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
 
 let server: Server | undefined;
 const sockets = new Set<Socket>();
-afterEach(() => new Promise<void>((r) => {
-  for (const s of sockets) s.destroy();
-  sockets.clear();
-  if (server) server.close(() => r());
-  else r();
-}));
+afterEach(
+  () =>
+    new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+      if (server) server.close(() => r());
+      else r();
+    }),
+);
 
 /** A raw HTTP/1.1 server: `onRequest(socket, nth request on this connection, nth connection)`. */
 async function rawServer(onRequest: (socket: Socket, nth: number, conn: number) => void): Promise<string> {
@@ -86,7 +90,10 @@ describe('the request path client on kept-alive connections', () => {
     });
     expect(await (await postJson(url, { a: 1 }, new CallEnd(undefined, 5_000))).json()).toEqual({ n: 1 });
     await new Promise((r) => setTimeout(r, 20));
-    const err = await postJson(url, { a: 2 }, new CallEnd(undefined, 5_000)).then(() => null, (e: Error) => e);
+    const err = await postJson(url, { a: 2 }, new CallEnd(undefined, 5_000)).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err).not.toBeNull();
     expect(conns).toBe(1);
     expect(connectRefused(err)).toBe(false);

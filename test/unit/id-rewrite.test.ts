@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteResponseModel, sseEvents } from '../../src-router/serve';
-import { depthAt, modelKey, rawWithModel, sseDataBatches, SseDataSplitter } from '../../src-router/serve/id-rewrite';
 import { RawEvent, relayed } from '../../src-router/serve/event-batch';
+import { depthAt, modelKey, rawWithModel, SseDataSplitter, sseDataBatches } from '../../src-router/serve/id-rewrite';
 
 async function collect(chunks: string[]) {
   async function* gen() {
@@ -14,14 +14,23 @@ async function collect(chunks: string[]) {
 
 describe('ID rewriting (ID-3)', () => {
   it('rewrites the local ID in a response to the public one', () => {
-    expect(rewriteResponseModel({ id: 'x', model: 'tiny-a', choices: [] }, 'tiny-a', 'tiny')).toEqual({ id: 'x', model: 'tiny', choices: [] });
+    expect(rewriteResponseModel({ id: 'x', model: 'tiny-a', choices: [] }, 'tiny-a', 'tiny')).toEqual({
+      id: 'x',
+      model: 'tiny',
+      choices: [],
+    });
     expect(rewriteResponseModel({ model: 'koboldcpp/tiny-a' }, 'tiny-a', 'tiny')).toEqual({ model: 'tiny' });
     expect(rewriteResponseModel({ model: 'other' }, 'tiny-a', 'tiny')).toEqual({ model: 'other' });
     expect(rewriteResponseModel('text', 'a', 'b')).toBe('text');
   });
 
   it('splits SSE events across arbitrary chunk boundaries, in order', async () => {
-    const events = await collect(['data: {"model":"a","n":1}\n', '\ndata: {"mo', 'del":"a","n":2}\r\n\r\n: comment\n', 'data: [DONE]\n\n']);
+    const events = await collect([
+      'data: {"model":"a","n":1}\n',
+      '\ndata: {"mo',
+      'del":"a","n":2}\r\n\r\n: comment\n',
+      'data: [DONE]\n\n',
+    ]);
     expect(events).toEqual([{ model: 'a', n: 1 }, { model: 'a', n: 2 }, '[DONE]']);
   });
 
@@ -31,7 +40,13 @@ describe('ID rewriting (ID-3)', () => {
 
   it('batches the events each chunk completes, so they are relayed in one write (issue #14)', async () => {
     async function* gen() {
-      for (const c of ['data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n', '":3}\r\n\r\n', ': comment\n\n', 'data: [DONE]\n\n']) yield new TextEncoder().encode(c);
+      for (const c of [
+        'data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n',
+        '":3}\r\n\r\n',
+        ': comment\n\n',
+        'data: [DONE]\n\n',
+      ])
+        yield new TextEncoder().encode(c);
     }
     const batches: string[][] = [];
     for await (const b of sseDataBatches(gen())) batches.push(b);
@@ -63,7 +78,11 @@ describe('ID rewriting (ID-3)', () => {
 
   it('falls back to the rewritten object where the text cannot be rewritten in place', () => {
     // Spaced JSON, a second "model" (a nested key or a value), a name that needs escaping: serialised again.
-    for (const text of ['{"model": "tiny-a","n":1}', '{"model":"tiny-a","tool":{"model":"tiny-a"}}', '{"model":"tiny-a","object":"model"}']) {
+    for (const text of [
+      '{"model": "tiny-a","n":1}',
+      '{"model":"tiny-a","tool":{"model":"tiny-a"}}',
+      '{"model":"tiny-a","object":"model"}',
+    ]) {
       const value = JSON.parse(text);
       const rewritten = rewriteResponseModel(value, 'tiny-a', 'tiny');
       expect(relayed(text, value, rewritten)).toBe(rewritten);
@@ -94,7 +113,11 @@ describe('ID rewriting (ID-3)', () => {
     expect(JSON.parse(renamed)).toEqual({ ...json, model: 'loc"al' });
     // A nested or second model key, a spaced one, or a name that is not the parsed one: serialised again.
     // (Each body parses to a top-level model "pub": a lone nested literal key means the top-level one is spelt with escapes.)
-    for (const other of ['{"tools":[{"model":"pub"}],"model":"pub"}', '{"x":{"model":"pub"},"mod\\u0065l":"pub"}', '{"model" : "pub"}']) {
+    for (const other of [
+      '{"tools":[{"model":"pub"}],"model":"pub"}',
+      '{"x":{"model":"pub"},"mod\\u0065l":"pub"}',
+      '{"model" : "pub"}',
+    ]) {
       expect((JSON.parse(other) as { model: string }).model).toBe('pub');
       expect(rawWithModel(other, { model: 'pub' }, 'loc')).toBeUndefined();
     }

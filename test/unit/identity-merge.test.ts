@@ -1,11 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeModelRecord } from '../../src-router/contract';
-import { ClusterCatalog, mergeIdentities, type Assignment, type NodeRecords } from '../../src-router/registry';
+import { type Assignment, ClusterCatalog, mergeIdentities, type NodeRecords } from '../../src-router/registry';
 
-const rec = (publicId: string, localId: string, configHash: string, modelHash: string | null = 'w1', available = true): NodeModelRecord => ({
-  publicId, localId, backend: 'sim', capabilities: ['text'], lane: 'text', configHash, modelHash, contextsize: 4096, parallel: 1, engine: null, available,
+const rec = (
+  publicId: string,
+  localId: string,
+  configHash: string,
+  modelHash: string | null = 'w1',
+  available = true,
+): NodeModelRecord => ({
+  publicId,
+  localId,
+  backend: 'sim',
+  capabilities: ['text'],
+  lane: 'text',
+  configHash,
+  modelHash,
+  contextsize: 4096,
+  parallel: 1,
+  engine: null,
+  available,
 });
-const node = (nodeId: string, records: NodeModelRecord[], o: Partial<NodeRecords> = {}): NodeRecords => ({ nodeId, local: false, healthy: true, url: `http://${nodeId}`, records, ...o });
+const node = (nodeId: string, records: NodeModelRecord[], o: Partial<NodeRecords> = {}): NodeRecords => ({
+  nodeId,
+  local: false,
+  healthy: true,
+  url: `http://${nodeId}`,
+  records,
+  ...o,
+});
 
 function permutations<T>(xs: T[]): T[][] {
   if (xs.length <= 1) return [xs];
@@ -14,26 +37,52 @@ function permutations<T>(xs: T[]): T[][] {
 
 describe('identity merge (ID-2)', () => {
   it('same public ID and identical hashes → one model with a replica per node', () => {
-    const { entries, added } = mergeIdentities([node('a', [rec('llama', 'l1', 'c1')]), node('b', [rec('llama', 'l7', 'c1')])], []);
+    const { entries, added } = mergeIdentities(
+      [node('a', [rec('llama', 'l1', 'c1')]), node('b', [rec('llama', 'l7', 'c1')])],
+      [],
+    );
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ id: 'llama', baseId: 'llama' });
-    expect(entries[0].replicas.map((r) => [r.nodeId, r.record.localId])).toEqual([['a', 'l1'], ['b', 'l7']]);
+    expect(entries[0].replicas.map((r) => [r.nodeId, r.record.localId])).toEqual([
+      ['a', 'l1'],
+      ['b', 'l7'],
+    ]);
     expect(added).toEqual([{ baseId: 'llama', hashKey: 'c1:w1', clusterId: 'llama' }]);
   });
 
   it('a different config hash or weights hash gets a numeric suffix', () => {
-    const { entries } = mergeIdentities([node('a', [rec('llama', 'x', 'c1')]), node('b', [rec('llama', 'x', 'c2')]), node('c', [rec('llama', 'x', 'c1', 'w2')])], []);
-    expect(entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([['llama', 'a'], ['llama-2', 'c'], ['llama-3', 'b']]);
+    const { entries } = mergeIdentities(
+      [
+        node('a', [rec('llama', 'x', 'c1')]),
+        node('b', [rec('llama', 'x', 'c2')]),
+        node('c', [rec('llama', 'x', 'c1', 'w2')]),
+      ],
+      [],
+    );
+    expect(entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([
+      ['llama', 'a'],
+      ['llama-2', 'c'],
+      ['llama-3', 'b'],
+    ]);
   });
 
   it('the local node keeps the bare ID for its own group', () => {
-    const { entries } = mergeIdentities([node('a', [rec('llama', 'x', 'c1')]), node('m', [rec('llama', 'x', 'c9')], { local: true })], []);
+    const { entries } = mergeIdentities(
+      [node('a', [rec('llama', 'x', 'c1')]), node('m', [rec('llama', 'x', 'c9')], { local: true })],
+      [],
+    );
     expect(entries.find((e) => e.id === 'llama')!.replicas[0].nodeId).toBe('m');
   });
 
   it('does not depend on the order nodes were polled in', () => {
-    const nodes = [node('a', [rec('m', 'x', 'c1'), rec('n', 'y', 'c5')]), node('b', [rec('m', 'x', 'c2')]), node('c', [rec('m', 'z', 'c3'), rec('n', 'y', 'c5')])];
-    const results = permutations(nodes).map((p) => JSON.stringify(mergeIdentities(p, []).entries.map((e) => [e.id, e.replicas.map((r) => r.nodeId)])));
+    const nodes = [
+      node('a', [rec('m', 'x', 'c1'), rec('n', 'y', 'c5')]),
+      node('b', [rec('m', 'x', 'c2')]),
+      node('c', [rec('m', 'z', 'c3'), rec('n', 'y', 'c5')]),
+    ];
+    const results = permutations(nodes).map((p) =>
+      JSON.stringify(mergeIdentities(p, []).entries.map((e) => [e.id, e.replicas.map((r) => r.nodeId)])),
+    );
     expect(new Set(results).size).toBe(1);
   });
 
@@ -41,8 +90,15 @@ describe('identity merge (ID-2)', () => {
     const first = mergeIdentities([node('b', [rec('m', 'x', 'c5')]), node('c', [rec('m', 'x', 'c7')])], []);
     expect(first.entries.map((e) => e.id)).toEqual(['m', 'm-2']);
     const prior: Assignment[] = first.added;
-    const later = mergeIdentities([node('a', [rec('m', 'x', 'c0')]), node('b', [rec('m', 'x', 'c5')]), node('c', [rec('m', 'x', 'c7')])], prior);
-    expect(later.entries.map((e) => [e.id, e.hashKey])).toEqual([['m', 'c5:w1'], ['m-2', 'c7:w1'], ['m-3', 'c0:w1']]);
+    const later = mergeIdentities(
+      [node('a', [rec('m', 'x', 'c0')]), node('b', [rec('m', 'x', 'c5')]), node('c', [rec('m', 'x', 'c7')])],
+      prior,
+    );
+    expect(later.entries.map((e) => [e.id, e.hashKey])).toEqual([
+      ['m', 'c5:w1'],
+      ['m-2', 'c7:w1'],
+      ['m-3', 'c0:w1'],
+    ]);
     expect(later.added).toEqual([{ baseId: 'm', hashKey: 'c0:w1', clusterId: 'm-3' }]);
     // A group that left and came back keeps its ID.
     const back = mergeIdentities([node('c', [rec('m', 'x', 'c7')])], [...prior, ...later.added]);
@@ -50,13 +106,23 @@ describe('identity merge (ID-2)', () => {
   });
 
   it('never hands out a suffixed ID that is another model’s name', () => {
-    const { entries } = mergeIdentities([node('a', [rec('m', 'x', 'c1'), rec('m-2', 'y', 'c9')]), node('b', [rec('m', 'x', 'c2')])], []);
+    const { entries } = mergeIdentities(
+      [node('a', [rec('m', 'x', 'c1'), rec('m-2', 'y', 'c9')]), node('b', [rec('m', 'x', 'c2')])],
+      [],
+    );
     expect(entries.map((e) => e.id).sort()).toEqual(['m', 'm-2', 'm-3']);
     expect(entries.find((e) => e.id === 'm-3')!.replicas[0].nodeId).toBe('b');
   });
 
   it('a replica is available only when its node is healthy and the record is available', () => {
-    const { entries } = mergeIdentities([node('a', [rec('m', 'x', 'c1')], { healthy: false }), node('b', [rec('m', 'x', 'c1', 'w1', false)]), node('c', [rec('m', 'x', 'c1')])], []);
+    const { entries } = mergeIdentities(
+      [
+        node('a', [rec('m', 'x', 'c1')], { healthy: false }),
+        node('b', [rec('m', 'x', 'c1', 'w1', false)]),
+        node('c', [rec('m', 'x', 'c1')]),
+      ],
+      [],
+    );
     expect(entries[0].replicas.map((r) => r.available)).toEqual([false, false, true]);
   });
 });
@@ -86,15 +152,24 @@ describe('a config changed or replaced while the cluster runs (ID-2: a suffix fo
     // The old config back later is a new group: the ID is in use, so it gets a suffix.
     const prior = [...edited.added];
     const both = mergeIdentities([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c1')])], prior);
-    expect(both.entries.map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1'], ['m-2', 'c1:w1']]);
+    expect(both.entries.map((e) => [e.id, e.hashKey])).toEqual([
+      ['m', 'c2:w1'],
+      ['m-2', 'c1:w1'],
+    ]);
     expect(both.dropped).toEqual([]);
   });
 
   it('a suffixed group edited keeps its suffix while the conflict lasts', () => {
     const first = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c2')])], []);
-    expect(first.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([['m', 'a'], ['m-2', 'b']]);
+    expect(first.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([
+      ['m', 'a'],
+      ['m-2', 'b'],
+    ]);
     const edited = mergeIdentities([node('a', [rec('m', 'x', 'c1')]), node('b', [rec('m', 'x', 'c3')])], first.added);
-    expect(edited.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([['m', 'a'], ['m-2', 'b']]);
+    expect(edited.entries.map((e) => [e.id, e.replicas[0].nodeId])).toEqual([
+      ['m', 'a'],
+      ['m-2', 'b'],
+    ]);
     expect(edited.dropped.map((a) => a.hashKey)).toEqual(['c2:w1']);
   });
 
@@ -102,7 +177,11 @@ describe('a config changed or replaced while the cluster runs (ID-2: a suffix fo
     let rows: Assignment[] = [];
     const store = {
       suffixes: () => rows,
-      saveSuffixes: (added: Assignment[], dropped: Assignment[] = []) => void (rows = [...rows.filter((r) => !dropped.some((d) => d.baseId === r.baseId && d.hashKey === r.hashKey)), ...added]),
+      saveSuffixes: (added: Assignment[], dropped: Assignment[] = []) =>
+        void (rows = [
+          ...rows.filter((r) => !dropped.some((d) => d.baseId === r.baseId && d.hashKey === r.hashKey)),
+          ...added,
+        ]),
     };
     const catalog = new ClusterCatalog(store);
     catalog.update([node('a', [rec('m', 'x', 'c1')])]);
@@ -111,7 +190,10 @@ describe('a config changed or replaced while the cluster runs (ID-2: a suffix fo
     expect(rows).toEqual([{ baseId: 'm', hashKey: 'c2:w1', clusterId: 'm' }]);
     const restarted = new ClusterCatalog(store);
     restarted.update([node('a', [rec('m', 'x', 'c2')]), node('b', [rec('m', 'x', 'c1')])]);
-    expect(restarted.all().map((e) => [e.id, e.hashKey])).toEqual([['m', 'c2:w1'], ['m-2', 'c1:w1']]);
+    expect(restarted.all().map((e) => [e.id, e.hashKey])).toEqual([
+      ['m', 'c2:w1'],
+      ['m-2', 'c1:w1'],
+    ]);
   });
 });
 

@@ -3,10 +3,40 @@ import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // design.md §2: a module imports only modules above it in this list (ARCHITECTURE.md keeps the same list).
-export const LAYERS = ['contract', 'config', 'store', 'kv', 'engines', 'backends', 'registry', 'costs', 'queue', 'lending', 'routing', 'runtime', 'cluster', 'guardian', 'serve', 'http', 'bench', 'cli'];
+export const LAYERS = [
+  'contract',
+  'config',
+  'store',
+  'kv',
+  'engines',
+  'backends',
+  'registry',
+  'costs',
+  'queue',
+  'lending',
+  'routing',
+  'runtime',
+  'cluster',
+  'guardian',
+  'serve',
+  'http',
+  'bench',
+  'cli',
+];
 const TOP_FILES: Record<string, number> = {
-  'version.ts': 0.5, 'debian-tool.ts': 0.5, 'proc-stat.ts': 0.5, 'seeded-random.ts': 0.5, 'paths.ts': 4.5, 'node-routing.ts': LAYERS.indexOf('serve') + 0.5, 'node-runtime.ts': LAYERS.indexOf('serve') + 0.5, 'node-lending.ts': LAYERS.indexOf('serve') + 0.5, 'node-guardians.ts': LAYERS.indexOf('serve') + 0.5, 'node-model-configs.ts': LAYERS.indexOf('serve') + 0.5,
-  'node.ts': LAYERS.indexOf('http') + 0.5, 'node-host.ts': LAYERS.indexOf('http') + 0.75, 'cli.ts': LAYERS.indexOf('cli'),
+  'version.ts': 0.5,
+  'debian-tool.ts': 0.5,
+  'proc-stat.ts': 0.5,
+  'seeded-random.ts': 0.5,
+  'paths.ts': 4.5,
+  'node-routing.ts': LAYERS.indexOf('serve') + 0.5,
+  'node-runtime.ts': LAYERS.indexOf('serve') + 0.5,
+  'node-lending.ts': LAYERS.indexOf('serve') + 0.5,
+  'node-guardians.ts': LAYERS.indexOf('serve') + 0.5,
+  'node-model-configs.ts': LAYERS.indexOf('serve') + 0.5,
+  'node.ts': LAYERS.indexOf('http') + 0.5,
+  'node-host.ts': LAYERS.indexOf('http') + 0.75,
+  'cli.ts': LAYERS.indexOf('cli'),
 };
 
 const SRC = join(new URL('../..', import.meta.url).pathname, 'src-router');
@@ -26,13 +56,17 @@ function rank(file: string): number {
     return TOP_FILES[rel[0]];
   }
   const i = LAYERS.indexOf(rel[0]);
-  if (i < 0) throw new Error(`module folder ${rel[0]} is not in the layer list (add it to design order and ARCHITECTURE.md)`);
+  if (i < 0)
+    throw new Error(`module folder ${rel[0]} is not in the layer list (add it to design order and ARCHITECTURE.md)`);
   return i;
 }
 
 export function importsOf(source: string): string[] {
   const out: string[] = [];
-  for (const m of source.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)) out.push(m[1] ?? m[2] ?? m[3]);
+  for (const m of source.matchAll(
+    /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm,
+  ))
+    out.push(m[1] ?? m[2] ?? m[3]);
   return out;
 }
 
@@ -52,7 +86,10 @@ describe('module import direction (design.md §2)', () => {
         const target = join(file, '..', spec);
         if (!target.startsWith(SRC + sep)) continue; // package.json and the like
         const to = rank(statSafe(target));
-        if (to > from) violations.push(`${relative(SRC, file)} imports ${spec} (${LAYERS[Math.floor(to)] ?? 'node'} is below ${LAYERS[Math.floor(from)] ?? 'top'})`);
+        if (to > from)
+          violations.push(
+            `${relative(SRC, file)} imports ${spec} (${LAYERS[Math.floor(to)] ?? 'node'} is below ${LAYERS[Math.floor(from)] ?? 'top'})`,
+          );
       }
     }
     expect(violations).toEqual([]);
@@ -60,7 +97,8 @@ describe('module import direction (design.md §2)', () => {
 
   it('contract imports nothing from Node or other modules (the renderer imports it)', () => {
     for (const file of all.filter((f) => relative(SRC, f).startsWith(`contract${sep}`))) {
-      for (const spec of importsOf(readFileSync(file, 'utf8'))) expect(spec === 'zod' || spec.startsWith('./'), `${file}: ${spec}`).toBe(true);
+      for (const spec of importsOf(readFileSync(file, 'utf8')))
+        expect(spec === 'zod' || spec.startsWith('./'), `${file}: ${spec}`).toBe(true);
     }
   });
 
@@ -75,7 +113,9 @@ describe('module import direction (design.md §2)', () => {
   });
 
   it('the checker itself catches a wrong-way import', () => {
-    expect(importsOf(`import { x } from '../http';\nexport * from './a';\nconst m = await import('../node');`)).toEqual(['../http', './a', '../node']);
+    expect(importsOf(`import { x } from '../http';\nexport * from './a';\nconst m = await import('../node');`)).toEqual(
+      ['../http', './a', '../node'],
+    );
     expect(rank(join(SRC, 'config', 'x.ts'))).toBeLessThan(rank(join(SRC, 'http', 'y.ts')));
   });
 });

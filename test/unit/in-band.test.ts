@@ -11,7 +11,7 @@ const all = async (items: AsyncIterable<unknown>) => {
 };
 
 describe('inBand', () => {
-  it('yields a JSON answer\'s bytes as they came, without reading its body', async () => {
+  it("yields a JSON answer's bytes as they came, without reading its body", async () => {
     const answer = {
       status: 200,
       text: '{"id": "c", "score": NaN}',
@@ -26,6 +26,8 @@ describe('inBand', () => {
 
   it('yields the body of an answer without its bytes, and throws an error answer in-band', async () => {
     expect(await all(inBand({ status: 200, body: { id: 'c' } }))).toEqual([{ id: 'c' }]);
-    await expect(all(inBand({ status: 503, body: { error: { message: 'busy', code: 'engine_busy' } } }))).rejects.toMatchObject({ status: 503, code: 'engine_busy', message: 'busy' });
+    await expect(
+      all(inBand({ status: 503, body: { error: { message: 'busy', code: 'engine_busy' } } })),
+    ).rejects.toMatchObject({ status: 503, code: 'engine_busy', message: 'busy' });
   });
 });

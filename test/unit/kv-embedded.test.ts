@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, createKeySpace, EmbeddedKeySpace, KeySpaceError, normalizeTtlMs, redactRedisUrl, RedisKeySpace } from '../../src-router/kv';
+import {
+  backoffDelayMs,
+  createKeySpace,
+  EmbeddedKeySpace,
+  KeySpaceError,
+  normalizeTtlMs,
+  RedisKeySpace,
+  redactRedisUrl,
+} from '../../src-router/kv';
 
 function clocked() {
   let t = 1_000_000;
@@ -74,7 +82,9 @@ describe('embedded keyspace with an injected clock', () => {
 
 describe('keyspace helpers', () => {
   it('backoff doubles from 100 ms and caps at 5 s', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 50, 10_000].map((n) => backoffDelayMs(n))).toEqual([100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 50, 10_000].map((n) => backoffDelayMs(n))).toEqual([
+      100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000,
+    ]);
     expect(backoffDelayMs(3, 50, 150)).toBe(150);
   });
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { EngineProcess } from '../../src-router/backends/engine-process';
-import { LaneRuntime, type LaneHost } from '../../src-router/backends/lane-runtime';
+import { type LaneHost, LaneRuntime } from '../../src-router/backends/lane-runtime';
 
 // A lane whose loaded engine was started from a config no longer in force (changed or removed): it is switched only
 // once the lane is idle, as a model switch is — restarted with the new config, or stopped when the model is gone.
@@ -12,7 +12,10 @@ class FakeProcess extends EventEmitter {
   hung = false;
   pid = 0;
   readonly opts = { host: '127.0.0.1', port: 0 };
-  constructor(readonly config: number, port: number) {
+  constructor(
+    readonly config: number,
+    port: number,
+  ) {
     super();
     this.opts.port = port;
   }
@@ -45,7 +48,8 @@ function lane() {
   };
   const runtime = new LaneRuntime('text', host);
   return {
-    runtime, made,
+    runtime,
+    made,
     change: () => {
       version++;
       runtime.configChanged('m');
@@ -76,7 +80,10 @@ describe('a lane switches an engine of a replaced config only when idle', () => 
     expect(l.made.map((p) => p.state)).toEqual(['ready']);
     first.release();
     const lease = await next;
-    expect(l.made.map((p) => [p.config, p.state])).toEqual([[1, 'stopped'], [2, 'ready']]);
+    expect(l.made.map((p) => [p.config, p.state])).toEqual([
+      [1, 'stopped'],
+      [2, 'ready'],
+    ]);
     expect(lease.process).toBe(l.made[1]);
     lease.release();
   });
@@ -86,7 +93,10 @@ describe('a lane switches an engine of a replaced config only when idle', () => 
     (await l.runtime.acquire('m')).release();
     l.change();
     await until(() => l.made[1]?.state === 'ready' && l.runtime.current?.proc === (l.made[1] as unknown));
-    expect(l.made.map((p) => [p.config, p.state])).toEqual([[1, 'stopped'], [2, 'ready']]);
+    expect(l.made.map((p) => [p.config, p.state])).toEqual([
+      [1, 'stopped'],
+      [2, 'ready'],
+    ]);
     expect(l.runtime.current?.proc).toBe(l.made[1]);
   });
 

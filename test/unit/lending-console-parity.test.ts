@@ -1,13 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { decisionPageSchema, decisionRowSchema, leaseGrantSchema, type NodeModelRecord } from '../../src-router/contract';
 import {
-  borrowedReturnedRow, foldRows, heldForHelperRow, leaseClearedRow, leaseRefusedRow, leaseUpdatedRow, lentRow, nativeWaitedBehindBorrowedRow, planRowToDecision,
-  relayRefusedRow, returnedRow, guardianRoutedRow, type GuardianRoutedReason, type LeaseClearedReason, type ReturnedReason,
+  decisionPageSchema,
+  decisionRowSchema,
+  leaseGrantSchema,
+  type NodeModelRecord,
+} from '../../src-router/contract';
+import {
+  borrowedReturnedRow,
+  foldRows,
+  type GuardianRoutedReason,
+  guardianRoutedRow,
+  heldForHelperRow,
+  type LeaseClearedReason,
+  leaseClearedRow,
+  leaseRefusedRow,
+  leaseUpdatedRow,
+  lentRow,
+  nativeWaitedBehindBorrowedRow,
+  planRowToDecision,
+  type ReturnedReason,
+  relayRefusedRow,
+  returnedRow,
 } from '../../src-router/lending/decision-rows';
-import { laneProblem, LINK_LANE_PATHS } from '../../src-router/lending/links';
+import { LINK_LANE_PATHS, laneProblem } from '../../src-router/lending/links';
 import type { LeaseGrant, SkipReason } from '../../src-router/lending/types';
-import { DECISION_COLUMNS, DECISION_FIELDS, parseJsonLines, toJsonLines, type DecisionInput, type DecisionRow } from '../../src-router/store';
 import { seededRandom } from '../../src-router/seeded-random';
+import {
+  DECISION_COLUMNS,
+  DECISION_FIELDS,
+  type DecisionInput,
+  type DecisionRow,
+  parseJsonLines,
+  toJsonLines,
+} from '../../src-router/store';
 
 // The renderer folds the decision log (UI-1), names its columns, and knows the link lanes with its own copies of the
 // router's rules (it may import only contract/). This keeps the two answering the same. The renderer modules are
@@ -40,7 +65,6 @@ interface RendererClient {
 
 const load = async <T>(rel: string): Promise<T> => (await import(new URL(rel, import.meta.url).pathname)) as T;
 
-
 const A = { nodeId: 'owner', model: 'a' };
 const B = { nodeId: 'helper', model: 'b' };
 const C = { nodeId: 'helper2', model: 'c' };
@@ -49,21 +73,65 @@ const C = { nodeId: 'helper2', model: 'c' };
 function sampleInputs(at: number): DecisionInput[] {
   const plan = (helper: typeof B, outcome: 'granted' | 'probe' | 'skipped', reason: SkipReason | null, slots: number) =>
     planRowToDecision({
-      at, trigger: 'enqueued', linkId: 'l1', owner: A, helper, held: 3, backlog: 5, ownerDrainMs: 900, helperSwitchMs: 0, helperServiceMs: 120, serviceSource: 'helper', helperBusyMs: 0,
-      helperIdleMs: 800, ownerJobMs: 240, helperRestoreMs: outcome === 'granted' ? 0 : null, probeDueAt: outcome === 'probe' ? at + 300 : null, outcome, reason, slots,
+      at,
+      trigger: 'enqueued',
+      linkId: 'l1',
+      owner: A,
+      helper,
+      held: 3,
+      backlog: 5,
+      ownerDrainMs: 900,
+      helperSwitchMs: 0,
+      helperServiceMs: 120,
+      serviceSource: 'helper',
+      helperBusyMs: 0,
+      helperIdleMs: 800,
+      ownerJobMs: 240,
+      helperRestoreMs: outcome === 'granted' ? 0 : null,
+      probeDueAt: outcome === 'probe' ? at + 300 : null,
+      outcome,
+      reason,
+      slots,
     });
   const lease = { at, linkId: 'l1', owner: A, helper: B, slots: 2, requestsOut: 1 };
   return [
-    plan(B, 'granted', null, 2), plan(C, 'granted', null, 1), plan(B, 'skipped', 'cost_rejected', 0), plan(C, 'probe', 'outranked', 1), plan(B, 'skipped', 'outranked', 0),
+    plan(B, 'granted', null, 2),
+    plan(C, 'granted', null, 1),
+    plan(B, 'skipped', 'cost_rejected', 0),
+    plan(C, 'probe', 'outranked', 1),
+    plan(B, 'skipped', 'outranked', 0),
     leaseUpdatedRow({ ...lease, probe: false, ttlMs: 5000, ownerJobMs: 240, helperJobMs: 100 }),
     leaseClearedRow({ ...lease, reason: 'no_lease' }),
     leaseRefusedRow({ at, linkId: 'l1', owner: A, helper: B, slots: null, requestsOut: 0, reason: 'not_an_owner' }),
     lentRow({ ...lease, requestId: 'r1' }),
     returnedRow({ ...lease, requestId: 'r2', reason: 'own_work_arrived' }),
-    heldForHelperRow({ ...lease, requestId: 'r3', ownerPredictedFinishMs: 300, ownerJobMs: 240, helperJobMs: 100, waitedMs: 50 }),
-    relayRefusedRow({ at, linkId: 'l1', owner: A, helper: B, requestId: 'r4', reason: 'no_live_lease', details: { message: 'no live lease' } }),
+    heldForHelperRow({
+      ...lease,
+      requestId: 'r3',
+      ownerPredictedFinishMs: 300,
+      ownerJobMs: 240,
+      helperJobMs: 100,
+      waitedMs: 50,
+    }),
+    relayRefusedRow({
+      at,
+      linkId: 'l1',
+      owner: A,
+      helper: B,
+      requestId: 'r4',
+      reason: 'no_live_lease',
+      details: { message: 'no live lease' },
+    }),
     nativeWaitedBehindBorrowedRow({ at, model: B, requestId: 'r5', borrowedInBackend: 2, waitedMs: 700 }),
-    borrowedReturnedRow({ at, linkId: 'l1', owner: A, helper: B, requestId: 'r6', reason: 'busy_on_arrival', borrowedInBackend: 1 }),
+    borrowedReturnedRow({
+      at,
+      linkId: 'l1',
+      owner: A,
+      helper: B,
+      requestId: 'r6',
+      reason: 'busy_on_arrival',
+      borrowedInBackend: 1,
+    }),
     guardianRoutedRow({ at, model: A, guardian: C, requestId: 'r7', reason: 'detected', from: 'cluster' }),
   ];
 }
@@ -92,7 +160,10 @@ describe('renderer ↔ router parity of the Lending tab', () => {
     for (let seed = 1; seed <= 60; seed++) {
       const rows = randomLog(seed, 1 + (seed % 7) * 9);
       const rnd = seededRandom(seed * 31);
-      const shuffled = rows.map((row) => ({ row, k: rnd() })).sort((x, y) => x.k - y.k).map((x) => x.row);
+      const shuffled = rows
+        .map((row) => ({ row, k: rnd() }))
+        .sort((x, y) => x.k - y.k)
+        .map((x) => x.row);
       for (const input of [rows, shuffled]) {
         for (const opts of [{}, { adjacentOnly: true }]) {
           const mine = r.foldDecisions(input, opts);
@@ -112,26 +183,73 @@ describe('renderer ↔ router parity of the Lending tab', () => {
   });
 
   it('every row the lending plumbing writes, as the log answers it (JSON), parses with the contract', () => {
-    const rows: DecisionRow[] = sampleInputs(1_700_000_000_000).map((input, i) => ({ ...input, id: i + 1, nodeId: 'master', routerVersion: '0.1.0' }));
+    const rows: DecisionRow[] = sampleInputs(1_700_000_000_000).map((input, i) => ({
+      ...input,
+      id: i + 1,
+      nodeId: 'master',
+      routerVersion: '0.1.0',
+    }));
     const wire = parseJsonLines(toJsonLines(rows));
     for (const row of wire) expect(decisionRowSchema.safeParse(row).error?.issues ?? [], row.event).toEqual([]);
     expect(decisionPageSchema.parse({ rows: wire, nextCursor: null }).rows).toHaveLength(rows.length);
   });
 
   it('a lease as the coordinator grants it parses with the contract', () => {
-    const grant: Required<LeaseGrant> = { linkId: 'l1', owner: A, helper: B, slots: 2, ttlMs: 5000, probe: false, ownerJobMs: 240, helperJobMs: 100, helperSwitchMs: 0, measured: true, helperContextsize: 4096, helperMultimodal: false, helperUrl: 'http://127.0.0.1:9' };
+    const grant: Required<LeaseGrant> = {
+      linkId: 'l1',
+      owner: A,
+      helper: B,
+      slots: 2,
+      ttlMs: 5000,
+      probe: false,
+      ownerJobMs: 240,
+      helperJobMs: 100,
+      helperSwitchMs: 0,
+      measured: true,
+      helperContextsize: 4096,
+      helperMultimodal: false,
+      helperUrl: 'http://127.0.0.1:9',
+    };
     expect(leaseGrantSchema.parse(grant)).toEqual(grant);
     const { helperContextsize: _omitted, helperMultimodal: _none, helperUrl: _url, ...image } = grant;
-    expect(leaseGrantSchema.parse({ ...image, ownerJobMs: null, helperJobMs: null, helperSwitchMs: null })).toMatchObject({ linkId: 'l1' });
+    expect(
+      leaseGrantSchema.parse({ ...image, ownerJobMs: null, helperJobMs: null, helperSwitchMs: null }),
+    ).toMatchObject({ linkId: 'l1' });
   });
 
   it('the reason picker offers every reason the log writes, and the events per kind are the log’s', async () => {
     // A Record over the router's unions: a reason added there fails to compile here until it is listed.
-    const reasons: Record<SkipReason | ReturnedReason | LeaseClearedReason | GuardianRoutedReason | 'not_an_owner', true> = {
-      owner_unpriced: true, switch_unpriced: true, service_unpriced: true, cost_rejected: true, outranked: true, helper_not_accepting: true, helper_claimed: true,
-      load_forbidden: true, context_too_small: true, restore_unpriced: true, helper_recently_busy: true, no_live_lease: true, helper_unreachable: true,
-      forward_failed: true, not_an_owner: true, no_lease: true, ttl_expired: true, busy_on_arrival: true, own_work_arrived: true, no_link: true, cut_off: true,
-      helper_stalled: true, owner_ineligible: true, helper_ineligible: true, withdrawn: true, detected: true, engine_refused: true,
+    const reasons: Record<
+      SkipReason | ReturnedReason | LeaseClearedReason | GuardianRoutedReason | 'not_an_owner',
+      true
+    > = {
+      owner_unpriced: true,
+      switch_unpriced: true,
+      service_unpriced: true,
+      cost_rejected: true,
+      outranked: true,
+      helper_not_accepting: true,
+      helper_claimed: true,
+      load_forbidden: true,
+      context_too_small: true,
+      restore_unpriced: true,
+      helper_recently_busy: true,
+      no_live_lease: true,
+      helper_unreachable: true,
+      forward_failed: true,
+      not_an_owner: true,
+      no_lease: true,
+      ttl_expired: true,
+      busy_on_arrival: true,
+      own_work_arrived: true,
+      no_link: true,
+      cut_off: true,
+      helper_stalled: true,
+      owner_ineligible: true,
+      helper_ineligible: true,
+      withdrawn: true,
+      detected: true,
+      engine_refused: true,
     };
     const f = await load<RendererFilters>('../../src-renderer/src/lending/decision-filters.ts');
     expect([...f.REASONS].sort()).toEqual(Object.keys(reasons).sort());
@@ -145,11 +263,35 @@ describe('renderer ↔ router parity of the Lending tab', () => {
     expect(Object.fromEntries(links.LANES.map((l) => [l.lane, l.path]))).toEqual(LINK_LANE_PATHS);
     expect(client.LINK_PATHS).toEqual(LINK_LANE_PATHS);
     const record = (capabilities: string[]): NodeModelRecord => ({
-      publicId: 'm', localId: 'm', backend: 'sim', capabilities, lane: 'text', configHash: 'c', modelHash: null, contextsize: 4096, parallel: 1, engine: null, available: true,
+      publicId: 'm',
+      localId: 'm',
+      backend: 'sim',
+      capabilities,
+      lane: 'text',
+      configHash: 'c',
+      modelHash: null,
+      contextsize: 4096,
+      parallel: 1,
+      engine: null,
+      available: true,
     });
-    const sets = [[], ['text'], ['multimodal'], ['image'], ['video'], ['embedding'], ['text', 'image'], ['stt'], ['chat'], ['multimodal', 'video']];
+    const sets = [
+      [],
+      ['text'],
+      ['multimodal'],
+      ['image'],
+      ['video'],
+      ['embedding'],
+      ['text', 'image'],
+      ['stt'],
+      ['chat'],
+      ['multimodal', 'video'],
+    ];
     for (const caps of sets) {
-      for (const lane of ['text', 'image'] as const) expect(links.fitsLane(caps, lane), `${caps.join(',')} in ${lane}`).toBe(laneProblem(record(caps), lane) === null);
+      for (const lane of ['text', 'image'] as const)
+        expect(links.fitsLane(caps, lane), `${caps.join(',')} in ${lane}`).toBe(
+          laneProblem(record(caps), lane) === null,
+        );
     }
   });
 });

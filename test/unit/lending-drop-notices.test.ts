@@ -4,7 +4,13 @@ import type { WithdrawResult } from '../../src-router/lending/ports';
 
 // Issue #25: a request the owner took back from a helper no one could reach is withdrawn there once the helper
 // answers again; one that ran there too is counted. Rounds are driven by hand (no timers waited on).
-const taken = (requestId: string, at = 0): TakenBack => ({ requestId, linkId: 'l1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, at });
+const taken = (requestId: string, at = 0): TakenBack => ({
+  requestId,
+  linkId: 'l1',
+  owner: { nodeId: 'o', model: 'a' },
+  helper: { nodeId: 'h', model: 'b' },
+  at,
+});
 
 let notices: DropNotices | undefined;
 afterEach(() => notices?.stop());
@@ -30,14 +36,26 @@ describe('drop notices for requests taken back from an unreachable helper', () =
     expect(notices.pending()).toEqual({ 'http://h': ['r1', 'r2'] });
     reachable = true;
     await notices.send();
-    expect(told).toEqual([['r1', 'withdrawn'], ['r2', 'started']]);
+    expect(told).toEqual([
+      ['r1', 'withdrawn'],
+      ['r2', 'started'],
+    ]);
     expect(notices.pending()).toEqual({});
-    expect(asked).toEqual([['r1', 'r2'], ['r1', 'r2']]);
+    expect(asked).toEqual([
+      ['r1', 'r2'],
+      ['r1', 'r2'],
+    ]);
   });
 
   it('is bounded in count (the oldest goes) and in age', async () => {
     let clock = 0;
-    notices = new DropNotices({ withdraw: async () => Promise.reject(new Error('down')), told: () => {}, now: () => clock, max: 2, keepMs: 1_000 });
+    notices = new DropNotices({
+      withdraw: async () => Promise.reject(new Error('down')),
+      told: () => {},
+      now: () => clock,
+      max: 2,
+      keepMs: 1_000,
+    });
     notices.add('http://h', taken('r1', 0));
     notices.add('http://h', taken('r2', 10));
     notices.add('http://g', taken('r3', 20));

@@ -1,5 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../src-router/backends';
 import { forwardToHelper, masterClient } from '../../src-router/lending/master-client';
@@ -8,16 +8,25 @@ import type { RelayRequest } from '../../src-router/lending/ports';
 // Issue #25: the master's forward to a helper tells a definite non-delivery (no connection) from an unknown fate
 // (the request may have reached the helper): only the first is a refusal the owner may run again, and a broken
 // answer is never an empty 200.
-const req: RelayRequest = { requestId: 'r1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, endpoint: 'chat', json: { messages: [] } };
+const req: RelayRequest = {
+  requestId: 'r1',
+  owner: { nodeId: 'o', model: 'a' },
+  helper: { nodeId: 'h', model: 'b' },
+  endpoint: 'chat',
+  json: { messages: [] },
+};
 
 let server: Server | undefined;
 const sockets = new Set<Socket>();
-afterEach(() => new Promise<void>((r) => {
-  for (const s of sockets) s.destroy();
-  sockets.clear();
-  if (server) server.close(() => r());
-  else r();
-}));
+afterEach(
+  () =>
+    new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+      if (server) server.close(() => r());
+      else r();
+    }),
+);
 
 /** A raw helper: `onRequest(socket)` once a whole request head and body arrived. */
 async function helper(onRequest: (socket: Socket) => void): Promise<string> {
@@ -37,13 +46,19 @@ async function helper(onRequest: (socket: Socket) => void): Promise<string> {
 
 /** A whole HTTP/1.1 answer as a raw helper writes it. */
 const raw = (status: string, type: string, body: string, headers: Record<string, string> = {}) =>
-  `HTTP/1.1 ${status}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}content-type: ${type}\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+  `HTTP/1.1 ${status}\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}content-type: ${type}\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
 
-const forward = (url: string, timeoutMs = 5_000) => forwardToHelper(url, 'token', req, new AbortController().signal, timeoutMs);
+const forward = (url: string, timeoutMs = 5_000) =>
+  forwardToHelper(url, 'token', req, new AbortController().signal, timeoutMs);
 
 describe('issue #25: the forward to a helper', () => {
   it('no listener (connection refused): a refusal, helper_unreachable', async () => {
-    expect(await forward(`http://127.0.0.1:${await freePort()}`)).toMatchObject({ kind: 'refused', reason: 'helper_unreachable' });
+    expect(await forward(`http://127.0.0.1:${await freePort()}`)).toMatchObject({
+      kind: 'refused',
+      reason: 'helper_unreachable',
+    });
   });
 
   it('reset after the request was sent: unknown, not a refusal', async () => {
@@ -51,7 +66,7 @@ describe('issue #25: the forward to a helper', () => {
     expect(await forward(url)).toMatchObject({ kind: 'unknown' });
   });
 
-  it('no answer within the forward\'s time: unknown', async () => {
+  it("no answer within the forward's time: unknown", async () => {
     const url = await helper(() => {});
     expect(await forward(url, 300)).toMatchObject({ kind: 'unknown' });
   });
@@ -76,9 +91,11 @@ describe('issue #25: the forward to a helper', () => {
     expect(await forward(url)).toMatchObject({ kind: 'unknown' });
   });
 
-  it('the helper\'s own error answer (it names its node): a refusal, forward_failed', async () => {
+  it("the helper's own error answer (it names its node): a refusal, forward_failed", async () => {
     const body = '{"error":{"message":"engine failed","type":"server_error","code":"engine_error"}}';
-    const url = await helper((s) => s.end(raw('502 Bad Gateway', 'application/json', body, { 'x-routerdesk-node': 'h' })));
+    const url = await helper((s) =>
+      s.end(raw('502 Bad Gateway', 'application/json', body, { 'x-routerdesk-node': 'h' })),
+    );
     expect(await forward(url)).toMatchObject({ kind: 'refused', reason: 'forward_failed' });
   });
 
@@ -89,8 +106,12 @@ describe('issue #25: the forward to a helper', () => {
   });
 });
 
-describe('issue #25: the owner\'s relay through the master', () => {
-  const relay = (url: string) => masterClient(url, 'token', { eventTimeoutMs: 5_000, relayTimeoutMs: 5_000 }).relay(req, new AbortController().signal);
+describe("issue #25: the owner's relay through the master", () => {
+  const relay = (url: string) =>
+    masterClient(url, 'token', { eventTimeoutMs: 5_000, relayTimeoutMs: 5_000 }).relay(
+      req,
+      new AbortController().signal,
+    );
 
   it('a gateway between owner and master answers 504 on its own time-out: unknown, resolved at the helper before the owner runs it', async () => {
     const body = '<html><body>504 Gateway Time-out</body></html>';

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
+import { describe, expect, it } from 'vitest';
 import type { LaneRestorer, Supervisor } from '../../src-router/backends';
 import { HelperSide } from '../../src-router/lending/helper-side';
 
@@ -11,8 +11,15 @@ describe('a helper keeps the answers of borrowed requests for the request time-o
   function helper() {
     let clock = 0;
     const side = new HelperSide({
-      nodeId: 'h', decisions: { add: () => {} }, log: console as unknown as FastifyBaseLogger, now: () => clock,
-      supervisor: {} as Supervisor, restorer: {} as LaneRestorer, queues: () => [], linkFor: () => undefined, ownPending: () => 0,
+      nodeId: 'h',
+      decisions: { add: () => {} },
+      log: console as unknown as FastifyBaseLogger,
+      now: () => clock,
+      supervisor: {} as Supervisor,
+      restorer: {} as LaneRestorer,
+      queues: () => [],
+      linkFor: () => undefined,
+      ownPending: () => 0,
       answerKeepMs: REQUEST_TIMEOUT_MS + 2 * 60_000,
     });
     return { side, advance: (ms: number) => (clock += ms) };

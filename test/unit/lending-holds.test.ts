@@ -1,38 +1,90 @@
 import { describe, expect, it } from 'vitest';
 import {
-  heldReleaseAt, heldReleaseDue, helperLentFinishAt, holdReleaseReason, lentCutoffAt, lentCutoffDue, shouldHoldSecondSlot,
-  type HoldLease, type SecondSlotQuery,
+  type HoldLease,
+  heldReleaseAt,
+  heldReleaseDue,
+  helperLentFinishAt,
+  holdReleaseReason,
+  lentCutoffAt,
+  lentCutoffDue,
+  type SecondSlotQuery,
+  shouldHoldSecondSlot,
 } from '../../src-router/lending/holds';
 
 const T = 1_000_000;
 /** A measured lease: owner 10 s per job, helper 4 s, no switch, 2 slots. */
-const lease = (o: Partial<HoldLease> = {}): HoldLease => ({ probe: false, slots: 2, measured: true, ownerJobMs: 10_000, helperJobMs: 4000, helperSwitchMs: 0, ...o });
+const lease = (o: Partial<HoldLease> = {}): HoldLease => ({
+  probe: false,
+  slots: 2,
+  measured: true,
+  ownerJobMs: 10_000,
+  helperJobMs: 4000,
+  helperSwitchMs: 0,
+  ...o,
+});
 /** Owner generating for 2 s (8 s left), both lent slots busy, helper free of them in 3 s. */
 const q = (o: Partial<SecondSlotQuery> = {}): SecondSlotQuery => ({
-  now: T, enabled: true, ownerCurrentStartedAt: T - 2000, lease: lease(), lentOut: 2, helperLentFinishAt: T + 3000, ...o,
+  now: T,
+  enabled: true,
+  ownerCurrentStartedAt: T - 2000,
+  lease: lease(),
+  lentOut: 2,
+  helperLentFinishAt: T + 3000,
+  ...o,
 });
 
 describe('shouldHoldSecondSlot (HOLD-1/2)', () => {
   it('holds when the helper finishes it sooner: owner 8 + 10 = 18 s against helper 3 + 4 = 7 s', () => {
-    expect(shouldHoldSecondSlot(q())).toEqual({ hold: true, why: 'helper_sooner', ownerFinishMs: 18_000, helperFinishMs: 7000, releaseAt: T + 3000 + 4000 });
+    expect(shouldHoldSecondSlot(q())).toEqual({
+      hold: true,
+      why: 'helper_sooner',
+      ownerFinishMs: 18_000,
+      helperFinishMs: 7000,
+      releaseAt: T + 3000 + 4000,
+    });
   });
 
   it('does not hold when the owner is sooner, or on a tie', () => {
-    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T + 20_000 }))).toMatchObject({ hold: false, why: 'owner_sooner', ownerFinishMs: 18_000, helperFinishMs: 24_000 });
-    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T + 14_000 }))).toMatchObject({ hold: false, why: 'owner_sooner', helperFinishMs: 18_000 });
+    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T + 20_000 }))).toMatchObject({
+      hold: false,
+      why: 'owner_sooner',
+      ownerFinishMs: 18_000,
+      helperFinishMs: 24_000,
+    });
+    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T + 14_000 }))).toMatchObject({
+      hold: false,
+      why: 'owner_sooner',
+      helperFinishMs: 18_000,
+    });
   });
 
   it('an owner job that overran its prediction counts as nothing left, never negative', () => {
-    expect(shouldHoldSecondSlot(q({ ownerCurrentStartedAt: T - 60_000, helperLentFinishAt: T + 5000 }))).toMatchObject({ hold: true, ownerFinishMs: 10_000, helperFinishMs: 9000 });
+    expect(shouldHoldSecondSlot(q({ ownerCurrentStartedAt: T - 60_000, helperLentFinishAt: T + 5000 }))).toMatchObject({
+      hold: true,
+      ownerFinishMs: 10_000,
+      helperFinishMs: 9000,
+    });
   });
 
   it('a helper predicted free already counts only this job', () => {
-    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T - 1000 }))).toMatchObject({ hold: true, helperFinishMs: 4000, releaseAt: T + 3000 });
-    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: null }))).toMatchObject({ hold: true, helperFinishMs: 4000, releaseAt: T + 4000 });
+    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T - 1000 }))).toMatchObject({
+      hold: true,
+      helperFinishMs: 4000,
+      releaseAt: T + 3000,
+    });
+    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: null }))).toMatchObject({
+      hold: true,
+      helperFinishMs: 4000,
+      releaseAt: T + 4000,
+    });
   });
 
   it('a helper already past its predicted finish plus one job is not waited for (HOLD-3 would release at once)', () => {
-    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T - 4000 }))).toMatchObject({ hold: false, why: 'helper_overdue', releaseAt: null });
+    expect(shouldHoldSecondSlot(q({ helperLentFinishAt: T - 4000 }))).toMatchObject({
+      hold: false,
+      why: 'helper_overdue',
+      releaseAt: null,
+    });
   });
 
   it('never the first slot: an owner not generating takes the request (it never stops generating)', () => {
@@ -78,7 +130,7 @@ describe('releasing a held request (HOLD-2/3)', () => {
     expect(keep({ enabled: false })).toBe('disabled');
   });
 
-  it('HOLD-3: released once the helper took longer than its predicted finish plus one job, on the owner\'s clock', () => {
+  it("HOLD-3: released once the helper took longer than its predicted finish plus one job, on the owner's clock", () => {
     expect(heldReleaseAt(T + 3000, 4000)).toBe(T + 7000);
     expect(heldReleaseDue(T + 6999, T + 7000)).toBe(false);
     expect(heldReleaseDue(T + 7000, T + 7000)).toBe(true);
@@ -99,7 +151,13 @@ describe('cutting off a silent helper (HOLD-4)', () => {
   });
 
   it('no limit for probes or leases without measured speeds', () => {
-    for (const l of [lease({ probe: true }), lease({ measured: false }), lease({ helperJobMs: null }), lease({ helperSwitchMs: null }), null]) {
+    for (const l of [
+      lease({ probe: true }),
+      lease({ measured: false }),
+      lease({ helperJobMs: null }),
+      lease({ helperSwitchMs: null }),
+      null,
+    ]) {
       expect(lentCutoffAt(T, l)).toBeNull();
       expect(lentCutoffDue(T + 10_000_000, T, false, l)).toBe(false);
     }

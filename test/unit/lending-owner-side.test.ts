@@ -2,32 +2,70 @@ import { describe, expect, it } from 'vitest';
 import { OwnerSide, QUIET_REPORT_MS, type ScheduleFn } from '../../src-router/lending/owner-side';
 import type { MasterPort } from '../../src-router/lending/ports';
 import type { LeaseGrant } from '../../src-router/lending/types';
-import { ModelQueue, type Dispatch, type QueueItem } from '../../src-router/queue';
+import { type Dispatch, ModelQueue, type QueueItem } from '../../src-router/queue';
 import type { DecisionInput } from '../../src-router/store';
 
 // The owner's side around a real router queue: lent rows (LOG-3), holds only for lendable work (HOLD-1/2), top-up (QUEUE-2).
 const log = { warn() {}, info() {}, error() {}, debug() {} } as never;
 const grant = (o: Partial<LeaseGrant> = {}): LeaseGrant => ({
-  linkId: 'l1', owner: { nodeId: 'o', model: 'a' }, helper: { nodeId: 'h', model: 'b' }, slots: 2, ttlMs: 60_000, probe: false,
-  ownerJobMs: 10_000, helperJobMs: 1000, helperSwitchMs: 0, measured: true, helperContextsize: 4096, ...o,
+  linkId: 'l1',
+  owner: { nodeId: 'o', model: 'a' },
+  helper: { nodeId: 'h', model: 'b' },
+  slots: 2,
+  ttlMs: 60_000,
+  probe: false,
+  ownerJobMs: 10_000,
+  helperJobMs: 1000,
+  helperSwitchMs: 0,
+  measured: true,
+  helperContextsize: 4096,
+  ...o,
 });
 let n = 0;
-const item = (o: Partial<QueueItem> = {}): QueueItem => ({ id: `r${++n}`, arrivedAt: n, stream: false, bodyBytes: 100, work: 8, borrowed: false, returned: false, state: 'queued', ...o });
+const item = (o: Partial<QueueItem> = {}): QueueItem => ({
+  id: `r${++n}`,
+  arrivedAt: n,
+  stream: false,
+  bodyBytes: 100,
+  work: 8,
+  borrowed: false,
+  returned: false,
+  state: 'queued',
+  ...o,
+});
 
 function setup(opts: { hold?: boolean } = {}) {
   let clock = 1_000_000;
   const rows: DecisionInput[] = [];
   let owner!: OwnerSide;
   // The master answers every event with the lease the owner holds (a renewal), so only the test changes it.
-  const master: MasterPort = { event: async () => owner.lease('a'), relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {} };
-  const queue = new ModelQueue('a', 2, (event) => {
-    if (event === 'enqueued' || event === 'finished') owner.onQueueEvent('a', event === 'enqueued' ? 'enqueued' : 'completed');
-    else owner.dispatch('a');
-  }, () => clock);
+  const master: MasterPort = {
+    event: async () => owner.lease('a'),
+    relay: () => new Promise(() => {}),
+    cutOff: async () => false,
+    cancel: async () => {},
+  };
+  const queue = new ModelQueue(
+    'a',
+    2,
+    (event) => {
+      if (event === 'enqueued' || event === 'finished')
+        owner.onQueueEvent('a', event === 'enqueued' ? 'enqueued' : 'completed');
+      else owner.dispatch('a');
+    },
+    () => clock,
+  );
   owner = new OwnerSide({
-    nodeId: 'o', master, decisions: { add: (r) => rows.push(r) }, log, now: () => clock, queueOf: () => queue, isOwner: () => true,
+    nodeId: 'o',
+    master,
+    decisions: { add: (r) => rows.push(r) },
+    log,
+    now: () => clock,
+    queueOf: () => queue,
+    isOwner: () => true,
     // LLM-2 sizes: the body's bytes stand for its tokens here
-    tokensOf: (_id, it) => it.bodyBytes, holdEnabled: opts.hold ?? true,
+    tokensOf: (_id, it) => it.bodyBytes,
+    holdEnabled: opts.hold ?? true,
   });
   queue.holdPolicy = (it, first) => owner.holdSecond('a', it, first);
   const seen = new Map<string, Dispatch>();
@@ -45,11 +83,14 @@ describe('owner side (LEASE-4, LOG-3)', () => {
     s.owner.apply('a', grant());
     await tick();
     const lent = s.rows.filter((r) => r.event === 'lent');
-    expect(lent.map((r) => [r.requestId, r.requestsOut])).toEqual([[items[2].id, 1], [items[3].id, 2]]);
+    expect(lent.map((r) => [r.requestId, r.requestsOut])).toEqual([
+      [items[2].id, 1],
+      [items[3].id, 2],
+    ]);
     expect([...s.seen.values()].filter((d) => d.kind === 'lend')).toHaveLength(2);
   });
 
-  it('issue #25: slots are per helper: requests still out at an earlier lease\'s helper do not take the new helper\'s slots', async () => {
+  it("issue #25: slots are per helper: requests still out at an earlier lease's helper do not take the new helper's slots", async () => {
     const s = setup({ hold: false });
     const items = Array.from({ length: 8 }, () => item());
     items.forEach(s.add);
@@ -68,7 +109,21 @@ describe('owner side (LEASE-4, LOG-3)', () => {
 
   it('a lease refused for a model that is not an owner still says how many requests are out', () => {
     const s = setup();
-    const helperOnly = new OwnerSide({ nodeId: 'o', master: { event: async () => null, relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {} }, decisions: { add: (r) => s.rows.push(r) }, log, now: () => 0, queueOf: () => s.queue, isOwner: () => false, holdEnabled: true });
+    const helperOnly = new OwnerSide({
+      nodeId: 'o',
+      master: {
+        event: async () => null,
+        relay: () => new Promise(() => {}),
+        cutOff: async () => false,
+        cancel: async () => {},
+      },
+      decisions: { add: (r) => s.rows.push(r) },
+      log,
+      now: () => 0,
+      queueOf: () => s.queue,
+      isOwner: () => false,
+      holdEnabled: true,
+    });
     expect(helperOnly.apply('a', grant())).toBe(false);
     expect(s.rows.at(-1)).toMatchObject({ event: 'lease_refused', reason: 'not_an_owner', requestsOut: 0, slots: 2 });
   });
@@ -103,7 +158,7 @@ describe('holds and top-up (HOLD-1/2, QUEUE-2)', () => {
     expect(s.rows.filter((r) => r.event === 'held_for_helper').map((r) => r.requestId)).toEqual([candidate.id]);
   });
 
-  it('a stream, a returned request or one too large for the helper\'s window is never held: it goes to the engine', async () => {
+  it("a stream, a returned request or one too large for the helper's window is never held: it goes to the engine", async () => {
     for (const next of [{ stream: true }, { returned: true }, { bodyBytes: 5000 }]) {
       const { s, candidate } = await heldScenario(next);
       expect(s.seen.get(candidate.id)?.kind).toBe('engine');
@@ -153,7 +208,9 @@ describe('reports to the master (LEASE-2)', () => {
         sent.push(trigger);
         return new Promise((r) => answers.push(r));
       },
-      relay: () => new Promise(() => {}), cutOff: async () => false, cancel: async () => {},
+      relay: () => new Promise(() => {}),
+      cutOff: async () => false,
+      cancel: async () => {},
     };
     const queue = new ModelQueue('a', 2);
     // Timers on a clock the test moves (the quiet report's wait).
@@ -175,8 +232,16 @@ describe('reports to the master (LEASE-2)', () => {
       }
     };
     const owner = new OwnerSide({
-      nodeId: 'o', master, decisions: { add: (row) => rows.push(row) }, log, now: () => clock, queueOf: () => queue, isOwner: () => true, holdEnabled: false,
-      deferReport: (fn) => deferred.push(fn), schedule,
+      nodeId: 'o',
+      master,
+      decisions: { add: (row) => rows.push(row) },
+      log,
+      now: () => clock,
+      queueOf: () => queue,
+      isOwner: () => true,
+      holdEnabled: false,
+      deferReport: (fn) => deferred.push(fn),
+      schedule,
     });
     const rows: DecisionInput[] = [];
     const runDeferred = () => deferred.splice(0).forEach((fn) => fn());

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { linkCandidateListSchema, linkCreateSchema, type LinkCreateInput, type NodeModelRecord } from '../../src-router/contract';
-import { linkCandidates, LinkStore, refreshLinkWeights, validateLink, type ExistingLink, type LinkError } from '../../src-router/lending/links';
-import { mergeIdentities, type ClusterEntry } from '../../src-router/registry';
+import {
+  type LinkCreateInput,
+  linkCandidateListSchema,
+  linkCreateSchema,
+  type NodeModelRecord,
+} from '../../src-router/contract';
+import {
+  type ExistingLink,
+  type LinkError,
+  LinkStore,
+  linkCandidates,
+  refreshLinkWeights,
+  validateLink,
+} from '../../src-router/lending/links';
+import { type ClusterEntry, mergeIdentities } from '../../src-router/registry';
 import { openStore } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
@@ -45,7 +57,13 @@ const NODES: Record<string, NodeModelRecord[]> = {
 };
 
 const catalog: ClusterEntry[] = mergeIdentities(
-  Object.entries(NODES).map(([nodeId, records]) => ({ nodeId, local: nodeId === 'a', healthy: true, url: null, records })),
+  Object.entries(NODES).map(([nodeId, records]) => ({
+    nodeId,
+    local: nodeId === 'a',
+    healthy: true,
+    url: null,
+    records,
+  })),
   [],
 ).entries;
 
@@ -63,24 +81,54 @@ function error(input: LinkCreateInput, lane: 'image' | 'text', existing: Existin
 
 describe('link body schemas', () => {
   it('defaults the flags and is strict', () => {
-    expect(linkCreateSchema.parse(body('a/sdxl', 'b/sdxl-b'))).toEqual({ ...body('a/sdxl', 'b/sdxl-b'), load_if_unloaded: true, restore_after_borrow: false });
+    expect(linkCreateSchema.parse(body('a/sdxl', 'b/sdxl-b'))).toEqual({
+      ...body('a/sdxl', 'b/sdxl-b'),
+      load_if_unloaded: true,
+      restore_after_borrow: false,
+    });
     expect(linkCreateSchema.safeParse({ ...body('a/sdxl', 'b/sdxl-b'), lane: 'image' }).success).toBe(false);
-    expect(linkCreateSchema.safeParse({ owner: { node_id: 'a', model: 'sdxl', extra: 1 }, helper: { node_id: 'b', model: 'x' } }).success).toBe(false);
+    expect(
+      linkCreateSchema.safeParse({
+        owner: { node_id: 'a', model: 'sdxl', extra: 1 },
+        helper: { node_id: 'b', model: 'x' },
+      }).success,
+    ).toBe(false);
   });
 });
 
 describe('validateLink', () => {
   it('accepts a same-weights image link with its flags, without acknowledgement', () => {
-    const r = validateLink(linkCreateSchema.parse(body('a/sdxl', 'b/sdxl-b', { restore_after_borrow: true })), 'image', catalog, []);
+    const r = validateLink(
+      linkCreateSchema.parse(body('a/sdxl', 'b/sdxl-b', { restore_after_borrow: true })),
+      'image',
+      catalog,
+      [],
+    );
     expect(r).toEqual({
       ok: true,
-      value: { lane: 'image', owner: { nodeId: 'a', model: 'sdxl' }, helper: { nodeId: 'b', model: 'sdxl-b' }, loadIfUnloaded: true, restoreAfterBorrow: true, weights: 'same', acknowledged: false },
+      value: {
+        lane: 'image',
+        owner: { nodeId: 'a', model: 'sdxl' },
+        helper: { nodeId: 'b', model: 'sdxl-b' },
+        loadIfUnloaded: true,
+        restoreAfterBorrow: true,
+        weights: 'same',
+        acknowledged: false,
+      },
     });
   });
 
   it('404 model_not_found for an unknown end, naming it', () => {
-    expect(error(body('a/nope', 'b/sdxl-b'), 'image')).toMatchObject({ status: 404, code: 'model_not_found', field: 'owner' });
-    expect(error(body('a/sdxl', 'x/sdxl'), 'image')).toMatchObject({ status: 404, code: 'model_not_found', field: 'helper' });
+    expect(error(body('a/nope', 'b/sdxl-b'), 'image')).toMatchObject({
+      status: 404,
+      code: 'model_not_found',
+      field: 'owner',
+    });
+    expect(error(body('a/sdxl', 'x/sdxl'), 'image')).toMatchObject({
+      status: 404,
+      code: 'model_not_found',
+      field: 'helper',
+    });
   });
 
   it('400 self_link and 400 same_node: a link lends to another node', () => {
@@ -91,33 +139,68 @@ describe('validateLink', () => {
   });
 
   it('400 wrong_lane: image links join image/video models, text links text models', () => {
-    expect(error(body('a/llama', 'b/llama-b'), 'image')).toMatchObject({ status: 400, code: 'wrong_lane', field: 'owner' });
-    expect(error(body('a/sdxl', 'b/llama-b'), 'image')).toMatchObject({ status: 400, code: 'wrong_lane', field: 'helper' });
-    expect(error(body('a/sdxl', 'b/sdxl-b'), 'text')).toMatchObject({ status: 400, code: 'wrong_lane', field: 'owner' });
-    expect(error(body('a/whisper', 'b/llama-b'), 'text')).toMatchObject({ status: 400, code: 'wrong_lane', field: 'owner' });
-    expect(validateLink(body('a/sdxl', 'b/vid', { acknowledge_different_weights: true }), 'image', catalog, []).ok).toBe(true);
+    expect(error(body('a/llama', 'b/llama-b'), 'image')).toMatchObject({
+      status: 400,
+      code: 'wrong_lane',
+      field: 'owner',
+    });
+    expect(error(body('a/sdxl', 'b/llama-b'), 'image')).toMatchObject({
+      status: 400,
+      code: 'wrong_lane',
+      field: 'helper',
+    });
+    expect(error(body('a/sdxl', 'b/sdxl-b'), 'text')).toMatchObject({
+      status: 400,
+      code: 'wrong_lane',
+      field: 'owner',
+    });
+    expect(error(body('a/whisper', 'b/llama-b'), 'text')).toMatchObject({
+      status: 400,
+      code: 'wrong_lane',
+      field: 'owner',
+    });
+    expect(
+      validateLink(body('a/sdxl', 'b/vid', { acknowledge_different_weights: true }), 'image', catalog, []).ok,
+    ).toBe(true);
   });
 
   it('400 ineligible (LLM-1) naming the reason: concurrent serving, no context window', () => {
     const par = error(body('a/llama', 'b/llama-par'), 'text');
     expect(par).toMatchObject({ status: 400, code: 'ineligible', field: 'helper' });
     expect(par.message).toMatch(/serves 4 requests at once/);
-    expect(error(body('a/llama-par', 'b/llama-b'), 'text')).toMatchObject({ status: 400, code: 'ineligible', field: 'owner' });
+    expect(error(body('a/llama-par', 'b/llama-b'), 'text')).toMatchObject({
+      status: 400,
+      code: 'ineligible',
+      field: 'owner',
+    });
     const noctx = error(body('a/llama', 'b/llama-noctx'), 'text');
     expect(noctx).toMatchObject({ status: 400, code: 'ineligible', field: 'helper' });
     expect(noctx.message).toMatch(/context window/);
     // parallel unset and a stated window: eligible.
-    expect(validateLink(body('a/llama', 'b/llama-b'), 'text', catalog, [])).toMatchObject({ ok: true, value: { weights: 'same' } });
+    expect(validateLink(body('a/llama', 'b/llama-b'), 'text', catalog, [])).toMatchObject({
+      ok: true,
+      value: { weights: 'same' },
+    });
   });
 
   it('400 multimodal_mismatch: multimodal links only with multimodal', () => {
     expect(error(body('a/llava', 'b/llama-b'), 'text')).toMatchObject({ status: 400, code: 'multimodal_mismatch' });
     expect(error(body('a/llama', 'b/llava-b'), 'text')).toMatchObject({ status: 400, code: 'multimodal_mismatch' });
-    expect(validateLink(body('a/llava', 'b/llava-b', { acknowledge_different_weights: true }), 'text', catalog, []).ok).toBe(true);
+    expect(
+      validateLink(body('a/llava', 'b/llava-b', { acknowledge_different_weights: true }), 'text', catalog, []).ok,
+    ).toBe(true);
   });
 
   it('409 duplicate_link; the reverse direction is a separate link (LINK-1)', () => {
-    const existing: ExistingLink[] = [{ lane: 'image', owner: { nodeId: 'a', model: 'sdxl' }, helper: { nodeId: 'b', model: 'sdxl-b' }, weights: 'same', acknowledged: false }];
+    const existing: ExistingLink[] = [
+      {
+        lane: 'image',
+        owner: { nodeId: 'a', model: 'sdxl' },
+        helper: { nodeId: 'b', model: 'sdxl-b' },
+        weights: 'same',
+        acknowledged: false,
+      },
+    ];
     expect(error(body('a/sdxl', 'b/sdxl-b'), 'image', existing)).toMatchObject({ status: 409, code: 'duplicate_link' });
     expect(validateLink(body('b/sdxl-b', 'a/sdxl'), 'image', catalog, existing).ok).toBe(true);
   });
@@ -131,11 +214,19 @@ describe('validateLink', () => {
     expect(unknown.code).toBe('acknowledgement_required');
     expect(unknown.message).toMatch(/sd-nohash on b is not known/);
 
-    const first = validateLink(body('a/flux', 'b/sdxl-b', { acknowledge_different_weights: true }), 'image', catalog, []);
+    const first = validateLink(
+      body('a/flux', 'b/sdxl-b', { acknowledge_different_weights: true }),
+      'image',
+      catalog,
+      [],
+    );
     expect(first).toMatchObject({ ok: true, value: { weights: 'different', acknowledged: true } });
     const stored = first.ok ? [first.value] : [];
     // Later links to that same helper model do not ask again.
-    expect(validateLink(body('c/sdxl', 'b/sdxl-b'), 'image', catalog, stored)).toMatchObject({ ok: true, value: { weights: 'same', acknowledged: false } });
+    expect(validateLink(body('c/sdxl', 'b/sdxl-b'), 'image', catalog, stored)).toMatchObject({
+      ok: true,
+      value: { weights: 'same', acknowledged: false },
+    });
     // Another helper model still asks.
     expect(error(body('a/sdxl', 'b/vid'), 'image', stored).code).toBe('acknowledgement_required');
     // …but the reverse direction (a new helper model) asks.
@@ -143,7 +234,10 @@ describe('validateLink', () => {
     // A different-weights owner to the acknowledged helper: no question, stored as acknowledged.
     const viaAck = [{ ...stored[0], owner: { nodeId: 'c', model: 'qwen' } }];
     expect(validateLink(body('a/flux', 'b/sdxl-b'), 'image', catalog, [])).toMatchObject({ ok: false });
-    expect(validateLink(body('a/flux', 'b/sdxl-b'), 'image', catalog, viaAck)).toMatchObject({ ok: true, value: { weights: 'different', acknowledged: true } });
+    expect(validateLink(body('a/flux', 'b/sdxl-b'), 'image', catalog, viaAck)).toMatchObject({
+      ok: true,
+      value: { weights: 'different', acknowledged: true },
+    });
   });
 });
 
@@ -155,27 +249,64 @@ describe('linkCandidates (UI-3)', () => {
     expect(r.value.anchor).toEqual({ node_id: 'a', model: 'llama', public_id: 'llama', model_hash: 'L1' });
     const byKey = Object.fromEntries(r.value.candidates.map((c) => [`${c.node_id}/${c.model}`, c]));
     expect(Object.keys(byKey)).toEqual(['b/llama-b', 'b/llama-noctx', 'b/llama-par', 'b/llava-b', 'c/qwen']);
-    expect(byKey['b/llama-b']).toMatchObject({ label: 'same weights', weights: 'same', disabled: false, reason: null, acknowledgement_required: false });
-    expect(byKey['b/llama-par']).toMatchObject({ label: 'same weights', disabled: true, code: 'ineligible', acknowledgement_required: false });
+    expect(byKey['b/llama-b']).toMatchObject({
+      label: 'same weights',
+      weights: 'same',
+      disabled: false,
+      reason: null,
+      acknowledgement_required: false,
+    });
+    expect(byKey['b/llama-par']).toMatchObject({
+      label: 'same weights',
+      disabled: true,
+      code: 'ineligible',
+      acknowledgement_required: false,
+    });
     expect(byKey['b/llama-par'].reason).toMatch(/serves 4 requests at once/);
     expect(byKey['b/llama-noctx']).toMatchObject({ disabled: true, code: 'ineligible' });
     expect(byKey['b/llama-noctx'].reason).toMatch(/context window/);
-    expect(byKey['b/llava-b']).toMatchObject({ label: 'different weights', disabled: true, code: 'multimodal_mismatch' });
-    expect(byKey['c/qwen']).toMatchObject({ label: 'different weights', disabled: false, code: 'acknowledgement_required', acknowledgement_required: true });
+    expect(byKey['b/llava-b']).toMatchObject({
+      label: 'different weights',
+      disabled: true,
+      code: 'multimodal_mismatch',
+    });
+    expect(byKey['c/qwen']).toMatchObject({
+      label: 'different weights',
+      disabled: false,
+      code: 'acknowledgement_required',
+      acknowledgement_required: true,
+    });
     expect(byKey['c/qwen'].reason).toMatch(/different output/);
   });
 
   it('marks existing links disabled and drops the acknowledgement once the helper model was acknowledged', () => {
     const existing: ExistingLink[] = [
-      { lane: 'image', owner: { nodeId: 'a', model: 'sdxl' }, helper: { nodeId: 'b', model: 'sdxl-b' }, weights: 'same', acknowledged: false },
-      { lane: 'image', owner: { nodeId: 'c', model: 'sdxl' }, helper: { nodeId: 'b', model: 'vid' }, weights: 'different', acknowledged: true },
+      {
+        lane: 'image',
+        owner: { nodeId: 'a', model: 'sdxl' },
+        helper: { nodeId: 'b', model: 'sdxl-b' },
+        weights: 'same',
+        acknowledged: false,
+      },
+      {
+        lane: 'image',
+        owner: { nodeId: 'c', model: 'sdxl' },
+        helper: { nodeId: 'b', model: 'vid' },
+        weights: 'different',
+        acknowledged: true,
+      },
     ];
     const r = linkCandidates({ nodeId: 'a', model: 'sdxl' }, 'image', catalog, existing);
     if (!r.ok) throw new Error(r.error.message);
     const byKey = Object.fromEntries(r.value.candidates.map((c) => [`${c.node_id}/${c.model}`, c]));
     expect(Object.keys(byKey)).toEqual(['b/sd-nohash', 'b/sdxl-b', 'b/vid', 'c/sdxl']);
     expect(byKey['b/sdxl-b']).toMatchObject({ disabled: true, code: 'duplicate_link' });
-    expect(byKey['b/vid']).toMatchObject({ label: 'different weights', disabled: false, acknowledgement_required: false, reason: null });
+    expect(byKey['b/vid']).toMatchObject({
+      label: 'different weights',
+      disabled: false,
+      acknowledgement_required: false,
+      reason: null,
+    });
     expect(byKey['b/sd-nohash']).toMatchObject({ label: 'different weights', acknowledgement_required: true });
     expect(byKey['c/sdxl']).toMatchObject({ label: 'same weights', disabled: false });
   });
@@ -183,21 +314,48 @@ describe('linkCandidates (UI-3)', () => {
   it('as helper anchor lists owners; an ineligible anchor disables every candidate with its reason; bad anchors fail', () => {
     const asHelper = linkCandidates({ nodeId: 'b', model: 'llama-b' }, 'text', catalog, [], 'helper');
     if (!asHelper.ok) throw new Error(asHelper.error.message);
-    expect(asHelper.value.candidates.map((c) => [c.model, c.disabled])).toEqual([['llama', false], ['llama-par', true], ['llava', true], ['qwen', false]]);
+    expect(asHelper.value.candidates.map((c) => [c.model, c.disabled])).toEqual([
+      ['llama', false],
+      ['llama-par', true],
+      ['llava', true],
+      ['qwen', false],
+    ]);
     const ineligible = linkCandidates({ nodeId: 'a', model: 'llama-par' }, 'text', catalog, []);
     if (!ineligible.ok) throw new Error(ineligible.error.message);
     expect(ineligible.value.candidates.length).toBeGreaterThan(0);
     expect(ineligible.value.candidates.every((c) => c.disabled && c.reason !== null)).toBe(true);
-    expect(linkCandidates({ nodeId: 'a', model: 'nope' }, 'text', catalog, [])).toMatchObject({ ok: false, error: { status: 404, code: 'model_not_found' } });
-    expect(linkCandidates({ nodeId: 'a', model: 'sdxl' }, 'text', catalog, [])).toMatchObject({ ok: false, error: { status: 400, code: 'wrong_lane' } });
+    expect(linkCandidates({ nodeId: 'a', model: 'nope' }, 'text', catalog, [])).toMatchObject({
+      ok: false,
+      error: { status: 404, code: 'model_not_found' },
+    });
+    expect(linkCandidates({ nodeId: 'a', model: 'sdxl' }, 'text', catalog, [])).toMatchObject({
+      ok: false,
+      error: { status: 400, code: 'wrong_lane' },
+    });
   });
 });
 
 describe('refreshLinkWeights', () => {
   it('recomputes stored weights from the catalog, leaving links with unknown ends alone', () => {
     const s = new LinkStore(openStore(tempDir()));
-    const known = s.create({ lane: 'image', owner: { nodeId: 'a', model: 'sdxl' }, helper: { nodeId: 'b', model: 'sdxl-b' }, loadIfUnloaded: true, restoreAfterBorrow: false, weights: 'different', acknowledged: true });
-    const gone = s.create({ lane: 'image', owner: { nodeId: 'a', model: 'sdxl' }, helper: { nodeId: 'z', model: 'x' }, loadIfUnloaded: true, restoreAfterBorrow: false, weights: 'different', acknowledged: true });
+    const known = s.create({
+      lane: 'image',
+      owner: { nodeId: 'a', model: 'sdxl' },
+      helper: { nodeId: 'b', model: 'sdxl-b' },
+      loadIfUnloaded: true,
+      restoreAfterBorrow: false,
+      weights: 'different',
+      acknowledged: true,
+    });
+    const gone = s.create({
+      lane: 'image',
+      owner: { nodeId: 'a', model: 'sdxl' },
+      helper: { nodeId: 'z', model: 'x' },
+      loadIfUnloaded: true,
+      restoreAfterBorrow: false,
+      weights: 'different',
+      acknowledged: true,
+    });
     expect(refreshLinkWeights(s, catalog)).toBe(1);
     expect(s.get(known.id)?.weights).toBe('same');
     expect(s.get(gone.id)?.weights).toBe('different');

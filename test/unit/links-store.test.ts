@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RouterError } from '../../src-router/contract';
-import { LinkStore, toLinkRecord, type NewLink } from '../../src-router/lending/links';
-import { linkRecordSchema } from '../../src-router/contract';
+import { linkRecordSchema, RouterError } from '../../src-router/contract';
+import { LinkStore, type NewLink, toLinkRecord } from '../../src-router/lending/links';
 import { openStore } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
@@ -30,7 +29,15 @@ describe('LinkStore', () => {
     const l1 = s.create(link());
     expect(l1.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(s.version()).toBe(1);
-    const l2 = s.create(link({ lane: 'text', owner: { nodeId: 'a', model: 'llama' }, helper: { nodeId: 'b', model: 'llama-b' }, weights: 'different', acknowledged: true }));
+    const l2 = s.create(
+      link({
+        lane: 'text',
+        owner: { nodeId: 'a', model: 'llama' },
+        helper: { nodeId: 'b', model: 'llama-b' },
+        weights: 'different',
+        acknowledged: true,
+      }),
+    );
     expect(s.version()).toBe(2);
 
     expect(s.list().map((l) => l.id)).toEqual([l1.id, l2.id]);
@@ -80,10 +87,26 @@ describe('LinkStore', () => {
   it('gives the planner LinkSpecs and the site API valid records', () => {
     const s = store();
     const l = s.create(link({ restoreAfterBorrow: true }));
-    expect(s.toSpecs()).toEqual([{ id: l.id, lane: 'image', owner: { nodeId: 'a', model: 'sdxl' }, helper: { nodeId: 'b', model: 'sdxl-b' }, loadIfUnloaded: true, restoreAfterBorrow: true }]);
+    expect(s.toSpecs()).toEqual([
+      {
+        id: l.id,
+        lane: 'image',
+        owner: { nodeId: 'a', model: 'sdxl' },
+        helper: { nodeId: 'b', model: 'sdxl-b' },
+        loadIfUnloaded: true,
+        restoreAfterBorrow: true,
+      },
+    ]);
     expect(s.toSpecs('text')).toEqual([]);
     const wire = linkRecordSchema.parse(toLinkRecord(l));
-    expect(wire).toMatchObject({ owner: { node_id: 'a', model: 'sdxl' }, helper: { node_id: 'b', model: 'sdxl-b' }, load_if_unloaded: true, restore_after_borrow: true, weights: 'same', acknowledged: false });
+    expect(wire).toMatchObject({
+      owner: { node_id: 'a', model: 'sdxl' },
+      helper: { node_id: 'b', model: 'sdxl-b' },
+      load_if_unloaded: true,
+      restore_after_borrow: true,
+      weights: 'same',
+      acknowledged: false,
+    });
     expect(wire.created_at).toBe(new Date(l.createdAt).toISOString());
   });
 
@@ -93,7 +116,12 @@ describe('LinkStore', () => {
     const b = s.create(link({ helper: { nodeId: 'c', model: 'x' } }));
     expect(s.setWeights([{ id: a.id, weights: 'same' }])).toBe(0);
     expect(s.version()).toBe(2);
-    expect(s.setWeights([{ id: a.id, weights: 'different' }, { id: b.id, weights: 'different' }])).toBe(2);
+    expect(
+      s.setWeights([
+        { id: a.id, weights: 'different' },
+        { id: b.id, weights: 'different' },
+      ]),
+    ).toBe(2);
     expect(s.version()).toBe(3);
     expect(s.list().map((l) => l.weights)).toEqual(['different', 'different']);
   });
@@ -101,7 +129,9 @@ describe('LinkStore', () => {
   it("replaceAll applies the master's push (LEASE-1) idempotently, keeping its IDs and version", () => {
     const master = store();
     const m1 = master.create(link());
-    const m2 = master.create(link({ lane: 'text', owner: { nodeId: 'a', model: 'llama' }, helper: { nodeId: 'b', model: 'llama-b' } }));
+    const m2 = master.create(
+      link({ lane: 'text', owner: { nodeId: 'a', model: 'llama' }, helper: { nodeId: 'b', model: 'llama-b' } }),
+    );
     const slave = store();
     const old = slave.create(link({ owner: { nodeId: 'z', model: 'old' } }));
 
@@ -119,11 +149,15 @@ describe('LinkStore', () => {
     // A change on the master: one flag, one link gone, one link for the same pair under a new ID.
     master.update(m1.id, { loadIfUnloaded: false });
     master.delete(m2.id);
-    const m3 = master.create(link({ lane: 'text', owner: { nodeId: 'a', model: 'llama' }, helper: { nodeId: 'b', model: 'llama-b' } }));
+    const m3 = master.create(
+      link({ lane: 'text', owner: { nodeId: 'a', model: 'llama' }, helper: { nodeId: 'b', model: 'llama-b' } }),
+    );
     const pushed = master.list().map((l) => ({ ...l }));
     expect(slave.replaceAll(master.version(), pushed)).toBe(true);
     expect(slave.version()).toBe(master.version());
-    expect(slave.list().map((l) => [l.id, l.loadIfUnloaded, l.weights])).toEqual(master.list().map((l) => [l.id, l.loadIfUnloaded, l.weights]));
+    expect(slave.list().map((l) => [l.id, l.loadIfUnloaded, l.weights])).toEqual(
+      master.list().map((l) => [l.id, l.loadIfUnloaded, l.weights]),
+    );
     expect(slave.get(m1.id)!.createdAt).toBe(before.find((l) => l.id === m1.id)!.createdAt);
     expect(slave.get(m3.id)).toBeDefined();
     expect(slave.replaceAll(master.version(), pushed)).toBe(false);

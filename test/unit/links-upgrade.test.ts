@@ -9,11 +9,16 @@ const tables = (db: ReturnType<typeof openStore>) =>
 describe('LINK-5: routing groups become links on upgrade', () => {
   it('turns each cross-node pair into two links, restore flag on the link whose helper had it, and drops the legacy tables', () => {
     const dir = tempDir();
-    const old = openStore(dir, MIGRATIONS.filter((m) => m.version <= 2));
+    const old = openStore(
+      dir,
+      MIGRATIONS.filter((m) => m.version <= 2),
+    );
     expect(schemaVersion(old)).toBe(2);
     old.exec(LEGACY_ROUTING_GROUPS_SQL);
     old.prepare('INSERT INTO routing_groups (id, lane, name) VALUES (?, ?, ?)').run('g1', 'image', 'sdxl everywhere');
-    const member = old.prepare('INSERT INTO routing_group_members (group_id, node_id, model, restore_after_borrow) VALUES (?, ?, ?, ?)');
+    const member = old.prepare(
+      'INSERT INTO routing_group_members (group_id, node_id, model, restore_after_borrow) VALUES (?, ?, ?, ?)',
+    );
     member.run('g1', 'a', 'sdxl', 1); // restores after borrowing
     member.run('g1', 'a', 'sdxl-turbo', 0); // same node as sdxl: no link between them
     member.run('g1', 'b', 'sdxl-b', 0);
@@ -26,7 +31,10 @@ describe('LINK-5: routing groups become links on upgrade', () => {
     const store = new LinkStore(db);
     const got = store
       .list()
-      .map((l) => `${l.lane} ${l.owner.nodeId}/${l.owner.model} -> ${l.helper.nodeId}/${l.helper.model} load=${l.loadIfUnloaded} restore=${l.restoreAfterBorrow} ${l.weights} ack=${l.acknowledged}`)
+      .map(
+        (l) =>
+          `${l.lane} ${l.owner.nodeId}/${l.owner.model} -> ${l.helper.nodeId}/${l.helper.model} load=${l.loadIfUnloaded} restore=${l.restoreAfterBorrow} ${l.weights} ack=${l.acknowledged}`,
+      )
       .sort();
     expect(got).toEqual([
       'image a/sdxl -> b/sdxl-b load=true restore=false different ack=true',
@@ -46,10 +54,15 @@ describe('LINK-5: routing groups become links on upgrade', () => {
 
   it('keeps a text group in the text lane', () => {
     const dir = tempDir();
-    const old = openStore(dir, MIGRATIONS.filter((m) => m.version <= 2));
+    const old = openStore(
+      dir,
+      MIGRATIONS.filter((m) => m.version <= 2),
+    );
     old.exec(LEGACY_ROUTING_GROUPS_SQL);
     old.prepare('INSERT INTO routing_groups (id, lane, name) VALUES (?, ?, ?)').run('t', 'text', null);
-    old.prepare('INSERT INTO routing_group_members VALUES (?, ?, ?, ?), (?, ?, ?, ?)').run('t', 'a', 'llama', 0, 't', 'b', 'llama-b', 1);
+    old
+      .prepare('INSERT INTO routing_group_members VALUES (?, ?, ?, ?), (?, ?, ?, ?)')
+      .run('t', 'a', 'llama', 0, 't', 'b', 'llama-b', 1);
     old.close();
     const store = new LinkStore(openStore(dir));
     expect(store.list().map((l) => [l.lane, l.owner.model, l.helper.model, l.restoreAfterBorrow])).toEqual([
@@ -60,7 +73,10 @@ describe('LINK-5: routing groups become links on upgrade', () => {
 
   it('leaves a store without legacy tables unaffected: an empty links table at version 0', () => {
     const dir = tempDir();
-    openStore(dir, MIGRATIONS.filter((m) => m.version <= 2)).close();
+    openStore(
+      dir,
+      MIGRATIONS.filter((m) => m.version <= 2),
+    ).close();
     const db = openStore(dir);
     const store = new LinkStore(db);
     expect(store.list()).toEqual([]);

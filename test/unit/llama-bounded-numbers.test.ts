@@ -1,10 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { boundJsonNumbers, boundSchemaNumbers, INTEGER_RULE, NUMBER_RULE } from '../../src-router/engines/llama-node/bounded-numbers';
+import {
+  boundJsonNumbers,
+  boundSchemaNumbers,
+  INTEGER_RULE,
+  NUMBER_RULE,
+} from '../../src-router/engines/llama-node/bounded-numbers';
 
 // The number rules the built-in engine's JSON grammars use, read as regular expressions (the rules use only quoted
 // literals, character classes, groups, alternation and bounded repetition, which mean the same in both).
-const asRegExp = (rule: string) => new RegExp(`^(?:${rule.replace(/"([^"]*)"/g, (_, lit: string) => lit.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).replaceAll(' ', '')})$`);
+const asRegExp = (rule: string) =>
+  new RegExp(
+    `^(?:${rule.replace(/"([^"]*)"/g, (_, lit: string) => lit.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).replaceAll(' ', '')})$`,
+  );
 const integer = asRegExp(INTEGER_RULE);
 const number = asRegExp(NUMBER_RULE);
 
@@ -18,13 +26,14 @@ const schemaGrammar = [
   'rule0 ::= ( integer-number-rule | null-rule )',
 ].join('\n');
 
-describe('bounded number rules of the built-in engine\'s JSON grammars', () => {
+describe("bounded number rules of the built-in engine's JSON grammars", () => {
   it('admit for integer only safe integers written without fraction or exponent', () => {
     for (const ok of ['0', '-0', '7', '-42', '999999999999999', '-999999999999999']) {
       expect(integer.test(ok), ok).toBe(true);
       expect(Number.isSafeInteger(JSON.parse(ok)), ok).toBe(true);
     }
-    for (const bad of ['3032363e3970', '1e5', '1.0', '01', '9999999999999999', '-', '+1', '']) expect(integer.test(bad), bad).toBe(false);
+    for (const bad of ['3032363e3970', '1e5', '1.0', '01', '9999999999999999', '-', '+1', ''])
+      expect(integer.test(bad), bad).toBe(false);
   });
 
   it('admit for number only finite values: a bounded fraction and an exponent of at most two digits', () => {
@@ -32,7 +41,8 @@ describe('bounded number rules of the built-in engine\'s JSON grammars', () => {
       expect(number.test(ok), ok).toBe(true);
       expect(Number.isFinite(JSON.parse(ok)), ok).toBe(true);
     }
-    for (const bad of ['3032363e3970', '1e100', '1.', '.5', '01', '1.0000000000000000', '1e', 'NaN', 'Infinity']) expect(number.test(bad), bad).toBe(false);
+    for (const bad of ['3032363e3970', '1e100', '1.', '.5', '01', '1.0000000000000000', '1e', 'NaN', 'Infinity'])
+      expect(number.test(bad), bad).toBe(false);
   });
 
   it('replace the integer and number rules of a schema grammar and leave every other rule as it was', () => {
@@ -45,7 +55,7 @@ describe('bounded number rules of the built-in engine\'s JSON grammars', () => {
     expect(boundSchemaNumbers('root ::= "null"')).toBe('root ::= "null"');
   });
 
-  it('replace the number rule of node-llama-cpp\'s json grammar, keeping its trailing whitespace', () => {
+  it("replace the number rule of node-llama-cpp's json grammar, keeping its trailing whitespace", () => {
     const json = readFileSync('resources/llama-runtime/node_modules/node-llama-cpp/llama/grammars/json.gbnf', 'utf8');
     const out = boundJsonNumbers(json);
     expect(json).toMatch(/^number ::= /m);

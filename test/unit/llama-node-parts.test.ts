@@ -4,8 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EngineMetrics } from '../../src-router/engines/llama-node/engine-metrics';
-import { UsageError, parseLlamaEngineArgs, parseMakeModelArgs } from '../../src-router/engines/llama-node/main';
-import { LLAMA_RUNTIME_ENV, NODE_LLAMA_CPP_VERSION, findLlamaRuntime } from '../../src-router/engines/llama-node/runtime';
+import { parseLlamaEngineArgs, parseMakeModelArgs, UsageError } from '../../src-router/engines/llama-node/main';
+import {
+  findLlamaRuntime,
+  LLAMA_RUNTIME_ENV,
+  NODE_LLAMA_CPP_VERSION,
+} from '../../src-router/engines/llama-node/runtime';
 import { SlotAbortedError, SlotPool } from '../../src-router/engines/llama-node/slot-pool';
 
 describe('SlotPool', () => {
@@ -54,23 +58,81 @@ describe('llama-engine arguments', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('parses every flag', () => {
-    const args = parseLlamaEngineArgs(['--host', '0.0.0.0', '--port', '0', '--model', model, '--alias', 'm', '--ctx', '512', '--parallel', '3', '--threads', '2', '--no-mmap', '--exit-with-stdin']);
+    const args = parseLlamaEngineArgs([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--model',
+      model,
+      '--alias',
+      'm',
+      '--ctx',
+      '512',
+      '--parallel',
+      '3',
+      '--threads',
+      '2',
+      '--no-mmap',
+      '--exit-with-stdin',
+    ]);
     expect(args.exitWithStdin).toBe(true);
-    expect(args.options).toEqual({ host: '0.0.0.0', port: 0, modelPath: model, alias: 'm', contextSize: 512, parallel: 3, threads: 2, useMmap: false });
+    expect(args.options).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+      modelPath: model,
+      alias: 'm',
+      contextSize: 512,
+      parallel: 3,
+      threads: 2,
+      useMmap: false,
+    });
   });
 
   it('fills defaults', () => {
-    expect(parseLlamaEngineArgs(['--model', model]).options).toMatchObject({ host: '127.0.0.1', port: 8080, parallel: 1, threads: 1, useMmap: true, contextSize: undefined });
+    expect(parseLlamaEngineArgs(['--model', model]).options).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      parallel: 1,
+      threads: 1,
+      useMmap: true,
+      contextSize: undefined,
+    });
   });
 
   it('rejects bad arguments with a usage error', () => {
-    for (const argv of [[], ['--model', join(dir, 'missing.gguf')], ['--model', model, '--port', 'x'], ['--model', model, '--parallel', '0'], ['--model', model, '--what']])
+    for (const argv of [
+      [],
+      ['--model', join(dir, 'missing.gguf')],
+      ['--model', model, '--port', 'x'],
+      ['--model', model, '--parallel', '0'],
+      ['--model', model, '--what'],
+    ])
       expect(() => parseLlamaEngineArgs(argv), argv.join(' ')).toThrow(UsageError);
   });
 
   it('parses make-model arguments', () => {
-    expect(parseMakeModelArgs(['out.gguf', '--embd', '128', '--layers', '4', '--type', 'q8_0', '--seed', '9', '--heads', '8'])).toMatchObject({
-      out: 'out.gguf', embd: 128, layers: 4, type: 'q8_0', seed: 9, heads: 8,
+    expect(
+      parseMakeModelArgs([
+        'out.gguf',
+        '--embd',
+        '128',
+        '--layers',
+        '4',
+        '--type',
+        'q8_0',
+        '--seed',
+        '9',
+        '--heads',
+        '8',
+      ]),
+    ).toMatchObject({
+      out: 'out.gguf',
+      embd: 128,
+      layers: 4,
+      type: 'q8_0',
+      seed: 9,
+      heads: 8,
     });
     expect(() => parseMakeModelArgs(['out.gguf', '--type', 'q4'])).toThrow(UsageError);
     expect(() => parseMakeModelArgs([])).toThrow(UsageError);

@@ -12,12 +12,30 @@ import { tempDir } from '../support/node-harness';
 
 const URL = 'http://127.0.0.1:9';
 const snapshot = (models: string[]): NodeSnapshot => ({
-  nodeId: 'gpu', role: 'slave', publicUrl: URL, version: 't', settingsHash: 'h', startedAt: new Date(0).toISOString(), runtimeStatus: true,
-  models: models.map((m) => ({ publicId: m, localId: m, backend: 'sim', capabilities: ['text'], lane: 'text', configHash: m, modelHash: null, contextsize: null, parallel: null, engine: 'sim', available: true })),
+  nodeId: 'gpu',
+  role: 'slave',
+  publicUrl: URL,
+  version: 't',
+  settingsHash: 'h',
+  startedAt: new Date(0).toISOString(),
+  runtimeStatus: true,
+  models: models.map((m) => ({
+    publicId: m,
+    localId: m,
+    backend: 'sim',
+    capabilities: ['text'],
+    lane: 'text',
+    configHash: m,
+    modelHash: null,
+    contextsize: null,
+    parallel: null,
+    engine: 'sim',
+    available: true,
+  })),
 });
 const log = { warn() {}, error() {}, info() {} } as unknown as FastifyBaseLogger;
 
-describe('issue #28: a registration during the master\'s poll of that slave', () => {
+describe("issue #28: a registration during the master's poll of that slave", () => {
   it('is polled again after the poll under way, so the master ends with the snapshot after the change', async () => {
     // The slave's state, and polls answered only when the test says (what the slave had when the poll read it).
     let current = snapshot(['first']);
@@ -28,7 +46,15 @@ describe('issue #28: a registration during the master\'s poll of that slave', ()
         return new Promise<NodeSnapshot>((resolve) => pending.push(() => resolve(at)));
       },
     } as unknown as NodeClient;
-    const membership = new Membership({ localNodeId: 'master', slaveUrls: [URL], healthIntervalMs: 3_600_000, client, store: new ClusterStore(openStore(tempDir())), log, onChange() {} });
+    const membership = new Membership({
+      localNodeId: 'master',
+      slaveUrls: [URL],
+      healthIntervalMs: 3_600_000,
+      client,
+      store: new ClusterStore(openStore(tempDir())),
+      log,
+      onChange() {},
+    });
     const models = () => membership.nodeRecords().flatMap((n) => n.records.map((r) => r.publicId));
     const answerAll = async () => {
       while (pending.length) {

@@ -2,8 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { modelConfigYaml, modelFileStem, parseModelConfigText, readModelConfigFolder, ModelConfigReadCache, MODEL_CONFIG_MAX_BYTES } from '../../src-router/config/model-config-files';
-import { parseModelConfig, type ModelConfigFile } from '../../src-router/config';
+import { type ModelConfigFile, parseModelConfig } from '../../src-router/config';
+import {
+  MODEL_CONFIG_MAX_BYTES,
+  ModelConfigReadCache,
+  modelConfigYaml,
+  modelFileStem,
+  parseModelConfigText,
+  readModelConfigFolder,
+} from '../../src-router/config/model-config-files';
 import { diffModelConfigs } from '../../src-router/registry';
 
 describe('model config file names', () => {
@@ -17,7 +24,8 @@ describe('model config file names', () => {
   });
 
   it('refuses path separators, dot-dot, NUL and names that leave nothing', () => {
-    for (const name of ['../x', 'a/b', 'a\\b', '..', 'a..b', 'x\u0000y', '...', '---', '::', '']) expect(modelFileStem(name), JSON.stringify(name)).toBeNull();
+    for (const name of ['../x', 'a/b', 'a\\b', '..', 'a..b', 'x\u0000y', '...', '---', '::', ''])
+      expect(modelFileStem(name), JSON.stringify(name)).toBeNull();
   });
 });
 
@@ -32,13 +40,23 @@ describe('model config text', () => {
   });
 
   it('names the first bad field by its path, keeping the mapping as written', () => {
-    expect(parseModelConfigText('name: m\nbackend: sim\ncontextsize: -1\n', file)).toMatchObject({ raw: { contextsize: -1 }, config: null, error: { path: 'contextsize' } });
-    expect(parseModelConfigText('name: m\nbackend: sim\nsim: { load_time: soon }\n', file).error?.path).toBe('sim.load_time');
+    expect(parseModelConfigText('name: m\nbackend: sim\ncontextsize: -1\n', file)).toMatchObject({
+      raw: { contextsize: -1 },
+      config: null,
+      error: { path: 'contextsize' },
+    });
+    expect(parseModelConfigText('name: m\nbackend: sim\nsim: { load_time: soon }\n', file).error?.path).toBe(
+      'sim.load_time',
+    );
     expect(parseModelConfigText('name: m\nbackend: nope\n', file).error?.path).toBe('backend');
   });
 
   it('reports YAML that does not parse (a half-written file), a duplicate key and a non-mapping', () => {
-    expect(parseModelConfigText('name: m\nbackend: [sim\n', file)).toMatchObject({ raw: null, config: null, error: { path: '(yaml)' } });
+    expect(parseModelConfigText('name: m\nbackend: [sim\n', file)).toMatchObject({
+      raw: null,
+      config: null,
+      error: { path: '(yaml)' },
+    });
     expect(parseModelConfigText('name: m\nname: n\nbackend: sim\n', file).error?.path).toBe('(yaml)');
     expect(parseModelConfigText('- a\n- b\n', file).error?.path).toBe('(root)');
     expect(parseModelConfigText('', file).error?.path).toBe('(root)');
@@ -46,7 +64,12 @@ describe('model config text', () => {
 
   it('refuses a YAML bomb (aliases of aliases) instead of expanding it', () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 10; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    for (let i = 1; i < 10; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(', ')}]`,
+      );
     const r = parseModelConfigText(`${lines.join('\n')}\nname: m\nbackend: sim\n`, file);
     expect(r.error?.path).toBe('(yaml)');
     expect(r.raw).toBeNull();
@@ -69,13 +92,18 @@ describe('the models folder as read', () => {
     writeFileSync(join(dir, 'b.yaml.tmp-1-abc'), 'half');
     writeFileSync(join(dir, 'notes.txt'), 'not a config');
     const read = readModelConfigFolder(dir);
-    expect(read.map((r) => [r.localId, r.error?.path ?? null])).toEqual([['a', 'contextsize'], ['b', null], ['c', '(file)']]);
+    expect(read.map((r) => [r.localId, r.error?.path ?? null])).toEqual([
+      ['a', 'contextsize'],
+      ['b', null],
+      ['c', '(file)'],
+    ]);
   });
 
   it('issue #28: a rescan of a large folder parses only the files that changed since the last read (the cost of a rescan is a stat per file)', () => {
     const big = mkdtempSync(join(tmpdir(), 'routerdesk-model-folder-big-'));
     try {
-      for (let i = 0; i < 2_000; i++) writeFileSync(join(big, `m${String(i).padStart(4, '0')}.yaml`), `name: m${i}\nbackend: sim\n`);
+      for (let i = 0; i < 2_000; i++)
+        writeFileSync(join(big, `m${String(i).padStart(4, '0')}.yaml`), `name: m${i}\nbackend: sim\n`);
       const cache = new ModelConfigReadCache();
       const first = readModelConfigFolder(big, cache);
       expect(first).toHaveLength(2_000);
@@ -98,7 +126,8 @@ describe('the models folder as read', () => {
 });
 
 describe('diff of the configs in force and the folder as read', () => {
-  const cfg = (name: string, extra: Record<string, unknown> = {}) => parseModelConfig({ name, backend: 'sim', ...extra }, 'x', '/m');
+  const cfg = (name: string, extra: Record<string, unknown> = {}) =>
+    parseModelConfig({ name, backend: 'sim', ...extra }, 'x', '/m');
   const inForce = new Map<string, ModelConfigFile>([
     ['a', { localId: 'a', file: '/m/a.yaml', config: cfg('a') }],
     ['b', { localId: 'b', file: '/m/b.yaml', config: cfg('b') }],
@@ -120,7 +149,10 @@ describe('diff of the configs in force and the folder as read', () => {
   });
 
   it('a file gone removes its config; the same folder again changes nothing', () => {
-    expect(diffModelConfigs(inForce, [{ localId: 'a', file: '/m/a.yaml', config: cfg('a') }]).removed).toEqual(['b', 'c']);
+    expect(diffModelConfigs(inForce, [{ localId: 'a', file: '/m/a.yaml', config: cfg('a') }]).removed).toEqual([
+      'b',
+      'c',
+    ]);
     const same = diffModelConfigs(inForce, [...inForce.values()]);
     expect([same.added, same.changed, same.removed, same.kept]).toEqual([[], [], [], []]);
   });

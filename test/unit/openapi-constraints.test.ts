@@ -42,7 +42,10 @@ function documented(name: SchemaName) {
 describe('the API document and the contract schemas agree on bodies a refinement decides', () => {
   it.each(PROBES.map(([name, body]) => [name, JSON.stringify(body), body] as const))('%s %s', (name, _shown, body) => {
     const routeTakes = SCHEMAS[name].safeParse(body).success;
-    expect(documented(name)(body), `the document ${routeTakes ? 'refuses' : 'takes'} it, the route ${routeTakes ? 'takes' : 'refuses'} it`).toBe(routeTakes);
+    expect(
+      documented(name)(body),
+      `the document ${routeTakes ? 'refuses' : 'takes'} it, the route ${routeTakes ? 'takes' : 'refuses'} it`,
+    ).toBe(routeTakes);
   });
 });
 
@@ -64,10 +67,29 @@ describe('the API document and the routes agree on row counts in a query', () =>
     }
   };
   it.each(PARAMS)('%s ?%s=', (path, name, most) => {
-    const param = ((doc.paths[path].get as { parameters: { name: string; schema: JsonSchema }[] }).parameters).find((p) => p.name === name)!;
+    const param = (doc.paths[path].get as { parameters: { name: string; schema: JsonSchema }[] }).parameters.find(
+      (p) => p.name === name,
+    )!;
     const validate = ajv.compile(param.schema);
-    for (const v of ['0', '1', '7', '10', '99', String(most - 1), String(most), String(most + 1), String(most * 10), '01', '-1', '1.5', 'abc', '1e3']) {
-      expect(validate(v), `${path}?${name}=${v}: the route ${takes(v, most) ? 'takes' : 'refuses'} it`).toBe(takes(v, most));
+    for (const v of [
+      '0',
+      '1',
+      '7',
+      '10',
+      '99',
+      String(most - 1),
+      String(most),
+      String(most + 1),
+      String(most * 10),
+      '01',
+      '-1',
+      '1.5',
+      'abc',
+      '1e3',
+    ]) {
+      expect(validate(v), `${path}?${name}=${v}: the route ${takes(v, most) ? 'takes' : 'refuses'} it`).toBe(
+        takes(v, most),
+      );
     }
   });
 });

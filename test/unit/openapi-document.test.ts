@@ -6,10 +6,15 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src-router/http/app';
 import { docsPage } from '../../src-router/http/openapi/docs-page';
-import { buildOpenApiDocument, documentPath, openApiDocument, operationId } from '../../src-router/http/openapi/document';
+import {
+  buildOpenApiDocument,
+  documentPath,
+  openApiDocument,
+  operationId,
+} from '../../src-router/http/openapi/document';
 import { EXAMPLES, missingExamples } from '../../src-router/http/openapi/examples';
 import { OPERATIONS, STATIC_FILES_REASON, UNDOCUMENTED } from '../../src-router/http/openapi/operations';
-import { registeredRoutes, type RegisteredRoute } from '../../src-router/http/openapi/routes';
+import { type RegisteredRoute, registeredRoutes } from '../../src-router/http/openapi/routes';
 import { stubDeps } from '../support/stub-deps';
 
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
@@ -19,7 +24,9 @@ describe('the OpenAPI document', () => {
     const doc = buildOpenApiDocument('1.2.3');
     expect(doc.openapi).toBe('3.1.0');
     // validate() dereferences in place: give it a copy.
-    const api = (await SwaggerParser.validate(structuredClone(doc) as unknown as OpenAPIV3_1.Document)) as OpenAPIV3_1.Document;
+    const api = (await SwaggerParser.validate(
+      structuredClone(doc) as unknown as OpenAPIV3_1.Document,
+    )) as OpenAPIV3_1.Document;
     expect(api.info.version).toBe('1.2.3');
     expect(Object.keys(api.paths ?? {}).length).toBeGreaterThan(50);
   });
@@ -68,7 +75,9 @@ describe('the routes fastify registers and the documented operations', () => {
       return !(r.method === 'HEAD' && documented.has(key({ method: 'GET', path: r.path })));
     });
     expect(missing.map(key)).toEqual([]);
-    expect(routes.filter((r) => r.undocumented).every((r) => r.undocumented === STATIC_FILES_REASON && r.method !== 'POST')).toBe(true);
+    expect(
+      routes.filter((r) => r.undocumented).every((r) => r.undocumented === STATIC_FILES_REASON && r.method !== 'POST'),
+    ).toBe(true);
     expect(routes.some((r) => r.undocumented && r.path === '/assets/app.js')).toBe(true);
   });
 
@@ -86,13 +95,14 @@ describe('the /docs page', () => {
   it('shows every operation and every schema, and every schema link leads to one', () => {
     for (const op of OPERATIONS) expect(html, key(op)).toContain(`id="${operationId(op)}"`);
     const ids = new Set([...html.matchAll(/id="([^"]+)"/g)].map((m) => m[1]));
-    for (const name of Object.keys(doc.components.schemas)) expect(ids.has(`schema-${name.toLowerCase()}`), name).toBe(true);
+    for (const name of Object.keys(doc.components.schemas))
+      expect(ids.has(`schema-${name.toLowerCase()}`), name).toBe(true);
     const links = [...html.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]);
     expect(links.length).toBeGreaterThan(100);
     expect(links.filter((l) => !ids.has(l))).toEqual([]);
   });
 
-  it('escapes what the document says and needs no script or style (the node\'s CSP allows neither inline)', () => {
+  it("escapes what the document says and needs no script or style (the node's CSP allows neither inline)", () => {
     expect(html).not.toMatch(/<script|<style|style=|<path>/i);
     expect(html).toContain('/router/v1/console/&lt;path&gt;');
   });

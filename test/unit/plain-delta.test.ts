@@ -1,16 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { Target } from '../../src-router/registry';
+import { seededRandom } from '../../src-router/seeded-random';
 import { RawEvent, relayed } from '../../src-router/serve/event-batch';
 import { parseData } from '../../src-router/serve/id-rewrite';
 import { PlainDeltas, plainDelta } from '../../src-router/serve/plain-delta';
 import { rewrite } from '../../src-router/serve/relay-events';
-import { seededRandom } from '../../src-router/seeded-random';
 import { referenceText } from '../support/llama-server-reference';
 
 // Issue #14: a plain content delta is relayed without parsing; it must come out exactly as the parsing relay makes it.
-const reference = () => referenceText('chat-stream.txt').split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+const reference = () =>
+  referenceText('chat-stream.txt')
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => l.slice(6));
 
-const target = (clusterId: string, names: string[]): Target => ({ kind: 'local', clusterId, nodeId: 'n', localId: names[0], backend: 'sim', names });
+const target = (clusterId: string, names: string[]): Target => ({
+  kind: 'local',
+  clusterId,
+  nodeId: 'n',
+  localId: names[0],
+  backend: 'sim',
+  names,
+});
 const TARGETS = [
   target('tiny', ['tiny-a']),
   target('tiny', ['tiny']),
@@ -25,7 +36,11 @@ function parsed(data: string, t: Target) {
   const rewritten = rewrite(value, t);
   const out = relayed(data, value, rewritten);
   const e = value as { choices?: { delta?: { content?: string }; text?: string }[] };
-  return { written: out instanceof RawEvent ? out.text : JSON.stringify(out), value: rewritten, token: !!e.choices?.some((c) => c.delta?.content || c.text) };
+  return {
+    written: out instanceof RawEvent ? out.text : JSON.stringify(out),
+    value: rewritten,
+    token: !!e.choices?.some((c) => c.delta?.content || c.text),
+  };
 }
 
 function expectSame(data: string, t: Target) {
@@ -41,7 +56,7 @@ function expectSame(data: string, t: Target) {
 }
 
 describe('plain content deltas relayed unparsed (issue #14)', () => {
-  it('relays llama-server\'s content chunks unparsed, exactly as the parsing relay would, for every kind of target', () => {
+  it("relays llama-server's content chunks unparsed, exactly as the parsing relay would, for every kind of target", () => {
     const data = reference();
     for (const t of TARGETS) {
       const fast = data.filter((d) => expectSame(d, t));
@@ -52,7 +67,8 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
   });
 
   it('rewrites the model in place: an exact local or helper ID, or a path ending in it', () => {
-    const chunk = (model: string) => `{"id":"c","object":"chat.completion.chunk","model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":"hi"}}]}`;
+    const chunk = (model: string) =>
+      `{"id":"c","object":"chat.completion.chunk","model":${JSON.stringify(model)},"choices":[{"index":0,"delta":{"content":"hi"}}]}`;
     expect(JSON.parse(plainDelta(chunk('x'), TARGETS[2])!.text).model).toBe('pub/x');
     expect(JSON.parse(plainDelta(chunk('helper-x'), TARGETS[2])!.text).model).toBe('pub/x');
     expect(JSON.parse(plainDelta(chunk('/models/x'), TARGETS[2])!.text).model).toBe('pub/x');
@@ -85,7 +101,8 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
       // A key spelt with escapes (usage, model): the checks read text, the parser reads keys.
       '{"choices":[{"delta":{"content":"x"}}],"us\\u0061ge":{"completion_tokens":3}}',
       '{"choices":[{"delta":{"content":"x"}}],"mod\\u0065l":"tiny-a"}',
-    ]) expect(plainDelta(data, t), data).toBeNull();
+    ])
+      expect(plainDelta(data, t), data).toBeNull();
     // An event relayed as its text but asked for its value by a translator: text that is not JSON is that text.
     expect(new RawEvent('{"broken"').value).toBe('{"broken"');
   });
@@ -93,7 +110,20 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
   it('agrees with the parsing relay on 1,000 generated chunks (quotes, escapes, keys inside content, completions)', () => {
     const rnd = seededRandom(14);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
-    const pieces = ['hi', ' "content":"x', '\\', '"', '{', '}', '"model":"tiny-a"', 'é', '\n', '', 'usage', '\\"text\\":\\"'];
+    const pieces = [
+      'hi',
+      ' "content":"x',
+      '\\',
+      '"',
+      '{',
+      '}',
+      '"model":"tiny-a"',
+      'é',
+      '\n',
+      '',
+      'usage',
+      '\\"text\\":\\"',
+    ];
     let plain = 0;
     for (let i = 0; i < 1000; i++) {
       const content = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => pick(pieces)).join('');
@@ -113,7 +143,20 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
   it('the deltas of a stream of one shape are relayed from the first one read: the same as reading each, for every token', () => {
     const rnd = seededRandom(7);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
-    const pieces = ['hi', ' "content":"x', '\\', '"', '{', '}', '"usage":1', '"model":"tiny-a"', 'é', '\n', '', '\\"text\\":\\"'];
+    const pieces = [
+      'hi',
+      ' "content":"x',
+      '\\',
+      '"',
+      '{',
+      '}',
+      '"usage":1',
+      '"model":"tiny-a"',
+      'é',
+      '\n',
+      '',
+      '\\"text\\":\\"',
+    ];
     for (const t of TARGETS) {
       const deltas = new PlainDeltas(t);
       let fast = 0;
@@ -130,9 +173,16 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
       for (let i = 0; i < 500; i++) {
         const content = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => pick(pieces)).join('');
         const model = i % 50 < 25 ? 'tiny-a' : 'x';
-        const body = i % 100 < 70
-          ? { id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { content }, finish_reason: null }] }
-          : { id: 'c1', object: 'text_completion', model, choices: [{ index: 0, text: content }] };
+        const body =
+          i % 100 < 70
+            ? {
+                id: 'c1',
+                object: 'chat.completion.chunk',
+                created: 1,
+                model,
+                choices: [{ index: 0, delta: { content }, finish_reason: null }],
+              }
+            : { id: 'c1', object: 'text_completion', model, choices: [{ index: 0, text: content }] };
         check(JSON.stringify(body));
       }
       expect(fast).toBeGreaterThan(300);
@@ -143,7 +193,10 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
     const t = TARGETS[0];
     const deltas = new PlainDeltas(t);
     const chunk = (raw: string) => `{"model":"tiny-a","choices":[{"delta":{"content":"${raw}"}}],"object":"chunk"}`;
-    expect(JSON.parse(deltas.relay(chunk('a'))!.text)).toMatchObject({ model: 'tiny', choices: [{ delta: { content: 'a' } }] });
+    expect(JSON.parse(deltas.relay(chunk('a'))!.text)).toMatchObject({
+      model: 'tiny',
+      choices: [{ delta: { content: 'a' } }],
+    });
     // Same text around it, but the "token" closes the string and adds a key: not plain (a usage key).
     expect(deltas.relay(chunk('x"}}],"usage":{"completion_tokens":9},"y":[{"z":{"w":"'))).toBeNull();
     // An escape left open at the end would swallow the closing quote: the kept shape does not serve it; the full read
@@ -151,7 +204,9 @@ describe('plain content deltas relayed unparsed (issue #14)', () => {
     const open = chunk('x\\\\\\');
     expect(deltas.relay(open)?.text).toBe(plainDelta(open, t)?.text);
     // And after those, the shape still serves.
-    expect(JSON.parse(deltas.relay(chunk('b\\"c'))!.text)).toMatchObject({ model: 'tiny', choices: [{ delta: { content: 'b"c' } }] });
+    expect(JSON.parse(deltas.relay(chunk('b\\"c'))!.text)).toMatchObject({
+      model: 'tiny',
+      choices: [{ delta: { content: 'b"c' } }],
+    });
   });
 });
-

@@ -15,9 +15,14 @@ describe('engineFreeAt: the engine runs its active jobs one after another', () =
     expect(engineFreeAt(NOW, scaled, [])).toBe(NOW);
   });
 
-  it('the running job\'s remainder, then the job behind it inside the engine', () => {
+  it("the running job's remainder, then the job behind it inside the engine", () => {
     // Reached at NOW-300 (job 100+10×20 = 300 ms: due now) and NOW-100 (job 200 ms, starts after the first).
-    expect(engineFreeAt(NOW, scaled, [{ startedAt: NOW - 100, work: 10 }, { startedAt: NOW - 300, work: 20 }])).toBe(NOW + 200);
+    expect(
+      engineFreeAt(NOW, scaled, [
+        { startedAt: NOW - 100, work: 10 },
+        { startedAt: NOW - 300, work: 20 },
+      ]),
+    ).toBe(NOW + 200);
     expect(engineFreeAt(NOW, scaled, [{ startedAt: NOW - 50, work: 20 }])).toBe(NOW + 250);
   });
 
@@ -33,7 +38,12 @@ describe('engineFreeAt: the engine runs its active jobs one after another', () =
 
 describe('queueEtas: each waiting request starts when the one before it finishes', () => {
   it('positions from 1, starts and finishes chained behind the engine', () => {
-    const etas = queueEtas({ now: NOW, fit: scaled, active: [{ startedAt: NOW - 100, work: 20 }], waiting: [10, 0, 30] });
+    const etas = queueEtas({
+      now: NOW,
+      fit: scaled,
+      active: [{ startedAt: NOW - 100, work: 20 }],
+      waiting: [10, 0, 30],
+    });
     expect(etas).toEqual([
       { position: 1, startAt: NOW + 200, finishAt: NOW + 400 },
       { position: 2, startAt: NOW + 400, finishAt: NOW + 500 },
@@ -41,7 +51,7 @@ describe('queueEtas: each waiting request starts when the one before it finishes
     ]);
   });
 
-  it('the clock moving on moves a waiting request\'s prediction only once the engine overruns', () => {
+  it("the clock moving on moves a waiting request's prediction only once the engine overruns", () => {
     const q = { fit: scaled, active: [{ startedAt: NOW, work: 10 }], waiting: [10] };
     expect(queueEtas({ ...q, now: NOW + 100 })[0].startAt).toBe(NOW + 200);
     expect(queueEtas({ ...q, now: NOW + 500 })[0].startAt).toBe(NOW + 500);
@@ -71,9 +81,11 @@ describe('lentEtas: a lent request finishes at its helper', () => {
   });
 
   it('a lease without a measured helper speed: none, for it and what follows at that helper', () => {
-    expect(lentEtas([
-      { sentAt: NOW, helper: 'b/m', helperJobMs: null, helperSwitchMs: null },
-      { sentAt: NOW + 1, helper: 'b/m', helperJobMs: 300, helperSwitchMs: 0 },
-    ])).toEqual([null, null]);
+    expect(
+      lentEtas([
+        { sentAt: NOW, helper: 'b/m', helperJobMs: null, helperSwitchMs: null },
+        { sentAt: NOW + 1, helper: 'b/m', helperJobMs: 300, helperSwitchMs: 0 },
+      ]),
+    ).toEqual([null, null]);
   });
 });

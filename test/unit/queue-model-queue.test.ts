@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { goneOf, type ClientGone } from '../../src-router/backends/call-end';
-import { ModelQueue, type Dispatch, type QueueItem } from '../../src-router/queue';
+import { type ClientGone, goneOf } from '../../src-router/backends/call-end';
+import { type Dispatch, ModelQueue, type QueueItem } from '../../src-router/queue';
 
 let n = 0;
-const item = (o: Partial<QueueItem> = {}): QueueItem => ({ id: `r${++n}`, arrivedAt: n, stream: false, bodyBytes: 100, work: 8, borrowed: false, returned: false, state: 'queued', ...o });
+const item = (o: Partial<QueueItem> = {}): QueueItem => ({
+  id: `r${++n}`,
+  arrivedAt: n,
+  stream: false,
+  bodyBytes: 100,
+  work: 8,
+  borrowed: false,
+  returned: false,
+  state: 'queued',
+  ...o,
+});
 
 function track(q: ModelQueue, it: QueueItem) {
   const seen: { d?: Dispatch } = {};

@@ -1,18 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { queueComment } from '../../src-router/http/queue-notice';
 import { goneOf } from '../../src-router/backends/call-end';
+import { queueComment } from '../../src-router/http/queue-notice';
 import { ModelQueue, type QueueItem } from '../../src-router/queue';
 
 // Issue #15: a stream waiting in a router queue is told its position in SSE comments, at most one a second, none
 // once it runs. The position is the queue's own order (own before borrowed, then first arrival).
 
 const item = (id: string, arrivedAt: number, over: Partial<QueueItem> = {}): QueueItem => ({
-  id, arrivedAt, stream: true, bodyBytes: 10, work: 8, borrowed: false, returned: false, state: 'queued', ...over,
+  id,
+  arrivedAt,
+  stream: true,
+  bodyBytes: 10,
+  work: 8,
+  borrowed: false,
+  returned: false,
+  state: 'queued',
+  ...over,
 });
 
 describe('ModelQueue.position', () => {
   it('1-based among the waiting requests; null at the engine and once gone', () => {
-    const q = new ModelQueue('m', 1, () => {}, () => 0);
+    const q = new ModelQueue(
+      'm',
+      1,
+      () => {},
+      () => 0,
+    );
     const [a, b, c] = [item('a', 1), item('b', 2), item('c', 3)];
     void q.enqueue(a);
     void q.enqueue(b);
@@ -23,7 +36,12 @@ describe('ModelQueue.position', () => {
   });
 
   it('own work goes ahead of borrowed, a returned request keeps its first arrival', () => {
-    const q = new ModelQueue('m', 1, () => {}, () => 0);
+    const q = new ModelQueue(
+      'm',
+      1,
+      () => {},
+      () => 0,
+    );
     void q.enqueue(item('running', 0));
     const borrowed = item('borrowed', 1, { borrowed: true });
     void q.enqueue(borrowed);
@@ -35,7 +53,12 @@ describe('ModelQueue.position', () => {
   });
 
   it('an aborted wait leaves the queue and the ones behind move up', () => {
-    const q = new ModelQueue('m', 1, () => {}, () => 0);
+    const q = new ModelQueue(
+      'm',
+      1,
+      () => {},
+      () => 0,
+    );
     void q.enqueue(item('running', 0));
     const ctl = new AbortController();
     const gone = item('gone', 1);
@@ -62,6 +85,11 @@ describe('queueComment', () => {
 
   it('a comment is an SSE comment line: clients that parse events skip it', () => {
     const c = queueComment(1, null, 0)!;
-    expect(c.split('\n').filter(Boolean).every((l) => l.startsWith(':'))).toBe(true);
+    expect(
+      c
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l.startsWith(':')),
+    ).toBe(true);
   });
 });

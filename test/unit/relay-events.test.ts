@@ -9,7 +9,14 @@ import { referenceText } from '../support/llama-server-reference';
 
 // Issue #14: the relay takes what one read brought as one batch. llama-server's captured stream ends with deltas and
 // then an in-band error: the deltas before the error still reach the client, then the stream fails (502).
-const target: Target = { kind: 'local', clusterId: 'chat', nodeId: 'n', localId: 'tiny-chat.gguf', backend: 'sim', names: ['tiny-chat.gguf'] };
+const target: Target = {
+  kind: 'local',
+  clusterId: 'chat',
+  nodeId: 'n',
+  localId: 'tiny-chat.gguf',
+  backend: 'sim',
+  names: ['tiny-chat.gguf'],
+};
 
 describe('relayed SSE (ID-3)', () => {
   it('an error in the same read as the deltas before it: the deltas go out, then the stream fails', async () => {
@@ -32,6 +39,8 @@ describe('relayed SSE (ID-3)', () => {
     expect(out).toHaveLength(deltas);
     expect(out.every((e) => JSON.parse(e).model === 'chat')).toBe(true);
     const contentDeltas = text.split('\n').filter((l) => l.startsWith('data: ') && l.includes('"content":"')).length;
-    expect(ends).toEqual([['error', 502, expect.any(String), expect.objectContaining({ tokensGenerated: contentDeltas })]]);
+    expect(ends).toEqual([
+      ['error', 502, expect.any(String), expect.objectContaining({ tokensGenerated: contentDeltas })],
+    ]);
   });
 });

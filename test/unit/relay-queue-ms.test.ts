@@ -9,7 +9,13 @@ import type { RelayRequest } from '../../src-router/lending/ports';
 // answer, never in its body (an older owner parses that body strictly). A newer master's relay answer with a field
 // this build does not know still parses (peer reads strip unknown keys).
 
-const req: RelayRequest = { requestId: 'r1', owner: { nodeId: 'owner', model: 'a' }, helper: { nodeId: 'helper', model: 'b' }, endpoint: 'chat', json: { messages: [] } };
+const req: RelayRequest = {
+  requestId: 'r1',
+  owner: { nodeId: 'owner', model: 'a' },
+  helper: { nodeId: 'helper', model: 'b' },
+  endpoint: 'chat',
+  json: { messages: [] },
+};
 const servers: ReturnType<typeof createServer>[] = [];
 afterEach(() => servers.splice(0).forEach((s) => s.close()));
 
@@ -28,16 +34,35 @@ const json = (res: ServerResponse, body: unknown, headers: Record<string, string
 describe('the helper wait of a lent answer', () => {
   it('the master reads it from the helper worker answer', async () => {
     const helper = await serve((_q, res) => json(res, { choices: [] }, { 'x-routerdesk-queue-ms': '850' }));
-    expect(await forwardToHelper(helper, 't', req, new AbortController().signal, 5_000)).toEqual({ kind: 'answered', status: 200, body: { choices: [] }, queueMs: 850 });
+    expect(await forwardToHelper(helper, 't', req, new AbortController().signal, 5_000)).toEqual({
+      kind: 'answered',
+      status: 200,
+      body: { choices: [] },
+      queueMs: 850,
+    });
     const older = await serve((_q, res) => json(res, { choices: [] }));
-    expect(await forwardToHelper(older, 't', req, new AbortController().signal, 5_000)).toEqual({ kind: 'answered', status: 200, body: { choices: [] } });
+    expect(await forwardToHelper(older, 't', req, new AbortController().signal, 5_000)).toEqual({
+      kind: 'answered',
+      status: 200,
+      body: { choices: [] },
+    });
   });
 
   it('the owner reads it from the relay answer header; a newer master body field is stripped', async () => {
     const master = await serve((q, res) => {
-      if (q.url === '/router/v1/node/offload/relay') json(res, { kind: 'answered', status: 200, body: { ok: 1 }, via: 'newer-master' }, { 'x-routerdesk-queue-ms': '120' });
+      if (q.url === '/router/v1/node/offload/relay')
+        json(
+          res,
+          { kind: 'answered', status: 200, body: { ok: 1 }, via: 'newer-master' },
+          { 'x-routerdesk-queue-ms': '120' },
+        );
     });
     const port = masterClient(master, 't', { eventTimeoutMs: 5_000, relayTimeoutMs: 5_000 });
-    expect(await port.relay(req, new AbortController().signal)).toEqual({ kind: 'answered', status: 200, body: { ok: 1 }, queueMs: 120 });
+    expect(await port.relay(req, new AbortController().signal)).toEqual({
+      kind: 'answered',
+      status: 200,
+      body: { ok: 1 },
+      queueMs: 120,
+    });
   });
 });

@@ -1,12 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import type { BenchRunWire } from '../../src-router/contract';
 import { benchRunViews, ratioChange } from '../../src-renderer/src/runtime/bench-view';
+import type { BenchRunWire } from '../../src-router/contract';
 
 // ASSET-1: kept benchmark runs, newest first; each summary ratio beside the previous run of the same kind.
-const machine = { hostname: 'box', platform: 'linux', arch: 'x64', node: 'v22.0.0', cores: 2, cpu: 'Xeon', memoryBytes: 8 * 1024 ** 3 };
-const run = (id: string, startedAt: string, quick: boolean, ratio: number | null, over: Partial<BenchRunWire> = {}): BenchRunWire => ({
-  id, startedAt, finishedAt: startedAt, version: '0.3.0', quick, benchmarks: ['planner-scale'], failed: [], machine, rowCount: 4,
-  summary: [{ benchmark: 'planner-scale', measure: 'µs per decision', value: '1,000', ratio, against: 'µs per link at 2 nodes' }], ...over,
+const machine = {
+  hostname: 'box',
+  platform: 'linux',
+  arch: 'x64',
+  node: 'v22.0.0',
+  cores: 2,
+  cpu: 'Xeon',
+  memoryBytes: 8 * 1024 ** 3,
+};
+const run = (
+  id: string,
+  startedAt: string,
+  quick: boolean,
+  ratio: number | null,
+  over: Partial<BenchRunWire> = {},
+): BenchRunWire => ({
+  id,
+  startedAt,
+  finishedAt: startedAt,
+  version: '0.3.0',
+  quick,
+  benchmarks: ['planner-scale'],
+  failed: [],
+  machine,
+  rowCount: 4,
+  summary: [
+    {
+      benchmark: 'planner-scale',
+      measure: 'µs per decision',
+      value: '1,000',
+      ratio,
+      against: 'µs per link at 2 nodes',
+    },
+  ],
+  ...over,
 });
 
 describe('benchmark runs (ASSET-1)', () => {
@@ -29,6 +60,11 @@ describe('benchmark runs (ASSET-1)', () => {
   it('an unknown ratio is —, never NaN; changes are signed', () => {
     const [v] = benchRunViews([run('x', 'later', true, null), run('y', '2025-01-01T00:00:00.000Z', true, 2)]);
     expect(v).toMatchObject({ started: '—', lines: [{ ratio: '—', previous: '2.00×', change: '—' }] });
-    expect([ratioChange(0.9, 1), ratioChange(1, 1), ratioChange(1, 0), ratioChange(1, undefined)]).toEqual(['−10%', '0%', '—', '—']);
+    expect([ratioChange(0.9, 1), ratioChange(1, 1), ratioChange(1, 0), ratioChange(1, undefined)]).toEqual([
+      '−10%',
+      '0%',
+      '—',
+      '—',
+    ]);
   });
 });

@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { clusterApiPrefix } from '../../src-router/contract';
-import { CLUSTER_PARAM, clusterFromHref, clusterPath, hrefWithCluster, LOCAL_CLUSTER } from '../../src-renderer/src/api/cluster-path';
+import {
+  CLUSTER_PARAM,
+  clusterFromHref,
+  clusterPath,
+  hrefWithCluster,
+  LOCAL_CLUSTER,
+} from '../../src-renderer/src/api/cluster-path';
 import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
+import { clusterApiPrefix } from '../../src-router/contract';
 
 // The console client of a remote cluster (UI-5): the same calls, mapped through the local node's proxy.
 
 const URL_ = 'http://127.0.0.1:8080';
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 describe('clusterPath', () => {
   it('leaves the local cluster’s paths as they are', () => {
@@ -17,9 +24,15 @@ describe('clusterPath', () => {
   });
 
   it('maps console and site paths of a profile through the proxy, query kept', () => {
-    expect(clusterPath('c1', '/router/v1/console/runtime.health?node=gpu-b')).toBe(`${clusterApiPrefix('c1')}/console/runtime.health?node=gpu-b`);
-    expect(clusterPath('c1', '/router/v1/site/text-routing-groups/7')).toBe('/router/v1/console/clusters/c1/site/text-routing-groups/7');
-    expect(clusterPath('a b', '/router/v1/console/cluster/models')).toBe('/router/v1/console/clusters/a%20b/console/cluster/models');
+    expect(clusterPath('c1', '/router/v1/console/runtime.health?node=gpu-b')).toBe(
+      `${clusterApiPrefix('c1')}/console/runtime.health?node=gpu-b`,
+    );
+    expect(clusterPath('c1', '/router/v1/site/text-routing-groups/7')).toBe(
+      '/router/v1/console/clusters/c1/site/text-routing-groups/7',
+    );
+    expect(clusterPath('a b', '/router/v1/console/cluster/models')).toBe(
+      '/router/v1/console/clusters/a%20b/console/cluster/models',
+    );
   });
 
   it('leaves any other path alone', () => {
@@ -75,11 +88,26 @@ describe('console client for a remote cluster', () => {
 
   it('the proxy’s 502/504 naming the cluster is `unreachable` with its message (reads and writes)', async () => {
     const message = "cluster 'lab' (http://10.0.0.5:8080) could not be reached: ECONNREFUSED";
-    const { c } = client('c1', () => json(502, { error: { message, type: 'server_error', code: 'cluster_unreachable' } }));
-    expect(await c.listModels()).toEqual({ ok: false, failure: { kind: 'unreachable', status: 502, message, code: 'cluster_unreachable' } });
-    expect(await c.createLink('text', { owner: { node_id: 'a', model: 'm' }, helper: { node_id: 'b', model: 'n' } } as never)).toMatchObject({ ok: false, failure: { kind: 'unreachable', message } });
-    const slow = client('c1', () => json(504, { error: { message: "cluster 'lab' did not answer within 15 s", code: 'cluster_timeout' } }));
-    expect(await slow.c.lending()).toMatchObject({ ok: false, failure: { kind: 'unreachable', status: 504, code: 'cluster_timeout' } });
+    const { c } = client('c1', () =>
+      json(502, { error: { message, type: 'server_error', code: 'cluster_unreachable' } }),
+    );
+    expect(await c.listModels()).toEqual({
+      ok: false,
+      failure: { kind: 'unreachable', status: 502, message, code: 'cluster_unreachable' },
+    });
+    expect(
+      await c.createLink('text', {
+        owner: { node_id: 'a', model: 'm' },
+        helper: { node_id: 'b', model: 'n' },
+      } as never),
+    ).toMatchObject({ ok: false, failure: { kind: 'unreachable', message } });
+    const slow = client('c1', () =>
+      json(504, { error: { message: "cluster 'lab' did not answer within 15 s", code: 'cluster_timeout' } }),
+    );
+    expect(await slow.c.lending()).toMatchObject({
+      ok: false,
+      failure: { kind: 'unreachable', status: 504, code: 'cluster_timeout' },
+    });
   });
 
   it('a 502 of the remote itself (not the proxy) stays an HTTP failure', async () => {

@@ -1,18 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterView, ConsoleModelList } from '../../src-router/contract';
 import type { FetchLike } from '../../src-renderer/src/api/console-client';
 import { createClustersStore } from '../../src-renderer/src/store/clusters-store';
+import type { ClusterView, ConsoleModelList } from '../../src-router/contract';
 
 // The cluster switcher's store (UI-5): profiles of the local node, the selected cluster, a fresh store per switch.
 
 const URL_ = 'http://127.0.0.1:8080';
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 const view = (id: string, over: Partial<ClusterView> = {}): ClusterView => ({
-  id, name: id === 'local' ? 'local' : `name-${id}`, local: id === 'local', url: id === 'local' ? null : 'http://10.0.0.5:8080', reachable: true,
-  role: 'master', nodeId: `node-${id}`, version: '1', lastError: null, checkedAt: null, ...over,
+  id,
+  name: id === 'local' ? 'local' : `name-${id}`,
+  local: id === 'local',
+  url: id === 'local' ? null : 'http://10.0.0.5:8080',
+  reachable: true,
+  role: 'master',
+  nodeId: `node-${id}`,
+  version: '1',
+  lastError: null,
+  checkedAt: null,
+  ...over,
 });
-const models = (nodeId: string): ConsoleModelList => ({ node: { nodeId, role: 'master', version: '1', startedAt: '2025-01-01T00:00:00.000Z' }, models: [] });
+const models = (nodeId: string): ConsoleModelList => ({
+  node: { nodeId, role: 'master', version: '1', startedAt: '2025-01-01T00:00:00.000Z' },
+  models: [],
+});
 
 /** A node that answers by path: the profiles, and each cluster's models (the proxy prefix names the cluster). */
 function setup(initial?: string) {
@@ -25,7 +38,15 @@ function setup(initial?: string) {
     if (path === '/router/v1/console/clusters' && method === 'GET') return json(200, { clusters: profiles });
     if (path === '/router/v1/console/clusters' && method === 'POST') {
       const body = JSON.parse(String(init?.body)) as { name: string; token: string };
-      if (body.token !== 'right') return json(400, { error: { message: 'the router refused the token (HTTP 401)', type: 'invalid_request_error', param: 'token', code: 'cluster_token_refused' } });
+      if (body.token !== 'right')
+        return json(400, {
+          error: {
+            message: 'the router refused the token (HTTP 401)',
+            type: 'invalid_request_error',
+            param: 'token',
+            code: 'cluster_token_refused',
+          },
+        });
       const added = view('c2', { name: body.name });
       profiles = [...profiles, added];
       return json(201, added);
@@ -40,7 +61,10 @@ function setup(initial?: string) {
     throw new Error(`unexpected ${method} ${path}`);
   };
   const selections: string[] = [];
-  const store = createClustersStore({ url: URL_, token: 't', fetch, now: () => 9, onSelect: (id) => selections.push(id) }, initial);
+  const store = createClustersStore(
+    { url: URL_, token: 't', fetch, now: () => 9, onSelect: (id) => selections.push(id) },
+    initial,
+  );
   return { store, calls, selections };
 }
 
@@ -84,7 +108,10 @@ describe('clusters store', () => {
   it('add: the node’s refusal comes back as is (field named); a kept profile is listed', async () => {
     const { store } = setup();
     const refused = await store.getState().addCluster({ name: 'lab', url: 'http://10.0.0.5:8080', token: 'wrong' });
-    expect(refused).toMatchObject({ ok: false, failure: { kind: 'http', status: 400, param: 'token', code: 'cluster_token_refused' } });
+    expect(refused).toMatchObject({
+      ok: false,
+      failure: { kind: 'http', status: 400, param: 'token', code: 'cluster_token_refused' },
+    });
     const added = await store.getState().addCluster({ name: 'lab', url: 'http://10.0.0.5:8080', token: 'right' });
     expect(added).toMatchObject({ ok: true, value: { id: 'c2', name: 'lab' } });
     expect(store.getState().list?.map((c) => c.id)).toEqual(['local', 'c1', 'c2']);

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { DASH, formatCapabilities, formatClock, formatContextSize, formatIdleUnload, formatSpan, formatUptime, orDash, shortHash, statePillClass } from '../../src-renderer/src/format';
 import { resolveConnection } from '../../src-renderer/src/connection';
+import {
+  DASH,
+  formatCapabilities,
+  formatClock,
+  formatContextSize,
+  formatIdleUnload,
+  formatSpan,
+  formatUptime,
+  orDash,
+  shortHash,
+  statePillClass,
+} from '../../src-renderer/src/format';
 
 describe('orDash', () => {
   it('shows absent values as —', () => {
@@ -114,7 +125,9 @@ describe('formatClock', () => {
 
 describe('resolveConnection', () => {
   it('prefers the preload bridge (Electron)', () => {
-    expect(resolveConnection({ bridge: { url: 'http://127.0.0.1:9000/', token: 't0k' }, href: 'file:///app/index.html' })).toEqual({
+    expect(
+      resolveConnection({ bridge: { url: 'http://127.0.0.1:9000/', token: 't0k' }, href: 'file:///app/index.html' }),
+    ).toEqual({
       url: 'http://127.0.0.1:9000',
       token: 't0k',
       source: 'preload',
@@ -126,22 +139,49 @@ describe('resolveConnection', () => {
     expect(r).toEqual({ url: 'http://127.0.0.1:8080', token: 'abc123', source: 'query', cleanHref: '/?tab=models#x' });
   });
   it('falls back to the token kept for this tab, then to none', () => {
-    expect(resolveConnection({ href: 'http://h:1/', storedToken: 'kept' })).toMatchObject({ token: 'kept', source: 'session', cleanHref: null });
-    expect(resolveConnection({ href: 'http://h:1/', storedToken: null })).toMatchObject({ url: 'http://h:1', token: '', source: 'none' });
+    expect(resolveConnection({ href: 'http://h:1/', storedToken: 'kept' })).toMatchObject({
+      token: 'kept',
+      source: 'session',
+      cleanHref: null,
+    });
+    expect(resolveConnection({ href: 'http://h:1/', storedToken: null })).toMatchObject({
+      url: 'http://h:1',
+      token: '',
+      source: 'none',
+    });
   });
   it('an empty bridge (preload without arguments) is ignored', () => {
-    expect(resolveConnection({ bridge: { url: '', token: '' }, href: 'http://h:1/?token=q' })).toMatchObject({ token: 'q', source: 'query' });
+    expect(resolveConnection({ bridge: { url: '', token: '' }, href: 'http://h:1/?token=q' })).toMatchObject({
+      token: 'q',
+      source: 'query',
+    });
   });
 });
 
 describe('resolveConnection with a one-time code (item 7: no console token on the browser command line)', () => {
   it('takes the code out of the address at once, keeping the rest; the tab’s kept token stands until the exchange', () => {
-    expect(resolveConnection({ href: 'http://127.0.0.1:8080/?code=c0de&cluster=lab#models', storedToken: 'kept' })).toEqual({
-      url: 'http://127.0.0.1:8080', token: 'kept', source: 'code', code: 'c0de', cleanHref: '/?cluster=lab#models',
+    expect(
+      resolveConnection({ href: 'http://127.0.0.1:8080/?code=c0de&cluster=lab#models', storedToken: 'kept' }),
+    ).toEqual({
+      url: 'http://127.0.0.1:8080',
+      token: 'kept',
+      source: 'code',
+      code: 'c0de',
+      cleanHref: '/?cluster=lab#models',
     });
-    expect(resolveConnection({ href: 'http://h:1/?code=c0de' })).toMatchObject({ token: '', source: 'code', code: 'c0de', cleanHref: '/' });
+    expect(resolveConnection({ href: 'http://h:1/?code=c0de' })).toMatchObject({
+      token: '',
+      source: 'code',
+      code: 'c0de',
+      cleanHref: '/',
+    });
   });
   it('a token in the address wins, and neither stays there', () => {
-    expect(resolveConnection({ href: 'http://h:1/?code=c0de&token=t0k' })).toEqual({ url: 'http://h:1', token: 't0k', source: 'query', cleanHref: '/' });
+    expect(resolveConnection({ href: 'http://h:1/?code=c0de&token=t0k' })).toEqual({
+      url: 'http://h:1',
+      token: 't0k',
+      source: 'query',
+      cleanHref: '/',
+    });
   });
 });

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { GuardiansView } from '../../src-router/contract';
 import {
-  candidateOptions, effectiveGuardianRows, errorField, fieldError, guardianDraftReducer, guardianSettingRows, initialGuardianDraft, modelTargetOptions, NO_GUARDIAN,
-  planGuardianPut, type GuardianDraft,
+  candidateOptions,
+  effectiveGuardianRows,
+  errorField,
+  fieldError,
+  type GuardianDraft,
+  guardianDraftReducer,
+  guardianSettingRows,
+  initialGuardianDraft,
+  modelTargetOptions,
+  NO_GUARDIAN,
+  planGuardianPut,
 } from '../../src-renderer/src/lending/guardians-view';
 import { nodeBuildRows } from '../../src-renderer/src/lending/lending-view';
+import type { GuardiansView } from '../../src-router/contract';
 
 // The Guardians card (UI-4, GUARD-1): settings rows, the effective guardian of each text-only model and why, the
 // picker (candidates only), the form's draft and where the node's refusals show.
@@ -22,10 +31,20 @@ const view: GuardiansView = {
   effective: [
     { node_id: 'master', model: 'a', public_id: 'model-a', guardian: VL, from: 'cluster', available: true },
     { node_id: 'gpu-b', model: 'b', public_id: 'model-b', guardian: VL_B, from: 'node', available: true },
-    { node_id: 'gpu-c', model: 'c', public_id: 'model-c', guardian: { node_id: 'gone', model: 'x' }, from: 'model', available: false },
+    {
+      node_id: 'gpu-c',
+      model: 'c',
+      public_id: 'model-c',
+      guardian: { node_id: 'gone', model: 'x' },
+      from: 'model',
+      available: false,
+    },
     { node_id: 'gpu-d', model: 'd', public_id: 'model-d', guardian: null, from: null, available: false },
   ],
-  candidates: [{ ...VL, public_id: 'model-vl' }, { ...VL_B, public_id: 'model-vl-b' }],
+  candidates: [
+    { ...VL, public_id: 'model-vl' },
+    { ...VL_B, public_id: 'model-vl-b' },
+  ],
   nodes: ['master', 'gpu-b', 'gpu-c', 'gpu-d'],
 };
 
@@ -65,7 +84,8 @@ describe('guardians view', () => {
 });
 
 describe('guardian form draft', () => {
-  const edit = (d: GuardianDraft, field: 'scope' | 'node' | 'target' | 'guardian', value: string) => guardianDraftReducer(d, { type: 'field', field, value });
+  const edit = (d: GuardianDraft, field: 'scope' | 'node' | 'target' | 'guardian', value: string) =>
+    guardianDraftReducer(d, { type: 'field', field, value });
 
   it('plans the PUT body of each scope, or names the field still to choose', () => {
     let d = initialGuardianDraft();
@@ -74,10 +94,16 @@ describe('guardian form draft', () => {
     expect(planGuardianPut(d)).toEqual({ ok: true, body: { scope: 'cluster', guardian: VL_B } });
     d = edit(d, 'scope', 'node');
     expect(planGuardianPut(d)).toMatchObject({ ok: false, field: 'node_id' });
-    expect(planGuardianPut(edit(d, 'node', 'gpu-c'))).toEqual({ ok: true, body: { scope: 'node', node_id: 'gpu-c', guardian: VL_B } });
+    expect(planGuardianPut(edit(d, 'node', 'gpu-c'))).toEqual({
+      ok: true,
+      body: { scope: 'node', node_id: 'gpu-c', guardian: VL_B },
+    });
     d = edit(d, 'scope', 'model');
     expect(planGuardianPut(d)).toMatchObject({ ok: false, field: 'model' });
-    expect(planGuardianPut(edit(d, 'target', 'gpu-c/c'))).toEqual({ ok: true, body: { scope: 'model', node_id: 'gpu-c', model: 'c', guardian: VL_B } });
+    expect(planGuardianPut(edit(d, 'target', 'gpu-c/c'))).toEqual({
+      ok: true,
+      body: { scope: 'model', node_id: 'gpu-c', model: 'c', guardian: VL_B },
+    });
   });
 
   it('Change loads a stored setting; a save clears the form; an edit clears the last error', () => {

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterModel } from '../../src-router/contract';
 import {
-  activeFilterCount, decisionQuery, EMPTY_FILTER, eventOptions, EVENTS_BY_KIND, localTimeMs, modelOptions, nodeOptions, type DecisionFilterDraft,
+  activeFilterCount,
+  type DecisionFilterDraft,
+  decisionQuery,
+  EMPTY_FILTER,
+  EVENTS_BY_KIND,
+  eventOptions,
+  localTimeMs,
+  modelOptions,
+  nodeOptions,
 } from '../../src-renderer/src/lending/decision-filters';
+import type { ClusterModel } from '../../src-router/contract';
 
 // The decision log's filters → the query string of GET /router/v1/console/decisions and its export (UI-1, UI-6).
 
@@ -29,22 +37,44 @@ describe('filters → query string', () => {
   it('a custom range sends local times as unix ms; either end may stay open', () => {
     const from = new Date(2025, 0, 2, 14, 3).getTime();
     const to = new Date(2025, 0, 2, 15, 0, 30).getTime();
-    expect(query({ range: 'custom', from: '2025-01-02T14:03', to: '2025-01-02T15:00:30' })).toBe(`from=${from}&to=${to}`);
+    expect(query({ range: 'custom', from: '2025-01-02T14:03', to: '2025-01-02T15:00:30' })).toBe(
+      `from=${from}&to=${to}`,
+    );
     expect(query({ range: 'custom', from: '', to: '2025-01-02T15:00:30' })).toBe(`to=${to}`);
     expect(query({ range: 'custom' })).toBe('');
   });
 
   it('a custom range that cannot be read, or ends before it starts, names the field and sends nothing', () => {
-    expect(decisionQuery(draft({ range: 'custom', from: 'yesterday' }), NOW)).toEqual({ ok: false, field: 'from', message: 'The start of the range is not a date and time.' });
-    expect(decisionQuery(draft({ range: 'custom', to: '2025-02-30T10:00' }), NOW)).toMatchObject({ ok: false, field: 'to' });
-    expect(decisionQuery(draft({ range: 'custom', from: '2025-01-02T15:00', to: '2025-01-02T14:00' }), NOW)).toEqual({ ok: false, field: 'to', message: 'The range must start before it ends.' });
-    expect(decisionQuery(draft({ range: 'custom', from: '2025-01-02T15:00', to: '2025-01-02T15:00' }), NOW)).toMatchObject({ ok: false });
+    expect(decisionQuery(draft({ range: 'custom', from: 'yesterday' }), NOW)).toEqual({
+      ok: false,
+      field: 'from',
+      message: 'The start of the range is not a date and time.',
+    });
+    expect(decisionQuery(draft({ range: 'custom', to: '2025-02-30T10:00' }), NOW)).toMatchObject({
+      ok: false,
+      field: 'to',
+    });
+    expect(decisionQuery(draft({ range: 'custom', from: '2025-01-02T15:00', to: '2025-01-02T14:00' }), NOW)).toEqual({
+      ok: false,
+      field: 'to',
+      message: 'The range must start before it ends.',
+    });
+    expect(
+      decisionQuery(draft({ range: 'custom', from: '2025-01-02T15:00', to: '2025-01-02T15:00' }), NOW),
+    ).toMatchObject({ ok: false });
   });
 
   it('node, model, kind, event, outcome and reason, in a fixed order, trimmed and encoded', () => {
-    expect(query({ reason: 'cost_rejected', outcome: 'skipped', kind: 'plan', model: ' a ', node: 'master', event: 'skipped' })).toBe(
-      'node=master&model=a&kind=plan&event=skipped&outcome=skipped&reason=cost_rejected',
-    );
+    expect(
+      query({
+        reason: 'cost_rejected',
+        outcome: 'skipped',
+        kind: 'plan',
+        model: ' a ',
+        node: 'master',
+        event: 'skipped',
+      }),
+    ).toBe('node=master&model=a&kind=plan&event=skipped&outcome=skipped&reason=cost_rejected');
     expect(query({ model: 'llama 3/8b' })).toBe('model=llama+3%2F8b');
     expect(new URLSearchParams(query({ model: 'llama 3/8b' })).get('model')).toBe('llama 3/8b');
   });
@@ -56,7 +86,9 @@ describe('filters → query string', () => {
   });
 
   it('combines time and the other filters', () => {
-    expect(query({ range: '1h', node: 'owner', kind: 'dispatch' })).toBe(`from=${NOW - 3_600_000}&node=owner&kind=dispatch`);
+    expect(query({ range: '1h', node: 'owner', kind: 'dispatch' })).toBe(
+      `from=${NOW - 3_600_000}&node=owner&kind=dispatch`,
+    );
   });
 });
 
@@ -72,8 +104,25 @@ describe('filter pickers', () => {
     expect(nodeOptions([{ nodeId: 'master' }, { nodeId: 'gpu-b' }])).toEqual(['master', 'gpu-b']);
     expect(nodeOptions(null)).toEqual([]);
     const models: ClusterModel[] = [
-      { id: 'm', baseId: 'm', capabilities: ['text'], configHash: 'c', modelHash: null, replicas: [{ nodeId: 'a', localId: 'zeta', available: true }, { nodeId: 'b', localId: 'alpha', available: true }] },
-      { id: 'n', baseId: 'n', capabilities: ['text'], configHash: 'c', modelHash: null, replicas: [{ nodeId: 'a', localId: 'alpha', available: false }] },
+      {
+        id: 'm',
+        baseId: 'm',
+        capabilities: ['text'],
+        configHash: 'c',
+        modelHash: null,
+        replicas: [
+          { nodeId: 'a', localId: 'zeta', available: true },
+          { nodeId: 'b', localId: 'alpha', available: true },
+        ],
+      },
+      {
+        id: 'n',
+        baseId: 'n',
+        capabilities: ['text'],
+        configHash: 'c',
+        modelHash: null,
+        replicas: [{ nodeId: 'a', localId: 'alpha', available: false }],
+      },
     ];
     expect(modelOptions(models)).toEqual(['alpha', 'zeta']);
     expect(modelOptions(undefined)).toEqual([]);

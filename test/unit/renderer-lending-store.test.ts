@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { DecisionPageWire, DecisionRowWire, LendingViewWire } from '../../src-router/contract';
-import { createConsoleClient, DECISION_PAGE_SIZE, fileNameFromDisposition, REJECTED_MESSAGE, type FetchLike } from '../../src-renderer/src/api/console-client';
+import {
+  createConsoleClient,
+  DECISION_PAGE_SIZE,
+  type FetchLike,
+  fileNameFromDisposition,
+  REJECTED_MESSAGE,
+} from '../../src-renderer/src/api/console-client';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
+import type { DecisionPageWire, DecisionRowWire, LendingViewWire } from '../../src-router/contract';
 
 // The `lending` and `decisions` slices and their console reads (UI-1, UI-2, UI-6), over a scripted fetch.
 
@@ -11,19 +17,84 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
 const row = (id: number, at = 1_000 + id): DecisionRowWire => ({
-  id, at, nodeId: 'master', routerVersion: '0.1.0', kind: 'dispatch', event: 'lent', trigger: null, linkId: 'l1', ownerNode: 'master', ownerModel: 'a',
-  helperNode: 'gpu-b', helperModel: 'b', held: null, backlog: null, ownerDrainMs: null, helperSwitchMs: null, helperServiceMs: null, serviceSource: null,
-  helperIdleMs: null, outcome: null, reason: null, slots: 2, requestsOut: 1, ownerPredictedFinishMs: null, ownerJobMs: 240, helperJobMs: 100, waitedMs: null,
-  borrowedInBackend: null, requestId: `r${id}`, details: null,
+  id,
+  at,
+  nodeId: 'master',
+  routerVersion: '0.1.0',
+  kind: 'dispatch',
+  event: 'lent',
+  trigger: null,
+  linkId: 'l1',
+  ownerNode: 'master',
+  ownerModel: 'a',
+  helperNode: 'gpu-b',
+  helperModel: 'b',
+  held: null,
+  backlog: null,
+  ownerDrainMs: null,
+  helperSwitchMs: null,
+  helperServiceMs: null,
+  serviceSource: null,
+  helperIdleMs: null,
+  outcome: null,
+  reason: null,
+  slots: 2,
+  requestsOut: 1,
+  ownerPredictedFinishMs: null,
+  ownerJobMs: 240,
+  helperJobMs: 100,
+  waitedMs: null,
+  borrowedInBackend: null,
+  requestId: `r${id}`,
+  details: null,
 });
 const page = (rows: DecisionRowWire[], nextCursor: string | null): DecisionPageWire => ({ rows, nextCursor });
 
 const lendingView: LendingViewWire = {
-  leases: [{ linkId: 'l1', owner: { nodeId: 'master', model: 'a' }, helper: { nodeId: 'gpu-b', model: 'b' }, slots: 2, ttlMs: 5000, probe: false, ownerJobMs: 247, helperJobMs: 107, helperSwitchMs: 0, measured: true, helperContextsize: 4096 }],
+  leases: [
+    {
+      linkId: 'l1',
+      owner: { nodeId: 'master', model: 'a' },
+      helper: { nodeId: 'gpu-b', model: 'b' },
+      slots: 2,
+      ttlMs: 5000,
+      probe: false,
+      ownerJobMs: 247,
+      helperJobMs: 107,
+      helperSwitchMs: 0,
+      measured: true,
+      helperContextsize: 4096,
+    },
+  ],
   decisionsMade: 47,
   settings: { scheduling_backend_depth: 2, offload_hold_for_faster_helper: true },
-  nodes: [{ nodeId: 'master', version: '0.1.0', settingsHash: 'h', inSync: true, linksVersion: 1 }, { nodeId: 'gpu-b', version: '0.1.0', settingsHash: 'h', inSync: true, healthy: true }],
-  held: [{ nodeId: 'master', models: [{ model: 'a', depth: 2, active: [], held: [{ id: 'x', state: 'queued', firstArrival: '2025-01-01T00:00:00.000Z', borrowed: false, returned: false, stream: false }] }] }, { nodeId: 'gpu-b', models: [], error: 'timeout' }],
+  nodes: [
+    { nodeId: 'master', version: '0.1.0', settingsHash: 'h', inSync: true, linksVersion: 1 },
+    { nodeId: 'gpu-b', version: '0.1.0', settingsHash: 'h', inSync: true, healthy: true },
+  ],
+  held: [
+    {
+      nodeId: 'master',
+      models: [
+        {
+          model: 'a',
+          depth: 2,
+          active: [],
+          held: [
+            {
+              id: 'x',
+              state: 'queued',
+              firstArrival: '2025-01-01T00:00:00.000Z',
+              borrowed: false,
+              returned: false,
+              stream: false,
+            },
+          ],
+        },
+      ],
+    },
+    { nodeId: 'gpu-b', models: [], error: 'timeout' },
+  ],
 };
 
 /** Answers by path, each path a queue; a function answer sees the URL. */
@@ -37,7 +108,10 @@ function setup(answers: Record<string, (Response | Error | ((url: string) => Res
     if (next instanceof Error) throw next;
     return typeof next === 'function' ? next(url) : next;
   };
-  const store = createAppStore(URL_, { client: createConsoleClient({ url: URL_, token: TOKEN, fetch }), now: () => 42 });
+  const store = createAppStore(URL_, {
+    client: createConsoleClient({ url: URL_, token: TOKEN, fetch }),
+    now: () => 42,
+  });
   return { store, calls };
 }
 
@@ -53,25 +127,43 @@ describe('lending slice', () => {
   });
 
   it('an answer that does not match the contract names the field; a rejected token hides the view', async () => {
-    const { store } = setup({ lending: [json(200, lendingView), json(200, { ...lendingView, leases: [{ linkId: 1 }] }), json(401, {})] });
+    const { store } = setup({
+      lending: [json(200, lendingView), json(200, { ...lendingView, leases: [{ linkId: 1 }] }), json(401, {})],
+    });
     await store.getState().fetchLending();
     await store.getState().fetchLending();
     expect(store.getState().lending.failure?.kind).toBe('invalid');
     expect(store.getState().lending.failure?.message).toMatch(/^unexpected response from node: leases\.0\./);
     expect(store.getState().lending.view).toEqual(lendingView);
     await store.getState().fetchLending();
-    expect(store.getState().lending).toMatchObject({ view: null, failure: { kind: 'rejected', message: REJECTED_MESSAGE } });
+    expect(store.getState().lending).toMatchObject({
+      view: null,
+      failure: { kind: 'rejected', message: REJECTED_MESSAGE },
+    });
   });
 });
 
 describe('decisions slice', () => {
   it('reads the newest page with the filters and the page size, then older pages with the cursor, appended', async () => {
-    const { store, calls } = setup({ decisions: [json(200, page([row(3), row(2)], 'c1')), json(200, page([row(1)], null))] });
+    const { store, calls } = setup({
+      decisions: [json(200, page([row(3), row(2)], 'c1')), json(200, page([row(1)], null))],
+    });
     await store.getState().loadDecisions('kind=dispatch&node=master');
     expect(params(calls[0].url)).toEqual({ kind: 'dispatch', node: 'master', limit: String(DECISION_PAGE_SIZE) });
-    expect(store.getState().decisions).toMatchObject({ query: 'kind=dispatch&node=master', nextCursor: 'c1', pages: 1, loading: false, fetchedAt: 42 });
+    expect(store.getState().decisions).toMatchObject({
+      query: 'kind=dispatch&node=master',
+      nextCursor: 'c1',
+      pages: 1,
+      loading: false,
+      fetchedAt: 42,
+    });
     await store.getState().loadOlderDecisions();
-    expect(params(calls[1].url)).toEqual({ kind: 'dispatch', node: 'master', limit: String(DECISION_PAGE_SIZE), cursor: 'c1' });
+    expect(params(calls[1].url)).toEqual({
+      kind: 'dispatch',
+      node: 'master',
+      limit: String(DECISION_PAGE_SIZE),
+      cursor: 'c1',
+    });
     expect(store.getState().decisions.rows?.map((r) => r.id)).toEqual([3, 2, 1]);
     expect(store.getState().decisions).toMatchObject({ nextCursor: null, pages: 2, loadingOlder: false });
     await store.getState().loadOlderDecisions();
@@ -88,7 +180,10 @@ describe('decisions slice', () => {
       if (calls.length === 2) return late;
       return json(200, page([row(9)], null));
     };
-    const store = createAppStore(URL_, { client: createConsoleClient({ url: URL_, token: TOKEN, fetch }), now: () => 1 });
+    const store = createAppStore(URL_, {
+      client: createConsoleClient({ url: URL_, token: TOKEN, fetch }),
+      now: () => 1,
+    });
     await store.getState().loadDecisions('');
     const older = store.getState().loadOlderDecisions();
     const fresh = store.getState().loadDecisions('kind=plan');
@@ -101,7 +196,9 @@ describe('decisions slice', () => {
   });
 
   it('a failed read keeps the rows shown; a rejected token hides them', async () => {
-    const { store } = setup({ decisions: [json(200, page([row(1)], null)), new Error('connect ECONNREFUSED'), json(401, {})] });
+    const { store } = setup({
+      decisions: [json(200, page([row(1)], null)), new Error('connect ECONNREFUSED'), json(401, {})],
+    });
     await store.getState().loadDecisions('');
     await store.getState().loadDecisions();
     expect(store.getState().decisions).toMatchObject({ rows: [row(1)], failure: { kind: 'unreachable' } });
@@ -130,7 +227,15 @@ describe('export (UI-6)', () => {
     const csv = 'id,at,node_id\r\n1,2,master\r\n';
     const { store, calls } = setup({
       decisions: [json(200, page([], null))],
-      'decisions/export': [new Response(csv, { status: 200, headers: { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="offload-decisions-20250102-140307.csv"' } })],
+      'decisions/export': [
+        new Response(csv, {
+          status: 200,
+          headers: {
+            'content-type': 'text/csv',
+            'content-disposition': 'attachment; filename="offload-decisions-20250102-140307.csv"',
+          },
+        }),
+      ],
     });
     await store.getState().loadDecisions('kind=plan&reason=outranked');
     const result = await store.getState().exportDecisions('csv');
@@ -144,9 +249,17 @@ describe('export (UI-6)', () => {
   });
 
   it('a refusal is a failure with the node’s message; a missing file name falls back', async () => {
-    const { store } = setup({ 'decisions/export': [json(400, { error: { message: 'format: csv or jsonl', code: 'invalid_request' } }), new Response('{}\n', { status: 200 })] });
+    const { store } = setup({
+      'decisions/export': [
+        json(400, { error: { message: 'format: csv or jsonl', code: 'invalid_request' } }),
+        new Response('{}\n', { status: 200 }),
+      ],
+    });
     const bad = await store.getState().exportDecisions('jsonl');
-    expect(bad).toEqual({ ok: false, failure: { kind: 'http', status: 400, message: 'format: csv or jsonl (HTTP 400)' } });
+    expect(bad).toEqual({
+      ok: false,
+      failure: { kind: 'http', status: 400, message: 'format: csv or jsonl (HTTP 400)' },
+    });
     const good = await store.getState().exportDecisions('jsonl');
     expect(good.ok && good.value.fileName).toBe('offload-decisions.jsonl');
   });

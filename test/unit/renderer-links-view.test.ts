@@ -1,11 +1,23 @@
 import { describe, expect, it } from 'vitest';
+import {
+  anchorOptions,
+  candidateViews,
+  endKey,
+  fitsLane,
+  LANES,
+  linkRows,
+} from '../../src-renderer/src/links/links-view';
 import type { ClusterModel, LinkCandidateList, LinkRecord } from '../../src-router/contract';
-import { anchorOptions, candidateViews, endKey, fitsLane, LANES, linkRows } from '../../src-renderer/src/links/links-view';
 
 // The Links screen's pure parts (UI-3, LINK-1..4): lanes, anchors, candidate labels and disabled reasons, rows.
 
 const model = (id: string, capabilities: string[], replicas: [string, string][]): ClusterModel => ({
-  id, baseId: id, capabilities, configHash: 'c', modelHash: null, replicas: replicas.map(([nodeId, localId]) => ({ nodeId, localId, available: true })),
+  id,
+  baseId: id,
+  capabilities,
+  configHash: 'c',
+  modelHash: null,
+  replicas: replicas.map(([nodeId, localId]) => ({ nodeId, localId, available: true })),
 });
 
 const candidates: LinkCandidateList = {
@@ -13,16 +25,50 @@ const candidates: LinkCandidateList = {
   anchor: { node_id: 'master', model: 'a', public_id: 'model-a', model_hash: 'h1' },
   anchor_role: 'owner',
   candidates: [
-    { node_id: 'gpu-b', model: 'same', public_id: 'model-a', weights: 'same', label: 'same weights', disabled: false, reason: null, code: null, acknowledgement_required: false },
     {
-      node_id: 'gpu-b', model: 'b', public_id: 'model-b', weights: 'different', label: 'different weights', disabled: false,
-      reason: 'b on gpu-b does not have the same weights as a on master', code: 'acknowledgement_required', acknowledgement_required: true,
+      node_id: 'gpu-b',
+      model: 'same',
+      public_id: 'model-a',
+      weights: 'same',
+      label: 'same weights',
+      disabled: false,
+      reason: null,
+      code: null,
+      acknowledgement_required: false,
     },
     {
-      node_id: 'gpu-b', model: 'wide', public_id: 'wide', weights: 'different', label: 'different weights', disabled: true,
-      reason: 'helper wide on gpu-b is not eligible for an LLM link: it serves 4 requests at once', code: 'ineligible', acknowledgement_required: false,
+      node_id: 'gpu-b',
+      model: 'b',
+      public_id: 'model-b',
+      weights: 'different',
+      label: 'different weights',
+      disabled: false,
+      reason: 'b on gpu-b does not have the same weights as a on master',
+      code: 'acknowledgement_required',
+      acknowledgement_required: true,
     },
-    { node_id: 'gpu-c', model: 'x', public_id: 'x', weights: 'same', label: 'same weights', disabled: true, reason: null, code: 'duplicate_link', acknowledgement_required: false },
+    {
+      node_id: 'gpu-b',
+      model: 'wide',
+      public_id: 'wide',
+      weights: 'different',
+      label: 'different weights',
+      disabled: true,
+      reason: 'helper wide on gpu-b is not eligible for an LLM link: it serves 4 requests at once',
+      code: 'ineligible',
+      acknowledgement_required: false,
+    },
+    {
+      node_id: 'gpu-c',
+      model: 'x',
+      public_id: 'x',
+      weights: 'same',
+      label: 'same weights',
+      disabled: true,
+      reason: null,
+      code: 'duplicate_link',
+      acknowledgement_required: false,
+    },
   ],
 };
 
@@ -44,8 +90,23 @@ describe('lanes and anchors', () => {
   });
 
   it('anchors: every replica of every lane model, by node then local ID; the public ID when it differs', () => {
-    const models = [model('model-a', ['text'], [['master', 'a'], ['gpu-b', 'a']]), model('img', ['image'], [['master', 'img']]), model('b', ['text'], [['gpu-b', 'b']])];
-    expect(anchorOptions(models, 'text').map((a) => a.label)).toEqual(['a on gpu-b (model-a)', 'b on gpu-b', 'a on master (model-a)']);
+    const models = [
+      model(
+        'model-a',
+        ['text'],
+        [
+          ['master', 'a'],
+          ['gpu-b', 'a'],
+        ],
+      ),
+      model('img', ['image'], [['master', 'img']]),
+      model('b', ['text'], [['gpu-b', 'b']]),
+    ];
+    expect(anchorOptions(models, 'text').map((a) => a.label)).toEqual([
+      'a on gpu-b (model-a)',
+      'b on gpu-b',
+      'a on master (model-a)',
+    ]);
     expect(anchorOptions(models, 'image').map((a) => a.end)).toEqual([{ node_id: 'master', model: 'img' }]);
     expect(anchorOptions(null, 'text')).toEqual([]);
   });
@@ -65,7 +126,10 @@ describe('candidates (UI-3, LINK-3, LLM-1)', () => {
 
   it('labelled same or different weights', () => {
     expect(views.map((v) => [v.weights, v.weightsTone])).toEqual([
-      ['same weights', 'ok'], ['different weights', 'busy'], ['different weights', 'busy'], ['same weights', 'ok'],
+      ['same weights', 'ok'],
+      ['different weights', 'busy'],
+      ['different weights', 'busy'],
+      ['same weights', 'ok'],
     ]);
   });
 
@@ -89,15 +153,35 @@ describe('candidates (UI-3, LINK-3, LLM-1)', () => {
 
 describe('stored links', () => {
   const link = (over: Partial<LinkRecord>): LinkRecord => ({
-    id: 'l1', lane: 'text', owner: { node_id: 'master', model: 'a' }, helper: { node_id: 'gpu-b', model: 'b' }, load_if_unloaded: true,
-    restore_after_borrow: false, weights: 'different', acknowledged: true, created_at: '2025-01-02T12:00:00.000Z', updated_at: '2025-01-02T12:00:00.000Z', ...over,
+    id: 'l1',
+    lane: 'text',
+    owner: { node_id: 'master', model: 'a' },
+    helper: { node_id: 'gpu-b', model: 'b' },
+    load_if_unloaded: true,
+    restore_after_borrow: false,
+    weights: 'different',
+    acknowledged: true,
+    created_at: '2025-01-02T12:00:00.000Z',
+    updated_at: '2025-01-02T12:00:00.000Z',
+    ...over,
   });
 
   it('one-way pair, weights with the acknowledgement, both flags', () => {
     const [r] = linkRows([link({})]);
-    expect(r).toMatchObject({ owner: 'a on master', helper: 'b on gpu-b', weights: 'different weights · acknowledged', weightsTone: 'busy', loadIfUnloaded: true, restoreAfterBorrow: false });
+    expect(r).toMatchObject({
+      owner: 'a on master',
+      helper: 'b on gpu-b',
+      weights: 'different weights · acknowledged',
+      weightsTone: 'busy',
+      loadIfUnloaded: true,
+      restoreAfterBorrow: false,
+    });
     expect(r.created).toMatch(/^2025-01-0\d \d{2}:\d{2}:\d{2}$/);
-    expect(linkRows([link({ weights: 'same', acknowledged: false, restore_after_borrow: true })])[0]).toMatchObject({ weights: 'same weights', weightsTone: 'ok', restoreAfterBorrow: true });
+    expect(linkRows([link({ weights: 'same', acknowledged: false, restore_after_borrow: true })])[0]).toMatchObject({
+      weights: 'same weights',
+      weightsTone: 'ok',
+      restoreAfterBorrow: true,
+    });
     expect(linkRows([link({ created_at: 'garbled' })])[0].created).toBe('garbled');
   });
 });

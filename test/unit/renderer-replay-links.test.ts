@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterModel, LinkList } from '../../src-router/contract';
-import { replayRequestSchema } from '../../src-router/contract/replay';
 import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
-import { addLink, linkChanges, linksOfEdit, recordedLinkRows, removeLink, replayModelOptions } from '../../src-renderer/src/lending/replay-links';
+import {
+  addLink,
+  linkChanges,
+  linksOfEdit,
+  recordedLinkRows,
+  removeLink,
+  replayModelOptions,
+} from '../../src-renderer/src/lending/replay-links';
 import { changedSettings, emptyReplayDraft, replayRequestOf } from '../../src-renderer/src/lending/replay-view';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
+import type { ClusterModel, LinkList } from '../../src-router/contract';
+import { replayRequestSchema } from '../../src-router/contract/replay';
 
 // The Replay card's links editor, pure: the recorded links as rows, the cluster's models as options, adding (each
 // refusal named by its field before anything is asked) and removing, what changed, and the request's `links`.
@@ -13,16 +20,36 @@ const NOW = 1_700_000_000_000;
 const linkList = (links: [string, string, string, string][], lane: 'text' | 'image' = 'text'): LinkList => ({
   version: 3,
   links: links.map(([on, om, hn, hm], i) => ({
-    id: `L${i}`, lane, owner: { node_id: on, model: om }, helper: { node_id: hn, model: hm }, load_if_unloaded: true, restore_after_borrow: i === 1,
-    weights: 'different', acknowledged: true, created_at: '', updated_at: '',
+    id: `L${i}`,
+    lane,
+    owner: { node_id: on, model: om },
+    helper: { node_id: hn, model: hm },
+    load_if_unloaded: true,
+    restore_after_borrow: i === 1,
+    weights: 'different',
+    acknowledged: true,
+    created_at: '',
+    updated_at: '',
   })),
 });
 const model = (id: string, capabilities: string[], replicas: [string, string][]): ClusterModel => ({
-  id, baseId: id, capabilities, replicas: replicas.map(([nodeId, localId]) => ({ nodeId, localId, available: true })), configHash: 'h', modelHash: null,
+  id,
+  baseId: id,
+  capabilities,
+  replicas: replicas.map(([nodeId, localId]) => ({ nodeId, localId, available: true })),
+  configHash: 'h',
+  modelHash: null,
 });
 const models = [
   model('model-a', ['text'], [['master', 'a']]),
-  model('model-b', ['text'], [['gpu-b', 'b'], ['gpu-c', 'b']]),
+  model(
+    'model-b',
+    ['text'],
+    [
+      ['gpu-b', 'b'],
+      ['gpu-c', 'b'],
+    ],
+  ),
   model('sdxl', ['image'], [['gpu-b', 'sd']]),
   model('whisper', ['transcription'], [['gpu-b', 'w']]),
 ];
@@ -31,13 +58,34 @@ const recorded = recordedLinkRows({ text: linkList([['master', 'a', 'gpu-b', 'b'
 
 describe('replay links: rows and options', () => {
   it('the recorded links become rows keyed by lane and pair, with their flags', () => {
-    const rows = recordedLinkRows({ text: linkList([['master', 'a', 'gpu-b', 'b'], ['master', 'a', 'gpu-c', 'b']]), image: linkList([['gpu-b', 'sd', 'master', 'sd']], 'image') });
-    expect(rows.map((r) => r.key)).toEqual(['text:master/a>gpu-b/b', 'text:master/a>gpu-c/b', 'image:gpu-b/sd>master/sd']);
-    expect(rows[1]).toMatchObject({ lane: 'text', owner: { nodeId: 'master', model: 'a' }, helper: { nodeId: 'gpu-c', model: 'b' }, loadIfUnloaded: true, restoreAfterBorrow: true });
+    const rows = recordedLinkRows({
+      text: linkList([
+        ['master', 'a', 'gpu-b', 'b'],
+        ['master', 'a', 'gpu-c', 'b'],
+      ]),
+      image: linkList([['gpu-b', 'sd', 'master', 'sd']], 'image'),
+    });
+    expect(rows.map((r) => r.key)).toEqual([
+      'text:master/a>gpu-b/b',
+      'text:master/a>gpu-c/b',
+      'image:gpu-b/sd>master/sd',
+    ]);
+    expect(rows[1]).toMatchObject({
+      lane: 'text',
+      owner: { nodeId: 'master', model: 'a' },
+      helper: { nodeId: 'gpu-c', model: 'b' },
+      loadIfUnloaded: true,
+      restoreAfterBorrow: true,
+    });
   });
 
   it('offers every linkable model of the cluster once per node, with its lane (a transcription model is not linkable)', () => {
-    expect(options.map((o) => [o.value, o.lane])).toEqual([['master/a', 'text'], ['gpu-b/b', 'text'], ['gpu-c/b', 'text'], ['gpu-b/sd', 'image']]);
+    expect(options.map((o) => [o.value, o.lane])).toEqual([
+      ['master/a', 'text'],
+      ['gpu-b/b', 'text'],
+      ['gpu-c/b', 'text'],
+      ['gpu-b/sd', 'image'],
+    ]);
     expect(options[0].label).toBe('a on master (text)');
     expect(replayModelOptions(null)).toEqual([]);
   });
@@ -83,9 +131,21 @@ describe('replay links: the request', () => {
     const added = addLink([], { owner: 'master/a', helper: 'gpu-c/b' }, options);
     const edit = { recorded, current: added.ok ? added.links : [] };
     const r = replayRequestOf({ ...emptyReplayDraft(), links: edit }, NOW);
-    expect(r.ok && r.request.links).toEqual([{ lane: 'text', owner: { nodeId: 'master', model: 'a' }, helper: { nodeId: 'gpu-c', model: 'b' }, loadIfUnloaded: true, restoreAfterBorrow: false }]);
+    expect(r.ok && r.request.links).toEqual([
+      {
+        lane: 'text',
+        owner: { nodeId: 'master', model: 'a' },
+        helper: { nodeId: 'gpu-c', model: 'b' },
+        loadIfUnloaded: true,
+        restoreAfterBorrow: false,
+      },
+    ]);
     expect(replayRequestSchema.safeParse(r.ok && r.request).success).toBe(true);
-    expect(changedSettings({ ...emptyReplayDraft(), settings: { offload_probe_idle: '1h' }, links: edit })).toEqual(['offload_probe_idle=1h', '−a on master → b on gpu-b', '+a on master → b on gpu-c']);
+    expect(changedSettings({ ...emptyReplayDraft(), settings: { offload_probe_idle: '1h' }, links: edit })).toEqual([
+      'offload_probe_idle=1h',
+      '−a on master → b on gpu-b',
+      '+a on master → b on gpu-c',
+    ]);
   });
 });
 
@@ -96,12 +156,18 @@ describe('replay slice: links', () => {
       bodies.push(JSON.parse(String(init?.body)));
       return new Response('{}', { status: 500 });
     };
-    const store = createAppStore('http://127.0.0.1:8080', { client: createConsoleClient({ url: 'http://127.0.0.1:8080', token: 't', fetch }), now: () => NOW });
+    const store = createAppStore('http://127.0.0.1:8080', {
+      client: createConsoleClient({ url: 'http://127.0.0.1:8080', token: 't', fetch }),
+      now: () => NOW,
+    });
     return { store, bodies };
   }
   const loaded = (store: ReturnType<typeof setup>['store']) =>
     store.setState((s) => ({
-      links: { text: { ...s.links.text, list: linkList([['master', 'a', 'gpu-b', 'b']]) }, image: { ...s.links.image, list: linkList([], 'image') } },
+      links: {
+        text: { ...s.links.text, list: linkList([['master', 'a', 'gpu-b', 'b']]) },
+        image: { ...s.links.image, list: linkList([], 'image') },
+      },
       cluster: { ...s.cluster, models },
     }));
 

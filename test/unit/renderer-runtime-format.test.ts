@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
-  capacityMeter, formatBytes, formatDurationMs, formatFraction, formatNumber, formatPercent, formatTestMs, formatThousands, formatTokens,
-  NOT_REPORTED, percentDonut, ratioDonut, relativeMeter,
+  capacityMeter,
+  formatBytes,
+  formatDurationMs,
+  formatFraction,
+  formatNumber,
+  formatPercent,
+  formatTestMs,
+  formatThousands,
+  formatTokens,
+  NOT_REPORTED,
+  percentDonut,
+  ratioDonut,
+  relativeMeter,
 } from '../../src-renderer/src/runtime/runtime-format';
 
 // Number display rules of the Runtime screen (RT-2, RT-4): absent is `—`, never a zero; no NaN anywhere.
@@ -64,7 +75,12 @@ describe('donuts (RT-4)', () => {
     expect(percentDonut(42.4, 'load')).toEqual({ percent: 42.4, label: '42%', sub: 'load', reported: true });
     expect(percentDonut(0, 'load')).toMatchObject({ label: '0%', reported: true });
     expect(percentDonut(130, 'load')).toMatchObject({ percent: 100, label: '100%' });
-    expect(percentDonut(undefined, 'utilisation')).toEqual({ percent: 0, label: '—', sub: NOT_REPORTED, reported: false });
+    expect(percentDonut(undefined, 'utilisation')).toEqual({
+      percent: 0,
+      label: '—',
+      sub: NOT_REPORTED,
+      reported: false,
+    });
   });
 
   it('the memory donut needs a total: none → 0% and `not reported`, never NaN%', () => {
@@ -74,7 +90,13 @@ describe('donuts (RT-4)', () => {
     expect(ratioDonut(undefined, 100, sub)).toEqual({ percent: 0, label: '0%', sub: 'not reported', reported: false });
     expect(ratioDonut(Number.NaN, 100, sub).label).toBe('0%');
     expect(ratioDonut(25, 100, sub)).toEqual({ percent: 25, label: '25%', sub: '25 of 100', reported: true });
-    for (const [u, t] of [[0, 0], [1, 0], [undefined, undefined], [Number.NaN, Number.NaN], [1, Number.POSITIVE_INFINITY]] as const) {
+    for (const [u, t] of [
+      [0, 0],
+      [1, 0],
+      [undefined, undefined],
+      [Number.NaN, Number.NaN],
+      [1, Number.POSITIVE_INFINITY],
+    ] as const) {
       const d = ratioDonut(u, t, sub);
       expect(d.label).not.toContain('NaN');
       expect(Number.isNaN(d.percent)).toBe(false);

@@ -1,18 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterNodeView, RuntimeHealth } from '../../src-router/contract';
 import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
 import { pickedNode, runtimeNodeOptions } from '../../src-renderer/src/runtime/node-picker';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
+import type { ClusterNodeView, RuntimeHealth } from '../../src-router/contract';
 
 // The Runtime screen's node picker (issue #12): which node's published blob is read.
 
 const node = (nodeId: string, over: Partial<ClusterNodeView> = {}): ClusterNodeView => ({
-  nodeId, url: over.local ? null : `http://${nodeId}:1`, role: 'slave', local: false, healthy: true, lastSeen: null, lastError: null, version: '1', settingsHash: null, models: 0, ...over,
+  nodeId,
+  url: over.local ? null : `http://${nodeId}:1`,
+  role: 'slave',
+  local: false,
+  healthy: true,
+  lastSeen: null,
+  lastError: null,
+  version: '1',
+  settingsHash: null,
+  models: 0,
+  ...over,
 });
 
 describe('runtimeNodeOptions', () => {
   it('this node first (no ?node=), then every other node; unhealthy ones marked', () => {
-    expect(runtimeNodeOptions([node('m', { local: true, role: 'master' }), node('gpu-b'), node('gpu-c', { healthy: false })], null)).toEqual([
+    expect(
+      runtimeNodeOptions(
+        [node('m', { local: true, role: 'master' }), node('gpu-b'), node('gpu-c', { healthy: false })],
+        null,
+      ),
+    ).toEqual([
       { value: '', label: 'm (this node)' },
       { value: 'gpu-b', label: 'gpu-b' },
       { value: 'gpu-c', label: 'gpu-c (unhealthy)' },
@@ -33,7 +48,8 @@ describe('runtimeNodeOptions', () => {
 
 describe('runtime slice: picking a node', () => {
   const blob = (host: string): RuntimeHealth => ({ published: true, blob: { host } });
-  const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+  const json = (body: unknown) =>
+    new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 
   it('drops the previous node’s blob and reads the picked one; a late answer for the previous node is ignored', async () => {
     const calls: string[] = [];
@@ -42,7 +58,10 @@ describe('runtime slice: picking a node', () => {
       calls.push(url.slice('http://n'.length));
       return new Promise((resolve) => pending.push(resolve));
     };
-    const store = createAppStore('http://n', { client: createConsoleClient({ url: 'http://n', token: 't', fetch }), now: () => 3 });
+    const store = createAppStore('http://n', {
+      client: createConsoleClient({ url: 'http://n', token: 't', fetch }),
+      now: () => 3,
+    });
     const first = store.getState().fetchRuntimeHealth();
     const picked = store.getState().pickRuntimeNode('gpu-b');
     expect(store.getState().runtimeNode).toBe('gpu-b');

@@ -1,11 +1,11 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { RoutingViewWire, RuntimeHealth } from '../../src-router/contract';
 import type { ApiResult, ConsoleClient } from '../../src-renderer/src/api/console-client';
 import { RuntimePage } from '../../src-renderer/src/components/runtime/runtime-page';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
 import { AppStoreContext } from '../../src-renderer/src/store/use-app-store';
+import type { RoutingViewWire, RuntimeHealth } from '../../src-router/contract';
 import { routingViewFixture } from '../support/renderer-fixtures';
 
 // The Runtime screen rendered to markup (no DOM, no effects) from a store holding given server state: which parts
@@ -15,7 +15,8 @@ const never = (): Promise<ApiResult<never>> => new Promise(() => {});
 /** Every procedure pending forever: the page renders from the state set below only. */
 const client = new Proxy({}, { get: () => never }) as ConsoleClient;
 
-const routing = (over: Partial<RoutingViewWire> = {}): RoutingViewWire => routingViewFixture(over, 'clutchcall:inference:routing');
+const routing = (over: Partial<RoutingViewWire> = {}): RoutingViewWire =>
+  routingViewFixture(over, 'clutchcall:inference:routing');
 
 function render(health: RuntimeHealth | null, view: RoutingViewWire | null): string {
   const store = createAppStore('http://node', { client, now: () => 0 });
@@ -33,8 +34,18 @@ const has = (html: string, testId: string) => html.includes(`data-testid="${test
 describe('Runtime page markup', () => {
   it('the Routing card says which strategies stay cold per metric profile (llama.cpp: no KV gauge)', () => {
     const strategies = [
-      { name: 'least-request', label: 'least request', requires: ['num_requests_running', 'num_requests_waiting'], weightable: true },
-      { name: 'least-kv-cache', label: 'least KV cache', requires: ['kv_cache_usage', 'kv_cache_usage_cpu'], weightable: true },
+      {
+        name: 'least-request',
+        label: 'least request',
+        requires: ['num_requests_running', 'num_requests_waiting'],
+        weightable: true,
+      },
+      {
+        name: 'least-kv-cache',
+        label: 'least KV cache',
+        requires: ['kv_cache_usage', 'kv_cache_usage_cpu'],
+        weightable: true,
+      },
     ];
     const html = render({ published: false }, routing({ strategies }));
     expect(has(html, 'profile-notes')).toBe(true);
@@ -49,7 +60,8 @@ describe('Runtime page markup', () => {
     const html = render({ published: false }, routing());
     expect(has(html, 'runtime-not-published')).toBe(true);
     expect(html).toContain('publishes no runtime stats');
-    for (const id of ['runtime-banner', 'gauge-gpu', 'gauge-cpu', 'gauge-memory', 'self-tests', 'serving-config']) expect(has(html, id), id).toBe(false);
+    for (const id of ['runtime-banner', 'gauge-gpu', 'gauge-cpu', 'gauge-memory', 'self-tests', 'serving-config'])
+      expect(has(html, id), id).toBe(false);
     expect(has(html, 'routing-card')).toBe(true);
     expect(has(html, 'strategy-least-request')).toBe(true);
   });
@@ -70,7 +82,10 @@ describe('Runtime page markup', () => {
     const html = render({ published: false }, routing({ writable: false }));
     expect(html).toContain('Read-only on this deployment');
     expect(html).toContain('console.routing_writes_enabled');
-    const controls = html.match(/<(button|input|select)[^>]*data-testid="(strategy-[^"]+|multi-spec|metric-profile|routing-apply|routing-reset)"[^>]*>/g) ?? [];
+    const controls =
+      html.match(
+        /<(button|input|select)[^>]*data-testid="(strategy-[^"]+|multi-spec|metric-profile|routing-apply|routing-reset)"[^>]*>/g,
+      ) ?? [];
     expect(controls.length).toBe(7);
     for (const c of controls) expect(c, c).toContain('disabled');
     expect(html.toLowerCase()).not.toContain('restart</button>');
@@ -81,7 +96,10 @@ describe('Runtime page markup', () => {
   });
 
   it('no beacon: engine not reporting and the explanation, never engine in sync', () => {
-    const html = render(null, routing({ effective: null, engineReporting: false, desired: { strategy: 'least-request', routes_engine: null } }));
+    const html = render(
+      null,
+      routing({ effective: null, engineReporting: false, desired: { strategy: 'least-request', routes_engine: null } }),
+    );
     expect(html).toContain('engine not reporting');
     expect(html).not.toContain('engine in sync');
     expect(html).toContain('clutchcall:inference:routing.effective');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { RoutingViewWire, RuntimeHealth, UpstreamsAnswer } from '../../src-router/contract';
-import { createConsoleClient, REJECTED_MESSAGE, type FetchLike } from '../../src-renderer/src/api/console-client';
+import { createConsoleClient, type FetchLike, REJECTED_MESSAGE } from '../../src-renderer/src/api/console-client';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
+import type { RoutingViewWire, RuntimeHealth, UpstreamsAnswer } from '../../src-router/contract';
 import { routingViewFixture } from '../support/renderer-fixtures';
 
 // The `runtime` and `routing` slices and their console procedures, over a scripted fetch.
@@ -9,14 +9,29 @@ import { routingViewFixture } from '../support/renderer-fixtures';
 const URL_ = 'http://127.0.0.1:8080';
 const TOKEN = 'console-token-for-tests';
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-const health: RuntimeHealth = { published: true, blob: { host: 'h', version: '1', selfTests: [{ name: 'a', detail: 'd', ms: 1, status: 'pass' }] } };
+const health: RuntimeHealth = {
+  published: true,
+  blob: { host: 'h', version: '1', selfTests: [{ name: 'a', detail: 'd', ms: 1, status: 'pass' }] },
+};
 
 const routingView = (over: Partial<RoutingViewWire> = {}): RoutingViewWire => routingViewFixture(over, 'k');
 
 const upstreams: UpstreamsAnswer = {
-  upstreams: [{ model: 'm', endpoint: 'http://e/v1', engine: null, status: 'untried', answered: 0, notAnswered: 0, lastAnswerAt: null, lastAnswer: 'never' }],
+  upstreams: [
+    {
+      model: 'm',
+      endpoint: 'http://e/v1',
+      engine: null,
+      status: 'untried',
+      answered: 0,
+      notAnswered: 0,
+      lastAnswerAt: null,
+      lastAnswer: 'never',
+    },
+  ],
 };
 
 /** Answers by path (each path a queue), so parallel reads do not depend on call order. */
@@ -52,20 +67,33 @@ describe('runtime slice (RT-1, RT-6)', () => {
 
   it('?node=ID asks for another node’s blob', async () => {
     const calls: string[] = [];
-    const client = createConsoleClient({ url: URL_, token: TOKEN, fetch: async (u) => (calls.push(u), json(200, { published: false })) });
+    const client = createConsoleClient({
+      url: URL_,
+      token: TOKEN,
+      fetch: async (u) => (calls.push(u), json(200, { published: false })),
+    });
     await client.runtimeHealth('slave a');
     expect(calls).toEqual([`${URL_}/router/v1/console/runtime.health?node=slave%20a`]);
   });
 
   it('a transient failure keeps the last blob; a rejected token drops it; an answer of the wrong shape is invalid, a malformed blob field is dropped (RT-2)', async () => {
     const { store } = setup({
-      'runtime.health': [json(200, health), new Error('ECONNREFUSED'), json(401, { error: { message: 'no', code: 'unauthorized' } }), json(200, { published: true, blob: { uptime: 'x', host: 'h' } }), json(200, { published: true, blob: 'x' })],
+      'runtime.health': [
+        json(200, health),
+        new Error('ECONNREFUSED'),
+        json(401, { error: { message: 'no', code: 'unauthorized' } }),
+        json(200, { published: true, blob: { uptime: 'x', host: 'h' } }),
+        json(200, { published: true, blob: 'x' }),
+      ],
     });
     await store.getState().fetchRuntimeHealth();
     await store.getState().fetchRuntimeHealth();
     expect(store.getState().runtime).toMatchObject({ health, failure: { kind: 'unreachable' } });
     await store.getState().fetchRuntimeHealth();
-    expect(store.getState().runtime).toMatchObject({ health: null, failure: { kind: 'rejected', message: REJECTED_MESSAGE } });
+    expect(store.getState().runtime).toMatchObject({
+      health: null,
+      failure: { kind: 'rejected', message: REJECTED_MESSAGE },
+    });
     await store.getState().fetchRuntimeHealth();
     expect(store.getState().runtime).toMatchObject({ health: { published: true, blob: { host: 'h' } }, failure: null });
     expect(store.getState().runtime.health).toEqual({ published: true, blob: { host: 'h' } });
@@ -76,8 +104,11 @@ describe('runtime slice (RT-1, RT-6)', () => {
 
   it('refreshRuntime re-reads health, routing, upstreams, the engines and the cluster (node picker), all GETs (Refresh only re-reads)', async () => {
     const { store, calls } = setup({
-      'runtime.health': [json(200, health)], 'runtime.routing': [json(200, routingView())], 'runtime.upstreams': [json(200, upstreams)],
-      nodes: [json(200, { nodes: [] })], models: [json(200, { models: [] })],
+      'runtime.health': [json(200, health)],
+      'runtime.routing': [json(200, routingView())],
+      'runtime.upstreams': [json(200, upstreams)],
+      nodes: [json(200, { nodes: [] })],
+      models: [json(200, { models: [] })],
     });
     await store.getState().refreshRuntime();
     expect(calls.map((c) => `${c.init?.method} ${new URL(c.url).pathname}`).sort()).toEqual([
@@ -88,7 +119,12 @@ describe('runtime slice (RT-1, RT-6)', () => {
       'GET /router/v1/console/runtime.routing',
       'GET /router/v1/console/runtime.upstreams',
     ]);
-    expect(store.getState().routing).toMatchObject({ view: routingView(), upstreams: upstreams.upstreams, failure: null, fetchedAt: 7 });
+    expect(store.getState().routing).toMatchObject({
+      view: routingView(),
+      upstreams: upstreams.upstreams,
+      failure: null,
+      fetchedAt: 7,
+    });
   });
 });
 
@@ -111,7 +147,13 @@ describe('routing slice (ROUTE-3, 5, 8)', () => {
 
   it('routesEngine goes out only when given', async () => {
     const bodies: unknown[] = [];
-    const client = createConsoleClient({ url: URL_, token: TOKEN, fetch: async (_u, init) => (bodies.push(JSON.parse(String(init?.body))), json(200, { desired: { strategy: 's' } })) });
+    const client = createConsoleClient({
+      url: URL_,
+      token: TOKEN,
+      fetch: async (_u, init) => (
+        bodies.push(JSON.parse(String(init?.body))), json(200, { desired: { strategy: 's' } })
+      ),
+    });
     await client.setRouting({ strategy: 's' });
     await client.setRouting({ strategy: 's', routesEngine: undefined });
     await client.setRouting({ strategy: 's', routesEngine: 'clutch-layers' });
@@ -123,27 +165,51 @@ describe('routing slice (ROUTE-3, 5, 8)', () => {
     const { store } = setup({
       'runtime.setRouting': [
         json(400, { error: { message, type: 'invalid_request_error', param: 'strategy', code: 'invalid_routing' } }),
-        json(403, { error: { message: 'Read-only on this deployment: routing writes are turned off (console.routing_writes_enabled is false).', type: 'permission_error', param: 'console.routing_writes_enabled', code: 'routing_read_only' } }),
+        json(403, {
+          error: {
+            message:
+              'Read-only on this deployment: routing writes are turned off (console.routing_writes_enabled is false).',
+            type: 'permission_error',
+            param: 'console.routing_writes_enabled',
+            code: 'routing_read_only',
+          },
+        }),
       ],
       'runtime.routing': [json(200, routingView()), json(200, routingView({ writable: false }))],
       'runtime.upstreams': [json(200, upstreams), json(200, upstreams)],
     });
     const bad = await store.getState().applyRouting({ strategy: 'multi:a:1,,b:1' });
-    expect(bad).toEqual({ ok: false, failure: { kind: 'http', status: 400, message, param: 'strategy', code: 'invalid_routing' } });
+    expect(bad).toEqual({
+      ok: false,
+      failure: { kind: 'http', status: 400, message, param: 'strategy', code: 'invalid_routing' },
+    });
     const refused = await store.getState().applyRouting({ strategy: 'least-request' });
     expect(refused.ok).toBe(false);
-    if (!refused.ok) expect(refused.failure).toMatchObject({ kind: 'refused', status: 403, message: expect.stringContaining('console.routing_writes_enabled') });
+    if (!refused.ok)
+      expect(refused.failure).toMatchObject({
+        kind: 'refused',
+        status: 403,
+        message: expect.stringContaining('console.routing_writes_enabled'),
+      });
     expect(store.getState().connection.status).toBe('connecting');
     expect(store.getState().routing.view?.writable).toBe(false);
   });
 
   it('a failed read keeps the last state and says why; upstreams fail on their own', async () => {
     const { store } = setup({
-      'runtime.routing': [json(200, routingView()), json(500, { error: { message: 'boom', type: 'server_error', param: null, code: 'internal' } })],
+      'runtime.routing': [
+        json(200, routingView()),
+        json(500, { error: { message: 'boom', type: 'server_error', param: null, code: 'internal' } }),
+      ],
       'runtime.upstreams': [json(200, upstreams), json(200, { upstreams: [] })],
     });
     await store.getState().fetchRouting();
     await store.getState().fetchRouting();
-    expect(store.getState().routing).toMatchObject({ view: routingView(), upstreams: [], failure: { kind: 'http', status: 500, message: 'boom (HTTP 500)' }, upstreamsFailure: null });
+    expect(store.getState().routing).toMatchObject({
+      view: routingView(),
+      upstreams: [],
+      failure: { kind: 'http', status: 500, message: 'boom (HTTP 500)' },
+      upstreamsFailure: null,
+    });
   });
 });

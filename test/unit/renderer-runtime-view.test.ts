@@ -1,37 +1,81 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeBlob, SelfTestResult } from '../../src-router/contract';
 import {
-  bannerView, cpuCardView, DISPLAY_FLOOR, gpuCardView, memoryCardView, nominalPill, NO_SELF_TESTS, NO_SERVING_CONFIG, NOTHING_PUBLISHED_NOTE,
-  malformedNote, runtimeSections, selfTestRows, servingConfigRows, testTone,
+  bannerView,
+  cpuCardView,
+  DISPLAY_FLOOR,
+  gpuCardView,
+  malformedNote,
+  memoryCardView,
+  NO_SELF_TESTS,
+  NO_SERVING_CONFIG,
+  NOTHING_PUBLISHED_NOTE,
+  nominalPill,
+  runtimeSections,
+  selfTestRows,
+  servingConfigRows,
+  testTone,
 } from '../../src-renderer/src/runtime/runtime-view';
+import type { RuntimeBlob, SelfTestResult } from '../../src-router/contract';
 
 // View-models of the Runtime screen (RT-1..6): straight from the blob, nothing filled in.
 
 const GiB = 1024 ** 3;
-const test_ = (name: string, status: string, ms = 1): SelfTestResult => ({ name, detail: `${name} detail`, ms, status });
+const test_ = (name: string, status: string, ms = 1): SelfTestResult => ({
+  name,
+  detail: `${name} detail`,
+  ms,
+  status,
+});
 
 const fullBlob: RuntimeBlob = {
   host: 'gpu-box-1',
   version: '2.4.0',
   uptime: 3_725_000,
   engine: 'clutch-layers',
-  gpu: { name: 'NVIDIA L4', utilization: 63, vramUsed: 12 * GiB, vramTotal: 24 * GiB, temperature: 55, power: 60, powerCap: 72 },
+  gpu: {
+    name: 'NVIDIA L4',
+    utilization: 63,
+    vramUsed: 12 * GiB,
+    vramTotal: 24 * GiB,
+    temperature: 55,
+    power: 60,
+    powerCap: 72,
+  },
   cpu: { model: 'AMD EPYC 7B13', cores: 16, load: 21, loadavg: 2.5, tensorParallel: 2, maxContext: 32_768 },
   memory: { total: 64 * GiB, used: 16 * GiB, mappedModels: 2, pageCache: 8 * GiB, swap: 0 },
   selfTests: [test_('gpu visible', 'pass'), test_('weights readable', 'warn', 900), test_('kv pool', 'fail')],
-  servingConfig: { servedModel: 'llama-3-8b', tensorParallel: 2, gpuMemUtil: 0.9, maxModelLen: 32_768, dtype: 'bfloat16' },
+  servingConfig: {
+    servedModel: 'llama-3-8b',
+    tensorParallel: 2,
+    gpuMemUtil: 0.9,
+    maxModelLen: 32_768,
+    dtype: 'bfloat16',
+  },
 };
 
 describe('runtime sections (RT-1)', () => {
   it('absent blob → only the note (with the reason when there is one); the page keeps the Routing card itself', () => {
-    expect(runtimeSections({ published: false })).toEqual({ published: false, note: NOTHING_PUBLISHED_NOTE, reason: null });
-    expect(runtimeSections({ published: false, reason: 'keyspace unavailable: down' })).toMatchObject({ published: false, reason: 'keyspace unavailable: down' });
+    expect(runtimeSections({ published: false })).toEqual({
+      published: false,
+      note: NOTHING_PUBLISHED_NOTE,
+      reason: null,
+    });
+    expect(runtimeSections({ published: false, reason: 'keyspace unavailable: down' })).toMatchObject({
+      published: false,
+      reason: 'keyspace unavailable: down',
+    });
     expect(NOTHING_PUBLISHED_NOTE).toContain('publishes no runtime stats');
-    expect(runtimeSections({ published: true, blob: fullBlob })).toEqual({ published: true, blob: fullBlob, malformedNote: null });
+    expect(runtimeSections({ published: true, blob: fullBlob })).toEqual({
+      published: true,
+      blob: fullBlob,
+      malformedNote: null,
+    });
   });
 
   it('RT-2: a blob with malformed fields still shows; the dropped fields are named once', () => {
-    expect(runtimeSections({ published: true, blob: { host: 'h' }, malformed: ['selfTests.1.ms', 'gpu.utilization'] })).toEqual({
+    expect(
+      runtimeSections({ published: true, blob: { host: 'h' }, malformed: ['selfTests.1.ms', 'gpu.utilization'] }),
+    ).toEqual({
       published: true,
       blob: { host: 'h' },
       malformedNote: 'The published blob has malformed fields, shown as —: selfTests.1.ms, gpu.utilization.',
@@ -53,8 +97,18 @@ describe('host banner (RT-3)', () => {
   });
 
   it('systems-nominal pill = passed / all', () => {
-    expect(nominalPill([test_('a', 'pass'), test_('b', 'pass')])).toEqual({ label: 'systems nominal 2/2', tone: 'ok', passed: 2, total: 2 });
-    expect(nominalPill([test_('a', 'pass'), test_('b', 'warn')])).toEqual({ label: '1/2 self-tests pass', tone: 'busy', passed: 1, total: 2 });
+    expect(nominalPill([test_('a', 'pass'), test_('b', 'pass')])).toEqual({
+      label: 'systems nominal 2/2',
+      tone: 'ok',
+      passed: 2,
+      total: 2,
+    });
+    expect(nominalPill([test_('a', 'pass'), test_('b', 'warn')])).toEqual({
+      label: '1/2 self-tests pass',
+      tone: 'busy',
+      passed: 1,
+      total: 2,
+    });
     expect(nominalPill(fullBlob.selfTests)).toEqual({ label: '1/3 self-tests pass', tone: 'bad', passed: 1, total: 3 });
     expect(nominalPill(undefined)).toBeNull();
     expect(nominalPill([])).toBeNull();
@@ -95,7 +149,11 @@ describe('gauge cards (RT-4)', () => {
     expect(c.donut.label).toBe('21%');
     const rows = Object.fromEntries(c.rows.map((r) => [r.key, r.meter]));
     expect(rows.loadavg).toMatchObject({ label: '2.5', fill: 2.5 / DISPLAY_FLOOR.loadavg, relative: true });
-    expect(rows['tensor-parallel']).toMatchObject({ label: '2', fill: 2 / DISPLAY_FLOOR.tensorParallel, relative: true });
+    expect(rows['tensor-parallel']).toMatchObject({
+      label: '2',
+      fill: 2 / DISPLAY_FLOOR.tensorParallel,
+      relative: true,
+    });
     expect(rows['max-context']).toMatchObject({ label: '32.8k', fill: 1, relative: true });
     expect(cpuCardView({ cores: 1 }).detail).toBe('1 core');
   });
@@ -137,7 +195,10 @@ describe('serving config (RT-5)', () => {
   });
 
   it('absent rows are hidden, never defaulted; none → the empty message', () => {
-    expect(servingConfigRows({ servedModel: 'm', maxModelLen: 8192 }).map((r) => r.key)).toEqual(['servedModel', 'maxModelLen']);
+    expect(servingConfigRows({ servedModel: 'm', maxModelLen: 8192 }).map((r) => r.key)).toEqual([
+      'servedModel',
+      'maxModelLen',
+    ]);
     expect(servingConfigRows({})).toEqual([]);
     expect(servingConfigRows(undefined)).toEqual([]);
     expect(NO_SERVING_CONFIG).toContain('engine did not report serving config');
@@ -163,7 +224,11 @@ describe('self-tests (RT-6)', () => {
       ['odd', '—', '—', '—', 'fail'],
       ['—', '—', '—', '—', 'fail'],
     ]);
-    expect(nominalPill([{ name: 'a', status: 'pass' }, {}])).toMatchObject({ passed: 1, total: 2, label: '1/2 self-tests pass' });
+    expect(nominalPill([{ name: 'a', status: 'pass' }, {}])).toMatchObject({
+      passed: 1,
+      total: 2,
+      label: '1/2 self-tests pass',
+    });
   });
 
   it('no tests → no rows (the card says so)', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ConsoleModelList } from '../../src-router/contract';
-import { createConsoleClient, REJECTED_MESSAGE, type FetchLike } from '../../src-renderer/src/api/console-client';
+import { createConsoleClient, type FetchLike, REJECTED_MESSAGE } from '../../src-renderer/src/api/console-client';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
 import { startPolling, type Timers } from '../../src-renderer/src/store/polling';
+import type { ConsoleModelList } from '../../src-router/contract';
 
 const URL_ = 'http://127.0.0.1:8080';
 const TOKEN = 'console-token-for-tests';
@@ -26,7 +26,8 @@ const list = (n = 2): ConsoleModelList => ({
   })),
 });
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 /** A store over a scripted fetch: each call takes the next answer (a Response, or an Error to throw). */
 function setup(answers: (Response | Error)[], token = TOKEN) {
@@ -39,7 +40,10 @@ function setup(answers: (Response | Error)[], token = TOKEN) {
     return next;
   };
   let clock = 1_000;
-  const store = createAppStore(URL_, { client: createConsoleClient({ url: `${URL_}/`, token, fetch }), now: () => clock });
+  const store = createAppStore(URL_, {
+    client: createConsoleClient({ url: `${URL_}/`, token, fetch }),
+    now: () => clock,
+  });
   return { store, calls, tick: (ms: number) => (clock += ms) };
 }
 
@@ -58,7 +62,12 @@ describe('app store: connection and models slices', () => {
     expect(calls[0].url).toBe(`${URL_}/router/v1/console/models`);
     expect(new Headers(calls[0].init?.headers).get('authorization')).toBe(`Bearer ${TOKEN}`);
     const s = store.getState();
-    expect(s.connection).toMatchObject({ status: 'online', failure: null, lastOkAt: 1_000, node: { nodeId: 'node-a', role: 'standalone' } });
+    expect(s.connection).toMatchObject({
+      status: 'online',
+      failure: null,
+      lastOkAt: 1_000,
+      node: { nodeId: 'node-a', role: 'standalone' },
+    });
     expect(s.models.items?.map((m) => m.publicId)).toEqual(['m0', 'm1']);
     expect(s.models).toMatchObject({ loading: false, failure: null, fetchedAt: 1_000 });
   });
@@ -70,7 +79,10 @@ describe('app store: connection and models slices', () => {
   });
 
   it('401 says the token was rejected and shows nothing', async () => {
-    const { store } = setup([json(200, list(1)), json(401, { error: { message: 'unauthorized', code: 'unauthorized' } })]);
+    const { store } = setup([
+      json(200, list(1)),
+      json(401, { error: { message: 'unauthorized', code: 'unauthorized' } }),
+    ]);
     await store.getState().refresh();
     await store.getState().refresh();
     const s = store.getState();
@@ -102,7 +114,11 @@ describe('app store: connection and models slices', () => {
   it('a server error shows the console error message', async () => {
     const { store } = setup([json(500, { error: { message: 'registry not ready', code: 'internal' } })]);
     await store.getState().refresh();
-    expect(store.getState().models.failure).toEqual({ kind: 'http', status: 500, message: 'registry not ready (HTTP 500)' });
+    expect(store.getState().models.failure).toEqual({
+      kind: 'http',
+      status: 500,
+      message: 'registry not ready (HTTP 500)',
+    });
     expect(store.getState().connection.status).toBe('offline');
   });
 

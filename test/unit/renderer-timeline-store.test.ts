@@ -1,23 +1,59 @@
 import { describe, expect, it } from 'vitest';
-import type { DecisionRowWire, TimelinePageWire } from '../../src-router/contract';
 import { createConsoleClient, type FetchLike } from '../../src-renderer/src/api/console-client';
 import { TIMELINE_DECISION_EVENTS } from '../../src-renderer/src/lending/timeline-events';
 import { createAppStore } from '../../src-renderer/src/store/app-store';
-import { rangeLabel, TIMELINE_DECISION_PAGE, TIMELINE_RANGES_MS, TIMELINE_ROW_LIMIT } from '../../src-renderer/src/store/timeline-slice';
+import {
+  rangeLabel,
+  TIMELINE_DECISION_PAGE,
+  TIMELINE_RANGES_MS,
+  TIMELINE_ROW_LIMIT,
+} from '../../src-renderer/src/store/timeline-slice';
+import type { DecisionRowWire, TimelinePageWire } from '../../src-router/contract';
 
 // The `timeline` slice: the analytics of every node and the lending rows of the log for the last minutes, over a
 // scripted fetch, each answer parsed with its contract schema.
 
 const URL_ = 'http://127.0.0.1:8080';
 const NOW = 1_700_000_000_000;
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 const decision = (id: number): DecisionRowWire => ({
-  id, at: NOW - id, nodeId: 'owner', routerVersion: '0.1.0', kind: 'dispatch', event: 'lent', trigger: null, linkId: 'l1', ownerNode: 'owner', ownerModel: 'a',
-  helperNode: 'helper', helperModel: 'b', held: null, backlog: null, ownerDrainMs: null, helperSwitchMs: null, helperServiceMs: null, serviceSource: null,
-  helperIdleMs: null, outcome: null, reason: null, slots: 2, requestsOut: 1, ownerPredictedFinishMs: null, ownerJobMs: null, helperJobMs: null, waitedMs: null,
-  borrowedInBackend: null, requestId: `q${id}`, details: null,
+  id,
+  at: NOW - id,
+  nodeId: 'owner',
+  routerVersion: '0.1.0',
+  kind: 'dispatch',
+  event: 'lent',
+  trigger: null,
+  linkId: 'l1',
+  ownerNode: 'owner',
+  ownerModel: 'a',
+  helperNode: 'helper',
+  helperModel: 'b',
+  held: null,
+  backlog: null,
+  ownerDrainMs: null,
+  helperSwitchMs: null,
+  helperServiceMs: null,
+  serviceSource: null,
+  helperIdleMs: null,
+  outcome: null,
+  reason: null,
+  slots: 2,
+  requestsOut: 1,
+  ownerPredictedFinishMs: null,
+  ownerJobMs: null,
+  helperJobMs: null,
+  waitedMs: null,
+  borrowedInBackend: null,
+  requestId: `q${id}`,
+  details: null,
 });
-const timeline = (from: number, to: number): TimelinePageWire => ({ from, to, nodes: [{ nodeId: 'owner', requests: [], loads: [], truncated: false }] });
+const timeline = (from: number, to: number): TimelinePageWire => ({
+  from,
+  to,
+  nodes: [{ nodeId: 'owner', requests: [], loads: [], truncated: false }],
+});
 
 function setup(answers: Record<string, ((url: string) => Response)[]>) {
   const calls: string[] = [];
@@ -27,16 +63,22 @@ function setup(answers: Record<string, ((url: string) => Response)[]>) {
     if (!next) throw new Error(`no scripted answer left for ${url}`);
     return next(url);
   };
-  return { store: createAppStore(URL_, { client: createConsoleClient({ url: URL_, token: 't', fetch }), now: () => NOW }), calls };
+  return {
+    store: createAppStore(URL_, { client: createConsoleClient({ url: URL_, token: 't', fetch }), now: () => NOW }),
+    calls,
+  };
 }
 const params = (url: string) => Object.fromEntries(new URL(url).searchParams);
 
 describe('timeline slice', () => {
-  it('reads the range\'s analytics and every page of the lending rows, with the range on both', async () => {
+  it("reads the range's analytics and every page of the lending rows, with the range on both", async () => {
     const range = TIMELINE_RANGES_MS[0];
     const { store, calls } = setup({
       timeline: [(u) => json(200, timeline(Number(params(u).from), Number(params(u).to)))],
-      decisions: [() => json(200, { rows: [decision(1)], nextCursor: 'c1' }), () => json(200, { rows: [decision(2)], nextCursor: null })],
+      decisions: [
+        () => json(200, { rows: [decision(1)], nextCursor: 'c1' }),
+        () => json(200, { rows: [decision(2)], nextCursor: null }),
+      ],
     });
     await store.getState().loadTimeline();
     const t = store.getState().timeline;
@@ -47,7 +89,12 @@ describe('timeline slice', () => {
     const [tl] = calls.filter((c) => c.includes('/timeline'));
     expect(params(tl)).toEqual({ from: String(NOW - range), to: String(NOW), limit: String(TIMELINE_ROW_LIMIT) });
     const ds = calls.filter((c) => c.includes('/decisions'));
-    expect(params(ds[0])).toEqual({ from: String(NOW - range), to: String(NOW), event: TIMELINE_DECISION_EVENTS.join(','), limit: String(TIMELINE_DECISION_PAGE) });
+    expect(params(ds[0])).toEqual({
+      from: String(NOW - range),
+      to: String(NOW),
+      event: TIMELINE_DECISION_EVENTS.join(','),
+      limit: String(TIMELINE_DECISION_PAGE),
+    });
     expect(params(ds[1]).cursor).toBe('c1');
   });
 

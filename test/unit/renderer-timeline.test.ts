@@ -1,11 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import type { DecisionRowWire, TimelineLoadWire, TimelinePageWire, TimelineRequestWire } from '../../src-router/contract';
-import { timelineEvents, type TimelineEvent } from '../../src-renderer/src/lending/timeline-events';
+import { type TimelineEvent, timelineEvents } from '../../src-renderer/src/lending/timeline-events';
 import { borrowedOwners, kindCounts, timelineHover } from '../../src-renderer/src/lending/timeline-hover';
 import {
-  AXIS_H, fitViewport, hitTest, INSTANT_H, INSTANT_W, INSTANT_Y, JOBS_Y, KIND_COLORS, LABEL_W, layoutTimeline, LEASE_H, lendingItemCentres, MIN_SPAN_MS, ownerColor, panBy, plotFraction, ROW_H,
-  timelineTicks, zoomAt,
+  AXIS_H,
+  fitViewport,
+  hitTest,
+  INSTANT_H,
+  INSTANT_W,
+  INSTANT_Y,
+  JOBS_Y,
+  KIND_COLORS,
+  LABEL_W,
+  LEASE_H,
+  layoutTimeline,
+  lendingItemCentres,
+  MIN_SPAN_MS,
+  ownerColor,
+  panBy,
+  plotFraction,
+  ROW_H,
+  timelineTicks,
+  zoomAt,
 } from '../../src-renderer/src/lending/timeline-layout';
+import type {
+  DecisionRowWire,
+  TimelineLoadWire,
+  TimelinePageWire,
+  TimelineRequestWire,
+} from '../../src-router/contract';
 
 // The lease timeline's pure view-model: rows of the analytics and the decision log → events → rows, rectangles,
 // colours, hit-testing, zoom and pan; the hover's decision row with every variable.
@@ -13,69 +35,193 @@ import {
 const T0 = 1_700_000_000_000;
 
 const req = (id: number, over: Partial<TimelineRequestWire>): TimelineRequestWire => ({
-  id, finishedAt: T0 + 1_000, nodeId: 'owner', model: 'model-a', localId: 'a', endpoint: 'chat', streamed: false, queueWaitMs: 0, durationMs: 200,
-  serviceMs: 200, outcome: 'ok', status: 200, requestId: `q${id}`, lentFrom: null, ...over,
+  id,
+  finishedAt: T0 + 1_000,
+  nodeId: 'owner',
+  model: 'model-a',
+  localId: 'a',
+  endpoint: 'chat',
+  streamed: false,
+  queueWaitMs: 0,
+  durationMs: 200,
+  serviceMs: 200,
+  outcome: 'ok',
+  status: 200,
+  requestId: `q${id}`,
+  lentFrom: null,
+  ...over,
 });
 const load = (id: number, over: Partial<TimelineLoadWire>): TimelineLoadWire => ({
-  id, finishedAt: T0 + 100, nodeId: 'owner', model: 'model-a', localId: 'a', lane: 'text', durationMs: 100, success: true, displacedLocalId: null, error: null, ...over,
+  id,
+  finishedAt: T0 + 100,
+  nodeId: 'owner',
+  model: 'model-a',
+  localId: 'a',
+  lane: 'text',
+  durationMs: 100,
+  success: true,
+  displacedLocalId: null,
+  error: null,
+  ...over,
 });
 const row = (id: number, over: Partial<DecisionRowWire>): DecisionRowWire => ({
-  id, at: T0, nodeId: 'owner', routerVersion: '0.1.0', kind: 'dispatch', event: 'lent', trigger: null, linkId: 'l1', ownerNode: 'owner', ownerModel: 'a',
-  helperNode: 'helper', helperModel: 'b', held: null, backlog: null, ownerDrainMs: null, helperSwitchMs: null, helperServiceMs: null, serviceSource: null,
-  helperIdleMs: null, outcome: null, reason: null, slots: 2, requestsOut: 1, ownerPredictedFinishMs: null, ownerJobMs: null, helperJobMs: null, waitedMs: null,
-  borrowedInBackend: null, requestId: null, details: null, ...over,
+  id,
+  at: T0,
+  nodeId: 'owner',
+  routerVersion: '0.1.0',
+  kind: 'dispatch',
+  event: 'lent',
+  trigger: null,
+  linkId: 'l1',
+  ownerNode: 'owner',
+  ownerModel: 'a',
+  helperNode: 'helper',
+  helperModel: 'b',
+  held: null,
+  backlog: null,
+  ownerDrainMs: null,
+  helperSwitchMs: null,
+  helperServiceMs: null,
+  serviceSource: null,
+  helperIdleMs: null,
+  outcome: null,
+  reason: null,
+  slots: 2,
+  requestsOut: 1,
+  ownerPredictedFinishMs: null,
+  ownerJobMs: null,
+  helperJobMs: null,
+  waitedMs: null,
+  borrowedInBackend: null,
+  requestId: null,
+  details: null,
+  ...over,
 });
-const page = (nodes: TimelinePageWire['nodes'], to = T0 + 60_000): TimelinePageWire => ({ from: T0 - 1_000, to, nodes });
-const node = (nodeId: string, requests: TimelineRequestWire[] = [], loads: TimelineLoadWire[] = []) => ({ nodeId, requests, loads, truncated: false });
+const page = (nodes: TimelinePageWire['nodes'], to = T0 + 60_000): TimelinePageWire => ({
+  from: T0 - 1_000,
+  to,
+  nodes,
+});
+const node = (nodeId: string, requests: TimelineRequestWire[] = [], loads: TimelineLoadWire[] = []) => ({
+  nodeId,
+  requests,
+  loads,
+  truncated: false,
+});
 const byKind = (events: TimelineEvent[], kind: string) => events.filter((e) => e.kind === kind);
 
 describe('timeline events', () => {
   it('a job spans its engine time (queue wait left out) on the node that served it, in the lane of its model', () => {
-    const events = timelineEvents(page([node('owner', [req(1, { queueWaitMs: 50, durationMs: 250 })], [load(1, { lane: 'shared' })])]), []);
+    const events = timelineEvents(
+      page([node('owner', [req(1, { queueWaitMs: 50, durationMs: 250 })], [load(1, { lane: 'shared' })])]),
+      [],
+    );
     const [job] = byKind(events, 'own');
-    expect(job).toMatchObject({ node: 'owner', lane: 'shared', start: T0 + 800, end: T0 + 1_000, colorKey: 'own', label: 'a' });
-    expect(timelineEvents(page([node('owner', [req(1, { endpoint: 'image', localId: 'img' })])]), [])[0].lane).toBe('image');
+    expect(job).toMatchObject({
+      node: 'owner',
+      lane: 'shared',
+      start: T0 + 800,
+      end: T0 + 1_000,
+      colorKey: 'own',
+      label: 'a',
+    });
+    expect(timelineEvents(page([node('owner', [req(1, { endpoint: 'image', localId: 'img' })])]), [])[0].lane).toBe(
+      'image',
+    );
   });
 
-  it('a borrowed job is the helper\'s row, coloured by its owner, with the owner\'s lent row; the owner\'s copy is dropped', () => {
+  it("a borrowed job is the helper's row, coloured by its owner, with the owner's lent row; the owner's copy is dropped", () => {
     const lent = row(7, { event: 'lent', requestId: 'q9' });
     const events = timelineEvents(
-      page([node('owner', [req(1, { nodeId: 'helper', localId: 'b', requestId: 'q9' })]), node('helper', [req(5, { nodeId: 'helper', localId: 'b', model: 'model-b', requestId: 'q9', lentFrom: 'owner/a' })])]),
+      page([
+        node('owner', [req(1, { nodeId: 'helper', localId: 'b', requestId: 'q9' })]),
+        node('helper', [
+          req(5, { nodeId: 'helper', localId: 'b', model: 'model-b', requestId: 'q9', lentFrom: 'owner/a' }),
+        ]),
+      ]),
       [lent],
     );
     const borrowed = byKind(events, 'borrowed');
     expect(borrowed).toHaveLength(1);
-    expect(borrowed[0]).toMatchObject({ id: 'r:helper:5', node: 'helper', colorKey: 'owner/a', label: 'b for owner/a', decision: lent });
+    expect(borrowed[0]).toMatchObject({
+      id: 'r:helper:5',
+      node: 'helper',
+      colorKey: 'owner/a',
+      label: 'b for owner/a',
+      decision: lent,
+    });
     expect(byKind(events, 'own')).toHaveLength(0);
     expect(borrowedOwners(events)).toEqual([{ owner: 'owner/a', color: ownerColor('owner/a') }]);
   });
 
-  it('without the helper\'s row (not gathered), the owner\'s copy stands in, its owner from the lent row', () => {
-    const events = timelineEvents(page([node('owner', [req(1, { nodeId: 'helper', localId: 'b', requestId: 'q9' }), req(2, { nodeId: 'helper', localId: 'b', requestId: null })])]), [row(7, { requestId: 'q9' })]);
-    expect(byKind(events, 'borrowed').map((e) => [e.node, e.colorKey])).toEqual([['helper', 'owner/a'], ['helper', 'owner/model-a']]);
+  it("without the helper's row (not gathered), the owner's copy stands in, its owner from the lent row", () => {
+    const events = timelineEvents(
+      page([
+        node('owner', [
+          req(1, { nodeId: 'helper', localId: 'b', requestId: 'q9' }),
+          req(2, { nodeId: 'helper', localId: 'b', requestId: null }),
+        ]),
+      ]),
+      [row(7, { requestId: 'q9' })],
+    );
+    expect(byKind(events, 'borrowed').map((e) => [e.node, e.colorKey])).toEqual([
+      ['helper', 'owner/a'],
+      ['helper', 'owner/model-a'],
+    ]);
   });
 
   it('a request handed back unstarted is no job (its return is an instant)', () => {
-    expect(timelineEvents(page([node('helper', [req(1, { nodeId: 'helper', outcome: 'returned', lentFrom: 'owner/a' })])]), [])).toEqual([]);
+    expect(
+      timelineEvents(
+        page([node('helper', [req(1, { nodeId: 'helper', outcome: 'returned', lentFrom: 'owner/a' })])]),
+        [],
+      ),
+    ).toEqual([]);
   });
 
   it('a load of what the previous load on its lane displaced is a restore; a failed load is marked', () => {
     const events = timelineEvents(
-      page([node('helper', [], [load(1, { nodeId: 'helper', localId: 'b', finishedAt: T0 + 100 }), load(2, { nodeId: 'helper', localId: 'x', finishedAt: T0 + 500, displacedLocalId: 'b' }), load(3, { nodeId: 'helper', localId: 'b', finishedAt: T0 + 900 }), load(4, { nodeId: 'helper', localId: 'y', finishedAt: T0 + 950, success: false })])]),
+      page([
+        node(
+          'helper',
+          [],
+          [
+            load(1, { nodeId: 'helper', localId: 'b', finishedAt: T0 + 100 }),
+            load(2, { nodeId: 'helper', localId: 'x', finishedAt: T0 + 500, displacedLocalId: 'b' }),
+            load(3, { nodeId: 'helper', localId: 'b', finishedAt: T0 + 900 }),
+            load(4, { nodeId: 'helper', localId: 'y', finishedAt: T0 + 950, success: false }),
+          ],
+        ),
+      ]),
       [],
     );
-    expect(events.map((e) => [e.kind, e.label])).toEqual([['load', 'load b'], ['load', 'load x'], ['restore', 'restore b'], ['load', 'load y (failed)']]);
+    expect(events.map((e) => [e.kind, e.label])).toEqual([
+      ['load', 'load b'],
+      ['load', 'load x'],
+      ['restore', 'restore b'],
+      ['load', 'load y (failed)'],
+    ]);
     expect(events[3].colorKey).toBe('load_failed');
   });
 
   it('a lease spans from its update to the next change or clear, else its TTL; renewals of the same lease are one span', () => {
-    const upd = (id: number, at: number, over: Partial<DecisionRowWire> = {}) => row(id, { event: 'lease_updated', at, details: { probe: false, ttlMs: 5_000 }, ...over });
+    const upd = (id: number, at: number, over: Partial<DecisionRowWire> = {}) =>
+      row(id, { event: 'lease_updated', at, details: { probe: false, ttlMs: 5_000 }, ...over });
     const rows = [
-      upd(1, T0), upd(2, T0 + 1_000), upd(3, T0 + 2_000, { details: { probe: true, ttlMs: 5_000 }, slots: 1 }),
-      row(4, { event: 'lease_cleared', at: T0 + 3_000, reason: 'no_lease' }), upd(5, T0 + 10_000),
+      upd(1, T0),
+      upd(2, T0 + 1_000),
+      upd(3, T0 + 2_000, { details: { probe: true, ttlMs: 5_000 }, slots: 1 }),
+      row(4, { event: 'lease_cleared', at: T0 + 3_000, reason: 'no_lease' }),
+      upd(5, T0 + 10_000),
     ];
-    const leases = timelineEvents(page([], T0 + 12_000), [...rows].reverse()).filter((e) => e.kind === 'lease' || e.kind === 'probe');
-    expect(leases.map((e) => [e.kind, e.start - T0, e.end - T0, e.count])).toEqual([['lease', 0, 2_000, 2], ['probe', 2_000, 3_000, 1], ['lease', 10_000, 12_000, 1]]);
+    const leases = timelineEvents(page([], T0 + 12_000), [...rows].reverse()).filter(
+      (e) => e.kind === 'lease' || e.kind === 'probe',
+    );
+    expect(leases.map((e) => [e.kind, e.start - T0, e.end - T0, e.count])).toEqual([
+      ['lease', 0, 2_000, 2],
+      ['probe', 2_000, 3_000, 1],
+      ['lease', 10_000, 12_000, 1],
+    ]);
     expect(leases[0].label).toBe('lease → helper/b ×2 (2 renewals)');
     expect(leases[0]).toMatchObject({ node: 'owner', lane: 'text', colorKey: 'helper/b' });
   });
@@ -92,7 +238,12 @@ describe('timeline events', () => {
       row(8, { nodeId: 'master', event: 'lent_fate', reason: 'answered', at: T0 + 8 }),
     ]);
     expect(events.map((e) => [e.kind, e.node, e.start - T0, e.start === e.end])).toEqual([
-      ['grant', 'owner', 1, true], ['hold', 'owner', 3, true], ['lent', 'owner', 4, true], ['returned', 'owner', 5, true], ['cutoff', 'owner', 6, true], ['returned', 'helper', 7, true],
+      ['grant', 'owner', 1, true],
+      ['hold', 'owner', 3, true],
+      ['lent', 'owner', 4, true],
+      ['returned', 'owner', 5, true],
+      ['cutoff', 'owner', 6, true],
+      ['returned', 'helper', 7, true],
       ['fate', 'owner', 8, true],
     ]);
     expect(events[4].label).toBe('cut off from helper/b (cut_off)');
@@ -104,17 +255,30 @@ describe('timeline events', () => {
 describe('timeline layout', () => {
   const events = timelineEvents(
     page([
-      node('owner', [req(1, { finishedAt: T0 + 1_000, durationMs: 500 })], [load(1, { localId: 'img', lane: 'image', finishedAt: T0 - 10 })]),
-      node('helper', [req(2, { nodeId: 'helper', localId: 'b', lentFrom: 'owner/a', finishedAt: T0 + 2_000, durationMs: 1_000 })]),
+      node(
+        'owner',
+        [req(1, { finishedAt: T0 + 1_000, durationMs: 500 })],
+        [load(1, { localId: 'img', lane: 'image', finishedAt: T0 - 10 })],
+      ),
+      node('helper', [
+        req(2, { nodeId: 'helper', localId: 'b', lentFrom: 'owner/a', finishedAt: T0 + 2_000, durationMs: 1_000 }),
+      ]),
     ]),
-    [row(1, { event: 'lease_updated', at: T0, details: { probe: false, ttlMs: 4_000 } }), row(2, { event: 'lent', at: T0 + 500 })],
+    [
+      row(1, { event: 'lease_updated', at: T0, details: { probe: false, ttlMs: 4_000 } }),
+      row(2, { event: 'lent', at: T0 + 500 }),
+    ],
   );
   const vp = { from: T0, to: T0 + 4_000 };
   const width = LABEL_W + 400; // 10 ms a pixel
 
   it('one row per node and lane, nodes as first seen, text before image', () => {
     const l = layoutTimeline(events, vp, width);
-    expect(l.rows.map((r) => [r.label, r.y])).toEqual([['owner · text', AXIS_H], ['owner · image', AXIS_H + ROW_H], ['helper · text', AXIS_H + 2 * ROW_H]]);
+    expect(l.rows.map((r) => [r.label, r.y])).toEqual([
+      ['owner · text', AXIS_H],
+      ['owner · image', AXIS_H + ROW_H],
+      ['helper · text', AXIS_H + 2 * ROW_H],
+    ]);
     expect(l.height).toBe(AXIS_H + 3 * ROW_H);
   });
 
@@ -122,9 +286,19 @@ describe('timeline layout', () => {
     const l = layoutTimeline(events, vp, width);
     const of = (kind: string) => l.rects.find((r) => r.kind === kind)!;
     expect(of('own')).toMatchObject({ x: LABEL_W + 50, y: AXIS_H + JOBS_Y, w: 50, color: KIND_COLORS.own });
-    expect(of('borrowed')).toMatchObject({ x: LABEL_W + 100, y: AXIS_H + 2 * ROW_H + JOBS_Y, w: 100, color: ownerColor('owner/a') });
+    expect(of('borrowed')).toMatchObject({
+      x: LABEL_W + 100,
+      y: AXIS_H + 2 * ROW_H + JOBS_Y,
+      w: 100,
+      color: ownerColor('owner/a'),
+    });
     expect(of('lease')).toMatchObject({ x: LABEL_W, y: AXIS_H, w: 400, h: LEASE_H, color: KIND_COLORS.lease });
-    expect(of('lent')).toMatchObject({ x: LABEL_W + 50 - INSTANT_W / 2, y: AXIS_H + INSTANT_Y, w: INSTANT_W, h: INSTANT_H });
+    expect(of('lent')).toMatchObject({
+      x: LABEL_W + 50 - INSTANT_W / 2,
+      y: AXIS_H + INSTANT_Y,
+      w: INSTANT_W,
+      h: INSTANT_H,
+    });
     expect(l.rects.at(-1)!.kind).toBe('lent');
     // The load ended before the viewport: culled; its row stays.
     expect(l.rects.some((r) => r.kind === 'load')).toBe(false);
@@ -152,7 +326,10 @@ describe('timeline layout', () => {
 
   it('lists the lending items in view with their centres (the canvas fallback)', () => {
     const items = lendingItemCentres(layoutTimeline(events, vp, width));
-    expect(items.map((i) => [i.kind, i.x, i.y])).toEqual([['lease', LABEL_W + 200, AXIS_H + LEASE_H / 2], ['lent', LABEL_W + 50, AXIS_H + INSTANT_Y + INSTANT_H / 2]]);
+    expect(items.map((i) => [i.kind, i.x, i.y])).toEqual([
+      ['lease', LABEL_W + 200, AXIS_H + LEASE_H / 2],
+      ['lent', LABEL_W + 50, AXIS_H + INSTANT_Y + INSTANT_H / 2],
+    ]);
   });
 
   it('zooms around a point, pans by a fraction, never below the smallest span', () => {
@@ -196,13 +373,22 @@ describe('timeline hover', () => {
     expect(h.decision!.find((v) => v.name === 'details.ttlMs')!.value).toBe('5 s');
   });
 
-  it('a borrowed job shows its analytics row and the owner\'s lent row', () => {
+  it("a borrowed job shows its analytics row and the owner's lent row", () => {
     const lent = row(7, { requestId: 'q9' });
-    const [e] = timelineEvents(page([node('helper', [req(5, { nodeId: 'helper', localId: 'b', requestId: 'q9', lentFrom: 'owner/a', queueWaitMs: 20 })])]), [lent]);
+    const [e] = timelineEvents(
+      page([
+        node('helper', [
+          req(5, { nodeId: 'helper', localId: 'b', requestId: 'q9', lentFrom: 'owner/a', queueWaitMs: 20 }),
+        ]),
+      ]),
+      [lent],
+    );
     const h = timelineHover(e);
     expect(h.title).toBe('borrowed job: b for owner/a');
     expect(h.decision!.find((v) => v.name === 'request_id')!.value).toBe('q9');
-    expect(h.analytics!.map((v) => v.name)).toEqual(expect.arrayContaining(['recorded_by', 'lent_from', 'queue_wait_ms', 'finished_at']));
+    expect(h.analytics!.map((v) => v.name)).toEqual(
+      expect.arrayContaining(['recorded_by', 'lent_from', 'queue_wait_ms', 'finished_at']),
+    );
     expect(h.analytics!.find((v) => v.name === 'queue_wait_ms')!.value).toBe('20 ms');
     expect(h.when).toMatch(/ – .* \(180 ms\)$/);
   });

@@ -11,7 +11,10 @@ import { AppStoreContext } from '../../src-renderer/src/store/use-app-store';
 import { ClustersStoreContext } from '../../src-renderer/src/store/use-clusters-store';
 import { bridgeTokenStorage } from '../../src-renderer/src/token-storage';
 
-const BASIC_TEXT = { sealed: false, how: "Remote clusters' tokens are stored obfuscated, not encrypted: no OS keyring was found (basic_text)" };
+const BASIC_TEXT = {
+  sealed: false,
+  how: "Remote clusters' tokens are stored obfuscated, not encrypted: no OS keyring was found (basic_text)",
+};
 const KEYRING = { sealed: true, how: "Remote clusters' tokens are encrypted with the OS keyring (gnome_libsecret)" };
 const noFetch = async (): Promise<Response> => new Response('{}', { status: 503 });
 
@@ -28,22 +31,31 @@ function withBridge(tokenStorage: unknown, render: () => string): string {
 
 function dialogMarkup(): string {
   const clusters = createClustersStore({ url: 'http://node', token: 't', fetch: noFetch, now: () => 0 });
-  return renderToStaticMarkup(createElement(ClustersStoreContext.Provider, { value: clusters }, createElement(AddClusterDialog, { onClose: () => {} })));
+  return renderToStaticMarkup(
+    createElement(
+      ClustersStoreContext.Provider,
+      { value: clusters },
+      createElement(AddClusterDialog, { onClose: () => {} }),
+    ),
+  );
 }
 
 function settingsMarkup(): string {
-  const store = createAppStore('http://node', { client: createConsoleClient({ url: 'http://node', token: 't', fetch: noFetch }), now: () => 0 });
+  const store = createAppStore('http://node', {
+    client: createConsoleClient({ url: 'http://node', token: 't', fetch: noFetch }),
+    now: () => 0,
+  });
   const serving = { ...store, getInitialState: store.getState };
   return renderToStaticMarkup(createElement(AppStoreContext.Provider, { value: serving }, createElement(SettingsPage)));
 }
 
 // Item 12: Settings and the remote-cluster dialog say when tokens are not really encrypted (safeStorage's basic_text).
-describe('item 12: how remote clusters\' tokens are kept, in Settings and the cluster dialog', () => {
+describe("item 12: how remote clusters' tokens are kept, in Settings and the cluster dialog", () => {
   afterEach(() => {
     delete (globalThis as { window?: unknown }).window;
   });
 
-  it('the bridge\'s value is parsed: a malformed one, or none (a plain browser), claims nothing', () => {
+  it("the bridge's value is parsed: a malformed one, or none (a plain browser), claims nothing", () => {
     expect(bridgeTokenStorage({ tokenStorage: BASIC_TEXT })).toEqual(BASIC_TEXT);
     expect(bridgeTokenStorage({ tokenStorage: { sealed: 'yes', how: 'x' } })).toBeNull();
     expect(bridgeTokenStorage({ tokenStorage: { ...KEYRING, extra: 1 } })).toBeNull();
@@ -62,7 +74,7 @@ describe('item 12: how remote clusters\' tokens are kept, in Settings and the cl
     expect(renderToStaticMarkup(createElement(TokenStorageNotice, { storage: null }))).toBe('');
   });
 
-  it('the add-cluster dialog and the Settings screen show the desktop app\'s statement', () => {
+  it("the add-cluster dialog and the Settings screen show the desktop app's statement", () => {
     for (const markup of [withBridge(BASIC_TEXT, dialogMarkup), withBridge(BASIC_TEXT, settingsMarkup)]) {
       expect(markup).toContain('data-testid="token-storage"');
       expect(markup).toContain('no OS keyring was found (basic_text)');

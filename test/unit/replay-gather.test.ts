@@ -2,14 +2,22 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { gatherReplay } from '../../src-router/cluster/replay-gather';
-import { replaySettingsOf } from '../../src-router/lending/replay';
 import { parseNodeConfig } from '../../src-router/config';
+import { replaySettingsOf } from '../../src-router/lending/replay';
 import type { ReplaySource } from '../../src-router/store';
 
 // The console replay's gathering: a member that answers something that is not its rows, or nothing, is named in
 // `missing` and the replay runs without it; a bad setting is the 400 naming `settings.KEY` before anything is read.
 
-const empty = (nodeId: string): ReplaySource => ({ nodeId, requests: [], history: [], loads: [], decisions: [], links: [], truncated: false });
+const empty = (nodeId: string): ReplaySource => ({
+  nodeId,
+  requests: [],
+  history: [],
+  loads: [],
+  decisions: [],
+  links: [],
+  truncated: false,
+});
 const log = { warn: () => undefined } as never;
 
 describe('gatherReplay', () => {
@@ -21,9 +29,15 @@ describe('gatherReplay', () => {
       const asked: string[] = [];
       const r = await gatherReplay(
         {
-          clusterToken: 't', log, settings: replaySettingsOf(parseNodeConfig({}).cluster), timeoutMs: 2000,
+          clusterToken: 't',
+          log,
+          settings: replaySettingsOf(parseNodeConfig({}).cluster),
+          timeoutMs: 2000,
           own: (q) => (asked.push(`${q.from}-${q.to}`), empty('master')),
-          members: () => [{ nodeId: 'wrong-shape', url: `http://127.0.0.1:${port}` }, { nodeId: 'closed', url: 'http://127.0.0.1:1' }],
+          members: () => [
+            { nodeId: 'wrong-shape', url: `http://127.0.0.1:${port}` },
+            { nodeId: 'closed', url: 'http://127.0.0.1:1' },
+          ],
         },
         { from: 1000, to: 2000, settings: { offload_probe_idle: '30s' }, maxEvents: 1000 },
       );
@@ -49,8 +63,12 @@ describe('gatherReplay', () => {
     try {
       const r = await gatherReplay(
         {
-          clusterToken: 't', log: { warn: (_o: unknown, m: string) => warnings.push(m) } as never, settings: replaySettingsOf(parseNodeConfig({}).cluster), maxBytes: 10_000,
-          own: () => empty('master'), members: () => [{ nodeId: 'endless', url: `http://127.0.0.1:${port}` }],
+          clusterToken: 't',
+          log: { warn: (_o: unknown, m: string) => warnings.push(m) } as never,
+          settings: replaySettingsOf(parseNodeConfig({}).cluster),
+          maxBytes: 10_000,
+          own: () => empty('master'),
+          members: () => [{ nodeId: 'endless', url: `http://127.0.0.1:${port}` }],
         },
         { from: 0, to: 1, settings: {}, maxEvents: 10 },
       );
@@ -66,7 +84,13 @@ describe('gatherReplay', () => {
     let read = false;
     await expect(
       gatherReplay(
-        { clusterToken: 't', log, settings: replaySettingsOf(parseNodeConfig({}).cluster), own: () => ((read = true), empty('m')), members: () => [] },
+        {
+          clusterToken: 't',
+          log,
+          settings: replaySettingsOf(parseNodeConfig({}).cluster),
+          own: () => ((read = true), empty('m')),
+          members: () => [],
+        },
         { from: 0, to: 1, settings: { scheduling_backend_depth: 'x' }, maxEvents: 10 },
       ),
     ).rejects.toMatchObject({ status: 400, param: 'settings.scheduling_backend_depth' });

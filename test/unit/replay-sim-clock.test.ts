@@ -11,7 +11,11 @@ describe('the replay simulated clock', () => {
     c.at(1100, () => seen.push(['a', c.now()]));
     c.after(() => seen.push(['b', c.now()]), 200);
     expect(c.run(100)).toEqual({ events: 3, capped: false });
-    expect(seen).toEqual([['a', 1100], ['b', 1200], ['c', 1300]]);
+    expect(seen).toEqual([
+      ['a', 1100],
+      ['b', 1200],
+      ['c', 1300],
+    ]);
     expect(c.now()).toBe(1300);
   });
 

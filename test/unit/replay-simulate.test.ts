@@ -1,29 +1,78 @@
 import { describe, expect, it } from 'vitest';
-import { simulate, type ReplayInput, type ReplayRequest } from '../../src-router/lending/replay';
+import { type ReplayInput, type ReplayRequest, simulate } from '../../src-router/lending/replay';
 import type { RequestRow } from '../../src-router/store';
 
-const settings = { depth: 2, refreshIntervalMs: 400, minSamples: 3, sampleWindowMs: 86_400_000, contextReserve: 512, probeIdleMs: 300, holdEnabled: true, decisionLatencyMs: 15, relayMs: 5 };
+const settings = {
+  depth: 2,
+  refreshIntervalMs: 400,
+  minSamples: 3,
+  sampleWindowMs: 86_400_000,
+  contextReserve: 512,
+  probeIdleMs: 300,
+  holdEnabled: true,
+  decisionLatencyMs: 15,
+  relayMs: 5,
+};
 const T0 = 1_000_000;
 
 const history = (node: string, model: string, ms: number): RequestRow[] =>
   Array.from({ length: 4 }, (_, i) => ({
-    finishedAt: T0 - 10_000 + i * 1000, nodeId: node, model, localId: model, backend: 'sim', endpoint: 'chat', streamed: false, promptBytes: 100, promptTokens: 5,
-    tokensGenerated: 12, queueWaitMs: 0, durationMs: ms, serviceMs: ms, serviceSource: 'derived', outcome: 'ok',
+    finishedAt: T0 - 10_000 + i * 1000,
+    nodeId: node,
+    model,
+    localId: model,
+    backend: 'sim',
+    endpoint: 'chat',
+    streamed: false,
+    promptBytes: 100,
+    promptTokens: 5,
+    tokensGenerated: 12,
+    queueWaitMs: 0,
+    durationMs: ms,
+    serviceMs: ms,
+    serviceSource: 'derived',
+    outcome: 'ok',
   }));
 
 function burst(n: number): ReplayRequest[] {
   return Array.from({ length: n }, (_, i) => ({
-    id: `r${String(i).padStart(2, '0')}`, node: 'owner', model: 'a', endpoint: 'chat', arrivedAt: T0 + i, work: 12, stream: false, bodyBytes: 100, promptTokens: 5,
-    serviceMs: { 'owner/a': 360 }, recorded: { finishedAt: T0 + 1000, waitMs: 0, ranOn: 'owner/a' },
+    id: `r${String(i).padStart(2, '0')}`,
+    node: 'owner',
+    model: 'a',
+    endpoint: 'chat',
+    arrivedAt: T0 + i,
+    work: 12,
+    stream: false,
+    bodyBytes: 100,
+    promptTokens: 5,
+    serviceMs: { 'owner/a': 360 },
+    recorded: { finishedAt: T0 + 1000, waitMs: 0, ranOn: 'owner/a' },
   }));
 }
 
 const input = (o: Partial<ReplayInput> = {}): ReplayInput => ({
-  from: T0, to: T0 + 60_000, requests: burst(12), history: [...history('owner', 'a', 360), ...history('helper', 'b', 180)], historyLoads: [],
-  models: [{ nodeId: 'owner', model: 'a', lane: 'text', runtimeLane: 'text', loadSamplesMs: [400] }, { nodeId: 'helper', model: 'b', lane: 'text', runtimeLane: 'text', loadSamplesMs: [400] }],
+  from: T0,
+  to: T0 + 60_000,
+  requests: burst(12),
+  history: [...history('owner', 'a', 360), ...history('helper', 'b', 180)],
+  historyLoads: [],
+  models: [
+    { nodeId: 'owner', model: 'a', lane: 'text', runtimeLane: 'text', loadSamplesMs: [400] },
+    { nodeId: 'helper', model: 'b', lane: 'text', runtimeLane: 'text', loadSamplesMs: [400] },
+  ],
   lanesAtStart: { owner: { text: 'a' }, helper: { text: 'b' } },
-  links: [{ id: 'L1', lane: 'text', owner: { nodeId: 'owner', model: 'a' }, helper: { nodeId: 'helper', model: 'b' }, loadIfUnloaded: true, restoreAfterBorrow: false }],
-  settings, ...o,
+  links: [
+    {
+      id: 'L1',
+      lane: 'text',
+      owner: { nodeId: 'owner', model: 'a' },
+      helper: { nodeId: 'helper', model: 'b' },
+      loadIfUnloaded: true,
+      restoreAfterBorrow: false,
+    },
+  ],
+  settings,
+  ...o,
 });
 
 const makespan = (r: ReturnType<typeof simulate>) => Math.max(...r.requests.map((x) => x.finishedAt)) - T0;

@@ -6,11 +6,26 @@ import type { RequestRow } from '../../src-router/store';
 
 // The router's own metrics: each finished request counts once under its label set, and its duration and queue wait
 // are observed (the label children are bound once per set, issue #14 — counts must stay exact per set).
-const row = (o: Partial<RequestRow> = {}): RequestRow => ({ finishedAt: 0, nodeId: 'n', model: 'm', localId: 'm', backend: 'sim', endpoint: 'chat', streamed: false, queueWaitMs: 20, durationMs: 300, outcome: 'ok', ...o });
+const row = (o: Partial<RequestRow> = {}): RequestRow => ({
+  finishedAt: 0,
+  nodeId: 'n',
+  model: 'm',
+  localId: 'm',
+  backend: 'sim',
+  endpoint: 'chat',
+  streamed: false,
+  queueWaitMs: 20,
+  durationMs: 300,
+  outcome: 'ok',
+  ...o,
+});
 
 describe('router metrics', () => {
   it('counts requests per model, endpoint and outcome, and observes duration and queue wait per set', async () => {
-    const m = new RouterMetrics(() => undefined, () => undefined);
+    const m = new RouterMetrics(
+      () => undefined,
+      () => undefined,
+    );
     m.request(row());
     m.request(row({ durationMs: 3_000 }));
     m.request(row({ outcome: 'error' }));
@@ -33,20 +48,32 @@ describe('router metrics', () => {
   });
 
   it('escapes label values, and counts again from zero after a reset', async () => {
-    const m = new RouterMetrics(() => undefined, () => undefined);
+    const m = new RouterMetrics(
+      () => undefined,
+      () => undefined,
+    );
     m.request(row({ model: 'a "quoted" \\ name' }));
-    expect(await m.registry.metrics()).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1');
+    expect(await m.registry.metrics()).toContain(
+      'routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1',
+    );
     m.registry.resetMetrics();
-    expect(await m.registry.metrics()).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 0');
+    expect(await m.registry.metrics()).toContain(
+      'routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 0',
+    );
     // Counting goes on after a reset (the label set's handle is bound once).
     m.request(row({ model: 'a "quoted" \\ name' }));
     const text = await m.registry.metrics();
-    expect(text).toContain('routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1');
+    expect(text).toContain(
+      'routerdesk_requests_total{model="a \\"quoted\\" \\\\ name",endpoint="chat",outcome="ok"} 1',
+    );
     expect(text).toContain('routerdesk_queue_wait_seconds_count{model="a \\"quoted\\" \\\\ name"} 1');
   });
 
   it('keeps the model label bounded: a name a peer made too long, or one past the cap of names, counts as other', async () => {
-    const m = new RouterMetrics(() => undefined, () => undefined);
+    const m = new RouterMetrics(
+      () => undefined,
+      () => undefined,
+    );
     const huge = 'x'.repeat(MAX_LABEL_LENGTH + 1);
     m.request(row({ model: huge }));
     m.routingFallback(huge, ['kv_cache']);

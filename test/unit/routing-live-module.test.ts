@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { KeySpaceError, type KeySpace } from '../../src-router/kv/keyspace';
+import { type KeySpace, KeySpaceError } from '../../src-router/kv/keyspace';
 import {
-  buildRoutingView, checkWriteGate, DEFAULT_MULTI_SPEC, LiveRoutingModule, MULTI_MESSAGES, STRATEGIES, type PodSnapshot,
+  buildRoutingView,
+  checkWriteGate,
+  DEFAULT_MULTI_SPEC,
+  LiveRoutingModule,
+  MULTI_MESSAGES,
+  type PodSnapshot,
+  STRATEGIES,
 } from '../../src-router/routing';
 
 /** A tiny in-memory keyspace with a settable clock (TTL) and an outage switch. */
@@ -46,7 +52,14 @@ function setup(opts: { defaultStrategy?: string } = {}) {
   const clock = { now: 1_000_000 };
   const kv = new MemoryKeySpace(clock);
   const applied: string[] = [];
-  const mod = new LiveRoutingModule({ keyspace: kv, pollMs: 5_000, now: () => clock.now, rng: () => 0, onApplied: (a) => applied.push(a.strategy.spec), ...opts });
+  const mod = new LiveRoutingModule({
+    keyspace: kv,
+    pollMs: 5_000,
+    now: () => clock.now,
+    rng: () => 0,
+    onApplied: (a) => applied.push(a.strategy.spec),
+    ...opts,
+  });
   return { clock, kv, mod, applied };
 }
 
@@ -54,7 +67,11 @@ describe('live routing module: desired → effective (ROUTE-6)', () => {
   it('without desired state: config default, beacon written with TTL on pollNow', async () => {
     const { kv, mod } = setup();
     await mod.pollNow();
-    expect(JSON.parse((await kv.get(`${KEY}.effective`))!)).toEqual({ strategy: 'round-robin', routes_engine: null, source: 'config_default' });
+    expect(JSON.parse((await kv.get(`${KEY}.effective`))!)).toEqual({
+      strategy: 'round-robin',
+      routes_engine: null,
+      source: 'config_default',
+    });
     expect(await kv.pttl(`${KEY}.effective`)).toBe(15_000);
     expect(mod.status()).toMatchObject({ reporting: true, lastError: null, desired: null });
   });
@@ -65,8 +82,16 @@ describe('live routing module: desired → effective (ROUTE-6)', () => {
     await kv.set(KEY, JSON.stringify({ strategy: DEFAULT_MULTI_SPEC, routes_engine: 'clutch-layers' }));
     expect(mod.current().strategy.name).toBe('round-robin');
     await mod.pollNow();
-    expect(mod.current()).toMatchObject({ strategy: { name: 'multi', spec: DEFAULT_MULTI_SPEC }, routesEngine: 'clutch-layers', source: 'routing_key' });
-    expect(JSON.parse((await kv.get(`${KEY}.effective`))!)).toEqual({ strategy: DEFAULT_MULTI_SPEC, routes_engine: 'clutch-layers', source: 'routing_key' });
+    expect(mod.current()).toMatchObject({
+      strategy: { name: 'multi', spec: DEFAULT_MULTI_SPEC },
+      routesEngine: 'clutch-layers',
+      source: 'routing_key',
+    });
+    expect(JSON.parse((await kv.get(`${KEY}.effective`))!)).toEqual({
+      strategy: DEFAULT_MULTI_SPEC,
+      routes_engine: 'clutch-layers',
+      source: 'routing_key',
+    });
     expect(applied).toEqual([DEFAULT_MULTI_SPEC]);
     await mod.pollNow();
     expect(applied).toHaveLength(1); // logged once, when committed
@@ -88,8 +113,16 @@ describe('live routing module: desired → effective (ROUTE-6)', () => {
     await mod.pollNow();
     await kv.set(KEY, JSON.stringify({ strategy: 'multi:least-request:0' }));
     await mod.pollNow();
-    expect(mod.current()).toMatchObject({ strategy: { name: 'least-request' }, source: 'fallback_invalid_spec', invalidReason: MULTI_MESSAGES.weight('least-request') });
-    expect(JSON.parse((await kv.get(`${KEY}.effective`))!)).toEqual({ strategy: 'least-request', routes_engine: null, source: 'fallback_invalid_spec' });
+    expect(mod.current()).toMatchObject({
+      strategy: { name: 'least-request' },
+      source: 'fallback_invalid_spec',
+      invalidReason: MULTI_MESSAGES.weight('least-request'),
+    });
+    expect(JSON.parse((await kv.get(`${KEY}.effective`))!)).toEqual({
+      strategy: 'least-request',
+      routes_engine: null,
+      source: 'fallback_invalid_spec',
+    });
     await kv.set(KEY, 'not json');
     await mod.pollNow();
     expect(mod.current()).toMatchObject({ strategy: { name: 'least-request' }, source: 'fallback_invalid_spec' });
@@ -99,7 +132,11 @@ describe('live routing module: desired → effective (ROUTE-6)', () => {
     const { kv, mod } = setup({ defaultStrategy: 'random' });
     await kv.set(KEY, JSON.stringify({ strategy: 'fastest' }));
     await mod.pollNow();
-    expect(mod.status().effective).toEqual({ strategy: 'random', routes_engine: null, source: 'fallback_invalid_spec' });
+    expect(mod.status().effective).toEqual({
+      strategy: 'random',
+      routes_engine: null,
+      source: 'fallback_invalid_spec',
+    });
   });
 
   it('keyspace outage: keeps the last strategy, reporting false, routing goes on, recovers', async () => {
@@ -108,7 +145,11 @@ describe('live routing module: desired → effective (ROUTE-6)', () => {
     await mod.pollNow();
     kv.down = true;
     await mod.pollNow();
-    expect(mod.status()).toMatchObject({ reporting: false, lastError: 'connection refused', effective: { strategy: 'least-request' } });
+    expect(mod.status()).toMatchObject({
+      reporting: false,
+      lastError: 'connection refused',
+      effective: { strategy: 'least-request' },
+    });
     const pods: PodSnapshot[] = [
       { id: 'a', ready: true, inflight: 0, metrics: { num_requests_running: 3, num_requests_waiting: 0 } },
       { id: 'b', ready: true, inflight: 0, metrics: { num_requests_running: 0, num_requests_waiting: 0 } },
@@ -125,8 +166,16 @@ describe('live routing module: desired → effective (ROUTE-6)', () => {
   it('counts fallback picks', async () => {
     const seen: string[] = [];
     const { mod } = setup({ defaultStrategy: 'least-kv-cache' });
-    const m2 = new LiveRoutingModule({ keyspace: new MemoryKeySpace({ now: 0 }), defaultStrategy: 'least-kv-cache', rng: () => 0, onFallback: (r) => seen.push(r.reason ?? '') });
-    const pods: PodSnapshot[] = [{ id: 'a', ready: true, inflight: 0 }, { id: 'b', ready: true, inflight: 0 }];
+    const m2 = new LiveRoutingModule({
+      keyspace: new MemoryKeySpace({ now: 0 }),
+      defaultStrategy: 'least-kv-cache',
+      rng: () => 0,
+      onFallback: (r) => seen.push(r.reason ?? ''),
+    });
+    const pods: PodSnapshot[] = [
+      { id: 'a', ready: true, inflight: 0 },
+      { id: 'b', ready: true, inflight: 0 },
+    ];
     expect(mod.pick(pods)).toMatchObject({ fallback: true, pod: { id: 'a' } });
     mod.pick(pods);
     expect(mod.status().fallbackCount).toBe(2);
@@ -144,13 +193,26 @@ describe('runtime.routing view and setRouting (ROUTE-1, 3, 5..8)', () => {
   it('builds the view: strategies from data, desired, effective, inSync', async () => {
     const { mod } = setup();
     let view = await mod.routingView({ writable: true, canWrite: false });
-    expect(view).toMatchObject({ desired: null, effective: null, engineReporting: false, inSync: true, writable: true, canWrite: false, defaultMultiSpec: DEFAULT_MULTI_SPEC });
+    expect(view).toMatchObject({
+      desired: null,
+      effective: null,
+      engineReporting: false,
+      inSync: true,
+      writable: true,
+      canWrite: false,
+      defaultMultiSpec: DEFAULT_MULTI_SPEC,
+    });
     expect(view.strategies.map((s) => s.name)).toEqual(STRATEGIES.map((s) => s.name));
     expect(view.multiScorers).toEqual(['least-request', 'least-kv-cache', 'prefix-affinity']);
     await mod.pollNow();
     await mod.setRouting({ strategy: 'least-request' });
     view = await mod.routingView({ writable: true, canWrite: true });
-    expect(view).toMatchObject({ desired: { strategy: 'least-request', routes_engine: null }, effective: { strategy: 'round-robin', source: 'config_default' }, engineReporting: true, inSync: false });
+    expect(view).toMatchObject({
+      desired: { strategy: 'least-request', routes_engine: null },
+      effective: { strategy: 'round-robin', source: 'config_default' },
+      engineReporting: true,
+      inSync: false,
+    });
     await mod.pollNow();
     view = await mod.routingView({ writable: true, canWrite: true });
     expect(view).toMatchObject({ effective: { strategy: 'least-request', source: 'routing_key' }, inSync: true });
@@ -158,8 +220,15 @@ describe('runtime.routing view and setRouting (ROUTE-1, 3, 5..8)', () => {
 
   it('setRouting validates with the ROUTE-3 messages and writes nothing when invalid', async () => {
     const { kv, mod } = setup();
-    expect(await mod.setRouting({ strategy: 'multi:least-request:3,,least-kv-cache:1' })).toEqual({ ok: false, field: 'strategy', message: MULTI_MESSAGES.emptyEntry });
-    expect(await mod.setRouting({ strategy: 'least-request', routesEngine: 'vllm' })).toMatchObject({ ok: false, field: 'routesEngine' });
+    expect(await mod.setRouting({ strategy: 'multi:least-request:3,,least-kv-cache:1' })).toEqual({
+      ok: false,
+      field: 'strategy',
+      message: MULTI_MESSAGES.emptyEntry,
+    });
+    expect(await mod.setRouting({ strategy: 'least-request', routesEngine: 'vllm' })).toMatchObject({
+      ok: false,
+      field: 'routesEngine',
+    });
     expect(await kv.get(KEY)).toBeNull();
   });
 
@@ -177,14 +246,28 @@ describe('runtime.routing view and setRouting (ROUTE-1, 3, 5..8)', () => {
   it('inSync compares the requested profile too; pure view from raw values', () => {
     const base = { routingKey: KEY, strategies: STRATEGIES, writable: true, canWrite: true };
     const eff = JSON.stringify({ strategy: 'random', routes_engine: null, source: 'routing_key' });
-    expect(buildRoutingView({ ...base, desiredRaw: JSON.stringify({ strategy: 'random', routes_engine: 'clutch-layers' }), effectiveRaw: eff }).inSync).toBe(false);
-    expect(buildRoutingView({ ...base, desiredRaw: JSON.stringify({ strategy: 'random' }), effectiveRaw: eff }).inSync).toBe(true);
-    expect(buildRoutingView({ ...base, desiredRaw: null, effectiveRaw: '{"broken' })).toMatchObject({ effective: null, engineReporting: false });
+    expect(
+      buildRoutingView({
+        ...base,
+        desiredRaw: JSON.stringify({ strategy: 'random', routes_engine: 'clutch-layers' }),
+        effectiveRaw: eff,
+      }).inSync,
+    ).toBe(false);
+    expect(
+      buildRoutingView({ ...base, desiredRaw: JSON.stringify({ strategy: 'random' }), effectiveRaw: eff }).inSync,
+    ).toBe(true);
+    expect(buildRoutingView({ ...base, desiredRaw: null, effectiveRaw: '{"broken' })).toMatchObject({
+      effective: null,
+      engineReporting: false,
+    });
   });
 
   it('write gates name the gate', () => {
     expect(checkWriteGate({ writable: true, canWrite: true })).toBeNull();
-    expect(checkWriteGate({ writable: false, canWrite: true })).toMatchObject({ gate: 'console.routing_writes_enabled', code: 'routing_read_only' });
+    expect(checkWriteGate({ writable: false, canWrite: true })).toMatchObject({
+      gate: 'console.routing_writes_enabled',
+      code: 'routing_read_only',
+    });
     expect(checkWriteGate({ writable: false, canWrite: false })?.message).toContain('console.routing_writes_enabled');
     expect(checkWriteGate({ writable: true, canWrite: false })).toMatchObject({ gate: 'console.operators' });
     expect(checkWriteGate({ writable: true, canWrite: false })?.message).toMatch(/^Read-only for your account/);

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyProfile, clutchLayersProfile, defaultProfile, histogramQuantile, llamaCppProfile, parsePrometheusText, profileFor, profileForPod,
-  PromParseError, vllmProfile,
+  applyProfile,
+  clutchLayersProfile,
+  defaultProfile,
+  histogramQuantile,
+  llamaCppProfile,
+  PromParseError,
+  parsePrometheusText,
+  profileFor,
+  profileForPod,
+  vllmProfile,
 } from '../../src-router/routing';
 
 const CLUTCH_TEXT = `# HELP clutch_active_slots Requests holding a slot.
@@ -28,16 +36,41 @@ clutch_busy_ratio 0.5
 
 describe('Prometheus text parsing (library adapter)', () => {
   it('reads gauges, counters, histograms with numbers, labels and Inf', () => {
-    const fams = parsePrometheusText(`${CLUTCH_TEXT}vllm:num_requests_running{model_name="m",x="a\\"b"} 1.0\n# TYPE lat summary\nlat{quantile="0.5"} 0.2\nlat_sum 3\nlat_count 4\n`);
+    const fams = parsePrometheusText(
+      `${CLUTCH_TEXT}vllm:num_requests_running{model_name="m",x="a\\"b"} 1.0\n# TYPE lat summary\nlat{quantile="0.5"} 0.2\nlat_sum 3\nlat_count 4\n`,
+    );
     const by = new Map(fams.map((f) => [f.name, f]));
-    expect(by.get('clutch_active_slots')).toEqual({ name: 'clutch_active_slots', help: 'Requests holding a slot.', type: 'gauge', samples: [{ labels: {}, value: 2 }] });
+    expect(by.get('clutch_active_slots')).toEqual({
+      name: 'clutch_active_slots',
+      help: 'Requests holding a slot.',
+      type: 'gauge',
+      samples: [{ labels: {}, value: 2 }],
+    });
     expect(by.get('clutch_prefix_cache_hits_total')?.type).toBe('counter');
     expect(by.get('clutch_queue_wait_seconds')).toMatchObject({
       type: 'histogram',
-      samples: [{ histogram: { buckets: [{ le: 0.1, count: 4 }, { le: 1, count: 8 }, { le: Infinity, count: 10 }], sum: 4.5, count: 10 } }],
+      samples: [
+        {
+          histogram: {
+            buckets: [
+              { le: 0.1, count: 4 },
+              { le: 1, count: 8 },
+              { le: Infinity, count: 10 },
+            ],
+            sum: 4.5,
+            count: 10,
+          },
+        },
+      ],
     });
-    expect(by.get('vllm:num_requests_running')).toMatchObject({ type: 'untyped', samples: [{ labels: { model_name: 'm', x: 'a"b' }, value: 1 }] });
-    expect(by.get('lat')).toMatchObject({ type: 'summary', samples: [{ quantiles: [{ q: 0.5, value: 0.2 }], sum: 3, count: 4 }] });
+    expect(by.get('vllm:num_requests_running')).toMatchObject({
+      type: 'untyped',
+      samples: [{ labels: { model_name: 'm', x: 'a"b' }, value: 1 }],
+    });
+    expect(by.get('lat')).toMatchObject({
+      type: 'summary',
+      samples: [{ quantiles: [{ q: 0.5, value: 0.2 }], sum: 3, count: 4 }],
+    });
   });
 
   it('rejects a malformed line with a coded error', () => {
@@ -46,7 +79,15 @@ describe('Prometheus text parsing (library adapter)', () => {
   });
 
   it('histogram quantiles interpolate as histogram_quantile does', () => {
-    const h = { buckets: [{ le: 0.1, count: 4 }, { le: 1, count: 8 }, { le: Infinity, count: 10 }], sum: 4.5, count: 10 };
+    const h = {
+      buckets: [
+        { le: 0.1, count: 4 },
+        { le: 1, count: 8 },
+        { le: Infinity, count: 10 },
+      ],
+      sum: 4.5,
+      count: 10,
+    };
     expect(histogramQuantile(h, 0.5)).toBeCloseTo(0.325);
     expect(histogramQuantile(h, 0.2)).toBeCloseTo(0.05);
     expect(histogramQuantile(h, 0.95)).toBe(1);
@@ -62,13 +103,30 @@ describe('clutch-layers profile (ROUTE-4)', () => {
       num_requests_waiting: 5,
       kv_cache_usage: 0.25,
       kv_cache_usage_cpu: 0,
-      queue_wait_seconds: { buckets: [{ le: 0.1, count: 4 }, { le: 1, count: 8 }, { le: Infinity, count: 10 }], sum: 4.5, count: 10 },
+      queue_wait_seconds: {
+        buckets: [
+          { le: 0.1, count: 4 },
+          { le: 1, count: 8 },
+          { le: Infinity, count: 10 },
+        ],
+        sum: 4.5,
+        count: 10,
+      },
     });
-    expect(clutchLayersProfile.reads).toEqual(['clutch_active_slots', 'clutch_queue_depth', 'clutch_kv_pages_used', 'clutch_kv_pages_free', 'clutch_queue_wait_seconds']);
+    expect(clutchLayersProfile.reads).toEqual([
+      'clutch_active_slots',
+      'clutch_queue_depth',
+      'clutch_kv_pages_used',
+      'clutch_kv_pages_free',
+      'clutch_queue_wait_seconds',
+    ]);
   });
 
   it('zero KV total → KV usage absent, CPU KV still the constant 0', () => {
-    const m = applyProfile(clutchLayersProfile, parsePrometheusText('clutch_kv_pages_used 0\nclutch_kv_pages_free 0\nclutch_active_slots 0\n'));
+    const m = applyProfile(
+      clutchLayersProfile,
+      parsePrometheusText('clutch_kv_pages_used 0\nclutch_kv_pages_free 0\nclutch_active_slots 0\n'),
+    );
     expect(m).toEqual({ num_requests_running: 0, kv_cache_usage_cpu: 0 });
     expect('kv_cache_usage' in m).toBe(false);
   });
@@ -87,23 +145,50 @@ describe('other profiles', () => {
   });
 
   it('vllm: the current (V1) names — running, waiting, kv_cache_usage_perc with CPU 0, queue-time histogram; V0 names are not read', () => {
-    const v1 = applyProfile(vllmProfile, parsePrometheusText('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m",engine="0"} 3\nvllm:num_requests_waiting{model_name="m",engine="0"} 1\n# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name="m",engine="0"} 0.7\n# TYPE vllm:request_queue_time_seconds histogram\nvllm:request_queue_time_seconds_bucket{le="+Inf"} 2\nvllm:request_queue_time_seconds_sum 1\nvllm:request_queue_time_seconds_count 2\n'));
-    expect(v1).toEqual({ num_requests_running: 3, num_requests_waiting: 1, kv_cache_usage: 0.7, kv_cache_usage_cpu: 0, queue_wait_seconds: { buckets: [{ le: Infinity, count: 2 }], sum: 1, count: 2 } });
+    const v1 = applyProfile(
+      vllmProfile,
+      parsePrometheusText(
+        '# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m",engine="0"} 3\nvllm:num_requests_waiting{model_name="m",engine="0"} 1\n# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name="m",engine="0"} 0.7\n# TYPE vllm:request_queue_time_seconds histogram\nvllm:request_queue_time_seconds_bucket{le="+Inf"} 2\nvllm:request_queue_time_seconds_sum 1\nvllm:request_queue_time_seconds_count 2\n',
+      ),
+    );
+    expect(v1).toEqual({
+      num_requests_running: 3,
+      num_requests_waiting: 1,
+      kv_cache_usage: 0.7,
+      kv_cache_usage_cpu: 0,
+      queue_wait_seconds: { buckets: [{ le: Infinity, count: 2 }], sum: 1, count: 2 },
+    });
     // An old V0 build's KV gauges are names current vLLM no longer exports: the profile does not read them.
-    const v0 = applyProfile(vllmProfile, parsePrometheusText('vllm:num_requests_running 3\nvllm:gpu_cache_usage_perc 0.4\nvllm:cpu_cache_usage_perc 0.1\n'));
+    const v0 = applyProfile(
+      vllmProfile,
+      parsePrometheusText(
+        'vllm:num_requests_running 3\nvllm:gpu_cache_usage_perc 0.4\nvllm:cpu_cache_usage_perc 0.1\n',
+      ),
+    );
     expect(v0).toEqual({ num_requests_running: 3 });
-    expect(vllmProfile.reads).toEqual(['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:request_queue_time_seconds']);
+    expect(vllmProfile.reads).toEqual([
+      'vllm:num_requests_running',
+      'vllm:num_requests_waiting',
+      'vllm:kv_cache_usage_perc',
+      'vllm:request_queue_time_seconds',
+    ]);
   });
 
   it('llama.cpp: requests_processing and requests_deferred only — current builds have no KV gauge, so KV stays absent', () => {
-    const m = applyProfile(llamaCppProfile, parsePrometheusText('llamacpp:requests_processing 1\nllamacpp:requests_deferred 4\nllamacpp:kv_cache_usage_ratio 0.5\n'));
+    const m = applyProfile(
+      llamaCppProfile,
+      parsePrometheusText(
+        'llamacpp:requests_processing 1\nllamacpp:requests_deferred 4\nllamacpp:kv_cache_usage_ratio 0.5\n',
+      ),
+    );
     expect(m).toEqual({ num_requests_running: 1, num_requests_waiting: 4 });
     expect(llamaCppProfile.reads).toEqual(['llamacpp:requests_processing', 'llamacpp:requests_deferred']);
     expect(llamaCppProfile.provides).toEqual(['num_requests_running', 'num_requests_waiting']);
   });
 
   it('each profile provides exactly what it maps from a page publishing every name it reads', () => {
-    const full = (name: string) => `# TYPE ${name} ${name.endsWith('_seconds') ? 'histogram' : 'gauge'}\n${name.endsWith('_seconds') ? `${name}_bucket{le="+Inf"} 1\n${name}_sum 1\n${name}_count 1` : `${name} 0.5`}\n`;
+    const full = (name: string) =>
+      `# TYPE ${name} ${name.endsWith('_seconds') ? 'histogram' : 'gauge'}\n${name.endsWith('_seconds') ? `${name}_bucket{le="+Inf"} 1\n${name}_sum 1\n${name}_count 1` : `${name} 0.5`}\n`;
     for (const profile of [clutchLayersProfile, vllmProfile, llamaCppProfile, defaultProfile]) {
       const m = applyProfile(profile, parsePrometheusText(profile.reads.map(full).join('')));
       expect(Object.keys(m).sort(), profile.name).toEqual([...profile.provides].sort());

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  combineScores, createPickState, normalizeLowerBetter, pick, PrefixTable, promptPrefixHash, requiresOf, STRATEGIES, validateStrategy,
-  type ParsedStrategy, type PodSnapshot, type RouterMetrics,
+  combineScores,
+  createPickState,
+  normalizeLowerBetter,
+  type ParsedStrategy,
+  type PodSnapshot,
+  PrefixTable,
+  pick,
+  promptPrefixHash,
+  type RouterMetrics,
+  requiresOf,
+  STRATEGIES,
+  validateStrategy,
 } from '../../src-router/routing';
 
 function strategy(spec: string): ParsedStrategy {
@@ -16,8 +26,19 @@ function seq(...values: number[]): () => number {
   return () => values[i++ % values.length];
 }
 
-const m = (running: number, waiting: number, kv: number, cpu = 0): RouterMetrics => ({ num_requests_running: running, num_requests_waiting: waiting, kv_cache_usage: kv, kv_cache_usage_cpu: cpu });
-const pod = (id: string, metrics?: RouterMetrics, extra: Partial<PodSnapshot> = {}): PodSnapshot => ({ id, ready: true, inflight: 0, metrics, ...extra });
+const m = (running: number, waiting: number, kv: number, cpu = 0): RouterMetrics => ({
+  num_requests_running: running,
+  num_requests_waiting: waiting,
+  kv_cache_usage: kv,
+  kv_cache_usage_cpu: cpu,
+});
+const pod = (id: string, metrics?: RouterMetrics, extra: Partial<PodSnapshot> = {}): PodSnapshot => ({
+  id,
+  ready: true,
+  inflight: 0,
+  metrics,
+  ...extra,
+});
 
 describe('strategy registry (ROUTE-1)', () => {
   it('declares requires and weightability per strategy', () => {
@@ -25,9 +46,18 @@ describe('strategy registry (ROUTE-1)', () => {
     expect(by['least-request'].requires).toEqual(['num_requests_running', 'num_requests_waiting']);
     expect(by['least-kv-cache'].requires).toEqual(['kv_cache_usage', 'kv_cache_usage_cpu']);
     for (const n of ['random', 'round-robin', 'prefix-affinity']) expect(by[n].requires).toEqual([]);
-    expect(STRATEGIES.filter((s) => s.weightable).map((s) => s.name)).toEqual(['least-request', 'least-kv-cache', 'prefix-affinity']);
+    expect(STRATEGIES.filter((s) => s.weightable).map((s) => s.name)).toEqual([
+      'least-request',
+      'least-kv-cache',
+      'prefix-affinity',
+    ]);
     expect(by.multi.label).toBe('multi (weighted)');
-    expect(requiresOf(strategy('multi:least-request:3,least-kv-cache:1'))).toEqual(['num_requests_running', 'num_requests_waiting', 'kv_cache_usage', 'kv_cache_usage_cpu']);
+    expect(requiresOf(strategy('multi:least-request:3,least-kv-cache:1'))).toEqual([
+      'num_requests_running',
+      'num_requests_waiting',
+      'kv_cache_usage',
+      'kv_cache_usage_cpu',
+    ]);
     expect(requiresOf(strategy('multi:prefix-affinity:1'))).toEqual([]);
   });
 });
@@ -73,7 +103,10 @@ describe('fallback to a random ready pod when metrics are missing (ROUTE-2)', ()
   });
 
   it('multi falls back when any scorer lacks its metrics for a candidate', () => {
-    const pods = [pod('a', { num_requests_running: 0, num_requests_waiting: 0 }), pod('b', { num_requests_running: 4, num_requests_waiting: 4 })];
+    const pods = [
+      pod('a', { num_requests_running: 0, num_requests_waiting: 0 }),
+      pod('b', { num_requests_running: 4, num_requests_waiting: 4 }),
+    ];
     const r = pick(strategy('multi:least-request:3,least-kv-cache:1'), pods, {}, createPickState({ rng: seq(0.9) }));
     expect(r.fallback).toBe(true);
     expect(r.missing).toEqual(['kv_cache_usage', 'kv_cache_usage_cpu']);
@@ -82,8 +115,13 @@ describe('fallback to a random ready pod when metrics are missing (ROUTE-2)', ()
 
   it('strategies without requirements never fall back; no ready pod → no pod', () => {
     const pods = [pod('a'), pod('b')];
-    for (const s of ['random', 'round-robin', 'prefix-affinity', 'multi:prefix-affinity:1']) expect(pick(strategy(s), pods, {}, createPickState()).fallback).toBe(false);
-    expect(pick(strategy('least-request'), [pod('a', undefined, { ready: false })], {}, createPickState())).toEqual({ pod: undefined, fallback: false, reason: 'no ready pod' });
+    for (const s of ['random', 'round-robin', 'prefix-affinity', 'multi:prefix-affinity:1'])
+      expect(pick(strategy(s), pods, {}, createPickState()).fallback).toBe(false);
+    expect(pick(strategy('least-request'), [pod('a', undefined, { ready: false })], {}, createPickState())).toEqual({
+      pod: undefined,
+      fallback: false,
+      reason: 'no ready pod',
+    });
   });
 });
 
@@ -109,7 +147,11 @@ describe('prefix affinity', () => {
   it('sticks a prefix to the pod that served it; new prefixes go to the least in-flight pod', () => {
     const state = createPickState({ rng: seq(0) });
     const pa = strategy('prefix-affinity');
-    const pods = [pod('a', undefined, { inflight: 3 }), pod('b', undefined, { inflight: 1 }), pod('c', undefined, { inflight: 2 })];
+    const pods = [
+      pod('a', undefined, { inflight: 3 }),
+      pod('b', undefined, { inflight: 1 }),
+      pod('c', undefined, { inflight: 2 }),
+    ];
     expect(pick(pa, pods, { group: 'g', prefixHash: 'h1' }, state).pod?.id).toBe('b');
     const busier = pods.map((p) => (p.id === 'b' ? { ...p, inflight: 9 } : p));
     expect(pick(pa, busier, { group: 'g', prefixHash: 'h1' }, state).pod?.id).toBe('b');
@@ -126,8 +168,12 @@ describe('prefix affinity', () => {
     const state = createPickState();
     const pods = [pod('a', m(2, 0, 0)), pod('b', m(1, 0, 0))];
     state.prefixes.remember('g\u0000h', 'a');
-    expect(pick(strategy('multi:least-request:1,prefix-affinity:2'), pods, { group: 'g', prefixHash: 'h' }, state).pod?.id).toBe('a');
-    expect(pick(strategy('multi:least-request:3,prefix-affinity:2'), pods, { group: 'g', prefixHash: 'h' }, state).pod?.id).toBe('b');
+    expect(
+      pick(strategy('multi:least-request:1,prefix-affinity:2'), pods, { group: 'g', prefixHash: 'h' }, state).pod?.id,
+    ).toBe('a');
+    expect(
+      pick(strategy('multi:least-request:3,prefix-affinity:2'), pods, { group: 'g', prefixHash: 'h' }, state).pod?.id,
+    ).toBe('b');
   });
 
   it('the prefix table is bounded and evicts the least recently used', () => {
@@ -151,7 +197,9 @@ describe('prefix affinity', () => {
     expect(a).toBe(b);
     expect(a).toMatch(/^[0-9a-f]{64}$/);
     expect(promptPrefixHash({ prompt: 'hello' })).not.toBe(promptPrefixHash({ prompt: 'hellO' }));
-    expect(promptPrefixHash({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })).toBe(promptPrefixHash({ messages: [{ role: 'user', content: 'hi' }] }));
+    expect(promptPrefixHash({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })).toBe(
+      promptPrefixHash({ messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(promptPrefixHash({ model: 'm' })).toBeUndefined();
   });
 });

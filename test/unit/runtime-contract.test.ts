@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import {
-  routingViewSchema, runtimeBlobSchema, setRoutingAnswerSchema, upstreamsAnswerSchema, type RoutingViewWire, type UpstreamRowWire,
+  type RoutingViewWire,
+  routingViewSchema,
+  runtimeBlobSchema,
+  setRoutingAnswerSchema,
+  type UpstreamRowWire,
+  upstreamsAnswerSchema,
 } from '../../src-router/contract';
 import { EmbeddedKeySpace } from '../../src-router/kv';
 import {
-  emptyUpstreamBook, LiveRoutingModule, recordTurn, upstreamsSnapshot, WRITE_GATE, type LiveRoutingStatus, type RoutingView, type UpstreamRow,
+  emptyUpstreamBook,
+  LiveRoutingModule,
+  type LiveRoutingStatus,
+  type RoutingView,
+  recordTurn,
+  type UpstreamRow,
+  upstreamsSnapshot,
+  WRITE_GATE,
 } from '../../src-router/routing';
 import * as blobModule from '../../src-router/runtime/blob';
 
@@ -24,7 +36,10 @@ describe('console contract: runtime.routing, runtime.setRouting, runtime.upstrea
     const mod = new LiveRoutingModule({ keyspace, pollMs: 60_000 });
     try {
       await mod.pollNow();
-      for (const access of [{ writable: true, canWrite: true }, { writable: false, canWrite: false }]) {
+      for (const access of [
+        { writable: true, canWrite: true },
+        { writable: false, canWrite: false },
+      ]) {
         const answer = { ...(await mod.routingView(access)), gate: WRITE_GATE, status: mod.status() };
         expect(routingViewSchema.parse(answer)).toEqual(answer);
       }
@@ -32,7 +47,11 @@ describe('console contract: runtime.routing, runtime.setRouting, runtime.upstrea
       expect(set.ok).toBe(true);
       if (set.ok) expect(setRoutingAnswerSchema.parse({ desired: set.desired })).toEqual({ desired: set.desired });
       await mod.pollNow();
-      const answer = { ...(await mod.routingView({ writable: true, canWrite: true })), gate: WRITE_GATE, status: mod.status() };
+      const answer = {
+        ...(await mod.routingView({ writable: true, canWrite: true })),
+        gate: WRITE_GATE,
+        status: mod.status(),
+      };
       const parsed = routingViewSchema.parse(answer);
       expect(parsed.desired).toEqual({ strategy: 'least-request', routes_engine: 'clutch-layers' });
       expect(parsed.status.desired).toEqual({ strategy: 'least-request', routes_engine: 'clutch-layers' });
@@ -46,7 +65,13 @@ describe('console contract: runtime.routing, runtime.setRouting, runtime.upstrea
     let book = emptyUpstreamBook();
     book = recordTurn(book, 'm', 'http://a/v1', true, Date.UTC(2025, 0, 1));
     book = recordTurn(book, 'm', 'http://b/v1', false, Date.UTC(2025, 0, 1));
-    const rows = upstreamsSnapshot({ m: { endpoints: ['http://a/v1', 'http://b/v1', 'http://c/v1'], engine: 'clutch-layers' }, n: { endpoints: ['http://d/v1'] } }, book);
+    const rows = upstreamsSnapshot(
+      {
+        m: { endpoints: ['http://a/v1', 'http://b/v1', 'http://c/v1'], engine: 'clutch-layers' },
+        n: { endpoints: ['http://d/v1'] },
+      },
+      book,
+    );
     expect(rows.map((r) => r.status)).toEqual(['answering', 'not_answering', 'untried', 'untried']);
     expect(upstreamsAnswerSchema.parse({ upstreams: rows })).toEqual({ upstreams: rows });
   });

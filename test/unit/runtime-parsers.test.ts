@@ -1,12 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { combineGpus, cpuBusyPercent, cpuTimes, hostStats, parseMeminfo, parseNvidiaSmi, runtimeBlobSchema, type HostInputs } from '../../src-router/runtime';
+import {
+  combineGpus,
+  cpuBusyPercent,
+  cpuTimes,
+  type HostInputs,
+  hostStats,
+  parseMeminfo,
+  parseNvidiaSmi,
+  runtimeBlobSchema,
+} from '../../src-router/runtime';
 
 const MIB = 1024 * 1024;
 
 describe('nvidia-smi parser', () => {
   it('reads one device into bytes, percent, °C and watts', () => {
     const [gpu] = parseNvidiaSmi('NVIDIA GeForce RTX 4090, 37, 18234, 24564, 61, 287.45, 450.00\n');
-    expect(gpu).toEqual({ name: 'NVIDIA GeForce RTX 4090', utilization: 37, vramUsed: 18234 * MIB, vramTotal: 24564 * MIB, temperature: 61, power: 287.45, powerCap: 450 });
+    expect(gpu).toEqual({
+      name: 'NVIDIA GeForce RTX 4090',
+      utilization: 37,
+      vramUsed: 18234 * MIB,
+      vramTotal: 24564 * MIB,
+      temperature: 61,
+      power: 287.45,
+      powerCap: 450,
+    });
     expect(runtimeBlobSchema.shape.gpu.parse(gpu)).toEqual(gpu);
   });
 
@@ -26,12 +43,27 @@ describe('nvidia-smi parser', () => {
 
   it('combines several devices: same name counted, VRAM and power summed, mean utilisation, hottest temperature', () => {
     const devs = parseNvidiaSmi('A100, 10, 1000, 40000, 50, 100, 400\nA100, 30, 3000, 40000, 70, 200, 400\n');
-    expect(combineGpus(devs)).toEqual({ name: '2 × A100', utilization: 20, vramUsed: 4000 * MIB, vramTotal: 80000 * MIB, temperature: 70, power: 300, powerCap: 800 });
+    expect(combineGpus(devs)).toEqual({
+      name: '2 × A100',
+      utilization: 20,
+      vramUsed: 4000 * MIB,
+      vramTotal: 80000 * MIB,
+      temperature: 70,
+      power: 300,
+      powerCap: 800,
+    });
   });
 
   it('a sum is absent when any device lacks the value; different names are joined', () => {
     const devs = parseNvidiaSmi('A, 10, 1000, 2000, 50, [N/A], 400\nB, [N/A], 1000, 2000, 60, 100, 400\n');
-    expect(combineGpus(devs)).toEqual({ name: 'A, B', utilization: 10, vramUsed: 2000 * MIB, vramTotal: 4000 * MIB, temperature: 60, powerCap: 800 });
+    expect(combineGpus(devs)).toEqual({
+      name: 'A, B',
+      utilization: 10,
+      vramUsed: 2000 * MIB,
+      vramTotal: 4000 * MIB,
+      temperature: 60,
+      powerCap: 800,
+    });
     expect(combineGpus([])).toBeUndefined();
   });
 });
@@ -49,7 +81,12 @@ HugePages_Total:       0
 
 describe('/proc/meminfo parser', () => {
   it('reads total, available, page cache (Cached) and swap used, in bytes', () => {
-    expect(parseMeminfo(MEMINFO)).toEqual({ total: 16318480 * 1024, available: 9000000 * 1024, pageCache: 6553600 * 1024, swapUsed: 1048574 * 1024 });
+    expect(parseMeminfo(MEMINFO)).toEqual({
+      total: 16318480 * 1024,
+      available: 9000000 * 1024,
+      pageCache: 6553600 * 1024,
+      swapUsed: 1048574 * 1024,
+    });
   });
 
   it('missing lines stay absent', () => {
@@ -58,7 +95,10 @@ describe('/proc/meminfo parser', () => {
   });
 });
 
-const cpu = (busy: number, idle: number) => ({ model: ' Ryzen 9 ', times: { user: busy, nice: 0, sys: 0, idle, irq: 0 } });
+const cpu = (busy: number, idle: number) => ({
+  model: ' Ryzen 9 ',
+  times: { user: busy, nice: 0, sys: 0, idle, irq: 0 },
+});
 
 describe('host stats', () => {
   const inputs: HostInputs = {
@@ -84,7 +124,12 @@ describe('host stats', () => {
     expect(stats).toEqual({
       host: 'box',
       cpu: { model: 'Ryzen 9', cores: 2, load: 50, loadavg: 1.5 },
-      memory: { total: 16318480 * 1024, used: (16318480 - 9000000) * 1024, pageCache: 6553600 * 1024, swap: 1048574 * 1024 },
+      memory: {
+        total: 16318480 * 1024,
+        used: (16318480 - 9000000) * 1024,
+        pageCache: 6553600 * 1024,
+        swap: 1048574 * 1024,
+      },
     });
   });
 

@@ -1,9 +1,32 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddedKeySpace, KeySpaceError } from '../../src-router/kv';
-import { buildRuntimeBlob, readRuntimeHealth, RUNTIME_BLOB_KEY, RuntimePublisher, runtimeBlobSchema, runtimeHealthSchema, type GpuStats, type HostStats, type RuntimeBlob, type ServingConfig } from '../../src-router/runtime';
+import {
+  buildRuntimeBlob,
+  type GpuStats,
+  type HostStats,
+  RUNTIME_BLOB_KEY,
+  type RuntimeBlob,
+  RuntimePublisher,
+  readRuntimeHealth,
+  runtimeBlobSchema,
+  runtimeHealthSchema,
+  type ServingConfig,
+} from '../../src-router/runtime';
 
-const HOST: HostStats = { host: 'box', cpu: { model: 'Ryzen', cores: 16, load: 12.5, loadavg: 2 }, memory: { total: 64e9, used: 20e9, pageCache: 8e9, swap: 0 } };
-const GPU: GpuStats = { name: 'RTX 4090', utilization: 40, vramUsed: 1e9, vramTotal: 24e9, temperature: 60, power: 200, powerCap: 450 };
+const HOST: HostStats = {
+  host: 'box',
+  cpu: { model: 'Ryzen', cores: 16, load: 12.5, loadavg: 2 },
+  memory: { total: 64e9, used: 20e9, pageCache: 8e9, swap: 0 },
+};
+const GPU: GpuStats = {
+  name: 'RTX 4090',
+  utilization: 40,
+  vramUsed: 1e9,
+  vramTotal: 24e9,
+  temperature: 60,
+  power: 200,
+  powerCap: 450,
+};
 const SERVING: ServingConfig = { servedModel: 'qwen', tensorParallel: 1, maxModelLen: 8192, dtype: 'q4_k_m' };
 const TESTS = [{ name: 'store writable', detail: '/s writable', ms: 1.2, status: 'pass' as const }];
 
@@ -16,12 +39,26 @@ describe('runtime blob', () => {
   });
 
   it('an empty GPU reading, NaN values and empty serving config are left out too', () => {
-    const blob = buildRuntimeBlob({ gpu: {}, host: { memory: { total: Number.NaN } }, servingConfig: {}, mappedModels: undefined });
+    const blob = buildRuntimeBlob({
+      gpu: {},
+      host: { memory: { total: Number.NaN } },
+      servingConfig: {},
+      mappedModels: undefined,
+    });
     expect(blob).toEqual({});
   });
 
   it('cpu repeats tensor-parallel width and max context from the serving config; mapped models go to memory', () => {
-    const blob = buildRuntimeBlob({ version: 'v', engine: 'llama-node', uptimeMs: 10, host: HOST, gpu: GPU, selfTests: TESTS, servingConfig: SERVING, mappedModels: 2 });
+    const blob = buildRuntimeBlob({
+      version: 'v',
+      engine: 'llama-node',
+      uptimeMs: 10,
+      host: HOST,
+      gpu: GPU,
+      selfTests: TESTS,
+      servingConfig: SERVING,
+      mappedModels: 2,
+    });
     expect(blob.cpu).toEqual({ ...HOST.cpu, tensorParallel: 1, maxContext: 8192 });
     expect(blob.memory).toEqual({ ...HOST.memory, mappedModels: 2 });
     expect(blob.servingConfig).toEqual(SERVING);
@@ -57,11 +94,25 @@ describe('runtime publisher', () => {
   });
 
   it('writes the blob as JSON at clutchcall:inference:runtime with a TTL of three intervals', async () => {
-    const { ks, pub } = setup({ intervalMs: 10_000, selfTests: TESTS, servingConfig: () => SERVING, readGpu: async () => GPU, mappedModels: () => 1 });
+    const { ks, pub } = setup({
+      intervalMs: 10_000,
+      selfTests: TESTS,
+      servingConfig: () => SERVING,
+      readGpu: async () => GPU,
+      mappedModels: () => 1,
+    });
     const blob = await pub.publishNow();
     expect(RUNTIME_BLOB_KEY).toBe('clutchcall:inference:runtime');
     expect(await stored(ks)).toEqual(blob);
-    expect(blob).toMatchObject({ host: 'box', version: '0.1.0', engine: 'llama-node', uptime: 5000, gpu: GPU, selfTests: TESTS, servingConfig: SERVING });
+    expect(blob).toMatchObject({
+      host: 'box',
+      version: '0.1.0',
+      engine: 'llama-node',
+      uptime: 5000,
+      gpu: GPU,
+      selfTests: TESTS,
+      servingConfig: SERVING,
+    });
     expect(await ks.pttl(RUNTIME_BLOB_KEY)).toBe(30_000);
   });
 
@@ -111,7 +162,14 @@ describe('runtime publisher', () => {
     vi.useFakeTimers();
     let served: ServingConfig | undefined;
     let mapped = 0;
-    const { ks, pub } = setup({ intervalMs: 10_000, changeCheckMs: 500, now: () => Date.now(), startedAt: Date.now(), servingConfig: () => served, mappedModels: () => mapped });
+    const { ks, pub } = setup({
+      intervalMs: 10_000,
+      changeCheckMs: 500,
+      now: () => Date.now(),
+      startedAt: Date.now(),
+      servingConfig: () => served,
+      mappedModels: () => mapped,
+    });
     await pub.start();
     expect((await stored(ks)).servingConfig).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1000);
@@ -136,7 +194,10 @@ describe('runtime publisher', () => {
   });
 
   it('concurrent publishes join one write; failing readers leave their part absent', async () => {
-    const { pub } = setup({ readGpu: () => Promise.reject(new Error('smi crashed')), readHost: () => Promise.reject(new Error('no os')) });
+    const { pub } = setup({
+      readGpu: () => Promise.reject(new Error('smi crashed')),
+      readHost: () => Promise.reject(new Error('no os')),
+    });
     const [a, b] = await Promise.all([pub.publishNow(), pub.publishNow()]);
     expect(a).toBe(b);
     expect(a).toEqual({ version: '0.1.0', uptime: 5000, engine: 'llama-node' });
@@ -166,19 +227,43 @@ describe('readRuntimeHealth', () => {
   it('RT-2: one malformed field is dropped and named; the rest of the blob still shows, a self-test keeps what it has', async () => {
     const ks = new EmbeddedKeySpace();
     const blob = {
-      host: 'h', uptime: -5, gpu: { utilization: 'high', name: 'RTX' },
-      selfTests: [{ name: 'ok', detail: 'd', ms: 1, status: 'pass' }, { name: 'no ms', detail: 'd', status: 'warn' }, { name: 'odd', ms: 'slow', status: 3 }, 'junk'],
-      servingConfig: 'none', cpu: { cores: 2 },
+      host: 'h',
+      uptime: -5,
+      gpu: { utilization: 'high', name: 'RTX' },
+      selfTests: [
+        { name: 'ok', detail: 'd', ms: 1, status: 'pass' },
+        { name: 'no ms', detail: 'd', status: 'warn' },
+        { name: 'odd', ms: 'slow', status: 3 },
+        'junk',
+      ],
+      servingConfig: 'none',
+      cpu: { cores: 2 },
     };
     await ks.set(RUNTIME_BLOB_KEY, JSON.stringify(blob));
     const health = await readRuntimeHealth(ks);
     expect(health).toEqual({
       published: true,
       blob: {
-        host: 'h', gpu: { name: 'RTX' }, cpu: { cores: 2 },
-        selfTests: [{ name: 'ok', detail: 'd', ms: 1, status: 'pass' }, { name: 'no ms', detail: 'd', status: 'warn' }, { name: 'odd' }, {}],
+        host: 'h',
+        gpu: { name: 'RTX' },
+        cpu: { cores: 2 },
+        selfTests: [
+          { name: 'ok', detail: 'd', ms: 1, status: 'pass' },
+          { name: 'no ms', detail: 'd', status: 'warn' },
+          { name: 'odd' },
+          {},
+        ],
       },
-      malformed: expect.arrayContaining(['uptime', 'gpu.utilization', 'selfTests.1.ms', 'selfTests.2.detail', 'selfTests.2.ms', 'selfTests.2.status', 'selfTests.3', 'servingConfig']),
+      malformed: expect.arrayContaining([
+        'uptime',
+        'gpu.utilization',
+        'selfTests.1.ms',
+        'selfTests.2.detail',
+        'selfTests.2.ms',
+        'selfTests.2.status',
+        'selfTests.3',
+        'servingConfig',
+      ]),
     });
     expect(runtimeHealthSchema.parse(health)).toEqual(health);
   });
@@ -197,6 +282,9 @@ describe('readRuntimeHealth', () => {
     await ks.set('node-b:runtime', JSON.stringify({ version: '2' }));
     expect(await readRuntimeHealth(ks, 'node-b:runtime')).toEqual({ published: true, blob: { version: '2' } });
     await ks.close();
-    expect(await readRuntimeHealth(ks)).toMatchObject({ published: false, reason: expect.stringMatching(/^keyspace unavailable/) });
+    expect(await readRuntimeHealth(ks)).toMatchObject({
+      published: false,
+      reason: expect.stringMatching(/^keyspace unavailable/),
+    });
   });
 });

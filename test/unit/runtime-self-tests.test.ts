@@ -3,7 +3,16 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedKeySpace } from '../../src-router/kv';
-import { engineBinaryCheck, freeSpaceCheck, keyspaceReachableCheck, oneLine, portBoundCheck, runSelfTests, storeWritableCheck, type SelfTestCheck } from '../../src-router/runtime';
+import {
+  engineBinaryCheck,
+  freeSpaceCheck,
+  keyspaceReachableCheck,
+  oneLine,
+  portBoundCheck,
+  runSelfTests,
+  type SelfTestCheck,
+  storeWritableCheck,
+} from '../../src-router/runtime';
 import { tempDir } from '../support/node-harness';
 
 const check = (name: string, run: SelfTestCheck['run']): SelfTestCheck => ({ name, run });
@@ -19,7 +28,9 @@ describe('self-test runner', () => {
         order.push(`end ${name}`);
         return { status, detail: `${name} done` };
       });
-    const results = await runSelfTests([step('a', 5, 'pass'), step('b', 12.34, 'warn'), step('c', 0, 'fail')], { now: () => t });
+    const results = await runSelfTests([step('a', 5, 'pass'), step('b', 12.34, 'warn'), step('c', 0, 'fail')], {
+      now: () => t,
+    });
     expect(order).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
     expect(results).toEqual([
       { name: 'a', detail: 'a done', ms: 5, status: 'pass' },
@@ -48,7 +59,10 @@ describe('self-test runner', () => {
 
   it('a hanging check fails as timed out; an unknown status is a fail', async () => {
     const results = await runSelfTests(
-      [check('hangs', () => new Promise(() => {})), check('weird', async () => ({ status: 'ok' as 'pass', detail: '' }))],
+      [
+        check('hangs', () => new Promise(() => {})),
+        check('weird', async () => ({ status: 'ok' as 'pass', detail: '' })),
+      ],
       { timeoutMs: 30 },
     );
     expect(results[0]).toMatchObject({ name: 'hangs', status: 'fail', detail: 'timed out after 30 ms' });
@@ -126,7 +140,11 @@ describe('self-test checks', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     const [up] = await runSelfTests([portBoundCheck('0.0.0.0', port)]);
-    expect(up).toMatchObject({ name: `port ${port} bound`, status: 'pass', detail: `127.0.0.1:${port} accepting connections` });
+    expect(up).toMatchObject({
+      name: `port ${port} bound`,
+      status: 'pass',
+      detail: `127.0.0.1:${port} accepting connections`,
+    });
     await new Promise((r) => server.close(r));
     const [down] = await runSelfTests([portBoundCheck('127.0.0.1', port, { name: 'http listener' })]);
     expect(down).toMatchObject({ name: 'http listener', status: 'fail', detail: `127.0.0.1:${port} ECONNREFUSED` });

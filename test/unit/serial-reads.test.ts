@@ -5,7 +5,9 @@ import { SerialReads } from '../../src-router/lending/serial-reads';
 function controlled() {
   const pending: { key: string; resolve: (v: string) => void; reject: (e: Error) => void }[] = [];
   let n = 0;
-  const reads = new SerialReads<string>((key) => new Promise((resolve, reject) => pending.push({ key, resolve: (v) => resolve(`${v}#${++n}`), reject })));
+  const reads = new SerialReads<string>(
+    (key) => new Promise((resolve, reject) => pending.push({ key, resolve: (v) => resolve(`${v}#${++n}`), reject })),
+  );
   return { reads, pending };
 }
 const tick = () => new Promise((r) => setImmediate(r));

@@ -1,8 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockStore, openLockedStore, pidAlive, processStartTime, STORE_LOCK_FILE, StoreLockedError } from '../../src-router/store';
+import {
+  lockStore,
+  openLockedStore,
+  pidAlive,
+  processStartTime,
+  STORE_LOCK_FILE,
+  StoreLockedError,
+} from '../../src-router/store';
 import { eventually, tempDir } from '../support/node-harness';
 
 // Issue #9: one process per store folder. `<store_dir>/router.lock` holds the PID of the process using the store;
@@ -48,7 +55,9 @@ describe('store lock (issue #9)', () => {
     expect(lock.file).toBe(lockFile(dir));
     expect(holder(dir)).toBe(String(process.pid));
     const err = refusal(() => lockStore(dir));
-    expect(err.message).toMatch(new RegExp(`store ${realpathSync(dir)} is already open in this process \\(PID ${process.pid}`));
+    expect(err.message).toMatch(
+      new RegExp(`store ${realpathSync(dir)} is already open in this process \\(PID ${process.pid}`),
+    );
     lock.release();
     expect(existsSync(lockFile(dir))).toBe(false);
     lock.release(); // idempotent
@@ -98,18 +107,23 @@ describe('store lock (issue #9)', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('takes over a lock whose process has exited but is not yet reaped (a zombie)', async () => {
-    // The child outlives the shell's own part (`sleep 0` could exit and be reaped by `sh` before the `exec` on a busy
-    // machine); its parent, exec'd into `sleep 30`, never reaps it: a zombie for as long as we need.
-    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    children.push(parent);
-    const zombie = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d) => r(String(d).trim()))));
-    await eventually(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z'), { what: 'a zombie' });
-    expect(pidAlive(zombie)).toBe(true); // signal 0 still reaches a zombie: the lock must look deeper
-    const dir = tempDir();
-    writeFileSync(join(dir, STORE_LOCK_FILE), `${zombie}\n${processStartTime(zombie)}\n`);
-    lockStore(dir).release();
-  });
+  it.runIf(process.platform === 'linux')(
+    'takes over a lock whose process has exited but is not yet reaped (a zombie)',
+    async () => {
+      // The child outlives the shell's own part (`sleep 0` could exit and be reaped by `sh` before the `exec` on a busy
+      // machine); its parent, exec'd into `sleep 30`, never reaps it: a zombie for as long as we need.
+      const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      children.push(parent);
+      const zombie = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d) => r(String(d).trim()))));
+      await eventually(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z'), {
+        what: 'a zombie',
+      });
+      expect(pidAlive(zombie)).toBe(true); // signal 0 still reaches a zombie: the lock must look deeper
+      const dir = tempDir();
+      writeFileSync(join(dir, STORE_LOCK_FILE), `${zombie}\n${processStartTime(zombie)}\n`);
+      lockStore(dir).release();
+    },
+  );
 
   it('takes over a stale lock even when an earlier takeover died half-way (stale guard file)', async () => {
     const dir = tempDir();

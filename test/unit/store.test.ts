@@ -1,7 +1,7 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AnalyticsStore, migrate, MIGRATIONS, ModelHashCache, openStore, schemaVersion } from '../../src-router/store';
+import { AnalyticsStore, MIGRATIONS, ModelHashCache, migrate, openStore, schemaVersion } from '../../src-router/store';
 import { tempDir } from '../support/node-harness';
 
 describe('store', () => {
@@ -12,7 +12,9 @@ describe('store', () => {
     expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
     db.close();
     const again = openStore(dir);
-    expect((again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
+    expect((again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(
+      MIGRATIONS.length,
+    );
     again.close();
   });
 
@@ -25,12 +27,63 @@ describe('store', () => {
   it('records requests with their work measure and loads with the displaced model', () => {
     const db = openStore(tempDir());
     const a = new AnalyticsStore(db);
-    a.recordRequest({ finishedAt: 1000, nodeId: 'n', model: 'm', localId: 'm-1', backend: 'sim', endpoint: 'chat', streamed: true, promptBytes: 120, tokensGenerated: 16, queueWaitMs: 3.4, durationMs: 80.6, outcome: 'ok', status: 200 });
-    a.recordRequest({ finishedAt: 2000, nodeId: 'n', model: 'img', localId: 'img', backend: 'sim', endpoint: 'image', streamed: false, imagePixels: 4096, imageSteps: 4, imageCount: 1, queueWaitMs: 0, durationMs: 10, outcome: 'error', status: 502, error: 'crash' });
-    a.recordLoad({ finishedAt: 900, nodeId: 'n', model: 'm', localId: 'm-1', backend: 'sim', lane: 'text', durationMs: 250, success: true, displacedLocalId: 'other' });
-    expect(a.requestsFor('m')).toEqual([expect.objectContaining({ streamed: true, promptBytes: 120, tokensGenerated: 16, queueWaitMs: 3, durationMs: 81, imagePixels: null })]);
+    a.recordRequest({
+      finishedAt: 1000,
+      nodeId: 'n',
+      model: 'm',
+      localId: 'm-1',
+      backend: 'sim',
+      endpoint: 'chat',
+      streamed: true,
+      promptBytes: 120,
+      tokensGenerated: 16,
+      queueWaitMs: 3.4,
+      durationMs: 80.6,
+      outcome: 'ok',
+      status: 200,
+    });
+    a.recordRequest({
+      finishedAt: 2000,
+      nodeId: 'n',
+      model: 'img',
+      localId: 'img',
+      backend: 'sim',
+      endpoint: 'image',
+      streamed: false,
+      imagePixels: 4096,
+      imageSteps: 4,
+      imageCount: 1,
+      queueWaitMs: 0,
+      durationMs: 10,
+      outcome: 'error',
+      status: 502,
+      error: 'crash',
+    });
+    a.recordLoad({
+      finishedAt: 900,
+      nodeId: 'n',
+      model: 'm',
+      localId: 'm-1',
+      backend: 'sim',
+      lane: 'text',
+      durationMs: 250,
+      success: true,
+      displacedLocalId: 'other',
+    });
+    expect(a.requestsFor('m')).toEqual([
+      expect.objectContaining({
+        streamed: true,
+        promptBytes: 120,
+        tokensGenerated: 16,
+        queueWaitMs: 3,
+        durationMs: 81,
+        imagePixels: null,
+      }),
+    ]);
     expect(a.recentRequests()[0]).toMatchObject({ model: 'img', imagePixels: 4096, outcome: 'error', error: 'crash' });
-    expect(a.loadsFor('m-1')).toEqual([expect.objectContaining({ success: true, displacedLocalId: 'other', lane: 'text', durationMs: 250 })]);
+    expect(a.loadsFor('m-1')).toEqual([
+      expect.objectContaining({ success: true, displacedLocalId: 'other', lane: 'text', durationMs: 250 }),
+    ]);
   });
 
   it('caches weight hashes by path, size and mtime', async () => {

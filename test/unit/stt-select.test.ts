@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { selectStt, unseenReservations, type RoundRobin, type SttNode } from '../../src-router/cluster/stt-select';
+import { type RoundRobin, type SttNode, selectStt, unseenReservations } from '../../src-router/cluster/stt-select';
 
 const node = (nodeId: string, o: Partial<SttNode> = {}, configs: [string, boolean][] = [['w', false]]): SttNode => ({
-  nodeId, local: false, healthy: true, runtimeStatus: true, active: 0, queued: 0,
-  configs: configs.map(([localId, loaded]) => ({ localId, clusterId: 'whisper', loaded })), ...o,
+  nodeId,
+  local: false,
+  healthy: true,
+  runtimeStatus: true,
+  active: 0,
+  queued: 0,
+  configs: configs.map(([localId, loaded]) => ({ localId, clusterId: 'whisper', loaded })),
+  ...o,
 });
 const pick = (nodes: SttNode[], rr: RoundRobin = new Map()) => {
   const c = selectStt(nodes, rr);
@@ -12,20 +18,35 @@ const pick = (nodes: SttNode[], rr: RoundRobin = new Map()) => {
 
 describe('selector-less STT scheduling (STT-1..5)', () => {
   it('1. a loaded local STT config comes first, even when the local node is busy', () => {
-    expect(pick([node('m', { local: true, active: 5, queued: 3 }, [['w', true]]), node('a', {}, [['w', true]])])).toBe('m/w/local_loaded');
+    expect(pick([node('m', { local: true, active: 5, queued: 3 }, [['w', true]]), node('a', {}, [['w', true]])])).toBe(
+      'm/w/local_loaded',
+    );
   });
 
   it('2. then a loaded healthy remote with the shortest whole-node active+queued', () => {
-    const nodes = [node('m', { local: true }, [['w', false]]), node('a', { active: 2, queued: 1 }, [['w', true]]), node('b', { active: 1, queued: 1 }, [['w', true]]), node('c', { active: 0 }, [['w', false]])];
+    const nodes = [
+      node('m', { local: true }, [['w', false]]),
+      node('a', { active: 2, queued: 1 }, [['w', true]]),
+      node('b', { active: 1, queued: 1 }, [['w', true]]),
+      node('c', { active: 0 }, [['w', false]]),
+    ];
     expect(pick(nodes)).toBe('b/w/remote_loaded');
   });
 
   it('an unhealthy remote or one without runtime status takes no part (STT-5)', () => {
-    expect(pick([node('a', { healthy: false }, [['w', true]]), node('b', { runtimeStatus: false }, [['w', true]]), node('c', { active: 3 })])).toBe('c/w/shortest_remote_queue');
+    expect(
+      pick([
+        node('a', { healthy: false }, [['w', true]]),
+        node('b', { runtimeStatus: false }, [['w', true]]),
+        node('c', { active: 3 }),
+      ]),
+    ).toBe('c/w/shortest_remote_queue');
   });
 
   it('3. then a wholly idle capable node (local or remote)', () => {
-    expect(pick([node('m', { local: true, active: 1 }), node('a', { active: 0, queued: 0 }), node('b', { active: 1 })])).toBe('a/w/idle_node');
+    expect(
+      pick([node('m', { local: true, active: 1 }), node('a', { active: 0, queued: 0 }), node('b', { active: 1 })]),
+    ).toBe('a/w/idle_node');
     expect(pick([node('m', { local: true }), node('a', { active: 1 })])).toBe('m/w/idle_node');
   });
 
@@ -34,7 +55,14 @@ describe('selector-less STT scheduling (STT-1..5)', () => {
   });
 
   it('all busy and no local config: the shortest remote whole-node queue', () => {
-    expect(pick([node('m', { local: true }, []), node('a', { active: 1, queued: 3 }), node('b', { active: 2, queued: 1 }), node('c', { active: 5, queued: 1 })])).toBe('b/w/shortest_remote_queue');
+    expect(
+      pick([
+        node('m', { local: true }, []),
+        node('a', { active: 1, queued: 3 }),
+        node('b', { active: 2, queued: 1 }),
+        node('c', { active: 5, queued: 1 }),
+      ]),
+    ).toBe('b/w/shortest_remote_queue');
   });
 
   it('nothing capable → no route', () => {
@@ -44,10 +72,24 @@ describe('selector-less STT scheduling (STT-1..5)', () => {
   it('equal candidates rotate round-robin, per rule', () => {
     const rr: RoundRobin = new Map();
     const idle = [node('a'), node('b'), node('c')];
-    expect([1, 2, 3, 4].map(() => pick(idle, rr))).toEqual(['a/w/idle_node', 'b/w/idle_node', 'c/w/idle_node', 'a/w/idle_node']);
+    expect([1, 2, 3, 4].map(() => pick(idle, rr))).toEqual([
+      'a/w/idle_node',
+      'b/w/idle_node',
+      'c/w/idle_node',
+      'a/w/idle_node',
+    ]);
     const loaded = [node('a', { active: 1 }, [['w', true]]), node('b', { active: 1 }, [['w', true]])];
-    expect([1, 2, 3].map(() => pick(loaded, rr))).toEqual(['a/w/remote_loaded', 'b/w/remote_loaded', 'a/w/remote_loaded']);
-    const twoLocal = [node('m', { local: true }, [['w1', true], ['w2', true]])];
+    expect([1, 2, 3].map(() => pick(loaded, rr))).toEqual([
+      'a/w/remote_loaded',
+      'b/w/remote_loaded',
+      'a/w/remote_loaded',
+    ]);
+    const twoLocal = [
+      node('m', { local: true }, [
+        ['w1', true],
+        ['w2', true],
+      ]),
+    ];
     expect([1, 2].map(() => pick(twoLocal, rr))).toEqual(['m/w1/local_loaded', 'm/w2/local_loaded']);
   });
 

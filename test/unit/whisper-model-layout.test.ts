@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GGML_FILE_MAGIC, HPARAM_ORDER, N_TEXT_TOKENS, N_VOCAB_EN, melFilters, tinyWhisperHparams, whisperTensors } from '../../src-router/engines/whisper-model/layout';
+import {
+  GGML_FILE_MAGIC,
+  HPARAM_ORDER,
+  melFilters,
+  N_TEXT_TOKENS,
+  N_VOCAB_EN,
+  tinyWhisperHparams,
+  whisperTensors,
+} from '../../src-router/engines/whisper-model/layout';
 import { tinyToken } from '../../src-router/engines/whisper-model/vocab';
 import { writeTinyWhisperModel } from '../../src-router/engines/whisper-model/writer';
 import { tempDir } from '../support/node-harness';
@@ -51,7 +59,19 @@ describe('tiny whisper model layout', () => {
     const result = await writeTinyWhisperModel(file, { seed: 3 });
     const m = readModel(readFileSync(file));
     expect(m.magic).toBe(GGML_FILE_MAGIC);
-    expect(m.hparams).toEqual({ n_vocab: N_VOCAB_EN, n_audio_ctx: 1500, n_audio_state: 64, n_audio_head: 2, n_audio_layer: 1, n_text_ctx: 448, n_text_state: 64, n_text_head: 2, n_text_layer: 1, n_mels: 80, ftype: 1 });
+    expect(m.hparams).toEqual({
+      n_vocab: N_VOCAB_EN,
+      n_audio_ctx: 1500,
+      n_audio_state: 64,
+      n_audio_head: 2,
+      n_audio_layer: 1,
+      n_text_ctx: 448,
+      n_text_state: 64,
+      n_text_head: 2,
+      n_text_layer: 1,
+      n_mels: 80,
+      ftype: 1,
+    });
     expect([m.nMel, m.nFft]).toEqual([80, 201]);
     // The text tokens only: the loader names the special ones (end of text 50256 on) itself.
     expect(m.vocab).toHaveLength(N_TEXT_TOKENS);
@@ -84,7 +104,9 @@ describe('tiny whisper model layout', () => {
     const dir = tempDir();
     const hash = async (name: string, seed: number) => {
       await writeTinyWhisperModel(join(dir, name), { seed });
-      return createHash('sha256').update(readFileSync(join(dir, name))).digest('hex');
+      return createHash('sha256')
+        .update(readFileSync(join(dir, name)))
+        .digest('hex');
     };
     const a = await hash('a.bin', 5);
     expect(await hash('b.bin', 5)).toBe(a);

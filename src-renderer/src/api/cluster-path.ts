@@ -15,7 +15,8 @@ const MAPPED = [
 
 export function clusterPath(cluster: string | null | undefined, path: string): string {
   if (!cluster || cluster === LOCAL_CLUSTER) return path;
-  for (const [from, to] of MAPPED) if (path.startsWith(from)) return `${clusterApiPrefix(cluster)}/${to}${path.slice(from.length)}`;
+  for (const [from, to] of MAPPED)
+    if (path.startsWith(from)) return `${clusterApiPrefix(cluster)}/${to}${path.slice(from.length)}`;
   return path;
 }
 

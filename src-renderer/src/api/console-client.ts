@@ -1,23 +1,77 @@
 import { z } from 'zod';
 import {
-  clusterLanesSchema, clusterListSchema, clusterViewSchema, type ClusterLanes, type ClusterList, type ClusterProfileCreate, type ClusterProfilePatch, type ClusterView,
+  apiErrorBodySchema,
+  type BenchRunList,
+  benchRunListSchema,
+  type ClusterLanes,
+  type ClusterList,
+  type ClusterProfileCreate,
+  type ClusterProfilePatch,
+  type ClusterView,
+  type ConsoleModelList,
+  clusterLanesSchema,
+  clusterListSchema,
+  clusterModelSchema,
+  clusterNodeViewSchema,
+  clusterViewSchema,
+  consoleModelListSchema,
+  type DecisionPageWire,
+  decisionPageSchema,
+  type GuardianDelete,
+  type GuardianPut,
+  type GuardianSetting,
+  type GuardiansView,
+  guardianSettingSchema,
+  guardiansViewSchema,
+  type HealthAnswer,
+  healthAnswerSchema,
+  type LendingViewWire,
+  type LinkCandidateList,
+  type LinkCreateInput,
+  type LinkEnd,
+  type LinkLane,
+  type LinkList,
+  type LinkRecord,
+  type LinkUpdate,
+  lendingViewSchema,
+  linkCandidateListSchema,
+  linkListSchema,
+  linkRecordSchema,
+  MODEL_FILE_INSPECT_PATH,
+  MODEL_FILES_PATH,
+  type ModelFileInspection,
+  type ModelFileList,
+  modelFileInspectionSchema,
+  modelFileListSchema,
+  type RoutingViewWire,
+  type RuntimeHealth,
+  routingViewSchema,
+  runtimeHealthSchema,
+  type SetRoutingAnswer,
+  type SetRoutingRequest,
+  type SettingsAnswer,
+  type SettingsView,
+  setRoutingAnswerSchema,
+  settingsAnswerSchema,
+  settingsViewSchema,
+  type TimelinePageWire,
+  timelinePageSchema,
+  type UpstreamsAnswer,
+  upstreamsAnswerSchema,
 } from '../../../src-router/contract';
-import {
-  apiErrorBodySchema, clusterModelSchema, guardianSettingSchema, guardiansViewSchema, type GuardianDelete, type GuardianPut, type GuardianSetting, type GuardiansView, clusterNodeViewSchema, consoleModelListSchema, decisionPageSchema, lendingViewSchema, linkCandidateListSchema,
-  linkListSchema, linkRecordSchema, routingViewSchema, runtimeHealthSchema, setRoutingAnswerSchema, upstreamsAnswerSchema,
-  type ConsoleModelList, type DecisionPageWire, type LendingViewWire, type LinkCandidateList, type LinkCreateInput,
-  type LinkEnd, type LinkLane, type LinkList, type LinkRecord, type LinkUpdate, type RoutingViewWire, type RuntimeHealth, type SetRoutingAnswer,
-  type SetRoutingRequest, type UpstreamsAnswer, healthAnswerSchema, settingsAnswerSchema, settingsViewSchema, type HealthAnswer, type SettingsAnswer, type SettingsView,
-} from '../../../src-router/contract';
+import { type ReplayRequestWire, type ReplayResultWire, replayResultSchema } from '../../../src-router/contract/replay';
 import { clusterPath } from './cluster-path';
-import { benchRunListSchema, type BenchRunList } from '../../../src-router/contract';
-import { timelinePageSchema, type TimelinePageWire } from '../../../src-router/contract';
-import { replayResultSchema, type ReplayRequestWire, type ReplayResultWire } from '../../../src-router/contract/replay';
 import {
-  MODEL_FILE_INSPECT_PATH, MODEL_FILES_PATH, modelFileInspectionSchema, modelFileListSchema, type ModelFileInspection, type ModelFileList,
-} from '../../../src-router/contract';
-import {
-  ENGINES_PATH, engineListSchema, MODEL_CONFIGS_PATH, modelConfigListSchema, modelConfigRemovedSchema, modelConfigWrittenSchema, type EngineList, type ModelConfigList, type ModelConfigRemoved, type ModelConfigWritten,
+  ENGINES_PATH,
+  type EngineList,
+  engineListSchema,
+  MODEL_CONFIGS_PATH,
+  type ModelConfigList,
+  type ModelConfigRemoved,
+  type ModelConfigWritten,
+  modelConfigListSchema,
+  modelConfigRemovedSchema,
+  modelConfigWrittenSchema,
 } from './model-config-wire';
 
 /** The console API as the renderer sees it. Expected failures are values, not exceptions. */
@@ -158,7 +212,8 @@ export interface ConsoleClientOptions {
 export const REJECTED_MESSAGE = 'console token rejected';
 /** How long the console waits for a what-if replay (the other calls: `timeoutMs`, 10 s). */
 export const REPLAY_TIMEOUT_MS = 60_000;
-export const NO_TOKEN_MESSAGE = 'no console token: open a new link from the node (…/?code=…, each works once) or its …/?token=… link';
+export const NO_TOKEN_MESSAGE =
+  'no console token: open a new link from the node (…/?code=…, each works once) or its …/?token=… link';
 
 const failure = (kind: ApiFailureKind, status: number | null, message: string): { ok: false; failure: ApiFailure } => ({
   ok: false,
@@ -185,11 +240,19 @@ async function writeFailure(res: Response): Promise<{ ok: false; failure: ApiFai
     // not JSON: the status line below
   }
   const parsed = apiErrorBodySchema.safeParse(body);
-  const message = parsed.success ? parsed.data.error.message : `node answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+  const message = parsed.success
+    ? parsed.data.error.message
+    : `node answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
   const kind: ApiFailureKind = res.status === 403 ? 'refused' : 'http';
   return {
     ok: false,
-    failure: { kind, status: res.status, message, param: parsed.success ? (parsed.data.error.param ?? null) : null, code: parsed.success ? (parsed.data.error.code ?? null) : null },
+    failure: {
+      kind,
+      status: res.status,
+      message,
+      param: parsed.success ? (parsed.data.error.param ?? null) : null,
+      code: parsed.success ? (parsed.data.error.code ?? null) : null,
+    },
   };
 }
 
@@ -239,11 +302,22 @@ async function proxyFailure(res: Response): Promise<{ ok: false; failure: ApiFai
 const isTimeout = (err: unknown) => err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
-export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, replayTimeoutMs = REPLAY_TIMEOUT_MS, cluster = null }: ConsoleClientOptions): ConsoleClient {
+export function createConsoleClient({
+  url,
+  token,
+  fetch,
+  timeoutMs = 10_000,
+  replayTimeoutMs = REPLAY_TIMEOUT_MS,
+  cluster = null,
+}: ConsoleClientOptions): ConsoleClient {
   const base = url.replace(/\/+$/, '');
 
   /** `timedOut`: the message when the call runs out of `ms` (else the generic "node unreachable"). */
-  async function send(path: string, init: { method: string; body?: unknown; accept: string; timedOut?: string }, ms: number): Promise<Response | { ok: false; failure: ApiFailure }> {
+  async function send(
+    path: string,
+    init: { method: string; body?: unknown; accept: string; timedOut?: string },
+    ms: number,
+  ): Promise<Response | { ok: false; failure: ApiFailure }> {
     if (!token) return failure('no-token', null, NO_TOKEN_MESSAGE);
     try {
       return await fetch(`${base}${clusterPath(cluster, path)}`, {
@@ -266,8 +340,18 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, rep
    * `gated`: a read behind a gate (operators only), whose 403 is a refusal as a write's is. `bound`: a call's own time
    * limit and the message when it runs out (else `timeoutMs`).
    */
-  async function request<T>(path: string, parse: (body: unknown) => ApiResult<T>, write?: Write, gated = false, bound?: { ms: number; timedOut: string }): Promise<ApiResult<T>> {
-    const res = await send(path, { method: write?.method ?? 'GET', body: write?.body, accept: 'application/json', timedOut: bound?.timedOut }, bound?.ms ?? timeoutMs);
+  async function request<T>(
+    path: string,
+    parse: (body: unknown) => ApiResult<T>,
+    write?: Write,
+    gated = false,
+    bound?: { ms: number; timedOut: string },
+  ): Promise<ApiResult<T>> {
+    const res = await send(
+      path,
+      { method: write?.method ?? 'GET', body: write?.body, accept: 'application/json', timedOut: bound?.timedOut },
+      bound?.ms ?? timeoutMs,
+    );
     if ('failure' in res) return res;
     const proxied = await proxyFailure(res);
     if (proxied) return proxied;
@@ -293,33 +377,55 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, rep
     if (res.status === 401 || res.status === 403) return failure('rejected', res.status, REJECTED_MESSAGE);
     if (!res.ok) return failure('http', res.status, await errorMessage(res));
     try {
-      return { ok: true, value: { blob: await res.blob(), fileName: fileNameFromDisposition(res.headers.get('content-disposition'), fallbackName) } };
+      return {
+        ok: true,
+        value: {
+          blob: await res.blob(),
+          fileName: fileNameFromDisposition(res.headers.get('content-disposition'), fallbackName),
+        },
+      };
     } catch (err) {
       return failure('unreachable', res.status, `download interrupted: ${(err as Error).message}`);
     }
   }
 
   const get = <T>(path: string, parse: (body: unknown) => ApiResult<T>) => request(path, parse);
-  const linkPath = (lane: LinkLane, id?: string) => `${LINK_PATHS[lane]}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
+  const linkPath = (lane: LinkLane, id?: string) =>
+    `${LINK_PATHS[lane]}${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
 
   return {
     listModels: () => get('/router/v1/console/models', parseWith(consoleModelListSchema)),
     runtimeHealth: (node) =>
-      get(`/router/v1/console/runtime.health${node ? `?node=${encodeURIComponent(node)}` : ''}`, parseWith(runtimeHealthSchema)),
+      get(
+        `/router/v1/console/runtime.health${node ? `?node=${encodeURIComponent(node)}` : ''}`,
+        parseWith(runtimeHealthSchema),
+      ),
     runtimeRouting: () => get('/router/v1/console/runtime.routing', parseWith(routingViewSchema)),
     runtimeUpstreams: () => get('/router/v1/console/runtime.upstreams', parseWith(upstreamsAnswerSchema)),
     setRouting: (input) => {
       // ROUTE-5: routesEngine is on the wire only when the operator picked a profile.
-      const body: SetRoutingRequest = input.routesEngine === undefined ? { strategy: input.strategy } : { strategy: input.strategy, routesEngine: input.routesEngine };
-      return request('/router/v1/console/runtime.setRouting', parseWith(setRoutingAnswerSchema), { method: 'POST', body });
+      const body: SetRoutingRequest =
+        input.routesEngine === undefined
+          ? { strategy: input.strategy }
+          : { strategy: input.strategy, routesEngine: input.routesEngine };
+      return request('/router/v1/console/runtime.setRouting', parseWith(setRoutingAnswerSchema), {
+        method: 'POST',
+        body,
+      });
     },
     clusterNodes: () => get('/router/v1/console/cluster/nodes', parseWith(clusterNodeListSchema)),
     clusterModels: () => get('/router/v1/console/cluster/models', parseWith(clusterModelListSchema)),
     clusterLanes: () => get('/router/v1/console/cluster/lanes', parseWith(clusterLanesSchema)),
     clusters: () => get('/router/v1/console/clusters', parseWith(clusterListSchema)),
-    addCluster: (input) => request('/router/v1/console/clusters', parseWith(clusterViewSchema), { method: 'POST', body: input }),
-    updateCluster: (id, patch) => request(`/router/v1/console/clusters/${encodeURIComponent(id)}`, parseWith(clusterViewSchema), { method: 'PATCH', body: patch }),
-    removeCluster: (id) => request(`/router/v1/console/clusters/${encodeURIComponent(id)}`, noBody, { method: 'DELETE' }),
+    addCluster: (input) =>
+      request('/router/v1/console/clusters', parseWith(clusterViewSchema), { method: 'POST', body: input }),
+    updateCluster: (id, patch) =>
+      request(`/router/v1/console/clusters/${encodeURIComponent(id)}`, parseWith(clusterViewSchema), {
+        method: 'PATCH',
+        body: patch,
+      }),
+    removeCluster: (id) =>
+      request(`/router/v1/console/clusters/${encodeURIComponent(id)}`, noBody, { method: 'DELETE' }),
     lending: () => get('/router/v1/console/lending', parseWith(lendingViewSchema)),
     decisions: (query, cursor) => {
       const q = new URLSearchParams(query);
@@ -328,7 +434,10 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, rep
       return get(`/router/v1/console/decisions?${q}`, parseWith(decisionPageSchema));
     },
     timeline: (from, to, limit) =>
-      get(`/router/v1/console/timeline?${new URLSearchParams({ from: String(Math.floor(from)), to: String(Math.ceil(to)), limit: String(limit) })}`, parseWith(timelinePageSchema)),
+      get(
+        `/router/v1/console/timeline?${new URLSearchParams({ from: String(Math.floor(from)), to: String(Math.ceil(to)), limit: String(limit) })}`,
+        parseWith(timelinePageSchema),
+      ),
     replay: (body) =>
       request('/router/v1/console/replay', parseWith(replayResultSchema), { method: 'POST', body }, false, {
         ms: replayTimeoutMs,
@@ -343,27 +452,51 @@ export function createConsoleClient({ url, token, fetch, timeoutMs = 10_000, rep
     },
     links: (lane) => get(linkPath(lane), parseWith(linkListSchema)),
     linkCandidates: (lane, anchor) =>
-      get(`${linkPath(lane)}/candidates?${new URLSearchParams({ node: anchor.node_id, model: anchor.model, role: 'owner' })}`, parseWith(linkCandidateListSchema)),
+      get(
+        `${linkPath(lane)}/candidates?${new URLSearchParams({ node: anchor.node_id, model: anchor.model, role: 'owner' })}`,
+        parseWith(linkCandidateListSchema),
+      ),
     createLink: (lane, input) => request(linkPath(lane), parseWith(linkRecordSchema), { method: 'POST', body: input }),
-    updateLink: (lane, id, patch) => request(linkPath(lane, id), parseWith(linkRecordSchema), { method: 'PUT', body: patch }),
+    updateLink: (lane, id, patch) =>
+      request(linkPath(lane, id), parseWith(linkRecordSchema), { method: 'PUT', body: patch }),
     deleteLink: (lane, id) => request(linkPath(lane, id), noBody, { method: 'DELETE' }),
     guardians: () => get(GUARDIANS_PATH, parseWith(guardiansViewSchema)),
     putGuardian: (body) => request(GUARDIANS_PATH, parseWith(guardianSettingSchema), { method: 'PUT', body }),
     deleteGuardian: (body) => request(GUARDIANS_PATH, noBody, { method: 'DELETE', body }),
     settings: () => request(SETTINGS_PATH, parseWith(settingsViewSchema), undefined, true),
-    putSettings: (config) => request(SETTINGS_PATH, parseWith(settingsAnswerSchema), { method: 'PUT', body: { config } }),
+    putSettings: (config) =>
+      request(SETTINGS_PATH, parseWith(settingsAnswerSchema), { method: 'PUT', body: { config } }),
     health: () => get('/health', parseWith(healthAnswerSchema)),
     benchRuns: () => get('/router/v1/console/bench/runs', parseWith(benchRunListSchema)),
     modelConfigs: () => request(MODEL_CONFIGS_PATH, parseWith(modelConfigListSchema), undefined, true),
-    createModelConfig: (config) => request(MODEL_CONFIGS_PATH, parseWith(modelConfigWrittenSchema), { method: 'POST', body: { config } }),
-    replaceModelConfig: (name, config) => request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, parseWith(modelConfigWrittenSchema), { method: 'PUT', body: { config } }),
-    deleteModelConfig: (name) => request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, parseWith(modelConfigRemovedSchema), { method: 'DELETE' }, false, {
-        ms: 5 * 60_000,
-        timedOut: 'the node did not confirm the removal within 5 min (it waits for the model\'s running requests): read the models again',
+    createModelConfig: (config) =>
+      request(MODEL_CONFIGS_PATH, parseWith(modelConfigWrittenSchema), { method: 'POST', body: { config } }),
+    replaceModelConfig: (name, config) =>
+      request(`${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`, parseWith(modelConfigWrittenSchema), {
+        method: 'PUT',
+        body: { config },
       }),
+    deleteModelConfig: (name) =>
+      request(
+        `${MODEL_CONFIGS_PATH}/${encodeURIComponent(name)}`,
+        parseWith(modelConfigRemovedSchema),
+        { method: 'DELETE' },
+        false,
+        {
+          ms: 5 * 60_000,
+          timedOut:
+            "the node did not confirm the removal within 5 min (it waits for the model's running requests): read the models again",
+        },
+      ),
     engines: () => request(ENGINES_PATH, parseWith(engineListSchema), undefined, true),
-    modelFiles: (dir) => request(dir ? `${MODEL_FILES_PATH}?${new URLSearchParams({ dir })}` : MODEL_FILES_PATH, parseWith(modelFileListSchema), undefined, true),
-    inspectModelFile: (path) => request(MODEL_FILE_INSPECT_PATH, parseWith(modelFileInspectionSchema), { method: 'POST', body: { path } }),
+    modelFiles: (dir) =>
+      request(
+        dir ? `${MODEL_FILES_PATH}?${new URLSearchParams({ dir })}` : MODEL_FILES_PATH,
+        parseWith(modelFileListSchema),
+        undefined,
+        true,
+      ),
+    inspectModelFile: (path) =>
+      request(MODEL_FILE_INSPECT_PATH, parseWith(modelFileInspectionSchema), { method: 'POST', body: { path } }),
   };
 }
-

@@ -3,11 +3,21 @@
 export const MODEL_CONFIGS_PATH = '/router/v1/console/model-configs';
 export const ENGINES_PATH = '/router/v1/console/engines';
 
-export { modelConfigEntrySchema, modelConfigListSchema, modelConfigWrittenSchema, modelConfigRemovedSchema } from '../../../src-router/contract';
-export type { ModelConfigEntry, ModelConfigList, ModelConfigWritten, ModelConfigRemoved } from '../../../src-router/contract';
+export type {
+  ModelConfigEntry,
+  ModelConfigList,
+  ModelConfigRemoved,
+  ModelConfigWritten,
+} from '../../../src-router/contract';
+export {
+  modelConfigEntrySchema,
+  modelConfigListSchema,
+  modelConfigRemovedSchema,
+  modelConfigWrittenSchema,
+} from '../../../src-router/contract';
 
 /** The local ID a config file gives its model: the file name without `.yaml` / `.yml` (the API's `:name`). */
 export const configStem = (file: string) => (file.split(/[\\/]/).pop() ?? '').replace(/\.ya?ml$/i, '');
 
-export { enginesAnswerSchema as engineListSchema } from '../../../src-router/contract';
 export type { EngineInfo as EngineView, EnginesAnswer as EngineList } from '../../../src-router/contract';
+export { enginesAnswerSchema as engineListSchema } from '../../../src-router/contract';

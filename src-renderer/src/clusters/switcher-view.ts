@@ -31,7 +31,15 @@ export function clusterOptions(list: ClusterView[] | null, selected: string): Cl
     dot: c.reachable ? 'ok' : 'bad',
     title: describe(c),
   }));
-  if (!options.some((o) => o.selected)) options.unshift({ id: selected, label: selected, local: selected === 'local', selected: true, dot: 'unknown', title: 'not read yet' });
+  if (!options.some((o) => o.selected))
+    options.unshift({
+      id: selected,
+      label: selected,
+      local: selected === 'local',
+      selected: true,
+      dot: 'unknown',
+      title: 'not read yet',
+    });
   return options;
 }
 
@@ -41,12 +49,17 @@ export const DOT_LABEL: Record<ClusterDot, string> = { ok: 'reachable', bad: 'un
  * The selected remote cluster cannot be reached: from the switcher's list (the node's last probe) or from the
  * selected cluster's own answers (the proxy's 502/504 naming it). Null when it is reachable or local.
  */
-export function clusterProblem(list: ClusterView[] | null, selected: string, lastFailure: ApiFailure | null): string | null {
+export function clusterProblem(
+  list: ClusterView[] | null,
+  selected: string,
+  lastFailure: ApiFailure | null,
+): string | null {
   const view = list?.find((c) => c.id === selected);
   if (view?.local || selected === 'local') return null;
   const name = view?.name ?? selected;
   if (lastFailure?.kind === 'unreachable' && lastFailure.code?.startsWith('cluster_')) return lastFailure.message;
-  if (view && !view.reachable) return `cluster '${name}' cannot be reached${view.lastError ? `: ${view.lastError}` : ''}`;
+  if (view && !view.reachable)
+    return `cluster '${name}' cannot be reached${view.lastError ? `: ${view.lastError}` : ''}`;
   return null;
 }
 
@@ -75,10 +88,23 @@ export function addClusterErrors(failure: ApiFailure | null): AddClusterErrors {
 export function editClusterPatch(
   current: { name: string; url: string | null },
   draft: Record<ClusterField, string>,
-): { ok: true; patch: { name?: string; url?: string; token?: string } | null } | { ok: false; errors: AddClusterErrors } {
+):
+  | { ok: true; patch: { name?: string; url?: string; token?: string } | null }
+  | { ok: false; errors: AddClusterErrors } {
   const name = draft.name.trim();
   const url = draft.url.trim();
-  const patch = { ...(name !== current.name ? { name } : {}), ...(url !== (current.url ?? '') ? { url } : {}), ...(draft.token ? { token: draft.token } : {}) };
-  if (patch.url !== undefined && !patch.token) return { ok: false, errors: { fields: { token: 'a new URL needs the token again: the stored one is only sent to the URL it was given for' }, form: null } };
+  const patch = {
+    ...(name !== current.name ? { name } : {}),
+    ...(url !== (current.url ?? '') ? { url } : {}),
+    ...(draft.token ? { token: draft.token } : {}),
+  };
+  if (patch.url !== undefined && !patch.token)
+    return {
+      ok: false,
+      errors: {
+        fields: { token: 'a new URL needs the token again: the stored one is only sent to the URL it was given for' },
+        form: null,
+      },
+    };
   return { ok: true, patch: Object.keys(patch).length ? patch : null };
 }

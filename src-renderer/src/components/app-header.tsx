@@ -1,6 +1,6 @@
 import { formatUptime, orDash } from '../format';
-import { useAppStore } from '../store/use-app-store';
 import type { ConnectionStatus } from '../store/connection-slice';
+import { useAppStore } from '../store/use-app-store';
 import { ClusterSwitcher } from './clusters/cluster-switcher';
 
 const STATUS_LABEL: Record<ConnectionStatus, string> = {

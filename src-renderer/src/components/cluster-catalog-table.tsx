@@ -1,13 +1,20 @@
-import type { CatalogRow } from '../models/catalog-view';
 import { DASH } from '../format';
+import type { CatalogRow } from '../models/catalog-view';
 import { StatePill } from './state-pill';
 
 function Replicas({ row }: { row: CatalogRow }) {
   return (
     <ul className="replica-list">
       {row.replicas.map((r) => (
-        <li key={`${r.nodeId}/${r.localId}`} data-testid="catalog-replica" data-node-id={r.nodeId} data-local-id={r.localId}>
-          <span className="mono" data-testid="replica-node">{r.nodeId}</span>
+        <li
+          key={`${r.nodeId}/${r.localId}`}
+          data-testid="catalog-replica"
+          data-node-id={r.nodeId}
+          data-local-id={r.localId}
+        >
+          <span className="mono" data-testid="replica-node">
+            {r.nodeId}
+          </span>
           <span className="muted"> · </span>
           <span className="mono" data-testid="replica-local-id" title="local ID">
             {r.localId}
@@ -46,9 +53,15 @@ export function ClusterCatalogTable({ rows }: { rows: CatalogRow[] }) {
         {rows.map((row) => (
           <tr key={row.id} data-testid="catalog-row" data-model-id={row.id}>
             <td>
-              <div className="id-main" data-testid="catalog-id">{row.id}</div>
+              <div className="id-main" data-testid="catalog-id">
+                {row.id}
+              </div>
               {row.suffixedFrom && (
-                <div className="id-sub" data-testid="catalog-suffixed" title="same public ID, different hashes: a stable suffix keeps them apart">
+                <div
+                  className="id-sub"
+                  data-testid="catalog-suffixed"
+                  title="same public ID, different hashes: a stable suffix keeps them apart"
+                >
                   conflict of {row.suffixedFrom}
                 </div>
               )}

@@ -28,7 +28,14 @@ export function ModelsEmpty({ onAdd }: { onAdd?: () => void }) {
         </p>
       )}
       <p>
-        {onAdd ? 'Or by hand: a' : <><strong>No models yet.</strong> A</>} model is a small YAML file in the node&apos;s models folder (
+        {onAdd ? (
+          'Or by hand: a'
+        ) : (
+          <>
+            <strong>No models yet.</strong> A
+          </>
+        )}{' '}
+        model is a small YAML file in the node&apos;s models folder (
         {hint.folder ? <code data-testid="models-empty-folder">{hint.folder}</code> : <code>models.config_dir</code>}
         {hint.configFile && (
           <>

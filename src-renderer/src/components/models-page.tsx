@@ -2,13 +2,13 @@ import { useEffect, useState } from 'react';
 import type { ConsoleModel } from '../../../src-router/contract';
 import { LOCAL_CLUSTER } from '../api/cluster-path';
 import { configStem, type ModelConfigEntry } from '../api/model-config-wire';
-import { useClustersStore } from '../store/use-clusters-store';
-import { ModelDialog } from './models/model-dialog';
-import { RemoveModelDialog } from './models/remove-model-dialog';
 import { catalogRows, showsCatalog } from '../models/catalog-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../store/polling';
 import { useAppStore } from '../store/use-app-store';
+import { useClustersStore } from '../store/use-clusters-store';
 import { ClusterCatalogTable } from './cluster-catalog-table';
+import { ModelDialog } from './models/model-dialog';
+import { RemoveModelDialog } from './models/remove-model-dialog';
 import { ModelsEmpty } from './models-empty';
 import { ModelsTable, type RowActions } from './models-table';
 import { Notice } from './notice';
@@ -20,7 +20,9 @@ function ClusterModels({ actions }: { actions?: RowActions }) {
   const cluster = useAppStore((s) => s.cluster);
   const lanes = useAppStore((s) => s.lanes);
   const nodeId = useAppStore((s) => s.connection.node?.nodeId ?? null);
-  const rows = cluster.models ? catalogRows({ catalog: cluster.models, lanes: lanes.nodes, localModels: models.items, localNodeId: nodeId }) : null;
+  const rows = cluster.models
+    ? catalogRows({ catalog: cluster.models, lanes: lanes.nodes, localModels: models.items, localNodeId: nodeId })
+    : null;
   return (
     <>
       {cluster.modelsFailure && (
@@ -55,7 +57,11 @@ function ClusterModels({ actions }: { actions?: RowActions }) {
   );
 }
 
-type Open = { kind: 'add' } | { kind: 'edit'; entry: ModelConfigEntry } | { kind: 'remove'; model: ConsoleModel; configName: string } | null;
+type Open =
+  | { kind: 'add' }
+  | { kind: 'edit'; entry: ModelConfigEntry }
+  | { kind: 'remove'; model: ConsoleModel; configName: string }
+  | null;
 
 /** Config files of the models folder that do not parse: the last good config stays in force. */
 function ConfigErrors() {
@@ -96,10 +102,22 @@ export function ModelsPage() {
         const entry = entryOf(m);
         return (
           <span className="row-actions">
-            <button type="button" disabled={!entry} title={entry ? undefined : 'no config file of this name in the models folder'} onClick={() => entry && setOpen({ kind: 'edit', entry })} data-testid="model-edit">
+            <button
+              type="button"
+              disabled={!entry}
+              title={entry ? undefined : 'no config file of this name in the models folder'}
+              onClick={() => entry && setOpen({ kind: 'edit', entry })}
+              data-testid="model-edit"
+            >
               Edit
             </button>
-            <button type="button" className="danger" disabled={!entry} onClick={() => entry && setOpen({ kind: 'remove', model: m, configName: configStem(entry.file) })} data-testid="model-remove">
+            <button
+              type="button"
+              className="danger"
+              disabled={!entry}
+              onClick={() => entry && setOpen({ kind: 'remove', model: m, configName: configStem(entry.file) })}
+              data-testid="model-remove"
+            >
               Remove
             </button>
           </span>
@@ -138,11 +156,15 @@ export function ModelsPage() {
         </Notice>
       )}
       {catalog && <ClusterModels actions={actions} />}
-      {!catalog && items && items.length === 0 && <ModelsEmpty onAdd={writable ? () => setOpen({ kind: 'add' }) : undefined} />}
+      {!catalog && items && items.length === 0 && (
+        <ModelsEmpty onAdd={writable ? () => setOpen({ kind: 'add' }) : undefined} />
+      )}
       {!catalog && items && items.length > 0 && <ModelsTable models={items} actions={actions} />}
       {open?.kind === 'add' && <ModelDialog native={local} onClose={() => setOpen(null)} />}
       {open?.kind === 'edit' && <ModelDialog native={local} editing={open.entry} onClose={() => setOpen(null)} />}
-      {open?.kind === 'remove' && <RemoveModelDialog model={open.model} configName={open.configName} onClose={() => setOpen(null)} />}
+      {open?.kind === 'remove' && (
+        <RemoveModelDialog model={open.model} configName={open.configName} onClose={() => setOpen(null)} />
+      )}
     </section>
   );
 }

@@ -28,7 +28,13 @@ export function PageHead(props: {
       <span className="muted small" data-testid={`${id}-updated`}>
         updated {formatClock(props.fetchedAt ?? null)}
       </span>
-      <button type="button" onClick={props.onRefresh} disabled={props.loading} data-testid={`${id}-refresh`} title={props.refreshTitle}>
+      <button
+        type="button"
+        onClick={props.onRefresh}
+        disabled={props.loading}
+        data-testid={`${id}-refresh`}
+        title={props.refreshTitle}
+      >
         {props.loading ? 'Refreshing…' : 'Refresh'}
       </button>
     </div>

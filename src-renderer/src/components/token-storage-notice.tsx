@@ -5,7 +5,12 @@ import { windowTokenStorage } from '../token-storage';
 export function TokenStorageNotice({ storage = windowTokenStorage() }: { storage?: TokenStorage | null }) {
   if (!storage) return null;
   return (
-    <p className={storage.sealed ? 'muted small' : 'notice notice-error small'} data-testid="token-storage" data-sealed={String(storage.sealed)} role={storage.sealed ? undefined : 'status'}>
+    <p
+      className={storage.sealed ? 'muted small' : 'notice notice-error small'}
+      data-testid="token-storage"
+      data-sealed={String(storage.sealed)}
+      role={storage.sealed ? undefined : 'status'}
+    >
       {storage.how}
     </p>
   );

@@ -28,7 +28,17 @@ export interface DecisionFilterDraft {
   reason: string;
 }
 
-export const EMPTY_FILTER: DecisionFilterDraft = { range: 'all', from: '', to: '', node: '', model: '', kind: '', event: '', outcome: '', reason: '' };
+export const EMPTY_FILTER: DecisionFilterDraft = {
+  range: 'all',
+  from: '',
+  to: '',
+  node: '',
+  model: '',
+  kind: '',
+  event: '',
+  outcome: '',
+  reason: '',
+};
 
 export const KINDS = ['plan', 'dispatch', 'helper'] as const;
 export const OUTCOMES = ['granted', 'probe', 'skipped'] as const;
@@ -36,16 +46,49 @@ export const OUTCOMES = ['granted', 'probe', 'skipped'] as const;
 /** LOG-2..4: the events each kind writes (a plan row's event is its outcome). */
 export const EVENTS_BY_KIND: Record<(typeof KINDS)[number], readonly string[]> = {
   plan: OUTCOMES,
-  dispatch: ['lease_updated', 'lease_cleared', 'lease_refused', 'lent', 'returned', 'held_for_helper', 'relay_refused', 'lent_fate', 'guardian_routed'],
+  dispatch: [
+    'lease_updated',
+    'lease_cleared',
+    'lease_refused',
+    'lent',
+    'returned',
+    'held_for_helper',
+    'relay_refused',
+    'lent_fate',
+    'guardian_routed',
+  ],
   helper: ['native_waited_behind_borrowed', 'borrowed_returned'],
 };
 
 /** The reasons the log writes (LOG-2 skips and probes, LLM-1 ineligible ends; refusals, returns and clears; GUARD-2 guardian routes), for the reason picker. */
 export const REASONS = [
-  'owner_unpriced', 'switch_unpriced', 'service_unpriced', 'cost_rejected', 'outranked', 'helper_not_accepting', 'helper_claimed', 'load_forbidden',
-  'context_too_small', 'restore_unpriced', 'helper_recently_busy', 'owner_ineligible', 'helper_ineligible', 'no_live_lease', 'helper_unreachable',
-  'forward_failed', 'not_an_owner', 'no_lease', 'ttl_expired', 'busy_on_arrival', 'own_work_arrived', 'no_link', 'cut_off', 'helper_stalled', 'withdrawn',
-  'detected', 'engine_refused',
+  'owner_unpriced',
+  'switch_unpriced',
+  'service_unpriced',
+  'cost_rejected',
+  'outranked',
+  'helper_not_accepting',
+  'helper_claimed',
+  'load_forbidden',
+  'context_too_small',
+  'restore_unpriced',
+  'helper_recently_busy',
+  'owner_ineligible',
+  'helper_ineligible',
+  'no_live_lease',
+  'helper_unreachable',
+  'forward_failed',
+  'not_an_owner',
+  'no_lease',
+  'ttl_expired',
+  'busy_on_arrival',
+  'own_work_arrived',
+  'no_link',
+  'cut_off',
+  'helper_stalled',
+  'withdrawn',
+  'detected',
+  'engine_refused',
 ] as const;
 
 export type FilterField = 'from' | 'to';
@@ -74,9 +117,12 @@ export function decisionQuery(f: DecisionFilterDraft, now: number): QueryPlan {
   if (range.id === 'custom') {
     const from = localTimeMs(f.from);
     const to = localTimeMs(f.to);
-    if (from !== null && Number.isNaN(from)) return { ok: false, message: 'The start of the range is not a date and time.', field: 'from' };
-    if (to !== null && Number.isNaN(to)) return { ok: false, message: 'The end of the range is not a date and time.', field: 'to' };
-    if (from !== null && to !== null && from >= to) return { ok: false, message: 'The range must start before it ends.', field: 'to' };
+    if (from !== null && Number.isNaN(from))
+      return { ok: false, message: 'The start of the range is not a date and time.', field: 'from' };
+    if (to !== null && Number.isNaN(to))
+      return { ok: false, message: 'The end of the range is not a date and time.', field: 'to' };
+    if (from !== null && to !== null && from >= to)
+      return { ok: false, message: 'The range must start before it ends.', field: 'to' };
     if (from !== null) q.set('from', String(from));
     if (to !== null) q.set('to', String(to));
   } else if (range.ms !== null) {
@@ -97,10 +143,13 @@ export function decisionQuery(f: DecisionFilterDraft, now: number): QueryPlan {
 
 /** The events to offer for a kind (every event with none chosen). */
 export const eventOptions = (kind: string): readonly string[] =>
-  (KINDS as readonly string[]).includes(kind) ? EVENTS_BY_KIND[kind as (typeof KINDS)[number]] : Object.values(EVENTS_BY_KIND).flat();
+  (KINDS as readonly string[]).includes(kind)
+    ? EVENTS_BY_KIND[kind as (typeof KINDS)[number]]
+    : Object.values(EVENTS_BY_KIND).flat();
 
 /** The node picker: the nodes the Lending view lists. */
-export const nodeOptions = (nodes: readonly Pick<LendingNodeWire, 'nodeId'>[] | null | undefined): string[] => (nodes ?? []).map((n) => n.nodeId);
+export const nodeOptions = (nodes: readonly Pick<LendingNodeWire, 'nodeId'>[] | null | undefined): string[] =>
+  (nodes ?? []).map((n) => n.nodeId);
 
 /** The model picker: local IDs (what the log's owner and helper columns hold), each once, sorted. */
 export function modelOptions(models: readonly ClusterModel[] | null | undefined): string[] {

@@ -1,4 +1,4 @@
-import { decisionRowSchema, type DecisionRowWire } from '../../../src-router/contract';
+import { type DecisionRowWire, decisionRowSchema } from '../../../src-router/contract';
 import { DASH, formatClockMs, formatDateTimeMs, formatMillis, formatModelRef, type PillTone } from '../format';
 import type { FoldedDecision } from './decision-fold';
 
@@ -14,7 +14,16 @@ export const DECISION_FIELDS = Object.keys(decisionRowSchema.shape) as (keyof De
 /** `ownerDrainMs` → `owner_drain_ms`: the column name, as the table and the CSV export name it. */
 export const columnName = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-const MS_FIELDS = new Set<string>(['ownerDrainMs', 'helperSwitchMs', 'helperServiceMs', 'helperIdleMs', 'ownerPredictedFinishMs', 'ownerJobMs', 'helperJobMs', 'waitedMs']);
+const MS_FIELDS = new Set<string>([
+  'ownerDrainMs',
+  'helperSwitchMs',
+  'helperServiceMs',
+  'helperIdleMs',
+  'ownerPredictedFinishMs',
+  'ownerJobMs',
+  'helperJobMs',
+  'waitedMs',
+]);
 
 const EVENT_TONE: Record<string, PillTone> = {
   granted: 'ok',
@@ -47,7 +56,8 @@ export interface DecisionVariable {
 type Unit = 'time' | 'ms' | 'plain';
 
 /** `at` and `details` keys ending in `At` are times (unix ms); the duration columns and keys ending in `Ms` are milliseconds. */
-const unitOf = (name: string): Unit => (name === 'at' || /At$/.test(name) ? 'time' : MS_FIELDS.has(name) || /Ms$/.test(name) ? 'ms' : 'plain');
+const unitOf = (name: string): Unit =>
+  name === 'at' || /At$/.test(name) ? 'time' : MS_FIELDS.has(name) || /Ms$/.test(name) ? 'ms' : 'plain';
 
 function displayValue(unit: Unit, v: unknown): { value: string; raw: string | null } {
   if (v === null || v === undefined || v === '') return { value: DASH, raw: null };
@@ -75,21 +85,39 @@ export function decisionVariables(row: DecisionRowWire): DecisionVariable[] {
   return out;
 }
 
-const part = (label: string, v: string | number | null | undefined) => (v === null || v === undefined || v === DASH ? null : `${label} ${v}`);
+const part = (label: string, v: string | number | null | undefined) =>
+  v === null || v === undefined || v === DASH ? null : `${label} ${v}`;
 const ms = (v: number | null) => (v === null ? null : formatMillis(v));
 
 /** The few numbers that say what a decision was about, by kind and event (the rest is on expand). */
 export function decisionSummary(r: DecisionRowWire): string {
   const parts: (string | null)[] = [];
   if (r.kind === 'plan') {
-    parts.push(part('trigger', r.trigger), part('held', r.held), part('backlog', r.backlog), part('drain', ms(r.ownerDrainMs)));
+    parts.push(
+      part('trigger', r.trigger),
+      part('held', r.held),
+      part('backlog', r.backlog),
+      part('drain', ms(r.ownerDrainMs)),
+    );
     parts.push(part('switch', ms(r.helperSwitchMs)));
-    parts.push(r.helperServiceMs === null ? null : `service ${formatMillis(r.helperServiceMs)}${r.serviceSource ? ` (${r.serviceSource})` : ''}`);
+    parts.push(
+      r.helperServiceMs === null
+        ? null
+        : `service ${formatMillis(r.helperServiceMs)}${r.serviceSource ? ` (${r.serviceSource})` : ''}`,
+    );
     parts.push(part('idle', ms(r.helperIdleMs)));
   } else if (r.event === 'held_for_helper') {
-    parts.push(part('owner finish', ms(r.ownerPredictedFinishMs)), part('owner/job', ms(r.ownerJobMs)), part('helper/job', ms(r.helperJobMs)), part('waited', ms(r.waitedMs)));
+    parts.push(
+      part('owner finish', ms(r.ownerPredictedFinishMs)),
+      part('owner/job', ms(r.ownerJobMs)),
+      part('helper/job', ms(r.helperJobMs)),
+      part('waited', ms(r.waitedMs)),
+    );
   } else if (r.event === 'guardian_routed') {
-    parts.push(part('guardian', r.helperModel ? `${r.helperModel} on ${r.helperNode}` : null), part('setting', typeof r.details?.from === 'string' ? r.details.from : null));
+    parts.push(
+      part('guardian', r.helperModel ? `${r.helperModel} on ${r.helperNode}` : null),
+      part('setting', typeof r.details?.from === 'string' ? r.details.from : null),
+    );
   } else if (r.kind === 'helper') {
     parts.push(part('borrowed in backend', r.borrowedInBackend), part('waited', ms(r.waitedMs)));
   } else {
@@ -130,7 +158,10 @@ export function decisionLine(f: FoldedDecision): DecisionLineView {
     countLabel: f.count > 1 ? `×${f.count}` : '',
     at: formatClockMs(f.lastAt),
     atTitle: formatDateTimeMs(f.lastAt),
-    span: f.count > 1 ? `${formatClockMs(f.firstAt)} – ${formatClockMs(f.lastAt)} (${formatMillis(f.lastAt - f.firstAt)})` : null,
+    span:
+      f.count > 1
+        ? `${formatClockMs(f.firstAt)} – ${formatClockMs(f.lastAt)} (${formatMillis(f.lastAt - f.firstAt)})`
+        : null,
     node: r.nodeId,
     version: r.routerVersion,
     kind: r.kind,

@@ -1,4 +1,11 @@
-import type { GuardianDelete, GuardianPut, GuardianRef, GuardianScope, GuardianSetting, GuardiansView } from '../../../src-router/contract';
+import type {
+  GuardianDelete,
+  GuardianPut,
+  GuardianRef,
+  GuardianScope,
+  GuardianSetting,
+  GuardiansView,
+} from '../../../src-router/contract';
 import { formatModelRef, type PillTone } from '../format';
 
 /**
@@ -14,7 +21,11 @@ export const NO_TEXT_ONLY = 'No text-only model in the cluster: no model needs a
 
 export const refKey = (r: { node_id: string; model: string }) => `${r.node_id}/${r.model}`;
 
-const SCOPE_LABEL: Record<GuardianScope, string> = { cluster: 'cluster default', node: 'node setting', model: 'model setting' };
+const SCOPE_LABEL: Record<GuardianScope, string> = {
+  cluster: 'cluster default',
+  node: 'node setting',
+  model: 'model setting',
+};
 
 /** `model-vl (vl on master)` when the catalog names it, else `vl on master`. */
 function guardianLabel(view: GuardiansView, ref: GuardianRef): string {
@@ -36,16 +47,26 @@ export interface GuardianSettingView {
   setting: GuardianSetting;
 }
 
-export const settingKey = (s: Pick<GuardianSetting, 'scope' | 'node_id' | 'model'>) => `${s.scope}|${s.node_id ?? ''}|${s.model ?? ''}`;
+export const settingKey = (s: Pick<GuardianSetting, 'scope' | 'node_id' | 'model'>) =>
+  `${s.scope}|${s.node_id ?? ''}|${s.model ?? ''}`;
 
 const deleteBody = (s: Pick<GuardianSetting, 'scope' | 'node_id' | 'model'>): GuardianDelete =>
-  s.scope === 'cluster' ? { scope: 'cluster' } : s.scope === 'node' ? { scope: 'node', node_id: s.node_id ?? '' } : { scope: 'model', node_id: s.node_id ?? '', model: s.model ?? '' };
+  s.scope === 'cluster'
+    ? { scope: 'cluster' }
+    : s.scope === 'node'
+      ? { scope: 'node', node_id: s.node_id ?? '' }
+      : { scope: 'model', node_id: s.node_id ?? '', model: s.model ?? '' };
 
 export function guardianSettingRows(view: GuardiansView): GuardianSettingView[] {
   return view.settings.map((s) => ({
     key: settingKey(s),
     scope: s.scope,
-    target: s.scope === 'cluster' ? 'whole cluster' : s.scope === 'node' ? `node ${s.node_id}` : formatModelRef(s.node_id, s.model),
+    target:
+      s.scope === 'cluster'
+        ? 'whole cluster'
+        : s.scope === 'node'
+          ? `node ${s.node_id}`
+          : formatModelRef(s.node_id, s.model),
     guardian: guardianLabel(view, s.guardian),
     missing: !view.candidates.some((c) => refKey(c) === refKey(s.guardian)),
     remove: deleteBody(s),
@@ -71,7 +92,9 @@ export function effectiveGuardianRows(view: GuardiansView): EffectiveGuardianVie
     model: `${e.public_id} (${e.model})`,
     node: e.node_id,
     guardian: e.guardian ? guardianLabel(view, e.guardian) : NO_GUARDIAN,
-    from: e.from ? SCOPE_LABEL[e.from] + (e.available ? '' : ' — guardian not in the catalog now') : 'no setting applies',
+    from: e.from
+      ? SCOPE_LABEL[e.from] + (e.available ? '' : ' — guardian not in the catalog now')
+      : 'no setting applies',
     tone: !e.guardian ? 'idle' : e.available ? 'ok' : 'bad',
   }));
 }
@@ -82,7 +105,8 @@ export interface Option {
 }
 
 /** The guardian picker: only the candidates (multimodal text models of the catalog). */
-export const candidateOptions = (view: GuardiansView): Option[] => view.candidates.map((c) => ({ key: refKey(c), label: `${c.public_id} (${formatModelRef(c.node_id, c.model)})` }));
+export const candidateOptions = (view: GuardiansView): Option[] =>
+  view.candidates.map((c) => ({ key: refKey(c), label: `${c.public_id} (${formatModelRef(c.node_id, c.model)})` }));
 
 /**
  * Targets of the model scope: the text-only models, then the multimodal ones marked as reading images themselves
@@ -90,7 +114,10 @@ export const candidateOptions = (view: GuardiansView): Option[] => view.candidat
  */
 export const modelTargetOptions = (view: GuardiansView): Option[] => [
   ...view.effective.map((e) => ({ key: refKey(e), label: `${e.public_id} (${formatModelRef(e.node_id, e.model)})` })),
-  ...view.candidates.map((c) => ({ key: refKey(c), label: `${c.public_id} (${formatModelRef(c.node_id, c.model)}) — reads images itself` })),
+  ...view.candidates.map((c) => ({
+    key: refKey(c),
+    label: `${c.public_id} (${formatModelRef(c.node_id, c.model)}) — reads images itself`,
+  })),
 ];
 
 /** The form: one setting to create or replace. */
@@ -107,7 +134,14 @@ export interface GuardianDraft {
   error: { field: string | null; message: string } | null;
 }
 
-export const initialGuardianDraft = (): GuardianDraft => ({ scope: 'cluster', node: '', target: '', guardian: '', phase: 'editing', error: null });
+export const initialGuardianDraft = (): GuardianDraft => ({
+  scope: 'cluster',
+  node: '',
+  target: '',
+  guardian: '',
+  phase: 'editing',
+  error: null,
+});
 
 export type GuardianDraftAction =
   | { type: 'field'; field: 'scope' | 'node' | 'target' | 'guardian'; value: string }
@@ -145,7 +179,9 @@ const splitKey = (key: string): GuardianRef | null => {
 };
 
 /** The PUT body of the draft, or the field still to choose (shown where that field is). */
-export function planGuardianPut(d: GuardianDraft): { ok: true; body: GuardianPut } | { ok: false; field: string; message: string } {
+export function planGuardianPut(
+  d: GuardianDraft,
+): { ok: true; body: GuardianPut } | { ok: false; field: string; message: string } {
   const guardian = splitKey(d.guardian);
   if (d.scope === 'node' && !d.node) return { ok: false, field: 'node_id', message: 'choose a node' };
   const target = splitKey(d.target);
@@ -164,4 +200,5 @@ export function errorField(param: string | null | undefined): string | null {
 }
 
 /** The error to show under `field` (the form's general error when the node named no field of the form). */
-export const fieldError = (d: GuardianDraft, field: string | null): string | null => (d.error && d.error.field === field ? d.error.message : null);
+export const fieldError = (d: GuardianDraft, field: string | null): string | null =>
+  d.error && d.error.field === field ? d.error.message : null;

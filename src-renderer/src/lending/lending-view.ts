@@ -1,5 +1,5 @@
 import type { LeaseGrantWire, LendingNodeWire, LendingViewWire } from '../../../src-router/contract';
-import { DASH, formatContextSize, formatMillis, formatModelRef, shortHash, type PillTone } from '../format';
+import { DASH, formatContextSize, formatMillis, formatModelRef, type PillTone, shortHash } from '../format';
 
 /**
  * The Lending tab's live part (UI-1), pure, from `GET /router/v1/console/lending`: leases in force, each node's
@@ -42,7 +42,8 @@ export function leaseRows(leases: readonly LeaseGrantWire[]): LeaseView[] {
 export const NO_LEASES = 'No lease in force: no owner is lending right now.';
 
 /** `decisions made: 47`; a node that is not a master makes none (null). */
-export const decisionsMadeLabel = (n: number | null): string => (n === null ? 'not a master: decisions are made by the master' : `${n} decision${n === 1 ? '' : 's'} made`);
+export const decisionsMadeLabel = (n: number | null): string =>
+  n === null ? 'not a master: decisions are made by the master' : `${n} decision${n === 1 ? '' : 's'} made`;
 
 export interface SyncPill {
   label: string;
@@ -78,7 +79,14 @@ export function nodeBuildRows(nodes: readonly LendingNodeWire[]): NodeBuildView[
     settingsHash: shortHash(n.settingsHash, 16),
     settingsHashTitle: n.settingsHash ?? 'not reported',
     sync: settingsSync(n, i === 0),
-    health: i === 0 ? { label: 'this node', tone: 'ok' } : n.healthy === false ? { label: 'unreachable', tone: 'bad' } : n.healthy ? { label: 'healthy', tone: 'ok' } : { label: DASH, tone: 'idle' },
+    health:
+      i === 0
+        ? { label: 'this node', tone: 'ok' }
+        : n.healthy === false
+          ? { label: 'unreachable', tone: 'bad' }
+          : n.healthy
+            ? { label: 'healthy', tone: 'ok' }
+            : { label: DASH, tone: 'idle' },
     linksVersion: n.linksVersion === undefined ? DASH : String(n.linksVersion),
     guardiansVersion: n.guardiansVersion === undefined ? DASH : String(n.guardiansVersion),
   }));

@@ -3,7 +3,12 @@
  * `POST /router/v1/console/replay`, and its result → the rows shown side by side (recorded, replayed). The links
  * editor's rules are `replay-links.ts`.
  */
-import { REPLAY_SETTING_KEYS, type ReplayRequestWire, type ReplayResultWire, type ReplaySettingKey } from '../../../src-router/contract/replay';
+import {
+  REPLAY_SETTING_KEYS,
+  type ReplayRequestWire,
+  type ReplayResultWire,
+  type ReplaySettingKey,
+} from '../../../src-router/contract/replay';
 import { linkChanges, linksOfEdit, type ReplayLinksEdit } from './replay-links';
 
 /** The ranges the card offers (the last N minutes); the second is the default. */
@@ -21,7 +26,11 @@ export const REPLAY_SETTING_KINDS: Record<ReplaySettingKey, 'duration' | 'int' |
 };
 
 /** The settings the form shows first (the rest follow). */
-export const REPLAY_FORM_KEYS: readonly ReplaySettingKey[] = ['offload_probe_idle', 'scheduling_backend_depth', ...REPLAY_SETTING_KEYS.filter((k) => k !== 'offload_probe_idle' && k !== 'scheduling_backend_depth')];
+export const REPLAY_FORM_KEYS: readonly ReplaySettingKey[] = [
+  'offload_probe_idle',
+  'scheduling_backend_depth',
+  ...REPLAY_SETTING_KEYS.filter((k) => k !== 'offload_probe_idle' && k !== 'scheduling_backend_depth'),
+];
 
 export interface ReplayDraft {
   rangeMs: number;
@@ -33,7 +42,12 @@ export interface ReplayDraft {
   linkPick: { owner: string; helper: string };
 }
 
-export const emptyReplayDraft = (): ReplayDraft => ({ rangeMs: REPLAY_RANGES_MS[1], settings: {}, links: null, linkPick: { owner: '', helper: '' } });
+export const emptyReplayDraft = (): ReplayDraft => ({
+  rangeMs: REPLAY_RANGES_MS[1],
+  settings: {},
+  links: null,
+  linkPick: { owner: '', helper: '' },
+});
 
 export type DraftCheck = { ok: true; request: ReplayRequestWire } | { ok: false; field: string; message: string };
 
@@ -54,7 +68,8 @@ export function replayRequestOf(d: ReplayDraft, now: number): DraftCheck {
       if (raw !== 'true' && raw !== 'false') return { ok: false, field, message: `${key}: on or off` };
       settings[key] = raw === 'true';
     } else {
-      if (!DURATION.test(raw)) return { ok: false, field, message: `${key}: a duration such as 30s or 250ms, not "${raw}"` };
+      if (!DURATION.test(raw))
+        return { ok: false, field, message: `${key}: a duration such as 30s or 250ms, not "${raw}"` };
       settings[key] = raw.replace(/\s+/g, '');
     }
   }
@@ -65,7 +80,9 @@ export function replayRequestOf(d: ReplayDraft, now: number): DraftCheck {
 
 /** The settings and links the draft changes (what the card says it replayed with). */
 export function changedSettings(d: ReplayDraft): string[] {
-  return REPLAY_FORM_KEYS.filter((k) => (d.settings[k]?.trim() ?? '') !== '').map((k) => `${k}=${d.settings[k]!.trim()}`).concat(linkChanges(d.links));
+  return REPLAY_FORM_KEYS.filter((k) => (d.settings[k]?.trim() ?? '') !== '')
+    .map((k) => `${k}=${d.settings[k]!.trim()}`)
+    .concat(linkChanges(d.links));
 }
 
 export interface ReplayRow {
@@ -79,13 +96,21 @@ export interface ReplayRow {
   differs: boolean;
 }
 
-const fmtMs = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`);
+const fmtMs = (v: number | null | undefined): string =>
+  v === null || v === undefined ? '—' : v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`;
 const fmtCount = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : String(v));
 
-function row(key: string, label: string, a: number | null | undefined, b: number | null | undefined, fmt: (v: number | null | undefined) => string): ReplayRow {
+function row(
+  key: string,
+  label: string,
+  a: number | null | undefined,
+  b: number | null | undefined,
+  fmt: (v: number | null | undefined) => string,
+): ReplayRow {
   const recorded = fmt(a);
   const replayed = fmt(b);
-  const ratio = a === null || a === undefined || b === null || b === undefined || a === 0 ? '—' : `${(b / a).toFixed(2)}×`;
+  const ratio =
+    a === null || a === undefined || b === null || b === undefined || a === 0 ? '—' : `${(b / a).toFixed(2)}×`;
   return { key, label, recorded, replayed, ratio, differs: recorded !== replayed };
 }
 
@@ -98,7 +123,15 @@ export function replayRows(r: ReplayResultWire): ReplayRow[] {
   for (const i of indices) {
     const a = rec.bursts.find((b) => b.index === i);
     const b = rep.bursts.find((x) => x.index === i);
-    rows.push(row(`burst-${i + 1}`, `burst ${i + 1} makespan${a ? ` (${a.requests} req)` : ''}`, a?.makespanMs, b?.makespanMs, fmtMs));
+    rows.push(
+      row(
+        `burst-${i + 1}`,
+        `burst ${i + 1} makespan${a ? ` (${a.requests} req)` : ''}`,
+        a?.makespanMs,
+        b?.makespanMs,
+        fmtMs,
+      ),
+    );
   }
   rows.push(row('wait-p50', 'wait p50', rec.waitP50Ms, rep.waitP50Ms, fmtMs));
   rows.push(row('wait-p95', 'wait p95', rec.waitP95Ms, rep.waitP95Ms, fmtMs));
@@ -122,7 +155,9 @@ export function replayNotes(r: ReplayResultWire): string[] {
   const decision = r.settings.decision_latency_ms;
   const relay = r.settings.relay_ms;
   if (typeof decision === 'number' && typeof relay === 'number') {
-    notes.push(`replayed with the master's decisions taking ${decision} ms and a relay hop ${relay} ms, measured from the record (loopback values where it had none)`);
+    notes.push(
+      `replayed with the master's decisions taking ${decision} ms and a relay hop ${relay} ms, measured from the record (loopback values where it had none)`,
+    );
   }
   return notes;
 }
@@ -132,6 +167,12 @@ export function settingPlaceholder(r: ReplayResultWire | null, key: ReplaySettin
   const v = r?.settings[key];
   if (v === undefined) return 'as recorded';
   if (REPLAY_SETTING_KINDS[key] !== 'duration' || typeof v !== 'number') return String(v);
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (v >= size && v % size === 0) return `${v / size}${unit}`;
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (v >= size && v % size === 0) return `${v / size}${unit}`;
   return `${v}ms`;
 }

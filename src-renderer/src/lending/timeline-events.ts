@@ -1,4 +1,9 @@
-import type { DecisionRowWire, TimelineLoadWire, TimelinePageWire, TimelineRequestWire } from '../../../src-router/contract';
+import type {
+  DecisionRowWire,
+  TimelineLoadWire,
+  TimelinePageWire,
+  TimelineRequestWire,
+} from '../../../src-router/contract';
 
 /**
  * The lease timeline's events, pure: the request and load analytics of every node (`GET /router/v1/console/timeline`)
@@ -17,11 +22,39 @@ import type { DecisionRowWire, TimelineLoadWire, TimelinePageWire, TimelineReque
  *   resolved at its helper): instants.
  */
 
-export type TimelineKind = 'own' | 'borrowed' | 'load' | 'restore' | 'lease' | 'probe' | 'grant' | 'hold' | 'lent' | 'returned' | 'cutoff' | 'fate';
+export type TimelineKind =
+  | 'own'
+  | 'borrowed'
+  | 'load'
+  | 'restore'
+  | 'lease'
+  | 'probe'
+  | 'grant'
+  | 'hold'
+  | 'lent'
+  | 'returned'
+  | 'cutoff'
+  | 'fate';
 
 /** Spans sit on a lane's jobs track, leases and the lending instants on its lending track. */
-export const LENDING_TRACK_KINDS: ReadonlySet<TimelineKind> = new Set(['lease', 'probe', 'grant', 'hold', 'lent', 'returned', 'cutoff', 'fate']);
-export const INSTANT_KINDS: ReadonlySet<TimelineKind> = new Set(['grant', 'hold', 'lent', 'returned', 'cutoff', 'fate']);
+export const LENDING_TRACK_KINDS: ReadonlySet<TimelineKind> = new Set([
+  'lease',
+  'probe',
+  'grant',
+  'hold',
+  'lent',
+  'returned',
+  'cutoff',
+  'fate',
+]);
+export const INSTANT_KINDS: ReadonlySet<TimelineKind> = new Set([
+  'grant',
+  'hold',
+  'lent',
+  'returned',
+  'cutoff',
+  'fate',
+]);
 
 export type TimelineSource =
   | { type: 'decision'; row: DecisionRowWire }
@@ -48,7 +81,17 @@ export interface TimelineEvent {
 }
 
 /** The decision events the timeline reads (the console asks the log for these only). */
-export const TIMELINE_DECISION_EVENTS = ['granted', 'probe', 'lease_updated', 'lease_cleared', 'lent', 'returned', 'held_for_helper', 'borrowed_returned', 'lent_fate'] as const;
+export const TIMELINE_DECISION_EVENTS = [
+  'granted',
+  'probe',
+  'lease_updated',
+  'lease_cleared',
+  'lent',
+  'returned',
+  'held_for_helper',
+  'borrowed_returned',
+  'lent_fate',
+] as const;
 
 const CUT_OFF_REASONS = new Set(['cut_off', 'helper_stalled']);
 
@@ -67,26 +110,37 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
   // Lanes of local models from their loads (a kobold node's `shared` lane included).
   const laneOf = new Map<string, string>();
   for (const n of nodes) for (const l of n.loads) laneOf.set(key(l.nodeId, l.localId), l.lane);
-  const lane = (node: string | null, model: string | null, fallback = 'text') => laneOf.get(key(node, model)) ?? fallback;
+  const lane = (node: string | null, model: string | null, fallback = 'text') =>
+    laneOf.get(key(node, model)) ?? fallback;
 
   const lentRows = new Map<string, DecisionRowWire>();
   for (const d of decisions) if (d.event === 'lent' && d.requestId) lentRows.set(d.requestId, d);
 
   // Requests: a helper's row of a borrowed one wins over the owner's copy.
   const helperCopies = new Set<string>();
-  for (const n of nodes) for (const r of n.requests) if (r.nodeId === n.nodeId && r.lentFrom && r.requestId) helperCopies.add(r.requestId);
+  for (const n of nodes)
+    for (const r of n.requests) if (r.nodeId === n.nodeId && r.lentFrom && r.requestId) helperCopies.add(r.requestId);
   for (const n of nodes) {
     for (const r of n.requests) {
       if (r.outcome === 'returned') continue; // handed back unstarted: its return is an instant of the decision log
       const ownerCopy = r.nodeId !== n.nodeId;
       if (ownerCopy && r.requestId && helperCopies.has(r.requestId)) continue;
       const lent = r.requestId ? (lentRows.get(r.requestId) ?? null) : null;
-      const owner = r.lentFrom ?? (ownerCopy ? (lent ? key(lent.ownerNode, lent.ownerModel) : key(n.nodeId, r.model)) : null);
+      const owner =
+        r.lentFrom ?? (ownerCopy ? (lent ? key(lent.ownerNode, lent.ownerModel) : key(n.nodeId, r.model)) : null);
       const start = r.finishedAt - Math.max(0, r.durationMs - r.queueWaitMs);
       out.push({
-        id: `r:${n.nodeId}:${r.id}`, kind: owner ? 'borrowed' : 'own', node: r.nodeId, lane: lane(r.nodeId, r.localId, laneOfEndpoint(r.endpoint)),
-        start, end: r.finishedAt, colorKey: owner ?? 'own', label: owner ? `${r.localId} for ${owner}` : r.localId,
-        source: { type: 'request', row: r, recordedBy: n.nodeId }, decision: lent, count: 1,
+        id: `r:${n.nodeId}:${r.id}`,
+        kind: owner ? 'borrowed' : 'own',
+        node: r.nodeId,
+        lane: lane(r.nodeId, r.localId, laneOfEndpoint(r.endpoint)),
+        start,
+        end: r.finishedAt,
+        colorKey: owner ?? 'own',
+        label: owner ? `${r.localId} for ${owner}` : r.localId,
+        source: { type: 'request', row: r, recordedBy: n.nodeId },
+        decision: lent,
+        count: 1,
       });
     }
   }
@@ -99,15 +153,25 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
       const restore = l.success && displaced.get(laneKey) === l.localId;
       if (l.success) displaced.set(laneKey, l.displacedLocalId);
       out.push({
-        id: `l:${n.nodeId}:${l.id}`, kind: restore ? 'restore' : 'load', node: l.nodeId, lane: l.lane, start: l.finishedAt - l.durationMs, end: l.finishedAt,
-        colorKey: restore ? 'restore' : l.success ? 'load' : 'load_failed', label: `${restore ? 'restore' : 'load'} ${l.localId}${l.success ? '' : ' (failed)'}`,
-        source: { type: 'load', row: l }, decision: null, count: 1,
+        id: `l:${n.nodeId}:${l.id}`,
+        kind: restore ? 'restore' : 'load',
+        node: l.nodeId,
+        lane: l.lane,
+        start: l.finishedAt - l.durationMs,
+        end: l.finishedAt,
+        colorKey: restore ? 'restore' : l.success ? 'load' : 'load_failed',
+        label: `${restore ? 'restore' : 'load'} ${l.localId}${l.success ? '' : ' (failed)'}`,
+        source: { type: 'load', row: l },
+        decision: null,
+        count: 1,
       });
     }
   }
 
   // Decision rows, oldest first (the log is newest first).
-  const rows = [...decisions].sort((a, b) => a.at - b.at || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : a.id - b.id));
+  const rows = [...decisions].sort(
+    (a, b) => a.at - b.at || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : a.id - b.id),
+  );
   const open = new Map<string, TimelineEvent>();
   const close = (ownerKey: string, at: number) => {
     const lease = open.get(ownerKey);
@@ -116,7 +180,19 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
     open.delete(ownerKey);
   };
   const instant = (d: DecisionRowWire, kind: TimelineKind, node: string | null, model: string | null, label: string) =>
-    out.push({ id: `d:${d.nodeId}:${d.id}`, kind, node: node ?? d.nodeId, lane: lane(node ?? d.nodeId, model), start: d.at, end: d.at, colorKey: kind, label, source: { type: 'decision', row: d }, decision: d, count: 1 });
+    out.push({
+      id: `d:${d.nodeId}:${d.id}`,
+      kind,
+      node: node ?? d.nodeId,
+      lane: lane(node ?? d.nodeId, model),
+      start: d.at,
+      end: d.at,
+      colorKey: kind,
+      label,
+      source: { type: 'decision', row: d },
+      decision: d,
+      count: 1,
+    });
   const helperName = (d: DecisionRowWire) => key(d.helperNode, d.helperModel);
 
   for (const d of rows) {
@@ -126,7 +202,12 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
         const probe = d.details?.probe === true;
         const ttl = typeof d.details?.ttlMs === 'number' ? d.details.ttlMs : 0;
         const current = open.get(ownerKey);
-        const same = current && current.colorKey === helperName(d) && current.kind === (probe ? 'probe' : 'lease') && current.source.type === 'decision' && current.source.row.slots === d.slots;
+        const same =
+          current &&
+          current.colorKey === helperName(d) &&
+          current.kind === (probe ? 'probe' : 'lease') &&
+          current.source.type === 'decision' &&
+          current.source.row.slots === d.slots;
         if (current && same && d.at <= current.end) {
           current.end = Math.min(to, d.at + ttl);
           current.count += 1;
@@ -135,9 +216,17 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
         }
         close(ownerKey, d.at);
         const ev: TimelineEvent = {
-          id: `d:${d.nodeId}:${d.id}`, kind: probe ? 'probe' : 'lease', node: d.ownerNode ?? d.nodeId, lane: lane(d.ownerNode ?? d.nodeId, d.ownerModel), start: d.at,
-          end: Math.min(to, d.at + ttl), colorKey: helperName(d), label: `${probe ? 'probe ' : ''}lease → ${helperName(d)} ×${d.slots ?? '?'}`,
-          source: { type: 'decision', row: d }, decision: d, count: 1,
+          id: `d:${d.nodeId}:${d.id}`,
+          kind: probe ? 'probe' : 'lease',
+          node: d.ownerNode ?? d.nodeId,
+          lane: lane(d.ownerNode ?? d.nodeId, d.ownerModel),
+          start: d.at,
+          end: Math.min(to, d.at + ttl),
+          colorKey: helperName(d),
+          label: `${probe ? 'probe ' : ''}lease → ${helperName(d)} ×${d.slots ?? '?'}`,
+          source: { type: 'decision', row: d },
+          decision: d,
+          count: 1,
         };
         open.set(ownerKey, ev);
         out.push(ev);
@@ -148,7 +237,14 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
         break;
       case 'granted':
       case 'probe':
-        if (d.kind === 'plan') instant(d, 'grant', d.ownerNode, d.ownerModel, `${d.event === 'probe' ? 'probe' : 'granted'} ×${d.slots ?? '?'} → ${helperName(d)}`);
+        if (d.kind === 'plan')
+          instant(
+            d,
+            'grant',
+            d.ownerNode,
+            d.ownerModel,
+            `${d.event === 'probe' ? 'probe' : 'granted'} ×${d.slots ?? '?'} → ${helperName(d)}`,
+          );
         break;
       case 'held_for_helper':
         instant(d, 'hold', d.nodeId, d.ownerModel, `held for ${helperName(d)}`);
@@ -157,13 +253,31 @@ export function timelineEvents(page: TimelinePageWire | null, decisions: readonl
         instant(d, 'lent', d.nodeId, d.ownerModel, `lent to ${helperName(d)}`);
         break;
       case 'returned':
-        instant(d, CUT_OFF_REASONS.has(d.reason ?? '') ? 'cutoff' : 'returned', d.nodeId, d.ownerModel, `${CUT_OFF_REASONS.has(d.reason ?? '') ? 'cut off' : 'returned'} from ${helperName(d)} (${d.reason ?? '—'})`);
+        instant(
+          d,
+          CUT_OFF_REASONS.has(d.reason ?? '') ? 'cutoff' : 'returned',
+          d.nodeId,
+          d.ownerModel,
+          `${CUT_OFF_REASONS.has(d.reason ?? '') ? 'cut off' : 'returned'} from ${helperName(d)} (${d.reason ?? '—'})`,
+        );
         break;
       case 'borrowed_returned':
-        instant(d, 'returned', d.nodeId, d.helperModel, `handed back to ${key(d.ownerNode, d.ownerModel)} (${d.reason ?? '—'})`);
+        instant(
+          d,
+          'returned',
+          d.nodeId,
+          d.helperModel,
+          `handed back to ${key(d.ownerNode, d.ownerModel)} (${d.reason ?? '—'})`,
+        );
         break;
       case 'lent_fate':
-        instant(d, 'fate', d.nodeId === d.helperNode ? d.nodeId : d.ownerNode ?? d.nodeId, d.ownerModel, `relay broke: ${d.reason ?? '—'} at ${helperName(d)}`);
+        instant(
+          d,
+          'fate',
+          d.nodeId === d.helperNode ? d.nodeId : (d.ownerNode ?? d.nodeId),
+          d.ownerModel,
+          `relay broke: ${d.reason ?? '—'} at ${helperName(d)}`,
+        );
         break;
       default:
         break;

@@ -1,5 +1,5 @@
 import { DASH, formatClockMs, formatDateTimeMs, formatMillis } from '../format';
-import { columnName, decisionVariables, type DecisionVariable } from './decision-view';
+import { columnName, type DecisionVariable, decisionVariables } from './decision-view';
 import type { TimelineEvent, TimelineKind } from './timeline-events';
 import { ownerColor } from './timeline-layout';
 
@@ -40,8 +40,10 @@ function analyticsVariables(row: object): DecisionVariable[] {
   return Object.entries(row).map(([k, v]) => {
     const empty = v === null || v === undefined || v === '';
     if (empty) return { name: columnName(k), value: DASH, raw: null, empty };
-    if (k === 'finishedAt' && typeof v === 'number') return { name: columnName(k), value: formatDateTimeMs(v), raw: String(v), empty };
-    if (MS_KEYS.has(k) && typeof v === 'number') return { name: columnName(k), value: formatMillis(v), raw: String(v), empty };
+    if (k === 'finishedAt' && typeof v === 'number')
+      return { name: columnName(k), value: formatDateTimeMs(v), raw: String(v), empty };
+    if (MS_KEYS.has(k) && typeof v === 'number')
+      return { name: columnName(k), value: formatMillis(v), raw: String(v), empty };
     return { name: columnName(k), value: String(v), raw: null, empty };
   });
 }
@@ -51,14 +53,34 @@ export function timelineHover(e: TimelineEvent): TimelineHoverView {
   return {
     title: `${KIND_LABELS[e.kind]}: ${e.label}`,
     where: `${e.node} · ${e.lane}`,
-    when: instant ? formatClockMs(e.start) : `${formatClockMs(e.start)} – ${formatClockMs(e.end)} (${formatMillis(e.end - e.start)})`,
+    when: instant
+      ? formatClockMs(e.start)
+      : `${formatClockMs(e.start)} – ${formatClockMs(e.end)} (${formatMillis(e.end - e.start)})`,
     decision: e.decision ? decisionVariables(e.decision) : null,
-    analytics: e.source.type === 'decision' ? null : analyticsVariables(e.source.type === 'request' ? { recordedBy: e.source.recordedBy, ...e.source.row } : e.source.row),
+    analytics:
+      e.source.type === 'decision'
+        ? null
+        : analyticsVariables(
+            e.source.type === 'request' ? { recordedBy: e.source.recordedBy, ...e.source.row } : e.source.row,
+          ),
   };
 }
 
 /** The legend: every kind with its label, in drawing order (borrowed jobs: one colour per owner). */
-export const LEGEND_KINDS: TimelineKind[] = ['own', 'borrowed', 'load', 'restore', 'lease', 'probe', 'grant', 'hold', 'lent', 'returned', 'cutoff', 'fate'];
+export const LEGEND_KINDS: TimelineKind[] = [
+  'own',
+  'borrowed',
+  'load',
+  'restore',
+  'lease',
+  'probe',
+  'grant',
+  'hold',
+  'lent',
+  'returned',
+  'cutoff',
+  'fate',
+];
 
 /** The owners of the borrowed jobs shown, each with its colour (the legend's swatches), by name. */
 export function borrowedOwners(events: readonly TimelineEvent[]): { owner: string; color: string }[] {

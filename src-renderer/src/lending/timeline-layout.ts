@@ -117,7 +117,10 @@ export function timelineRows(events: readonly TimelineEvent[]): TimelineRowBox[]
   return rows;
 }
 
-const TICK_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
+const TICK_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+  900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000,
+];
 
 /** Ticks at a round step, about every `spacing` pixels. */
 export function timelineTicks(viewport: Viewport, plotX: number, plotW: number, spacing = 110): TimelineTick[] {
@@ -126,7 +129,8 @@ export function timelineTicks(viewport: Viewport, plotX: number, plotW: number, 
   const want = (span * spacing) / plotW;
   const step = TICK_STEPS.find((s) => s >= want) ?? TICK_STEPS[TICK_STEPS.length - 1];
   const out: TimelineTick[] = [];
-  for (let at = Math.ceil(viewport.from / step) * step; at <= viewport.to; at += step) out.push({ x: plotX + ((at - viewport.from) / span) * plotW, at, ms: step < 1_000 });
+  for (let at = Math.ceil(viewport.from / step) * step; at <= viewport.to; at += step)
+    out.push({ x: plotX + ((at - viewport.from) / span) * plotW, at, ms: step < 1_000 });
   return out;
 }
 
@@ -144,21 +148,47 @@ export function layoutTimeline(events: readonly TimelineEvent[], viewport: Viewp
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
     const instant = INSTANT_KINDS.has(e.kind);
-    if (instant ? e.start < viewport.from - span * 0.01 || e.start > viewport.to + span * 0.01 : e.end < viewport.from || e.start > viewport.to) continue;
+    if (
+      instant
+        ? e.start < viewport.from - span * 0.01 || e.start > viewport.to + span * 0.01
+        : e.end < viewport.from || e.start > viewport.to
+    )
+      continue;
     const top = rowY.get(rowKey(e.node, e.lane))!;
     const color = colorOf(e);
     if (instant) {
-      instants.push({ x: plotX + (e.start - viewport.from) * scale - INSTANT_W / 2, y: top + INSTANT_Y, w: INSTANT_W, h: INSTANT_H, color, event: i, kind: e.kind });
+      instants.push({
+        x: plotX + (e.start - viewport.from) * scale - INSTANT_W / 2,
+        y: top + INSTANT_Y,
+        w: INSTANT_W,
+        h: INSTANT_H,
+        color,
+        event: i,
+        kind: e.kind,
+      });
       continue;
     }
     const lease = LENDING_TRACK_KINDS.has(e.kind);
     const x0 = Math.max(plotX, plotX + (e.start - viewport.from) * scale);
     const x1 = Math.min(plotX + plotW, plotX + (e.end - viewport.from) * scale);
-    (lease ? lending : spans).push({ x: x0, y: top + (lease ? 0 : JOBS_Y), w: Math.max(1, x1 - x0), h: lease ? LEASE_H : JOBS_H, color, event: i, kind: e.kind });
+    (lease ? lending : spans).push({
+      x: x0,
+      y: top + (lease ? 0 : JOBS_Y),
+      w: Math.max(1, x1 - x0),
+      h: lease ? LEASE_H : JOBS_H,
+      color,
+      event: i,
+      kind: e.kind,
+    });
   }
   return {
-    viewport, width, height: AXIS_H + rows.length * ROW_H, plotX, rows,
-    rects: [...spans, ...lending, ...instants], ticks: timelineTicks(viewport, plotX, plotW),
+    viewport,
+    width,
+    height: AXIS_H + rows.length * ROW_H,
+    plotX,
+    rows,
+    rects: [...spans, ...lending, ...instants],
+    ticks: timelineTicks(viewport, plotX, plotW),
   };
 }
 
@@ -175,7 +205,10 @@ export function hitTest(layout: TimelineLayout, x: number, y: number, slack = 1)
  * The centres of the lease and instant tracks' rectangles in view (leases, grants, holds, lent, returns, cut-offs), at most
  * `max`: the canvas's fallback content lists them (screen readers, and the e2e test hovers one).
  */
-export function lendingItemCentres(layout: TimelineLayout, max = 300): { event: number; kind: TimelineKind; x: number; y: number }[] {
+export function lendingItemCentres(
+  layout: TimelineLayout,
+  max = 300,
+): { event: number; kind: TimelineKind; x: number; y: number }[] {
   const out: { event: number; kind: TimelineKind; x: number; y: number }[] = [];
   for (const r of layout.rects) {
     if (!LENDING_TRACK_KINDS.has(r.kind)) continue;

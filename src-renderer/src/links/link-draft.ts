@@ -59,7 +59,12 @@ export function linkDraftReducer(d: LinkDraft, a: LinkDraftAction): LinkDraft {
         ? d
         : { ...d, helper: a.helper, phase: 'editing', ackMessage: null, acknowledged: false, error: null };
     case 'flag':
-      return { ...d, [a.flag]: a.value, phase: d.phase === 'saved' || d.phase === 'error' ? 'editing' : d.phase, error: null };
+      return {
+        ...d,
+        [a.flag]: a.value,
+        phase: d.phase === 'saved' || d.phase === 'error' ? 'editing' : d.phase,
+        error: null,
+      };
     case 'acknowledge':
       return { ...d, acknowledged: a.value };
     case 'save-start':
@@ -67,7 +72,8 @@ export function linkDraftReducer(d: LinkDraft, a: LinkDraftAction): LinkDraft {
     case 'saved':
       return { ...initialLinkDraft(d.anchor), phase: 'saved' };
     case 'save-failed':
-      if (a.code === ACK_CODE) return { ...d, phase: 'needs-ack', ackMessage: a.message, acknowledged: false, error: null };
+      if (a.code === ACK_CODE)
+        return { ...d, phase: 'needs-ack', ackMessage: a.message, acknowledged: false, error: null };
       return { ...d, phase: d.ackMessage ? 'needs-ack' : 'error', error: a.message };
   }
 }
@@ -84,7 +90,8 @@ export type SavePlan = { ok: true; body: LinkCreateInput } | { ok: false; messag
 export function planSave(d: LinkDraft): SavePlan {
   if (!d.anchor) return { ok: false, message: 'Choose the owner (the model that lends).' };
   if (!d.helper) return { ok: false, message: 'Choose the helper (the model that borrows).' };
-  if (d.ackMessage !== null && !d.acknowledged) return { ok: false, message: 'Tick the acknowledgement to save a link to a model with different weights.' };
+  if (d.ackMessage !== null && !d.acknowledged)
+    return { ok: false, message: 'Tick the acknowledgement to save a link to a model with different weights.' };
   return {
     ok: true,
     body: {

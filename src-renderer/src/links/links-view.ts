@@ -1,4 +1,11 @@
-import type { ClusterModel, LinkCandidate, LinkCandidateList, LinkEnd, LinkLane, LinkRecord } from '../../../src-router/contract';
+import type {
+  ClusterModel,
+  LinkCandidate,
+  LinkCandidateList,
+  LinkEnd,
+  LinkLane,
+  LinkRecord,
+} from '../../../src-router/contract';
 import { formatDateTimeMs, formatModelRef, type PillTone } from '../format';
 
 /**
@@ -25,9 +32,13 @@ export const LANES: readonly LaneInfo[] = [
 ];
 
 /** LINK-2: the capabilities that put a model in a lane (the router's link rules; parity-tested). */
-export const LANE_CAPABILITIES: Record<LinkLane, readonly string[]> = { image: ['image', 'video'], text: ['text', 'multimodal'] };
+export const LANE_CAPABILITIES: Record<LinkLane, readonly string[]> = {
+  image: ['image', 'video'],
+  text: ['text', 'multimodal'],
+};
 
-export const fitsLane = (capabilities: readonly string[], lane: LinkLane): boolean => capabilities.some((c) => LANE_CAPABILITIES[lane].includes(c));
+export const fitsLane = (capabilities: readonly string[], lane: LinkLane): boolean =>
+  capabilities.some((c) => LANE_CAPABILITIES[lane].includes(c));
 
 /** A model on a node, as a picker value (unambiguous whatever the IDs contain): `["node","model"]`. */
 export const endKey = (e: LinkEnd): string => JSON.stringify([e.node_id, e.model]);
@@ -45,10 +56,16 @@ export function anchorOptions(models: readonly ClusterModel[] | null | undefined
     if (!fitsLane(m.capabilities, lane)) continue;
     for (const r of m.replicas) {
       const end = { node_id: r.nodeId, model: r.localId };
-      out.push({ key: endKey(end), end, label: `${formatModelRef(r.nodeId, r.localId)}${m.id !== r.localId ? ` (${m.id})` : ''}` });
+      out.push({
+        key: endKey(end),
+        end,
+        label: `${formatModelRef(r.nodeId, r.localId)}${m.id !== r.localId ? ` (${m.id})` : ''}`,
+      });
     }
   }
-  return out.sort((a, b) => (a.end.node_id < b.end.node_id ? -1 : a.end.node_id > b.end.node_id ? 1 : a.end.model < b.end.model ? -1 : 1));
+  return out.sort((a, b) =>
+    a.end.node_id < b.end.node_id ? -1 : a.end.node_id > b.end.node_id ? 1 : a.end.model < b.end.model ? -1 : 1,
+  );
 }
 
 export interface CandidateView {
@@ -106,7 +123,12 @@ export function linkRows(links: readonly LinkRecord[]): LinkRowView[] {
       id: l.id,
       owner: formatModelRef(l.owner.node_id, l.owner.model),
       helper: formatModelRef(l.helper.node_id, l.helper.model),
-      weights: l.weights === 'same' ? 'same weights' : l.acknowledged ? 'different weights · acknowledged' : 'different weights',
+      weights:
+        l.weights === 'same'
+          ? 'same weights'
+          : l.acknowledged
+            ? 'different weights · acknowledged'
+            : 'different weights',
       weightsTone: l.weights === 'same' ? 'ok' : 'busy',
       acknowledged: l.acknowledged,
       loadIfUnloaded: l.load_if_unloaded,
@@ -117,7 +139,8 @@ export function linkRows(links: readonly LinkRecord[]): LinkRowView[] {
   });
 }
 
-export const NO_LINKS = 'No links in this lane: nothing is lent. A link is one-way (owner lends, helper borrows); the reverse is a separate link.';
+export const NO_LINKS =
+  'No links in this lane: nothing is lent. A link is one-way (owner lends, helper borrows); the reverse is a separate link.';
 
 export const FLAG_HINT = {
   load_if_unloaded: 'The helper may load the linked model (displacing what it holds) to take lent work (HELPER-3).',

@@ -43,11 +43,18 @@ function laneOf(nodeId: string, localId: string, input: CatalogInputs): Pick<Rep
     if (own) return { lane: own.state, detail: own.lastError };
   }
   const node = input.lanes?.find((n) => n.nodeId === nodeId);
-  if (!node) return { lane: 'unknown', detail: input.lanes ? `node ${nodeId} not in the lane state` : 'lane state not read yet' };
+  if (!node)
+    return {
+      lane: 'unknown',
+      detail: input.lanes ? `node ${nodeId} not in the lane state` : 'lane state not read yet',
+    };
   if (!node.status) return { lane: 'unknown', detail: node.error ?? `node ${nodeId} did not answer` };
   const m = node.status.models.find((x) => x.localId === localId);
   if (!m) return { lane: 'unknown', detail: `node ${nodeId} does not report ${localId}` };
-  return { lane: m.loaded ? 'ready' : m.loading ? 'starting' : 'stopped', detail: `${m.active} active · ${m.queued} queued` };
+  return {
+    lane: m.loaded ? 'ready' : m.loading ? 'starting' : 'stopped',
+    detail: `${m.active} active · ${m.queued} queued`,
+  };
 }
 
 /** ID-1: where the record comes from, labelled as the Models table labels it; null from an older node that says nothing. */
@@ -59,7 +66,12 @@ export function catalogRows(input: CatalogInputs): CatalogRow[] {
     suffixedFrom: m.id !== m.baseId ? m.baseId : null,
     capabilities: m.capabilities,
     source: sourceOf(m),
-    replicas: m.replicas.map((r) => ({ nodeId: r.nodeId, localId: r.localId, available: r.available, ...laneOf(r.nodeId, r.localId, input) })),
+    replicas: m.replicas.map((r) => ({
+      nodeId: r.nodeId,
+      localId: r.localId,
+      available: r.available,
+      ...laneOf(r.nodeId, r.localId, input),
+    })),
   }));
 }
 

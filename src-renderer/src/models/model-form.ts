@@ -27,7 +27,14 @@ export interface ModelDraft {
   capabilities: string[];
 }
 
-export const emptyDraft = (): ModelDraft => ({ path: '', backend: BUILTIN_BACKEND, name: '', contextsize: '', parallel: '', capabilities: ['text'] });
+export const emptyDraft = (): ModelDraft => ({
+  path: '',
+  backend: BUILTIN_BACKEND,
+  name: '',
+  contextsize: '',
+  parallel: '',
+  capabilities: ['text'],
+});
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
@@ -35,7 +42,14 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Strin
 /** The draft of a stored config (Edit). */
 export function draftFromConfig(config: Json): ModelDraft {
   const caps = Array.isArray(config.capabilities) ? config.capabilities.map(String) : ['text'];
-  return { path: str(config.model), backend: str(config.backend) || BUILTIN_BACKEND, name: str(config.name), contextsize: num(config.contextsize), parallel: num(config.parallel), capabilities: caps };
+  return {
+    path: str(config.model),
+    backend: str(config.backend) || BUILTIN_BACKEND,
+    name: str(config.name),
+    contextsize: num(config.contextsize),
+    parallel: num(config.parallel),
+    capabilities: caps,
+  };
 }
 
 /** A public name from a file name: `Qwen2.5-0.5B-Instruct-Q4_K_M.gguf` → `qwen2.5-0.5b-instruct-q4_k_m`. */
@@ -53,7 +67,11 @@ export function nameFromPath(path: string): string {
  * still the one made from the file before. The context is not set from the header: the trained context is often far
  * more than the machine holds (the field shows it as a hint).
  */
-export function draftWithInspection(draft: ModelDraft, inspection: ModelFileInspection, previousPath: string): ModelDraft {
+export function draftWithInspection(
+  draft: ModelDraft,
+  inspection: ModelFileInspection,
+  previousPath: string,
+): ModelDraft {
   const autoName = draft.name === '' || draft.name === nameFromPath(previousPath);
   return {
     ...draft,
@@ -72,7 +90,8 @@ export function draftErrors(draft: ModelDraft): Partial<Record<ModelField, strin
   if (!draft.name.trim()) errors.name = 'give the model a public name (what clients send as `model`)';
   for (const f of ['contextsize', 'parallel'] as const) {
     const v = draft[f].trim();
-    if (v !== '' && (!INTEGER.test(v) || Number(v) < 1)) errors[f] = 'a whole number above 0, or empty for the engine default';
+    if (v !== '' && (!INTEGER.test(v) || Number(v) < 1))
+      errors[f] = 'a whole number above 0, or empty for the engine default';
   }
   if (!draft.capabilities.length) errors.capabilities = 'pick at least one capability';
   return errors;
@@ -87,7 +106,9 @@ export function configFromDraft(draft: ModelDraft, base: Json = {}): Json {
   out.name = draft.name.trim();
   out.backend = draft.backend;
   out.model = draft.path.trim();
-  const kept = Array.isArray(base.capabilities) ? base.capabilities.map(String).filter((c) => !(FORM_CAPABILITIES as readonly string[]).includes(c)) : [];
+  const kept = Array.isArray(base.capabilities)
+    ? base.capabilities.map(String).filter((c) => !(FORM_CAPABILITIES as readonly string[]).includes(c))
+    : [];
   out.capabilities = [...FORM_CAPABILITIES.filter((c) => draft.capabilities.includes(c)), ...kept];
   for (const f of ['contextsize', 'parallel'] as const) {
     const v = draft[f].trim();
@@ -98,7 +119,13 @@ export function configFromDraft(draft: ModelDraft, base: Json = {}): Json {
 }
 
 const FIELD_OF_KEY: Record<string, ModelField> = {
-  model: 'path', name: 'name', backend: 'backend', command: 'backend', contextsize: 'contextsize', parallel: 'parallel', capabilities: 'capabilities',
+  model: 'path',
+  name: 'name',
+  backend: 'backend',
+  command: 'backend',
+  contextsize: 'contextsize',
+  parallel: 'parallel',
+  capabilities: 'capabilities',
 };
 
 /**
@@ -133,12 +160,21 @@ export function nextSuffix(base: string, taken: readonly string[]): string {
  * replicas); another node of the cluster has it: the same config and weights join it as a replica, different ones
  * are listed as `name-N`. `editing`: the model's own current name (keeping it is no collision). Pure.
  */
-export function nameAdvice(input: { name: string; editing?: string | null; localModels: readonly ConsoleModel[] | null; catalog: readonly ClusterModel[] | null; nodeId: string | null }): NameAdvice {
+export function nameAdvice(input: {
+  name: string;
+  editing?: string | null;
+  localModels: readonly ConsoleModel[] | null;
+  catalog: readonly ClusterModel[] | null;
+  nodeId: string | null;
+}): NameAdvice {
   const name = input.name.trim();
   if (!name) return { kind: 'new', message: '' };
   if (input.editing && name === input.editing) {
     const others = (input.localModels ?? []).filter((m) => m.publicId === name).length;
-    return { kind: 'same', message: others > 1 ? `keeps the public ID ${name} with its ${others - 1} other replica(s) on this node` : '' };
+    return {
+      kind: 'same',
+      message: others > 1 ? `keeps the public ID ${name} with its ${others - 1} other replica(s) on this node` : '',
+    };
   }
   const local = (input.localModels ?? []).filter((m) => m.publicId === name);
   if (local.length) {
@@ -147,11 +183,19 @@ export function nameAdvice(input: { name: string; editing?: string | null; local
       message: `${name} is already a model of this node (${local.map((m) => m.localId).join(', ')}): choose another name. (Two config files of one name are replicas of one ID: write the second file by hand for that.)`,
     };
   }
-  const remote = (input.catalog ?? []).filter((e) => e.baseId === name && e.replicas.some((r) => r.nodeId !== input.nodeId));
+  const remote = (input.catalog ?? []).filter(
+    (e) => e.baseId === name && e.replicas.some((r) => r.nodeId !== input.nodeId),
+  );
   if (remote.length) {
     const nodes = [...new Set(remote.flatMap((e) => e.replicas.map((r) => r.nodeId)))].join(', ');
-    const suffix = nextSuffix(name, (input.catalog ?? []).map((e) => e.id));
-    return { kind: 'cluster-replica-or-suffix', message: `${nodes} already serve ${name}: with the same config and weights this becomes a replica of it; otherwise the cluster lists this one as ${suffix}.` };
+    const suffix = nextSuffix(
+      name,
+      (input.catalog ?? []).map((e) => e.id),
+    );
+    return {
+      kind: 'cluster-replica-or-suffix',
+      message: `${nodes} already serve ${name}: with the same config and weights this becomes a replica of it; otherwise the cluster lists this one as ${suffix}.`,
+    };
   }
   return { kind: 'new', message: `a new public ID: clients ask for model "${name}"` };
 }
@@ -170,16 +214,30 @@ export interface BackendOption {
  * built-in engine and the config's own backend.
  */
 export function backendOptions(engines: readonly EngineView[] | null, current: string): BackendOption[] {
-  const out: BackendOption[] = [{ value: BUILTIN_BACKEND, label: `${BUILTIN_BACKEND} (built-in)`, disabled: false, note: '' }];
+  const out: BackendOption[] = [
+    { value: BUILTIN_BACKEND, label: `${BUILTIN_BACKEND} (built-in)`, disabled: false, note: '' },
+  ];
   for (const e of engines ?? []) {
     if (e.family === BUILTIN_BACKEND || e.family === 'sim') continue;
-    if (e.available) out.push({ value: e.family, label: [e.family, firstLine(e.version), e.path && `(${e.path})`].filter(Boolean).join(' '), disabled: false, note: '' });
+    if (e.available)
+      out.push({
+        value: e.family,
+        label: [e.family, firstLine(e.version), e.path && `(${e.path})`].filter(Boolean).join(' '),
+        disabled: false,
+        note: '',
+      });
   }
   for (const e of engines ?? []) {
     if (e.family === BUILTIN_BACKEND || e.family === 'sim' || e.available) continue;
-    out.push({ value: e.family, label: `${e.family} — not found`, disabled: e.family !== current, note: [e.reason, e.how_to_get].filter(Boolean).join(' — ') });
+    out.push({
+      value: e.family,
+      label: `${e.family} — not found`,
+      disabled: e.family !== current,
+      note: [e.reason, e.how_to_get].filter(Boolean).join(' — '),
+    });
   }
-  if (!out.some((o) => o.value === current) && current) out.push({ value: current, label: current, disabled: false, note: '' });
+  if (!out.some((o) => o.value === current) && current)
+    out.push({ value: current, label: current, disabled: false, note: '' });
   return out;
 }
 
@@ -187,7 +245,11 @@ export function backendOptions(engines: readonly EngineView[] | null, current: s
  * What a multimodal model still needs that the dialog does not write: model configs have no projector key, so only
  * an external engine whose command names the projector reads images. Null when nothing is missing. Pure.
  */
-export function projectorNote(draft: Pick<ModelDraft, 'backend' | 'capabilities'>, projector: string | null, hasCommand: boolean): string | null {
+export function projectorNote(
+  draft: Pick<ModelDraft, 'backend' | 'capabilities'>,
+  projector: string | null,
+  hasCommand: boolean,
+): string | null {
   if (!draft.capabilities.includes('multimodal') || hasCommand) return null;
   if (draft.backend === 'llama-server') {
     return `llama-server reads images only with its projector: add a command to the config naming it (the default command with --mmproj ${projector ?? '<mmproj file>'}); without one, image requests are refused`;
@@ -205,4 +267,5 @@ export function linksUsing(model: { nodeId: string; localId: string }, links: re
 }
 
 /** One line per link for the Remove confirmation: `text: node-a/chat → node-b/chat`. */
-export const linkLine = (l: LinkRecord) => `${l.lane}: ${l.owner.node_id}/${l.owner.model} → ${l.helper.node_id}/${l.helper.model}`;
+export const linkLine = (l: LinkRecord) =>
+  `${l.lane}: ${l.owner.node_id}/${l.owner.model} → ${l.helper.node_id}/${l.helper.model}`;

@@ -1,6 +1,12 @@
-import type { ActiveNodeWire, ClusterNodeView, HeldItemWire, HeldNodeWire, LendingViewWire } from '../../../src-router/contract';
-import { DASH, formatClockMs, formatMillis, orDash, shortHash, type PillTone } from '../format';
-import { settingsSync, type SyncPill } from '../lending/lending-view';
+import type {
+  ActiveNodeWire,
+  ClusterNodeView,
+  HeldItemWire,
+  HeldNodeWire,
+  LendingViewWire,
+} from '../../../src-router/contract';
+import { DASH, formatClockMs, formatMillis, orDash, type PillTone, shortHash } from '../format';
+import { type SyncPill, settingsSync } from '../lending/lending-view';
 
 /**
  * The Nodes page (UI-2), pure: each node of the cluster with its health, build and whether it runs the master's
@@ -101,7 +107,8 @@ export interface NodeCardView {
   heldNote: string | null;
 }
 
-const byArrival = (a: RequestView, b: RequestView) => (a.firstArrivalTitle < b.firstArrivalTitle ? -1 : a.firstArrivalTitle > b.firstArrivalTitle ? 1 : a.id < b.id ? -1 : 1);
+const byArrival = (a: RequestView, b: RequestView) =>
+  a.firstArrivalTitle < b.firstArrivalTitle ? -1 : a.firstArrivalTitle > b.firstArrivalTitle ? 1 : a.id < b.id ? -1 : 1;
 
 function requestView(item: HeldItemWire, model: string, now: number, asActive: boolean): RequestView {
   const t = Date.parse(item.firstArrival);
@@ -118,48 +125,81 @@ function requestView(item: HeldItemWire, model: string, now: number, asActive: b
     firstArrival: Number.isNaN(t) ? DASH : formatClockMs(t),
     firstArrivalTitle: item.firstArrival,
     age: Number.isNaN(t) ? DASH : formatMillis(Math.max(0, now - t)),
-    tags: [item.borrowed && 'borrowed', item.returned && 'returned', item.stream && 'stream'].filter((x): x is string => typeof x === 'string'),
+    tags: [item.borrowed && 'borrowed', item.returned && 'returned', item.stream && 'stream'].filter(
+      (x): x is string => typeof x === 'string',
+    ),
     position: typeof item.position === 'number' ? String(item.position) : DASH,
     predictedStart: start.text,
-    predictedStartTitle: state === 'lent' && item.predictedFinish !== undefined ? 'lent: it started at the helper' : start.title,
+    predictedStartTitle:
+      state === 'lent' && item.predictedFinish !== undefined ? 'lent: it started at the helper' : start.title,
     predictedFinish: finish.text,
     predictedFinishTitle: finish.title,
     helper: item.helper ?? DASH,
   };
 }
 
-const byStarted = (a: ActiveView, b: ActiveView) => (a.startedTitle < b.startedTitle ? -1 : a.startedTitle > b.startedTitle ? 1 : a.id < b.id ? -1 : 1);
+const byStarted = (a: ActiveView, b: ActiveView) =>
+  a.startedTitle < b.startedTitle ? -1 : a.startedTitle > b.startedTitle ? 1 : a.id < b.id ? -1 : 1;
 
 function timeOf(iso: string, now: number) {
   const t = Date.parse(iso);
-  return { at: Number.isNaN(t) ? DASH : formatClockMs(t), age: Number.isNaN(t) ? DASH : formatMillis(Math.max(0, now - t)) };
+  return {
+    at: Number.isNaN(t) ? DASH : formatClockMs(t),
+    age: Number.isNaN(t) ? DASH : formatMillis(Math.max(0, now - t)),
+  };
 }
 
 /**
  * The active requests of one node: from its active list (every model's); an older node without one lists only its
  * router queues' requests at the engine, with no lane or owner (`—`).
  */
-export function activeRows(active: ActiveNodeWire | undefined, held: HeldNodeWire | undefined, now: number): ActiveView[] {
+export function activeRows(
+  active: ActiveNodeWire | undefined,
+  held: HeldNodeWire | undefined,
+  now: number,
+): ActiveView[] {
   if (active && !active.error) {
     return active.requests
       .map((r) => {
         const t = timeOf(r.started, now);
         return {
-          key: `${r.model}:${r.id}`, id: r.id, shortId: r.id.slice(0, 8), model: r.model, modelTitle: r.clusterId === r.model ? r.model : `${r.model} (clients: ${r.clusterId})`,
-          lane: orDash(r.lane), started: t.at, startedTitle: r.started, age: t.age, streamed: r.stream ? ('streamed' as const) : ('not streamed' as const),
-          lentFrom: r.lentFrom ? `${r.lentFrom.nodeId}/${r.lentFrom.model}` : DASH, via: VIA_LABEL[r.via],
+          key: `${r.model}:${r.id}`,
+          id: r.id,
+          shortId: r.id.slice(0, 8),
+          model: r.model,
+          modelTitle: r.clusterId === r.model ? r.model : `${r.model} (clients: ${r.clusterId})`,
+          lane: orDash(r.lane),
+          started: t.at,
+          startedTitle: r.started,
+          age: t.age,
+          streamed: r.stream ? ('streamed' as const) : ('not streamed' as const),
+          lentFrom: r.lentFrom ? `${r.lentFrom.nodeId}/${r.lentFrom.model}` : DASH,
+          via: VIA_LABEL[r.via],
         };
       })
       .sort(byStarted);
   }
   return requestRows(held, now).active.map((r) => ({
-    key: r.key, id: r.id, shortId: r.shortId, model: r.model, modelTitle: r.model, lane: DASH, started: r.firstArrival, startedTitle: r.firstArrivalTitle, age: r.age,
-    streamed: r.tags.includes('stream') ? 'streamed' : 'not streamed', lentFrom: r.tags.includes('borrowed') ? 'another owner' : DASH, via: DASH,
+    key: r.key,
+    id: r.id,
+    shortId: r.shortId,
+    model: r.model,
+    modelTitle: r.model,
+    lane: DASH,
+    started: r.firstArrival,
+    startedTitle: r.firstArrivalTitle,
+    age: r.age,
+    streamed: r.tags.includes('stream') ? 'streamed' : 'not streamed',
+    lentFrom: r.tags.includes('borrowed') ? 'another owner' : DASH,
+    via: DASH,
   }));
 }
 
 /** Active and held requests of one node's queues: anything at a backend goes under active, whichever list sent it. */
-export function requestRows(held: HeldNodeWire | undefined, now: number): { active: RequestView[]; held: RequestView[] } {
+export function requestRows(
+  held: HeldNodeWire | undefined,
+  now: number,
+): { active: RequestView[]; held: RequestView[] } {
   const active: RequestView[] = [];
   const waiting: RequestView[] = [];
   for (const m of held?.models ?? []) {
@@ -186,14 +226,20 @@ function health(n: ClusterNodeView): SyncPill {
 }
 
 /** One card per node of `cluster/nodes`, in its order (this node first). `lending` null: not read yet or failed. */
-export function nodeCards(nodes: readonly ClusterNodeView[], lending: LendingViewWire | null, now: number): NodeCardView[] {
+export function nodeCards(
+  nodes: readonly ClusterNodeView[],
+  lending: LendingViewWire | null,
+  now: number,
+): NodeCardView[] {
   const reference = lending?.nodes[0]?.nodeId ?? null;
   return nodes.map((n) => {
     const inLending = lending?.nodes.find((x) => x.nodeId === n.nodeId);
     const heldNode = lending?.held.find((h) => h.nodeId === n.nodeId);
     const activeNode = lending?.active?.find((a) => a.nodeId === n.nodeId);
     const rows = requestRows(heldNode, now);
-    const settings = inLending ? settingsSync(inLending, inLending.nodeId === reference) : { label: 'not reported', tone: 'idle' as const };
+    const settings = inLending
+      ? settingsSync(inLending, inLending.nodeId === reference)
+      : { label: 'not reported', tone: 'idle' as const };
     return {
       nodeId: n.nodeId,
       role: n.role,
@@ -208,15 +254,28 @@ export function nodeCards(nodes: readonly ClusterNodeView[], lending: LendingVie
       settingsHashTitle: n.settingsHash ?? 'not reported',
       models: String(n.models),
       active: activeRows(activeNode, heldNode, now),
-      activeNote: !lending ? null : activeNode?.error ? `Active requests not read: ${activeNode.error}; listing only linked models' requests.` : !activeNode ? 'This node does not list its active requests: only linked models\' requests are shown.' : null,
+      activeNote: !lending
+        ? null
+        : activeNode?.error
+          ? `Active requests not read: ${activeNode.error}; listing only linked models' requests.`
+          : !activeNode
+            ? "This node does not list its active requests: only linked models' requests are shown."
+            : null,
       held: rows.held,
       heldSummary: heldSummary(rows.held),
       enrolled: (heldNode?.models ?? []).map((m) => m.model),
-      heldNote: !lending ? 'Held requests not read yet.' : heldNode?.error ? `Held requests not read: ${heldNode.error}` : !heldNode ? 'This node is not in the Lending view.' : null,
+      heldNote: !lending
+        ? 'Held requests not read yet.'
+        : heldNode?.error
+          ? `Held requests not read: ${heldNode.error}`
+          : !heldNode
+            ? 'This node is not in the Lending view.'
+            : null,
     };
   });
 }
 
 export const NO_ACTIVE = 'No request at a backend.';
 export const NO_HELD = 'Nothing held: no request is waiting in the router or lent.';
-export const NOT_ENROLLED = 'No model of this node is in a link: requests go straight to the backend (listed under active requests) and none is held.';
+export const NOT_ENROLLED =
+  'No model of this node is in a link: requests go straight to the backend (listed under active requests) and none is held.';

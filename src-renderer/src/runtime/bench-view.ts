@@ -35,10 +35,19 @@ export interface BenchRunView {
   lines: BenchLineView[];
 }
 
-const formatRatioCell = (r: number | null | undefined) => (r === null || r === undefined || !Number.isFinite(r) ? DASH : `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`);
+const formatRatioCell = (r: number | null | undefined) =>
+  r === null || r === undefined || !Number.isFinite(r) ? DASH : `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
 
 export function ratioChange(now: number | null, before: number | null | undefined): string {
-  if (now === null || before === null || before === undefined || !Number.isFinite(now) || !Number.isFinite(before) || before === 0) return DASH;
+  if (
+    now === null ||
+    before === null ||
+    before === undefined ||
+    !Number.isFinite(now) ||
+    !Number.isFinite(before) ||
+    before === 0
+  )
+    return DASH;
   const pct = Math.round(((now - before) / Math.abs(before)) * 100);
   return pct > 0 ? `+${pct}%` : pct < 0 ? `−${-pct}%` : '0%';
 }
@@ -66,14 +75,23 @@ export function benchRunViews(runs: readonly BenchRunWire[]): BenchRunView[] {
       failed: run.failed.length ? `${run.failed.length} failed: ${run.failed.join(', ')}` : null,
       rows: String(run.rowCount),
       lines: run.summary.map((l, j) => {
-        const before = older.map((r) => r.summary.find((x) => x.benchmark === l.benchmark && x.measure === l.measure)).find((x) => x !== undefined);
+        const before = older
+          .map((r) => r.summary.find((x) => x.benchmark === l.benchmark && x.measure === l.measure))
+          .find((x) => x !== undefined);
         return {
-          key: `${j}:${l.benchmark}:${l.measure}`, benchmark: l.benchmark, measure: l.measure, value: l.value, ratio: formatRatioCell(l.ratio),
-          previous: before ? formatRatioCell(before.ratio) : DASH, change: ratioChange(l.ratio, before?.ratio), against: l.against,
+          key: `${j}:${l.benchmark}:${l.measure}`,
+          benchmark: l.benchmark,
+          measure: l.measure,
+          value: l.value,
+          ratio: formatRatioCell(l.ratio),
+          previous: before ? formatRatioCell(before.ratio) : DASH,
+          change: ratioChange(l.ratio, before?.ratio),
+          against: l.against,
         };
       }),
     };
   });
 }
 
-export const NO_BENCH_RUNS = 'No benchmark run is kept in this node’s store. Run `routerdesk bench --store <store_dir>` to keep one.';
+export const NO_BENCH_RUNS =
+  'No benchmark run is kept in this node’s store. Run `routerdesk bench --store <store_dir>` to keep one.';

@@ -12,7 +12,11 @@ export interface EngineRow {
   howToGet: string | null;
 }
 
-const FOUND_IN: Record<string, string> = { path: 'found on PATH', cache: 'built by the project (engines build)', builtin: 'built in' };
+const FOUND_IN: Record<string, string> = {
+  path: 'found on PATH',
+  cache: 'built by the project (engines build)',
+  builtin: 'built in',
+};
 
 /** Engine discovery as the Runtime screen lists it: available engines first (built-in first), then the missing ones. Pure. */
 export function engineRows(engines: readonly EngineView[] | null): EngineRow[] {

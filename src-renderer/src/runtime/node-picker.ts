@@ -18,7 +18,8 @@ export function runtimeNodeOptions(nodes: ClusterNodeView[] | null, picked: stri
     value: n.local ? '' : n.nodeId,
     label: n.local ? `${n.nodeId} (this node)` : n.healthy ? n.nodeId : `${n.nodeId} (unhealthy)`,
   }));
-  if (picked !== null && !list.some((n) => !n.local && n.nodeId === picked)) options.push({ value: picked, label: `${picked} (not in the cluster)` });
+  if (picked !== null && !list.some((n) => !n.local && n.nodeId === picked))
+    options.push({ value: picked, label: `${picked} (not in the cluster)` });
   return options.length > 1 ? options : null;
 }
 

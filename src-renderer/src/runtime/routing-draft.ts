@@ -24,7 +24,10 @@ export interface RoutingDraft {
 /** `strategy`, `routesEngine`: that input is invalid; `request`: the write itself failed (gate, network). */
 export type DraftErrorField = 'strategy' | 'routesEngine' | 'request';
 
-type View = Pick<RoutingViewWire, 'strategies' | 'multiScorers' | 'effective' | 'desired' | 'defaultMultiSpec' | 'writable' | 'canWrite'>;
+type View = Pick<
+  RoutingViewWire,
+  'strategies' | 'multiScorers' | 'effective' | 'desired' | 'defaultMultiSpec' | 'writable' | 'canWrite'
+>;
 
 /** From what is in force, falling back to what was requested (ROUTE-7); the multi input holds that spec or the seed. */
 export function initialDraft(view: View): RoutingDraft {
@@ -114,9 +117,15 @@ export interface ProfileOption {
  * desired, `not reported` when neither — as the option `''`, which sends nothing; the settable profiles follow, and
  * picking one (even the one in force) is the operator's pick, so only then does Apply carry `routesEngine`.
  */
-export function profileControl(draft: Pick<RoutingDraft, 'profile'>, view: Pick<RoutingViewWire, 'effective' | 'desired'>): { value: string; options: ProfileOption[] } {
+export function profileControl(
+  draft: Pick<RoutingDraft, 'profile'>,
+  view: Pick<RoutingViewWire, 'effective' | 'desired'>,
+): { value: string; options: ProfileOption[] } {
   return {
     value: draft.profile ?? '',
-    options: [{ value: '', label: profileInForce(view), group: 'in force' }, ...SETTABLE_PROFILES.map((p) => ({ value: p, label: p, group: 'set' as const }))],
+    options: [
+      { value: '', label: profileInForce(view), group: 'in force' },
+      ...SETTABLE_PROFILES.map((p) => ({ value: p, label: p, group: 'set' as const })),
+    ],
   };
 }

@@ -47,10 +47,25 @@ const SOURCE_LABEL: Record<string, string> = {
 /** The four rows of the seed's table: In force (engine), Requested, Metric profile, Source. */
 export function stateRows(view: RoutingViewWire): StateRow[] {
   return [
-    { key: 'effective', label: 'In force (engine)', value: view.effective?.strategy ?? DASH, mono: view.effective !== null },
-    { key: 'desired', label: 'Requested', value: view.desired?.strategy ?? `${DASH} (module default)`, mono: view.desired !== null },
+    {
+      key: 'effective',
+      label: 'In force (engine)',
+      value: view.effective?.strategy ?? DASH,
+      mono: view.effective !== null,
+    },
+    {
+      key: 'desired',
+      label: 'Requested',
+      value: view.desired?.strategy ?? `${DASH} (module default)`,
+      mono: view.desired !== null,
+    },
     { key: 'profile', label: 'Metric profile', value: profileInForce(view), mono: false },
-    { key: 'source', label: 'Source', value: view.effective ? (SOURCE_LABEL[view.effective.source] ?? view.effective.source) : DASH, mono: false },
+    {
+      key: 'source',
+      label: 'Source',
+      value: view.effective ? (SOURCE_LABEL[view.effective.source] ?? view.effective.source) : DASH,
+      mono: false,
+    },
   ];
 }
 
@@ -85,7 +100,11 @@ export interface RequiresHint {
  * The metrics a selection needs (ROUTE-2), from the data: a strategy's `requires`; for a multi spec that parses,
  * the union over its scorers' `requires` (else the multi entry's own list).
  */
-export function requiredMetrics(selected: string, multiSpec: string, view: Pick<RoutingViewWire, 'strategies' | 'multiScorers'>): string[] {
+export function requiredMetrics(
+  selected: string,
+  multiSpec: string,
+  view: Pick<RoutingViewWire, 'strategies' | 'multiScorers'>,
+): string[] {
   const info = view.strategies.find((s) => s.name === selected);
   if (!info) return [];
   if (selected !== 'multi') return [...info.requires];
@@ -93,7 +112,8 @@ export function requiredMetrics(selected: string, multiSpec: string, view: Pick<
   if (!parsed.ok) return [...info.requires];
   const out: string[] = [];
   for (const pair of parsed.pairs) {
-    for (const m of view.strategies.find((s) => s.name === pair.name)?.requires ?? []) if (!out.includes(m)) out.push(m);
+    for (const m of view.strategies.find((s) => s.name === pair.name)?.requires ?? [])
+      if (!out.includes(m)) out.push(m);
   }
   return out;
 }
@@ -164,18 +184,31 @@ export const DEPLOYMENT_GATE = 'console.routing_writes_enabled';
 export const OPERATORS_GATE = 'console.operators';
 
 /** ROUTE-8: the deployment gate wins over the account gate; reads keep working either way. */
-export function writeAccess(view: Pick<RoutingViewWire, 'writable' | 'canWrite'> & { gate?: { deployment: string; operators: string } }): WriteAccess {
+export function writeAccess(
+  view: Pick<RoutingViewWire, 'writable' | 'canWrite'> & { gate?: { deployment: string; operators: string } },
+): WriteAccess {
   if (!view.writable) {
     const gate = view.gate?.deployment ?? DEPLOYMENT_GATE;
-    return { enabled: false, banner: 'Read-only on this deployment', tooltip: `Routing writes are turned off on this deployment (${gate} is false).`, gate };
+    return {
+      enabled: false,
+      banner: 'Read-only on this deployment',
+      tooltip: `Routing writes are turned off on this deployment (${gate} is false).`,
+      gate,
+    };
   }
   if (!view.canWrite) {
     const gate = view.gate?.operators ?? OPERATORS_GATE;
-    return { enabled: false, banner: 'Read-only for your account', tooltip: `Only operators (${gate}) can change routing.`, gate };
+    return {
+      enabled: false,
+      banner: 'Read-only for your account',
+      tooltip: `Only operators (${gate}) can change routing.`,
+      gate,
+    };
   }
   return { enabled: true, banner: null, tooltip: null, gate: null };
 }
 
 /** ROUTE-7's empty state: no strategies (or no answer at all). The detail line says which. */
-export const NO_STRATEGIES_MESSAGE = 'Routing data could not be loaded. Check that routing is enabled on this node, then retry.';
+export const NO_STRATEGIES_MESSAGE =
+  'Routing data could not be loaded. Check that routing is enabled on this node, then retry.';
 export const NO_STRATEGIES_DETAIL = 'The node returned no routing strategies.';

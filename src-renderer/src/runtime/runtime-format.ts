@@ -96,8 +96,13 @@ export function percentDonut(percent: number | null | undefined, sub: string): D
  * The memory donut (RT-4): used as a share of total. Without a total (or a used value, or with a zero total) the
  * ratio is undefined: the donut shows `0%` and the sub-label `not reported`, never `NaN%`.
  */
-export function ratioDonut(used: number | null | undefined, total: number | null | undefined, sub: (used: number, total: number) => string): Donut {
-  if (!present(total) || total <= 0 || !present(used) || used < 0) return { percent: 0, label: '0%', sub: NOT_REPORTED, reported: false };
+export function ratioDonut(
+  used: number | null | undefined,
+  total: number | null | undefined,
+  sub: (used: number, total: number) => string,
+): Donut {
+  if (!present(total) || total <= 0 || !present(used) || used < 0)
+    return { percent: 0, label: '0%', sub: NOT_REPORTED, reported: false };
   const percent = clampPercent((used / total) * 100);
   return { percent, label: `${Math.round(percent)}%`, sub: sub(used, total), reported: true };
 }

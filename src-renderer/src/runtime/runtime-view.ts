@@ -1,8 +1,28 @@
-import type { CpuStats, GpuStats, MemoryStats, RuntimeBlobView as RuntimeBlob, RuntimeHealth, SelfTestEntry, ServingConfig } from '../../../src-router/contract';
+import type {
+  CpuStats,
+  GpuStats,
+  MemoryStats,
+  RuntimeBlobView as RuntimeBlob,
+  RuntimeHealth,
+  SelfTestEntry,
+  ServingConfig,
+} from '../../../src-router/contract';
 import { DASH, orDash, type PillTone } from '../format';
 import {
-  capacityMeter, formatBytes, formatDurationMs, formatFraction, formatNumber, formatTestMs, formatThousands, formatTokens, NOT_REPORTED,
-  percentDonut, ratioDonut, relativeMeter, type Donut, type Meter,
+  capacityMeter,
+  type Donut,
+  formatBytes,
+  formatDurationMs,
+  formatFraction,
+  formatNumber,
+  formatTestMs,
+  formatThousands,
+  formatTokens,
+  type Meter,
+  NOT_REPORTED,
+  percentDonut,
+  ratioDonut,
+  relativeMeter,
 } from './runtime-format';
 
 /**
@@ -11,9 +31,12 @@ import {
  */
 
 /** Which parts of the screen show: with no blob only the note (and the Routing card, which reads elsewhere). */
-export type RuntimeSections = { published: false; note: string; reason: string | null } | { published: true; blob: RuntimeBlob; malformedNote: string | null };
+export type RuntimeSections =
+  | { published: false; note: string; reason: string | null }
+  | { published: true; blob: RuntimeBlob; malformedNote: string | null };
 
-export const NOTHING_PUBLISHED_NOTE = 'The engine publishes no runtime stats: nothing is published at clutchcall:inference:runtime.';
+export const NOTHING_PUBLISHED_NOTE =
+  'The engine publishes no runtime stats: nothing is published at clutchcall:inference:runtime.';
 
 export function runtimeSections(health: RuntimeHealth): RuntimeSections {
   if (!health.published) return { published: false, note: NOTHING_PUBLISHED_NOTE, reason: health.reason ?? null };
@@ -44,7 +67,8 @@ export interface BannerView {
 
 /** `pass` counts; `warn` is amber; anything else — an absent or malformed status too — is a failure (RT-6). */
 export type TestTone = 'pass' | 'warn' | 'fail';
-export const testTone = (status: string | undefined): TestTone => (status === 'pass' ? 'pass' : status === 'warn' ? 'warn' : 'fail');
+export const testTone = (status: string | undefined): TestTone =>
+  status === 'pass' ? 'pass' : status === 'warn' ? 'warn' : 'fail';
 
 /** The systems-nominal pill (RT-3): passed / all, only with at least one test. */
 export function nominalPill(tests: readonly SelfTestEntry[] | undefined): NominalPill | null {
@@ -112,9 +136,25 @@ export function gpuCardView(gpu: GpuStats | undefined): GaugeCardView {
     detail: null,
     donut: percentDonut(g.utilization, 'utilisation'),
     rows: [
-      { key: 'vram', label: 'VRAM', meter: capacityMeter(g.vramUsed, g.vramTotal, pairLabel(formatBytes(g.vramUsed), formatBytes(g.vramTotal))) },
-      { key: 'temperature', label: 'Temperature', meter: capacityMeter(g.temperature, TEMPERATURE_SCALE_C, g.temperature === undefined ? DASH : `${formatNumber(g.temperature, 0)} °C`) },
-      { key: 'power', label: 'Power', meter: capacityMeter(g.power, g.powerCap, pairLabel(watts(g.power), watts(g.powerCap))) },
+      {
+        key: 'vram',
+        label: 'VRAM',
+        meter: capacityMeter(g.vramUsed, g.vramTotal, pairLabel(formatBytes(g.vramUsed), formatBytes(g.vramTotal))),
+      },
+      {
+        key: 'temperature',
+        label: 'Temperature',
+        meter: capacityMeter(
+          g.temperature,
+          TEMPERATURE_SCALE_C,
+          g.temperature === undefined ? DASH : `${formatNumber(g.temperature, 0)} °C`,
+        ),
+      },
+      {
+        key: 'power',
+        label: 'Power',
+        meter: capacityMeter(g.power, g.powerCap, pairLabel(watts(g.power), watts(g.powerCap))),
+      },
     ],
   };
 }
@@ -129,9 +169,21 @@ export function cpuCardView(cpu: CpuStats | undefined): GaugeCardView {
     detail: c.cores === undefined ? `${DASH} cores` : `${c.cores} ${c.cores === 1 ? 'core' : 'cores'}`,
     donut: percentDonut(c.load, 'load'),
     rows: [
-      { key: 'loadavg', label: 'Loadavg (1 min)', meter: relativeMeter(c.loadavg, DISPLAY_FLOOR.loadavg, formatNumber(c.loadavg)) },
-      { key: 'tensor-parallel', label: 'Tensor parallel', meter: relativeMeter(c.tensorParallel, DISPLAY_FLOOR.tensorParallel, formatNumber(c.tensorParallel, 0)) },
-      { key: 'max-context', label: 'Max context', meter: relativeMeter(c.maxContext, DISPLAY_FLOOR.maxContextTokens, formatThousands(c.maxContext)) },
+      {
+        key: 'loadavg',
+        label: 'Loadavg (1 min)',
+        meter: relativeMeter(c.loadavg, DISPLAY_FLOOR.loadavg, formatNumber(c.loadavg)),
+      },
+      {
+        key: 'tensor-parallel',
+        label: 'Tensor parallel',
+        meter: relativeMeter(c.tensorParallel, DISPLAY_FLOOR.tensorParallel, formatNumber(c.tensorParallel, 0)),
+      },
+      {
+        key: 'max-context',
+        label: 'Max context',
+        meter: relativeMeter(c.maxContext, DISPLAY_FLOOR.maxContextTokens, formatThousands(c.maxContext)),
+      },
     ],
   };
 }
@@ -146,8 +198,16 @@ export function memoryCardView(memory: MemoryStats | undefined): GaugeCardView {
     detail: null,
     donut: ratioDonut(m.used, m.total, (used, total) => `${formatBytes(used)} of ${formatBytes(total)}`),
     rows: [
-      { key: 'mapped-models', label: 'Models mapped', meter: relativeMeter(m.mappedModels, DISPLAY_FLOOR.mappedModels, formatNumber(m.mappedModels, 0)) },
-      { key: 'page-cache', label: 'Page cache', meter: relativeMeter(m.pageCache, DISPLAY_FLOOR.pageCacheBytes, formatBytes(m.pageCache)) },
+      {
+        key: 'mapped-models',
+        label: 'Models mapped',
+        meter: relativeMeter(m.mappedModels, DISPLAY_FLOOR.mappedModels, formatNumber(m.mappedModels, 0)),
+      },
+      {
+        key: 'page-cache',
+        label: 'Page cache',
+        meter: relativeMeter(m.pageCache, DISPLAY_FLOOR.pageCacheBytes, formatBytes(m.pageCache)),
+      },
       { key: 'swap', label: 'Swap', meter: relativeMeter(m.swap, DISPLAY_FLOOR.swapBytes, formatBytes(m.swap)) },
     ],
   };
@@ -166,9 +226,15 @@ export function servingConfigRows(config: ServingConfig | undefined): ConfigRow[
   const c = config ?? {};
   const rows: (ConfigRow | null)[] = [
     c.servedModel !== undefined ? { key: 'servedModel', label: 'Served model', value: orDash(c.servedModel) } : null,
-    c.tensorParallel !== undefined ? { key: 'tensorParallel', label: 'Tensor parallel', value: formatNumber(c.tensorParallel, 0) } : null,
-    c.gpuMemUtil !== undefined ? { key: 'gpuMemUtil', label: 'GPU memory use', value: formatFraction(c.gpuMemUtil) } : null,
-    c.maxModelLen !== undefined ? { key: 'maxModelLen', label: 'Max context', value: formatTokens(c.maxModelLen) } : null,
+    c.tensorParallel !== undefined
+      ? { key: 'tensorParallel', label: 'Tensor parallel', value: formatNumber(c.tensorParallel, 0) }
+      : null,
+    c.gpuMemUtil !== undefined
+      ? { key: 'gpuMemUtil', label: 'GPU memory use', value: formatFraction(c.gpuMemUtil) }
+      : null,
+    c.maxModelLen !== undefined
+      ? { key: 'maxModelLen', label: 'Max context', value: formatTokens(c.maxModelLen) }
+      : null,
     c.dtype !== undefined ? { key: 'dtype', label: 'Dtype', value: orDash(c.dtype) } : null,
   ];
   return rows.filter((r): r is ConfigRow => r !== null);
@@ -187,5 +253,12 @@ export const NO_SELF_TESTS = 'No self-tests reported.';
 
 /** Self-tests in the order published (RT-6); the console fixes no set. */
 export function selfTestRows(tests: readonly SelfTestEntry[] | undefined): SelfTestRow[] {
-  return (tests ?? []).map((t, index) => ({ index, name: orDash(t.name), detail: orDash(t.detail), ms: formatTestMs(t.ms), status: orDash(t.status), tone: testTone(t.status) }));
+  return (tests ?? []).map((t, index) => ({
+    index,
+    name: orDash(t.name),
+    detail: orDash(t.detail),
+    ms: formatTestMs(t.ms),
+    status: orDash(t.status),
+    tone: testTone(t.status),
+  }));
 }

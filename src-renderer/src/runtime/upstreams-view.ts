@@ -55,4 +55,5 @@ export function upstreamRows(rows: readonly UpstreamRowWire[]): UpstreamView[] {
   });
 }
 
-export const NO_UPSTREAMS = 'No static routes on this node: the table lists only routing.static_routes (discovered models do not appear).';
+export const NO_UPSTREAMS =
+  'No static routes on this node: the table lists only routing.static_routes (discovered models do not appear).';

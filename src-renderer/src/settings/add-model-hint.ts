@@ -33,11 +33,20 @@ export function resolveFromConfig(configFile: string, path: string): string {
 }
 
 export const EXAMPLE_MODEL_FILE = 'my-model.yaml';
-export const EXAMPLE_MODEL_YAML = ['name: my-model            # the model ID clients ask for', 'backend: llama-node        # the built-in llama.cpp engine', 'model: /path/to/model.gguf # a GGUF weights file (relative: from this file\'s folder)', 'capabilities: [text]', ''].join('\n');
+export const EXAMPLE_MODEL_YAML = [
+  'name: my-model            # the model ID clients ask for',
+  'backend: llama-node        # the built-in llama.cpp engine',
+  "model: /path/to/model.gguf # a GGUF weights file (relative: from this file's folder)",
+  'capabilities: [text]',
+  '',
+].join('\n');
 
 export function addModelHint(view: SettingsView | null): AddModelHint {
   const models = view?.config.models;
-  const dir = models && typeof models === 'object' && !Array.isArray(models) ? (models as Record<string, unknown>).config_dir : undefined;
+  const dir =
+    models && typeof models === 'object' && !Array.isArray(models)
+      ? (models as Record<string, unknown>).config_dir
+      : undefined;
   const folder = view && typeof dir === 'string' && dir.trim() ? resolveFromConfig(view.path, dir.trim()) : null;
   return { folder, configFile: view?.path ?? null, exampleFile: EXAMPLE_MODEL_FILE, exampleYaml: EXAMPLE_MODEL_YAML };
 }

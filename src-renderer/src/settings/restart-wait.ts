@@ -30,7 +30,11 @@ export async function waitForRestart(o: RestartWaitOptions): Promise<RestartWait
     const r = await o.probe();
     if (r.ok && r.value.started_at !== o.before) return { ok: true, health: r.value };
     last = r.ok ? 'the node that took the save still answers' : r.failure.message;
-    if (o.now() >= deadline) return { ok: false, message: `the node did not come back within ${Math.round(timeoutMs / 1000)} s (last: ${last})` };
+    if (o.now() >= deadline)
+      return {
+        ok: false,
+        message: `the node did not come back within ${Math.round(timeoutMs / 1000)} s (last: ${last})`,
+      };
     await o.sleep(o.everyMs ?? RESTART_POLL_MS);
   }
 }

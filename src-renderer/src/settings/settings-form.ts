@@ -30,25 +30,139 @@ export const REDIS_PATH = 'redis.url';
 
 /** Every scalar field of the form, in screen order (the slave URLs are a list, edited apart). */
 export const SETTINGS_FIELDS: readonly SettingsField[] = [
-  { path: ROLE_PATH, label: 'Role', kind: 'role', group: 'node', help: 'standalone: a cluster of one; master: routes to the slaves below and polls them' },
-  { path: 'cluster.node_id', label: 'Node ID', kind: 'text', group: 'node', help: 'unique in the cluster (letters, digits, dot, dash, underscore)' },
-  { path: TOKEN_PATH, label: 'Cluster token', kind: 'secret', group: 'node', help: 'shared by every node of the cluster; a master or slave refuses a placeholder' },
-  { path: 'server.host', label: 'Listen address', kind: 'text', group: 'node', help: '127.0.0.1: this machine only; 0.0.0.0: every interface' },
-  { path: 'server.port', label: 'Port', kind: 'integer', group: 'node', help: '0: a free port chosen at start (kept across restarts)' },
-  { path: 'models.config_dir', label: 'Models folder', kind: 'text', group: 'node', help: 'a folder of model configs (one YAML file per model); relative to the config file' },
-  { path: 'models.shared_dir', label: 'Shared folder', kind: 'text', group: 'node', help: 'a folder of model files and assets other nodes may fetch; the Add model dialog browses it' },
-  { path: 'models.browse_dirs', label: 'Model folders', kind: 'lines', group: 'node', help: 'more folders the Add model dialog may browse, one a line' },
-  { path: 'redis.url', label: 'Redis URL', kind: 'text', group: 'node', help: 'empty: the embedded keyspace (a single node needs no Redis)' },
-  { path: 'cluster.scheduling_backend_depth', label: 'Engine depth', kind: 'integer', group: 'lending', help: 'requests of an enrolled model at its engine at once; more wait in the router queue, where they may be lent' },
-  { path: 'cluster.scheduling_refresh_interval', label: 'Refresh interval', kind: 'duration', group: 'lending', help: 'how often the master polls every node\'s lending state without an event (LEASE-3)' },
-  { path: 'cluster.scheduling_min_samples', label: 'Min samples', kind: 'integer', group: 'lending', help: 'measured requests a model needs, inside the sample window, for its own cost fit (PRICE-2)' },
-  { path: 'cluster.scheduling_sample_window', label: 'Sample window', kind: 'duration', group: 'lending', help: 'how far back measured requests count for the cost fits (PRICE-2)' },
-  { path: 'cluster.scheduling_context_reserve', label: 'Context reserve', kind: 'integer', group: 'lending', help: 'tokens reserved for an answer when the client states no max_tokens (LLM-3)' },
-  { path: 'cluster.offload_probe_idle', label: 'Probe idle', kind: 'duration', group: 'lending', help: 'idle time before a helper not chosen by cost gets a one-request probe (PROBE-1)' },
-  { path: 'cluster.offload_restore_delay', label: 'Restore delay', kind: 'duration', group: 'lending', help: 'quiet time before the model borrowed work displaced is loaded back (HELPER-4)' },
-  { path: 'cluster.offload_lent_stall_timeout', label: 'Lent stall timeout', kind: 'duration', group: 'lending', help: 'no change in a helper\'s lent requests this long: the master checks it and takes them back if it stalled (HELPER-5)' },
-  { path: 'cluster.offload_hold_for_faster_helper', label: 'Hold for a faster helper', kind: 'boolean', group: 'lending', help: 'an owner may keep its next request for a live lease whose helper is predicted to finish it sooner (HOLD-1)' },
-  { path: 'cluster.offload_decisions_retention', label: 'Decisions retention', kind: 'duration', group: 'lending', help: 'how long lending decision-log rows are kept' },
+  {
+    path: ROLE_PATH,
+    label: 'Role',
+    kind: 'role',
+    group: 'node',
+    help: 'standalone: a cluster of one; master: routes to the slaves below and polls them',
+  },
+  {
+    path: 'cluster.node_id',
+    label: 'Node ID',
+    kind: 'text',
+    group: 'node',
+    help: 'unique in the cluster (letters, digits, dot, dash, underscore)',
+  },
+  {
+    path: TOKEN_PATH,
+    label: 'Cluster token',
+    kind: 'secret',
+    group: 'node',
+    help: 'shared by every node of the cluster; a master or slave refuses a placeholder',
+  },
+  {
+    path: 'server.host',
+    label: 'Listen address',
+    kind: 'text',
+    group: 'node',
+    help: '127.0.0.1: this machine only; 0.0.0.0: every interface',
+  },
+  {
+    path: 'server.port',
+    label: 'Port',
+    kind: 'integer',
+    group: 'node',
+    help: '0: a free port chosen at start (kept across restarts)',
+  },
+  {
+    path: 'models.config_dir',
+    label: 'Models folder',
+    kind: 'text',
+    group: 'node',
+    help: 'a folder of model configs (one YAML file per model); relative to the config file',
+  },
+  {
+    path: 'models.shared_dir',
+    label: 'Shared folder',
+    kind: 'text',
+    group: 'node',
+    help: 'a folder of model files and assets other nodes may fetch; the Add model dialog browses it',
+  },
+  {
+    path: 'models.browse_dirs',
+    label: 'Model folders',
+    kind: 'lines',
+    group: 'node',
+    help: 'more folders the Add model dialog may browse, one a line',
+  },
+  {
+    path: 'redis.url',
+    label: 'Redis URL',
+    kind: 'text',
+    group: 'node',
+    help: 'empty: the embedded keyspace (a single node needs no Redis)',
+  },
+  {
+    path: 'cluster.scheduling_backend_depth',
+    label: 'Engine depth',
+    kind: 'integer',
+    group: 'lending',
+    help: 'requests of an enrolled model at its engine at once; more wait in the router queue, where they may be lent',
+  },
+  {
+    path: 'cluster.scheduling_refresh_interval',
+    label: 'Refresh interval',
+    kind: 'duration',
+    group: 'lending',
+    help: "how often the master polls every node's lending state without an event (LEASE-3)",
+  },
+  {
+    path: 'cluster.scheduling_min_samples',
+    label: 'Min samples',
+    kind: 'integer',
+    group: 'lending',
+    help: 'measured requests a model needs, inside the sample window, for its own cost fit (PRICE-2)',
+  },
+  {
+    path: 'cluster.scheduling_sample_window',
+    label: 'Sample window',
+    kind: 'duration',
+    group: 'lending',
+    help: 'how far back measured requests count for the cost fits (PRICE-2)',
+  },
+  {
+    path: 'cluster.scheduling_context_reserve',
+    label: 'Context reserve',
+    kind: 'integer',
+    group: 'lending',
+    help: 'tokens reserved for an answer when the client states no max_tokens (LLM-3)',
+  },
+  {
+    path: 'cluster.offload_probe_idle',
+    label: 'Probe idle',
+    kind: 'duration',
+    group: 'lending',
+    help: 'idle time before a helper not chosen by cost gets a one-request probe (PROBE-1)',
+  },
+  {
+    path: 'cluster.offload_restore_delay',
+    label: 'Restore delay',
+    kind: 'duration',
+    group: 'lending',
+    help: 'quiet time before the model borrowed work displaced is loaded back (HELPER-4)',
+  },
+  {
+    path: 'cluster.offload_lent_stall_timeout',
+    label: 'Lent stall timeout',
+    kind: 'duration',
+    group: 'lending',
+    help: "no change in a helper's lent requests this long: the master checks it and takes them back if it stalled (HELPER-5)",
+  },
+  {
+    path: 'cluster.offload_hold_for_faster_helper',
+    label: 'Hold for a faster helper',
+    kind: 'boolean',
+    group: 'lending',
+    help: 'an owner may keep its next request for a live lease whose helper is predicted to finish it sooner (HOLD-1)',
+  },
+  {
+    path: 'cluster.offload_decisions_retention',
+    label: 'Decisions retention',
+    kind: 'duration',
+    group: 'lending',
+    help: 'how long lending decision-log rows are kept',
+  },
 ];
 
 export type FieldValue = string | boolean;
@@ -95,7 +209,8 @@ function shown(field: SettingsField, value: unknown, fallback: unknown): FieldVa
 /** The form as read from the config (a missing boolean shows its schema default). */
 export function formFromConfig(config: Json, schema: Json = {}): SettingsFormState {
   const values: Record<string, FieldValue> = {};
-  for (const f of SETTINGS_FIELDS) values[f.path] = shown(f, getPath(config, f.path), fieldFacts(schema, f.path).default);
+  for (const f of SETTINGS_FIELDS)
+    values[f.path] = shown(f, getPath(config, f.path), fieldFacts(schema, f.path).default);
   const slaves = getPath(config, SLAVE_URLS_PATH);
   const slaveUrls = Array.isArray(slaves) ? slaves.map(String) : [];
   return { base: structuredClone(config), initial: { ...values }, values, initialSlaveUrls: [...slaveUrls], slaveUrls };
@@ -112,7 +227,11 @@ function written(field: SettingsField, value: FieldValue): unknown {
   if (typeof value === 'boolean') return value;
   const text = value.trim();
   if (text === '') return undefined;
-  if (field.kind === 'lines') return text.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (field.kind === 'lines')
+    return text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
   if (field.kind === 'integer' && INTEGER.test(text)) return Number(text);
   if (field.kind === 'duration' && PLAIN_NUMBER.test(text)) return Number(text);
   return text;
@@ -127,7 +246,8 @@ export function configFromForm(form: SettingsFormState): Json {
     const value = form.values[f.path];
     if (value !== form.initial[f.path]) setPath(out, f.path, written(f, value));
   }
-  if (!sameList(form.slaveUrls, form.initialSlaveUrls)) setPath(out, SLAVE_URLS_PATH, form.slaveUrls.map((u) => u.trim()).filter(Boolean));
+  if (!sameList(form.slaveUrls, form.initialSlaveUrls))
+    setPath(out, SLAVE_URLS_PATH, form.slaveUrls.map((u) => u.trim()).filter(Boolean));
   return out;
 }
 
@@ -153,7 +273,8 @@ export function settingsFormReducer(form: SettingsFormState, a: SettingsFormActi
 
 /** Something differs from what was read. */
 export const formChanged = (form: SettingsFormState): boolean =>
-  SETTINGS_FIELDS.some((f) => form.values[f.path] !== form.initial[f.path]) || !sameList(form.slaveUrls, form.initialSlaveUrls);
+  SETTINGS_FIELDS.some((f) => form.values[f.path] !== form.initial[f.path]) ||
+  !sameList(form.slaveUrls, form.initialSlaveUrls);
 
 /**
  * The form field a 400's `param` belongs to: `config.server.port` → `server.port`, `config.cluster.slave_urls.1` →
@@ -169,7 +290,9 @@ export function fieldOfParam(param: string | null | undefined): string | null {
 /** The node roles the form offers: standalone and master, and the one it has when it is a slave (kept as is). */
 export function roleOptions(form: SettingsFormState): string[] {
   const current = String(form.initial[ROLE_PATH]);
-  return current === 'standalone' || current === 'master' ? ['standalone', 'master'] : ['standalone', 'master', current];
+  return current === 'standalone' || current === 'master'
+    ? ['standalone', 'master']
+    : ['standalone', 'master', current];
 }
 
 /** Where a Redis URL's password goes (scheme, host, port), with the mask read as a password; null when no URL. */
@@ -193,14 +316,18 @@ export function formHints(form: SettingsFormState): Record<string, string> {
   const role = String(form.values[ROLE_PATH]);
   const token = String(form.values[TOKEN_PATH]);
   if (role !== 'standalone' && token !== SETTINGS_MASK && isPlaceholderToken(token)) {
-    hints[TOKEN_PATH] = `a ${role} needs the cluster's shared token: this one is empty, a placeholder or shorter than 8 characters (Generate makes a strong one)`;
+    hints[TOKEN_PATH] =
+      `a ${role} needs the cluster's shared token: this one is empty, a placeholder or shorter than 8 characters (Generate makes a strong one)`;
   }
   const known = new Set(form.initialSlaveUrls.map(destination));
   const added = form.slaveUrls.map(destination).filter((u) => u && !known.has(u));
-  if (token === SETTINGS_MASK && added.length) hints[TOKEN_PATH] = `the stored token was never sent to ${added.join(', ')}: give the cluster token again for the new slave`;
+  if (token === SETTINGS_MASK && added.length)
+    hints[TOKEN_PATH] =
+      `the stored token was never sent to ${added.join(', ')}: give the cluster token again for the new slave`;
   const redis = String(form.values[REDIS_PATH]);
   if (redis.includes(SETTINGS_MASK) && redisDestination(redis) !== redisDestination(String(form.initial[REDIS_PATH]))) {
-    hints[REDIS_PATH] = 'the stored password belongs to the Redis server before: give the password again for the new one';
+    hints[REDIS_PATH] =
+      'the stored password belongs to the Redis server before: give the password again for the new one';
   }
   return hints;
 }
@@ -209,7 +336,9 @@ export function formHints(form: SettingsFormState): Record<string, string> {
 const destination = (url: string) => url.trim().replace(/\/+$/, '').toLowerCase();
 
 /** A strong cluster token: 32 random bytes from `crypto.getRandomValues`, as 64 hex characters. */
-export function generateClusterToken(random: (bytes: Uint8Array<ArrayBuffer>) => Uint8Array = (b) => globalThis.crypto.getRandomValues(b)): string {
+export function generateClusterToken(
+  random: (bytes: Uint8Array<ArrayBuffer>) => Uint8Array = (b) => globalThis.crypto.getRandomValues(b),
+): string {
   return Array.from(random(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
@@ -223,7 +352,10 @@ export function fieldFacts(schema: Json, path: string): FieldFacts {
   let at: unknown = schema;
   for (const key of path.split('.')) at = isObject(at) && isObject(at.properties) ? at.properties[key] : undefined;
   if (!isObject(at)) return {};
-  return { ...(typeof at.description === 'string' ? { description: at.description } : {}), ...('default' in at ? { default: at.default } : {}) };
+  return {
+    ...(typeof at.description === 'string' ? { description: at.description } : {}),
+    ...('default' in at ? { default: at.default } : {}),
+  };
 }
 
 /** The placeholder of an empty field: the default the node uses then. */

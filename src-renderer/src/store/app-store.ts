@@ -8,13 +8,13 @@ import { createGuardiansSlice } from './guardians-slice';
 import { createLanesSlice } from './lanes-slice';
 import { createLendingSlice } from './lending-slice';
 import { createLinksSlice } from './links-slice';
-import { createModelsSlice } from './models-slice';
 import { createModelConfigsSlice } from './model-configs-slice';
+import { createModelsSlice } from './models-slice';
+import { createReplaySlice } from './replay-slice';
 import { createRoutingSlice } from './routing-slice';
 import { createRuntimeSlice } from './runtime-slice';
 import { createSettingsSlice } from './settings-slice';
 import { createTimelineSlice } from './timeline-slice';
-import { createReplaySlice } from './replay-slice';
 import type { AppState, StoreDeps } from './types';
 
 export type AppStore = StoreApi<AppState>;
@@ -54,7 +54,12 @@ export function createAppStore(url: string, deps: StoreDeps): AppStore {
     },
     refreshLending: async () => {
       const d = get().decisions;
-      await Promise.all([get().fetchLending(), get().fetchCluster(), get().fetchGuardians(), d.pages <= 1 && !d.loading ? get().loadDecisions() : undefined]);
+      await Promise.all([
+        get().fetchLending(),
+        get().fetchCluster(),
+        get().fetchGuardians(),
+        d.pages <= 1 && !d.loading ? get().loadDecisions() : undefined,
+      ]);
     },
     refreshLinks: async () => {
       await Promise.all([get().fetchLinks(), get().fetchCluster()]);
@@ -71,6 +76,13 @@ export interface ConnectionInfo {
  * The store of one cluster wired to the real console API: `cluster` absent or `local` is the node itself, a profile's
  * id goes through the local node's cluster proxy — the same client, slices and screens either way (UI-5).
  */
-export function createConsoleStore(info: ConnectionInfo & { cluster?: string }, fetchImpl: FetchLike = (input, init) => fetch(input, init), now: () => number = Date.now): AppStore {
-  return createAppStore(info.url, { client: createConsoleClient({ url: info.url, token: info.token, fetch: fetchImpl, cluster: info.cluster ?? null }), now });
+export function createConsoleStore(
+  info: ConnectionInfo & { cluster?: string },
+  fetchImpl: FetchLike = (input, init) => fetch(input, init),
+  now: () => number = Date.now,
+): AppStore {
+  return createAppStore(info.url, {
+    client: createConsoleClient({ url: info.url, token: info.token, fetch: fetchImpl, cluster: info.cluster ?? null }),
+    now,
+  });
 }

@@ -34,7 +34,8 @@ export const createClusterSlice: SliceCreator<ClusterSlice> = (deps) => (set) =>
       if (nodes.ok) Object.assign(next, { nodes: nodes.value.nodes, failure: null, fetchedAt: deps.now() });
       else Object.assign(next, { nodes: isRejection(nodes.failure) ? null : c.nodes, failure: nodes.failure });
       if (models.ok) Object.assign(next, { models: models.value.models, modelsFailure: null });
-      else Object.assign(next, { models: isRejection(models.failure) ? null : c.models, modelsFailure: models.failure });
+      else
+        Object.assign(next, { models: isRejection(models.failure) ? null : c.models, modelsFailure: models.failure });
       return { cluster: next };
     });
   }

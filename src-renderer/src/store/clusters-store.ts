@@ -1,8 +1,8 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ClusterProfileCreate, ClusterProfilePatch, ClusterView } from '../../../src-router/contract';
 import { LOCAL_CLUSTER } from '../api/cluster-path';
-import { createConsoleClient, type ApiFailure, type ApiResult, type FetchLike } from '../api/console-client';
-import { createConsoleStore, type AppStore, type ConnectionInfo } from './app-store';
+import { type ApiFailure, type ApiResult, createConsoleClient, type FetchLike } from '../api/console-client';
+import { type AppStore, type ConnectionInfo, createConsoleStore } from './app-store';
 
 /**
  * The cluster switcher (UI-5): the local node's connection profiles, which cluster is selected, and the store of the
@@ -42,7 +42,8 @@ export type ClustersStore = StoreApi<ClustersState>;
 export function createClustersStore(deps: ClustersDeps, initial: string = LOCAL_CLUSTER): ClustersStore {
   // Profiles are the local node's: always the unmapped client.
   const local = createConsoleClient({ url: deps.url, token: deps.token, fetch: deps.fetch });
-  const sessionFor = (cluster: string) => createConsoleStore({ url: deps.url, token: deps.token, cluster }, deps.fetch, deps.now);
+  const sessionFor = (cluster: string) =>
+    createConsoleStore({ url: deps.url, token: deps.token, cluster }, deps.fetch, deps.now);
   let inFlight: Promise<void> | null = null;
 
   return createStore<ClustersState>()((set, get) => {

@@ -33,6 +33,8 @@ export const createConnectionSlice =
     connectionFailed: (failure) =>
       set((s) => {
         const status = statusOf(failure);
-        return { connection: { ...s.connection, node: status === 'rejected' ? null : s.connection.node, status, failure } };
+        return {
+          connection: { ...s.connection, node: status === 'rejected' ? null : s.connection.node, status, failure },
+        };
       }),
   });

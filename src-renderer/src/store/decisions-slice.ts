@@ -34,20 +34,55 @@ export const createDecisionsSlice: SliceCreator<DecisionsSlice> = (deps) => (set
   let generation = 0;
 
   return {
-    decisions: { rows: null, nextCursor: null, query: '', pages: 0, loading: false, loadingOlder: false, failure: null, fetchedAt: null, exporting: false },
+    decisions: {
+      rows: null,
+      nextCursor: null,
+      query: '',
+      pages: 0,
+      loading: false,
+      loadingOlder: false,
+      failure: null,
+      fetchedAt: null,
+      exporting: false,
+    },
 
     loadDecisions: async (query) => {
       const q = query ?? get().decisions.query;
       const mine = ++generation;
       const sameQuery = q === get().decisions.query;
-      set((s) => ({ decisions: { ...s.decisions, query: q, loading: true, loadingOlder: false, ...(sameQuery ? {} : { rows: null, nextCursor: null, pages: 0 }) } }));
+      set((s) => ({
+        decisions: {
+          ...s.decisions,
+          query: q,
+          loading: true,
+          loadingOlder: false,
+          ...(sameQuery ? {} : { rows: null, nextCursor: null, pages: 0 }),
+        },
+      }));
       const result = await deps.client.decisions(q, null);
       if (mine !== generation) return;
       if (result.ok) {
-        set((s) => ({ decisions: { ...s.decisions, rows: result.value.rows, nextCursor: result.value.nextCursor, pages: 1, loading: false, failure: null, fetchedAt: deps.now() } }));
+        set((s) => ({
+          decisions: {
+            ...s.decisions,
+            rows: result.value.rows,
+            nextCursor: result.value.nextCursor,
+            pages: 1,
+            loading: false,
+            failure: null,
+            fetchedAt: deps.now(),
+          },
+        }));
         return;
       }
-      set((s) => ({ decisions: { ...s.decisions, rows: isRejection(result.failure) ? null : s.decisions.rows, loading: false, failure: result.failure } }));
+      set((s) => ({
+        decisions: {
+          ...s.decisions,
+          rows: isRejection(result.failure) ? null : s.decisions.rows,
+          loading: false,
+          failure: result.failure,
+        },
+      }));
     },
 
     loadOlderDecisions: async () => {
@@ -59,7 +94,14 @@ export const createDecisionsSlice: SliceCreator<DecisionsSlice> = (deps) => (set
       if (mine !== generation) return;
       if (result.ok) {
         set((s) => ({
-          decisions: { ...s.decisions, rows: [...(s.decisions.rows ?? []), ...result.value.rows], nextCursor: result.value.nextCursor, pages: s.decisions.pages + 1, loadingOlder: false, failure: null },
+          decisions: {
+            ...s.decisions,
+            rows: [...(s.decisions.rows ?? []), ...result.value.rows],
+            nextCursor: result.value.nextCursor,
+            pages: s.decisions.pages + 1,
+            loadingOlder: false,
+            failure: null,
+          },
         }));
         return;
       }

@@ -24,7 +24,8 @@ export interface GuardiansSlice {
 const isRejection = (f: ApiFailure) => f.kind === 'rejected' || f.kind === 'no-token';
 
 export const createGuardiansSlice: SliceCreator<GuardiansSlice> = (deps) => (set) => {
-  const patch = (p: (g: GuardiansState) => Partial<GuardiansState>) => set((s) => ({ guardians: { ...s.guardians, ...p(s.guardians) } }));
+  const patch = (p: (g: GuardiansState) => Partial<GuardiansState>) =>
+    set((s) => ({ guardians: { ...s.guardians, ...p(s.guardians) } }));
 
   async function load(): Promise<void> {
     patch(() => ({ loading: true }));

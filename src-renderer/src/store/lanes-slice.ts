@@ -29,7 +29,14 @@ export const createLanesSlice: SliceCreator<LanesSlice> = (deps) => (set) => {
       return;
     }
     // A rejected token hides what it used to show; a transient failure keeps the last answer.
-    set((s) => ({ lanes: { ...s.lanes, nodes: isRejection(result.failure) ? null : s.lanes.nodes, loading: false, failure: result.failure } }));
+    set((s) => ({
+      lanes: {
+        ...s.lanes,
+        nodes: isRejection(result.failure) ? null : s.lanes.nodes,
+        loading: false,
+        failure: result.failure,
+      },
+    }));
   }
 
   return {

@@ -28,7 +28,14 @@ export const createLendingSlice: SliceCreator<LendingSlice> = (deps) => (set) =>
       set({ lending: { view: result.value, loading: false, failure: null, fetchedAt: deps.now() } });
       return;
     }
-    set((s) => ({ lending: { ...s.lending, view: isRejection(result.failure) ? null : s.lending.view, loading: false, failure: result.failure } }));
+    set((s) => ({
+      lending: {
+        ...s.lending,
+        view: isRejection(result.failure) ? null : s.lending.view,
+        loading: false,
+        failure: result.failure,
+      },
+    }));
   }
 
   return {

@@ -1,4 +1,12 @@
-import type { LinkCandidateList, LinkCreateInput, LinkEnd, LinkLane, LinkList, LinkRecord, LinkUpdate } from '../../../src-router/contract';
+import type {
+  LinkCandidateList,
+  LinkCreateInput,
+  LinkEnd,
+  LinkLane,
+  LinkList,
+  LinkRecord,
+  LinkUpdate,
+} from '../../../src-router/contract';
 import type { ApiFailure, ApiResult } from '../api/console-client';
 import type { SliceCreator } from './types';
 
@@ -37,7 +45,14 @@ export interface LinksSlice {
 const LANES: LinkLane[] = ['text', 'image'];
 const isRejection = (f: ApiFailure) => f.kind === 'rejected' || f.kind === 'no-token';
 const sameEnd = (a: LinkEnd | undefined, b: LinkEnd) => a?.node_id === b.node_id && a?.model === b.model;
-const emptyLane = (): LaneLinksState => ({ list: null, loading: false, failure: null, fetchedAt: null, candidates: null, writing: false });
+const emptyLane = (): LaneLinksState => ({
+  list: null,
+  loading: false,
+  failure: null,
+  fetchedAt: null,
+  candidates: null,
+  writing: false,
+});
 
 export const createLinksSlice: SliceCreator<LinksSlice> = (deps) => (set, get) => {
   const patchLane = (lane: LinkLane, patch: (l: LaneLinksState) => Partial<LaneLinksState>) =>
@@ -46,17 +61,32 @@ export const createLinksSlice: SliceCreator<LinksSlice> = (deps) => (set, get) =
   async function readLane(lane: LinkLane): Promise<void> {
     patchLane(lane, () => ({ loading: true }));
     const result = await deps.client.links(lane);
-    if (result.ok) patchLane(lane, () => ({ list: result.value, loading: false, failure: null, fetchedAt: deps.now() }));
-    else patchLane(lane, (l) => ({ list: isRejection(result.failure) ? null : l.list, loading: false, failure: result.failure }));
+    if (result.ok)
+      patchLane(lane, () => ({ list: result.value, loading: false, failure: null, fetchedAt: deps.now() }));
+    else
+      patchLane(lane, (l) => ({
+        list: isRejection(result.failure) ? null : l.list,
+        loading: false,
+        failure: result.failure,
+      }));
   }
 
   async function readCandidates(lane: LinkLane, anchor: LinkEnd): Promise<void> {
-    patchLane(lane, (l) => ({ candidates: { anchor, list: sameEnd(l.candidates?.anchor, anchor) ? l.candidates!.list : null, loading: true, failure: null } }));
+    patchLane(lane, (l) => ({
+      candidates: {
+        anchor,
+        list: sameEnd(l.candidates?.anchor, anchor) ? l.candidates!.list : null,
+        loading: true,
+        failure: null,
+      },
+    }));
     const result = await deps.client.linkCandidates(lane, anchor);
     // Another anchor was chosen meanwhile: this answer is for a picker no longer shown.
     if (!sameEnd(get().links[lane].candidates?.anchor, anchor)) return;
     patchLane(lane, (l) => ({
-      candidates: result.ok ? { anchor, list: result.value, loading: false, failure: null } : { anchor, list: l.candidates?.list ?? null, loading: false, failure: result.failure },
+      candidates: result.ok
+        ? { anchor, list: result.value, loading: false, failure: null }
+        : { anchor, list: l.candidates?.list ?? null, loading: false, failure: result.failure },
     }));
   }
 

@@ -28,10 +28,20 @@ export interface ModelConfigsSlice {
 const empty = <T>(): ReadState<T> => ({ value: null, loading: false, failure: null });
 
 export const createModelConfigsSlice: SliceCreator<ModelConfigsSlice> = (deps) => (set, get) => {
-  async function read<K extends 'modelConfigs' | 'engines'>(key: K, call: () => Promise<ApiResult<NonNullable<ModelConfigsSlice[K]['value']>>>): Promise<void> {
+  async function read<K extends 'modelConfigs' | 'engines'>(
+    key: K,
+    call: () => Promise<ApiResult<NonNullable<ModelConfigsSlice[K]['value']>>>,
+  ): Promise<void> {
     set((s) => ({ [key]: { ...s[key], loading: true } }) as Partial<ModelConfigsSlice>);
     const result = await call();
-    set((s) => ({ [key]: result.ok ? { value: result.value, loading: false, failure: null } : { value: s[key].value, loading: false, failure: result.failure } }) as Partial<ModelConfigsSlice>);
+    set(
+      (s) =>
+        ({
+          [key]: result.ok
+            ? { value: result.value, loading: false, failure: null }
+            : { value: s[key].value, loading: false, failure: result.failure },
+        }) as Partial<ModelConfigsSlice>,
+    );
   }
 
   /** After a write: the folder, and the models the node now serves (the change is taken in without a restart). */

@@ -29,7 +29,9 @@ export const createModelsSlice: SliceCreator<ModelsSlice> = (deps) => (set, get)
     get().connectionFailed(result.failure);
     // A rejected token hides what it used to show; a transient failure keeps the last known list.
     const keep = result.failure.kind !== 'rejected' && result.failure.kind !== 'no-token';
-    set((s) => ({ models: { ...s.models, items: keep ? s.models.items : null, loading: false, failure: result.failure } }));
+    set((s) => ({
+      models: { ...s.models, items: keep ? s.models.items : null, loading: false, failure: result.failure },
+    }));
   }
 
   return {

@@ -9,7 +9,11 @@ const realTimers: Timers = {
   clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
 };
 
-export function startPolling(task: () => Promise<unknown>, intervalMs: number, timers: Timers = realTimers): () => void {
+export function startPolling(
+  task: () => Promise<unknown>,
+  intervalMs: number,
+  timers: Timers = realTimers,
+): () => void {
   let stopped = false;
   let handle: unknown = null;
   const tick = () => {

@@ -1,7 +1,13 @@
 import type { ReplayResultWire } from '../../../src-router/contract/replay';
 import type { ApiFailure } from '../api/console-client';
-import { addLink, recordedLinkRows, removeLink, replayModelOptions, type ReplayLinksEdit } from '../lending/replay-links';
-import { emptyReplayDraft, replayRequestOf, type ReplayDraft } from '../lending/replay-view';
+import {
+  addLink,
+  type ReplayLinksEdit,
+  recordedLinkRows,
+  removeLink,
+  replayModelOptions,
+} from '../lending/replay-links';
+import { emptyReplayDraft, type ReplayDraft, replayRequestOf } from '../lending/replay-view';
 import type { AppState, SliceCreator } from './types';
 
 export interface ReplayState {
@@ -36,13 +42,19 @@ function recordedReplayLinks(s: Pick<AppState, 'links'>): ReturnType<typeof reco
   return recordedLinkRows({ text: s.links.text.list, image: s.links.image.list });
 }
 
-const NOT_READ: ApiFailure = { kind: 'invalid', status: null, message: 'links: the recorded links are not read yet', param: 'links' };
+const NOT_READ: ApiFailure = {
+  kind: 'invalid',
+  status: null,
+  message: 'links: the recorded links are not read yet',
+  param: 'links',
+};
 
 /** The Lending tab's what-if replay: mirrors POST /router/v1/console/replay. */
 export const createReplaySlice: SliceCreator<ReplaySlice> = (deps) => (set, get) => {
   let generation = 0;
   const patchReplay = (patch: Partial<ReplayState>) => set((s) => ({ replay: { ...s.replay, ...patch } }));
-  const patchDraft = (patch: Partial<ReplayDraft>) => set((s) => ({ replay: { ...s.replay, draft: { ...s.replay.draft, ...patch } } }));
+  const patchDraft = (patch: Partial<ReplayDraft>) =>
+    set((s) => ({ replay: { ...s.replay, draft: { ...s.replay.draft, ...patch } } }));
   /** The edit the links change starts from: the one under way, else the recorded links as they were read. */
   const edit = (): ReplayLinksEdit | null => {
     const current = get().replay.draft.links;
@@ -64,7 +76,12 @@ export const createReplaySlice: SliceCreator<ReplaySlice> = (deps) => (set, get)
       set((s) => ({
         replay: {
           ...s.replay,
-          draft: { ...s.replay.draft, ...patch, settings: { ...s.replay.draft.settings, ...patch.settings }, linkPick: { ...s.replay.draft.linkPick, ...patch.linkPick } },
+          draft: {
+            ...s.replay.draft,
+            ...patch,
+            settings: { ...s.replay.draft.settings, ...patch.settings },
+            linkPick: { ...s.replay.draft.linkPick, ...patch.linkPick },
+          },
         },
       })),
 
@@ -89,7 +106,10 @@ export const createReplaySlice: SliceCreator<ReplaySlice> = (deps) => (set, get)
       const e = edit();
       if (!e) return patchReplay({ failure: NOT_READ });
       const checked = addLink(e.current, get().replay.draft.linkPick, replayModelOptions(get().cluster.models));
-      if (!checked.ok) return patchReplay({ failure: { kind: 'invalid', status: null, message: checked.message, param: checked.field } });
+      if (!checked.ok)
+        return patchReplay({
+          failure: { kind: 'invalid', status: null, message: checked.message, param: checked.field },
+        });
       patchDraft({ links: { recorded: e.recorded, current: checked.links }, linkPick: { owner: '', helper: '' } });
       if (get().replay.failure?.param?.startsWith('links')) patchReplay({ failure: null });
     },

@@ -1,4 +1,9 @@
-import type { RoutingViewWire, SetRoutingAnswer, SetRoutingRequest, UpstreamRowWire } from '../../../src-router/contract';
+import type {
+  RoutingViewWire,
+  SetRoutingAnswer,
+  SetRoutingRequest,
+  UpstreamRowWire,
+} from '../../../src-router/contract';
 import type { ApiFailure, ApiResult } from '../api/console-client';
 import type { SliceCreator } from './types';
 
@@ -40,7 +45,11 @@ export const createRoutingSlice: SliceCreator<RoutingSlice> = (deps) => (set, ge
       if (view.ok) Object.assign(next, { view: view.value, failure: null, fetchedAt: deps.now() });
       else Object.assign(next, { view: isRejection(view.failure) ? null : r.view, failure: view.failure });
       if (upstreams.ok) Object.assign(next, { upstreams: upstreams.value.upstreams, upstreamsFailure: null });
-      else Object.assign(next, { upstreams: isRejection(upstreams.failure) ? null : r.upstreams, upstreamsFailure: upstreams.failure });
+      else
+        Object.assign(next, {
+          upstreams: isRejection(upstreams.failure) ? null : r.upstreams,
+          upstreamsFailure: upstreams.failure,
+        });
       return { routing: next };
     });
   }
@@ -53,7 +62,15 @@ export const createRoutingSlice: SliceCreator<RoutingSlice> = (deps) => (set, ge
   };
 
   return {
-    routing: { view: null, upstreams: null, loading: false, failure: null, upstreamsFailure: null, fetchedAt: null, applying: false },
+    routing: {
+      view: null,
+      upstreams: null,
+      loading: false,
+      failure: null,
+      upstreamsFailure: null,
+      fetchedAt: null,
+      applying: false,
+    },
     fetchRouting,
     applyRouting: async (input) => {
       set((s) => ({ routing: { ...s.routing, applying: true } }));

@@ -36,7 +36,14 @@ export const createRuntimeSlice: SliceCreator<RuntimeSlice> = (deps) => (set, ge
       return;
     }
     // A rejected token hides what it used to show; a transient failure keeps the last blob read.
-    set((s) => ({ runtime: { ...s.runtime, health: isRejection(result.failure) ? null : s.runtime.health, loading: false, failure: result.failure } }));
+    set((s) => ({
+      runtime: {
+        ...s.runtime,
+        health: isRejection(result.failure) ? null : s.runtime.health,
+        loading: false,
+        failure: result.failure,
+      },
+    }));
   }
 
   const fetchRuntimeHealth = () => {

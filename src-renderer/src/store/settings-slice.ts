@@ -43,7 +43,12 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (deps) => (set, 
     const result = await deps.client.settings();
     if (result.ok) patch({ view: result.value, loading: false, failure: null, fetchedAt: deps.now() });
     // A rejected token or a refusal (not an operator) hides what was shown; a transient failure keeps it.
-    else patch({ view: ['rejected', 'no-token', 'refused'].includes(result.failure.kind) ? null : get().settings.view, loading: false, failure: result.failure });
+    else
+      patch({
+        view: ['rejected', 'no-token', 'refused'].includes(result.failure.kind) ? null : get().settings.view,
+        loading: false,
+        failure: result.failure,
+      });
   }
 
   let inFlight: Promise<void> | null = null;

@@ -7,7 +7,8 @@ import type { SliceCreator } from './types';
 export const TIMELINE_RANGES_MS = [5 * 60_000, 15 * 60_000, 60 * 60_000] as const;
 
 /** `5 min`, `1 h`: a range as the picker names it. */
-export const rangeLabel = (ms: number): string => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 60_000)} min`);
+export const rangeLabel = (ms: number): string =>
+  ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 60_000)} min`;
 /** Decision rows per page, and pages at most (the lending rows of a busy hour fit). */
 export const TIMELINE_DECISION_PAGE = 1000;
 export const TIMELINE_DECISION_PAGES = 5;
@@ -38,7 +39,15 @@ export const createTimelineSlice: SliceCreator<TimelineSlice> = (deps) => (set, 
   let generation = 0;
 
   return {
-    timeline: { page: null, decisions: [], decisionsCut: false, rangeMs: TIMELINE_RANGES_MS[0], loading: false, failure: null, fetchedAt: null },
+    timeline: {
+      page: null,
+      decisions: [],
+      decisionsCut: false,
+      rangeMs: TIMELINE_RANGES_MS[0],
+      loading: false,
+      failure: null,
+      fetchedAt: null,
+    },
 
     loadTimeline: async (rangeMs) => {
       const range = rangeMs ?? get().timeline.rangeMs;
@@ -46,7 +55,12 @@ export const createTimelineSlice: SliceCreator<TimelineSlice> = (deps) => (set, 
       set((s) => ({ timeline: { ...s.timeline, rangeMs: range, loading: true } }));
       const to = deps.now();
       const from = to - range;
-      const query = new URLSearchParams({ from: String(from), to: String(to), event: TIMELINE_DECISION_EVENTS.join(','), limit: String(TIMELINE_DECISION_PAGE) }).toString();
+      const query = new URLSearchParams({
+        from: String(from),
+        to: String(to),
+        event: TIMELINE_DECISION_EVENTS.join(','),
+        limit: String(TIMELINE_DECISION_PAGE),
+      }).toString();
       const readDecisions = async () => {
         const rows: DecisionRowWire[] = [];
         let cursor: string | null = null;
@@ -59,10 +73,23 @@ export const createTimelineSlice: SliceCreator<TimelineSlice> = (deps) => (set, 
         }
         return { ok: true as const, value: { rows, cut: cursor !== null } };
       };
-      const [page, decisions] = await Promise.all([deps.client.timeline(from, to, TIMELINE_ROW_LIMIT), readDecisions()]);
+      const [page, decisions] = await Promise.all([
+        deps.client.timeline(from, to, TIMELINE_ROW_LIMIT),
+        readDecisions(),
+      ]);
       if (mine !== generation) return;
       if (page.ok && decisions.ok) {
-        set({ timeline: { page: page.value, decisions: decisions.value.rows, decisionsCut: decisions.value.cut, rangeMs: range, loading: false, failure: null, fetchedAt: deps.now() } });
+        set({
+          timeline: {
+            page: page.value,
+            decisions: decisions.value.rows,
+            decisionsCut: decisions.value.cut,
+            rangeMs: range,
+            loading: false,
+            failure: null,
+            fetchedAt: deps.now(),
+          },
+        });
         return;
       }
       const failure = !page.ok ? page.failure : !decisions.ok ? decisions.failure : null;

@@ -8,13 +8,13 @@ import type { GuardiansSlice } from './guardians-slice';
 import type { LanesSlice } from './lanes-slice';
 import type { LendingSlice } from './lending-slice';
 import type { LinksSlice } from './links-slice';
-import type { ModelsSlice } from './models-slice';
 import type { ModelConfigsSlice } from './model-configs-slice';
+import type { ModelsSlice } from './models-slice';
+import type { ReplaySlice } from './replay-slice';
 import type { RoutingSlice } from './routing-slice';
 import type { RuntimeSlice } from './runtime-slice';
 import type { SettingsSlice } from './settings-slice';
 import type { TimelineSlice } from './timeline-slice';
-import type { ReplaySlice } from './replay-slice';
 
 /** What the store needs from outside; tests inject both. */
 export interface StoreDeps {

@@ -3,14 +3,26 @@
  * runs, so a killed build never looks finished; under a lock, so concurrent callers wait and then reuse the build.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianTool, findOnPath } from '../../debian-tool';
 import { ROUTER_VERSION } from '../../version';
-import { buildFolderName, buildKey, enginesCacheRoot, type BuildableEngine } from './cache-key';
 import { takeBuildLock } from './build-lock';
-import { recipeFor, type EngineRecipe } from './recipes';
+import { type BuildableEngine, buildFolderName, buildKey, enginesCacheRoot } from './cache-key';
+import { type EngineRecipe, recipeFor } from './recipes';
 import { probeVersion } from './version-probe';
 
 export type BuildStep = 'clone' | 'configure' | 'compile' | 'install';
@@ -49,7 +61,12 @@ export interface BuildOptions {
   lockTimeoutMs?: number;
 }
 
-const STEP_TIMEOUT_MS: Record<BuildStep, number> = { clone: 10 * 60_000, configure: 10 * 60_000, compile: 120 * 60_000, install: 60_000 };
+const STEP_TIMEOUT_MS: Record<BuildStep, number> = {
+  clone: 10 * 60_000,
+  configure: 10 * 60_000,
+  compile: 120 * 60_000,
+  install: 60_000,
+};
 const BUILD_FILE = 'build.json';
 
 /** The build record of a finished cache entry, or null when the folder is not one (missing, unfinished, unreadable). */
@@ -64,7 +81,8 @@ export function readBuildRecord(folder: string, binary: string): BuildRecord | n
 
 /** cmake, make and a C++ compiler (and git for a bundled source): found, else installed from Debian's packages as root, else an error naming the command. */
 export function ensureBuildTools(recipe: EngineRecipe): void {
-  const tool = (name: string, pkg: string) => ensureDebianTool(`${name} (to build ${recipe.engine})`, pkg, () => findOnPath(name));
+  const tool = (name: string, pkg: string) =>
+    ensureDebianTool(`${name} (to build ${recipe.engine})`, pkg, () => findOnPath(name));
   if (recipe.bundle) tool('git', 'git');
   tool('cmake', 'cmake');
   tool('make', 'make');
@@ -84,7 +102,12 @@ function run(command: string, args: string[], cwd: string, logFile: string, time
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve();
-      else reject(new Error(`${command} ${args.slice(0, 3).join(' ')} … failed (${signal ? `signal ${signal}` : `exit code ${code}`})`));
+      else
+        reject(
+          new Error(
+            `${command} ${args.slice(0, 3).join(' ')} … failed (${signal ? `signal ${signal}` : `exit code ${code}`})`,
+          ),
+        );
     });
   });
 }
@@ -117,8 +140,10 @@ export async function buildEngine(engine: BuildableEngine, opts: BuildOptions = 
   if (cached) return cached;
 
   mkdirSync(root, { recursive: true });
-  const release = await takeBuildLock(join(root, `${buildFolderName(engine, key)}.lock`), opts.lockTimeoutMs ?? 150 * 60_000, (pid) =>
-    progress(`${engine}: another build of ${key} is running (pid ${pid}); waiting for it`),
+  const release = await takeBuildLock(
+    join(root, `${buildFolderName(engine, key)}.lock`),
+    opts.lockTimeoutMs ?? 150 * 60_000,
+    (pid) => progress(`${engine}: another build of ${key} is running (pid ${pid}); waiting for it`),
   );
   try {
     const built = reuse();
@@ -126,7 +151,8 @@ export async function buildEngine(engine: BuildableEngine, opts: BuildOptions = 
     ensureBuildTools(recipe);
     // Temp folders of this engine and key left by a killed build: ours now, since we hold the lock.
     const tmpPrefix = `.tmp-${buildFolderName(engine, key)}-`;
-    for (const name of readdirSync(root)) if (name.startsWith(tmpPrefix)) rmSync(join(root, name), { recursive: true, force: true });
+    for (const name of readdirSync(root))
+      if (name.startsWith(tmpPrefix)) rmSync(join(root, name), { recursive: true, force: true });
     const tmp = join(root, `${tmpPrefix}${process.pid}`);
     const out = join(tmp, 'out');
     mkdirSync(join(out, 'bin'), { recursive: true });
@@ -155,9 +181,19 @@ export async function buildEngine(engine: BuildableEngine, opts: BuildOptions = 
       src = clone;
     }
     const buildDir = join(tmp, 'build');
-    await step('configure', () => run('cmake', ['-S', src!, '-B', buildDir, ...recipe.cmakeFlags], tmp, log, STEP_TIMEOUT_MS.configure));
+    await step('configure', () =>
+      run('cmake', ['-S', src!, '-B', buildDir, ...recipe.cmakeFlags], tmp, log, STEP_TIMEOUT_MS.configure),
+    );
     const jobs = opts.jobs ?? availableParallelism();
-    await step('compile', () => run('cmake', ['--build', buildDir, '--target', recipe.target, '-j', String(jobs)], tmp, log, STEP_TIMEOUT_MS.compile));
+    await step('compile', () =>
+      run(
+        'cmake',
+        ['--build', buildDir, '--target', recipe.target, '-j', String(jobs)],
+        tmp,
+        log,
+        STEP_TIMEOUT_MS.compile,
+      ),
+    );
     let version: string | null = null;
     await step('install', async () => {
       const target = join(out, 'bin', recipe.binary);

@@ -4,7 +4,7 @@
  * belongs to a process that started at another time (a killed build's pid reused), is stale and taken over; others
  * wait, bounded.
  */
-import { openSync, closeSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 
 const POLL_MS = 1000;
 
@@ -56,7 +56,11 @@ function holderOf(file: string): { pid: number; started?: string } {
  * Takes the lock `file`, waiting (at most `timeoutMs`) while a live process holds it; `onWait` is called once with
  * the holder's pid. Returns the release function.
  */
-export async function takeBuildLock(file: string, timeoutMs: number, onWait?: (pid: number) => void): Promise<() => void> {
+export async function takeBuildLock(
+  file: string,
+  timeoutMs: number,
+  onWait?: (pid: number) => void,
+): Promise<() => void> {
   const deadline = Date.now() + timeoutMs;
   let told = false;
   let unreadable = 0;
@@ -74,7 +78,10 @@ export async function takeBuildLock(file: string, timeoutMs: number, onWait?: (p
       if (!told) onWait?.(pid);
       told = true;
     }
-    if (Date.now() > deadline) throw new Error(`gave up waiting for the build lock ${file} (held by pid ${pid}) after ${Math.round(timeoutMs / 60_000)} min`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `gave up waiting for the build lock ${file} (held by pid ${pid}) after ${Math.round(timeoutMs / 60_000)} min`,
+      );
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

@@ -30,18 +30,28 @@ const COMMON_FLAGS = ['-DCMAKE_BUILD_TYPE=Release', '-DBUILD_SHARED_LIBS=OFF', '
 
 export const LLAMA_SERVER_FLAGS = [
   ...COMMON_FLAGS,
-  '-DLLAMA_BUILD_UI=OFF', '-DLLAMA_USE_PREBUILT_UI=OFF', '-DLLAMA_BUILD_APP=OFF', '-DLLAMA_BUILD_TESTS=OFF',
-  '-DLLAMA_BUILD_EXAMPLES=OFF', '-DLLAMA_OPENSSL=OFF', '-DLLAMA_CURL=OFF',
+  '-DLLAMA_BUILD_UI=OFF',
+  '-DLLAMA_USE_PREBUILT_UI=OFF',
+  '-DLLAMA_BUILD_APP=OFF',
+  '-DLLAMA_BUILD_TESTS=OFF',
+  '-DLLAMA_BUILD_EXAMPLES=OFF',
+  '-DLLAMA_OPENSSL=OFF',
+  '-DLLAMA_CURL=OFF',
 ] as const;
 
 export const WHISPER_SERVER_FLAGS = [
   ...COMMON_FLAGS,
-  '-DWHISPER_BUILD_TESTS=OFF', '-DWHISPER_BUILD_EXAMPLES=ON', '-DWHISPER_BUILD_SERVER=ON', '-DWHISPER_SDL2=OFF',
-  '-DWHISPER_CURL=OFF', '-DWHISPER_FFMPEG=OFF',
+  '-DWHISPER_BUILD_TESTS=OFF',
+  '-DWHISPER_BUILD_EXAMPLES=ON',
+  '-DWHISPER_BUILD_SERVER=ON',
+  '-DWHISPER_SDL2=OFF',
+  '-DWHISPER_CURL=OFF',
+  '-DWHISPER_FFMPEG=OFF',
 ] as const;
 
 /** node-llama-cpp's folder of llama.cpp sources: `gitRelease.bundle` and `llama.cpp.info.json`. */
-export const llamaSourceFolder = (root = projectRoot()) => join(root, 'resources', 'llama-runtime', 'node_modules', 'node-llama-cpp', 'llama');
+export const llamaSourceFolder = (root = projectRoot()) =>
+  join(root, 'resources', 'llama-runtime', 'node_modules', 'node-llama-cpp', 'llama');
 
 /** nodejs-whisper's package folder; whisper.cpp's source is `cpp/whisper.cpp/` in it. */
 export const whisperPackageFolder = (root = projectRoot()) => join(root, 'node_modules', 'nodejs-whisper');
@@ -51,7 +61,9 @@ function llamaRecipe(root: string): EngineRecipe {
   const bundle = join(folder, 'gitRelease.bundle');
   const tag = (): string => {
     try {
-      return (JSON.parse(readFileSync(join(folder, 'llama.cpp.info.json'), 'utf8')) as { tag?: string }).tag ?? 'unknown tag';
+      return (
+        (JSON.parse(readFileSync(join(folder, 'llama.cpp.info.json'), 'utf8')) as { tag?: string }).tag ?? 'unknown tag'
+      );
     } catch {
       return 'unknown tag';
     }
@@ -62,7 +74,10 @@ function llamaRecipe(root: string): EngineRecipe {
     describe: () => `llama.cpp ${tag()} (${bundle})`,
     fallbackVersion: () => `llama.cpp ${tag()}`,
     sourceId() {
-      if (!existsSync(bundle)) throw new Error(`llama.cpp's source bundle is missing: ${bundle} (npm ci installs it with resources/llama-runtime)`);
+      if (!existsSync(bundle))
+        throw new Error(
+          `llama.cpp's source bundle is missing: ${bundle} (npm ci installs it with resources/llama-runtime)`,
+        );
       // The bundle's HEAD commit, read without cloning: `<sha> HEAD` is one of its lines.
       const heads = execFileSync('git', ['bundle', 'list-heads', bundle], { encoding: 'utf8', timeout: 60_000 });
       const head = heads.split('\n').find((l) => / HEAD$/.test(l)) ?? heads.split('\n')[0] ?? '';
@@ -95,7 +110,9 @@ function whisperRecipe(root: string): EngineRecipe {
       // whisper.cpp's own version, from `project("whisper.cpp" VERSION x.y.z)` in its CMakeLists.txt.
       let project = '';
       try {
-        project = /project\("whisper\.cpp" VERSION ([\d.]+)\)/.exec(readFileSync(join(src, 'CMakeLists.txt'), 'utf8'))?.[1] ?? '';
+        project =
+          /project\("whisper\.cpp" VERSION ([\d.]+)\)/.exec(readFileSync(join(src, 'CMakeLists.txt'), 'utf8'))?.[1] ??
+          '';
       } catch {
         /* no CMakeLists: the package version alone */
       }
@@ -103,7 +120,10 @@ function whisperRecipe(root: string): EngineRecipe {
     },
     sourceId() {
       const v = version();
-      if (!v || !existsSync(join(src, 'CMakeLists.txt'))) throw new Error(`whisper.cpp's source is missing: ${src} (the npm package nodejs-whisper, installed by npm ci)`);
+      if (!v || !existsSync(join(src, 'CMakeLists.txt')))
+        throw new Error(
+          `whisper.cpp's source is missing: ${src} (the npm package nodejs-whisper, installed by npm ci)`,
+        );
       return `nodejs-whisper-${v}`;
     },
     sourceDir: src,

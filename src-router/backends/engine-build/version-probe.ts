@@ -10,7 +10,11 @@ const OUTPUT_CAP = 4096;
  */
 export function versionSummary(output: string): string | null {
   if (/unknown argument|unrecognized option|invalid option|^usage:/im.test(output.slice(0, 400))) return null;
-  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).slice(0, 2);
+  const lines = output
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, 2);
   if (lines.length === 0) return null;
   return lines.join('; ').slice(0, 200);
 }
@@ -24,7 +28,11 @@ export interface VersionProbe {
   timedOut?: boolean;
 }
 
-export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' }, timeoutMs = VERSION_TIMEOUT_MS): Promise<VersionProbe> {
+export function probeVersion(
+  file: string,
+  env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' },
+  timeoutMs = VERSION_TIMEOUT_MS,
+): Promise<VersionProbe> {
   return new Promise((resolve) => {
     let out = '';
     let done = false;
@@ -32,7 +40,9 @@ export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: proc
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve(timedOut ? { version: null, error: null, timedOut } : { version: error ? null : versionSummary(out), error });
+      resolve(
+        timedOut ? { version: null, error: null, timedOut } : { version: error ? null : versionSummary(out), error },
+      );
     };
     // Its own process group, so a timeout ends the children it started too (they would hold the pipes open and keep
     // this process alive).
@@ -56,7 +66,8 @@ export function probeVersion(file: string, env: NodeJS.ProcessEnv = { PATH: proc
     // 126/127: the loader could not run it (a missing library, a wrong architecture); a signal: it crashed.
     child.once('close', (code, signal) => {
       if (signal) finish(`--version was killed by ${signal}`);
-      else if (code === 126 || code === 127) finish(`--version exited with code ${code}: ${out.trim().split('\n')[0]?.slice(0, 200) ?? ''}`);
+      else if (code === 126 || code === 127)
+        finish(`--version exited with code ${code}: ${out.trim().split('\n')[0]?.slice(0, 200) ?? ''}`);
       else finish(null);
     });
   });

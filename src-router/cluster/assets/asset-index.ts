@@ -58,7 +58,8 @@ export class AssetIndex {
 
   /** A walk in the background unless one ran within `refreshMinIntervalMs` (inventory views show new files' hashes soon). */
   refreshSoon(): void {
-    if (!this.walking && this.now() - this.lastWalk >= (this.opts.refreshMinIntervalMs ?? 2000)) void this.refresh().catch(() => undefined);
+    if (!this.walking && this.now() - this.lastWalk >= (this.opts.refreshMinIntervalMs ?? 2000))
+      void this.refresh().catch(() => undefined);
   }
 
   /** The current index, for inventory views (no re-check). */

@@ -1,13 +1,13 @@
 import type { AssetFetchRequest } from '../../contract';
 import type { Db, ModelHashCache } from '../../store';
-import { assetIndexFor, type AssetIndex } from './asset-index';
+import { type AssetIndex, assetIndexFor } from './asset-index';
 import { AssetBindingStore } from './binding-store';
 import { AssetError, normalizeSha256 } from './errors';
-import { fetchAsset, safeAssetFileName, type FetchAssetResult } from './fetch-asset';
+import { type FetchAssetResult, fetchAsset, safeAssetFileName } from './fetch-asset';
 import type { FileRoots, InventoryEntry, ListOptions } from './file-roots';
 import { loadRecipe, type RecipeLoadResult } from './recipe-cluster';
-import { RecipeStore, type Recipe, type StoredRecipe } from './recipes';
-import { openAssetRead, type AssetRead } from './transfer';
+import { type Recipe, RecipeStore, type StoredRecipe } from './recipes';
+import { type AssetRead, openAssetRead } from './transfer';
 
 export interface AssetServiceOptions {
   roots: FileRoots;
@@ -65,13 +65,17 @@ export class AssetService {
    * Files of one root (or all), optionally below one folder of it; the folder is checked like any path (`..`,
    * absolute paths outside the root, symlinks leaving it: `path_outside_root`).
    */
-  async inventory(root?: string, path?: string): Promise<{ roots: string[]; entries: InventoryItem[]; truncated: boolean }> {
+  async inventory(
+    root?: string,
+    path?: string,
+  ): Promise<{ roots: string[]; entries: InventoryItem[]; truncated: boolean }> {
     const { roots } = this.opts;
     if (path !== undefined && root === undefined) throw new AssetError('invalid_path', 'path needs a root', 'root');
     let prefix: string | undefined;
     if (root !== undefined && path !== undefined && path !== '') {
       const dir = await roots.resolve(root, path);
-      if (dir.kind !== 'directory') throw new AssetError('not_found', `no folder '${dir.relPath}' in '${root}'`, 'path');
+      if (dir.kind !== 'directory')
+        throw new AssetError('not_found', `no folder '${dir.relPath}' in '${root}'`, 'path');
       prefix = `${dir.relPath}/`;
     }
     const inv = root === undefined ? await roots.listAll(this.opts.list) : await roots.list(root, this.opts.list);
@@ -101,8 +105,19 @@ export class AssetService {
     if (req.nodeId !== undefined) {
       baseUrl = await this.opts.nodeUrl(req.nodeId);
       if (!baseUrl) {
-        const err = new AssetError('source_not_configured', `node '${req.nodeId}' is not a configured node of this cluster`, 'nodeId');
-        this.bindings.record({ reference, sha256: req.sha256.toLowerCase(), fromNode, path: null, result: 'rejected', reason: `${err.code}: ${err.message}` });
+        const err = new AssetError(
+          'source_not_configured',
+          `node '${req.nodeId}' is not a configured node of this cluster`,
+          'nodeId',
+        );
+        this.bindings.record({
+          reference,
+          sha256: req.sha256.toLowerCase(),
+          fromNode,
+          path: null,
+          result: 'rejected',
+          reason: `${err.code}: ${err.message}`,
+        });
         throw err;
       }
     }
@@ -127,7 +142,14 @@ export class AssetService {
   /** ASSET-4: prepares every component of a recipe, here and on the other nodes; per component what happened. */
   loadRecipe(recipe: Recipe): Promise<RecipeLoadResult> {
     const o = this.opts;
-    return loadRecipe(recipe, { localNodeId: o.localNodeId, preloadLocal: o.preloadLocal, nodeUrl: o.nodeUrl, token: o.token, timeoutMs: o.loadTimeoutMs, fetchImpl: o.fetchImpl });
+    return loadRecipe(recipe, {
+      localNodeId: o.localNodeId,
+      preloadLocal: o.preloadLocal,
+      nodeUrl: o.nodeUrl,
+      token: o.token,
+      timeoutMs: o.loadTimeoutMs,
+      fetchImpl: o.fetchImpl,
+    });
   }
 }
 

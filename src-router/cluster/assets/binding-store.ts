@@ -30,7 +30,16 @@ interface Row {
   reason: string | null;
 }
 
-const fromRow = (r: Row): AssetBinding => ({ id: r.id, at: r.at, reference: r.reference, sha256: r.sha256, fromNode: r.from_node, path: r.path, result: r.result, reason: r.reason });
+const fromRow = (r: Row): AssetBinding => ({
+  id: r.id,
+  at: r.at,
+  reference: r.reference,
+  sha256: r.sha256,
+  fromNode: r.from_node,
+  path: r.path,
+  result: r.result,
+  reason: r.reason,
+});
 
 /** ASSET-2: every binding, substitution and rejection of an asset, in `asset_bindings` (migration 2). */
 export class AssetBindingStore {
@@ -42,7 +51,9 @@ export class AssetBindingStore {
   record(b: AssetBindingInput): AssetBinding {
     const at = this.now();
     const info = this.db
-      .prepare('INSERT INTO asset_bindings (at, reference, sha256, from_node, path, result, reason) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO asset_bindings (at, reference, sha256, from_node, path, result, reason) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(at, b.reference, b.sha256, b.fromNode, b.path, b.result, b.reason);
     return { ...b, id: Number(info.lastInsertRowid), at };
   }
@@ -60,12 +71,18 @@ export class AssetBindingStore {
       args.push(filter.result);
     }
     const sql = `SELECT * FROM asset_bindings ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...args, Math.max(1, Math.min(filter.limit ?? 100, 10_000))) as Row[]).map(fromRow);
+    return (this.db.prepare(sql).all(...args, Math.max(1, Math.min(filter.limit ?? 100, 10_000))) as Row[]).map(
+      fromRow,
+    );
   }
 
   /** The newest successful binding of a hash (bound or substituted). */
   current(sha256: string): AssetBinding | undefined {
-    const row = this.db.prepare("SELECT * FROM asset_bindings WHERE sha256 = ? AND result IN ('bound', 'substituted') ORDER BY id DESC LIMIT 1").get(sha256) as Row | undefined;
+    const row = this.db
+      .prepare(
+        "SELECT * FROM asset_bindings WHERE sha256 = ? AND result IN ('bound', 'substituted') ORDER BY id DESC LIMIT 1",
+      )
+      .get(sha256) as Row | undefined;
     return row && fromRow(row);
   }
 }

@@ -37,11 +37,13 @@ export class AssetError extends RouterError {
   }
 }
 
-export const isAssetError = (err: unknown, code?: AssetErrorCode): err is AssetError => err instanceof AssetError && (code === undefined || err.code === code);
+export const isAssetError = (err: unknown, code?: AssetErrorCode): err is AssetError =>
+  err instanceof AssetError && (code === undefined || err.code === code);
 
 /** A lowercase hex sha256, or an `invalid_hash` error. */
 export function normalizeSha256(value: string, param = 'sha256'): string {
   const v = value.trim().toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(v)) throw new AssetError('invalid_hash', `${param} must be 64 hex digits (a sha256)`, param);
+  if (!/^[0-9a-f]{64}$/.test(v))
+    throw new AssetError('invalid_hash', `${param} must be 64 hex digits (a sha256)`, param);
   return v;
 }

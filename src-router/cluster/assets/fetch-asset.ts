@@ -1,17 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { sha256File, type ModelHashCache } from '../../store';
 import { errorText, fetchAnswer } from '../../backends/answer-limits';
+import { type ModelHashCache, sha256File } from '../../store';
 import { normalizeUrl } from '../node-client';
 import { assetIndexFor } from './asset-index';
 import type { AssetBindingStore, BindingResult } from './binding-store';
 import { AssetError, normalizeSha256 } from './errors';
-import { PARTIAL_PREFIX, type FileRoots, type ResolvedPath } from './file-roots';
+import { type FileRoots, PARTIAL_PREFIX, type ResolvedPath } from './file-roots';
 
 /** The node route that serves assets by hash (node token); `fetchAsset` calls it. */
 export const ASSET_BY_HASH_PATH = '/router/v1/node/assets/by-hash';
-export const assetByHashUrl = (baseUrl: string, sha256: string) => `${normalizeUrl(baseUrl)}${ASSET_BY_HASH_PATH}/${sha256}`;
+export const assetByHashUrl = (baseUrl: string, sha256: string) =>
+  `${normalizeUrl(baseUrl)}${ASSET_BY_HASH_PATH}/${sha256}`;
 
 export interface FetchAssetOptions {
   /** The peer node; only a configured one (pass `allowedBaseUrls` to have it checked here). */
@@ -65,16 +66,48 @@ export async function fetchAsset(opts: FetchAssetOptions): Promise<FetchAssetRes
   try {
     const sha = normalizeSha256(opts.sha256);
     if (opts.allowedBaseUrls && !opts.allowedBaseUrls.map(normalizeUrl).includes(normalizeUrl(opts.baseUrl))) {
-      throw new AssetError('source_not_configured', `${opts.baseUrl} is not a configured node of this cluster`, 'baseUrl');
+      throw new AssetError(
+        'source_not_configured',
+        `${opts.baseUrl} is not a configured node of this cluster`,
+        'baseUrl',
+      );
     }
-    if (!(opts.maxBytes >= 0)) throw new AssetError('asset_too_large', 'maxBytes must be a non-negative number', 'maxBytes');
-    if (opts.expectedSize !== undefined && opts.expectedSize > opts.maxBytes) throw new AssetError('asset_too_large', `asset is ${opts.expectedSize} bytes, the limit is ${opts.maxBytes}`, 'expectedSize');
+    if (!(opts.maxBytes >= 0))
+      throw new AssetError('asset_too_large', 'maxBytes must be a non-negative number', 'maxBytes');
+    if (opts.expectedSize !== undefined && opts.expectedSize > opts.maxBytes)
+      throw new AssetError(
+        'asset_too_large',
+        `asset is ${opts.expectedSize} bytes, the limit is ${opts.maxBytes}`,
+        'expectedSize',
+      );
     const { roots, root } = opts.destRoot;
     const dest = await roots.resolve(root, opts.destRelPath);
     destPath = dest.absPath;
-    const done = (result: FetchAssetResult['result'], r: ResolvedPath, size: number, downloaded: number, reason: string | null): FetchAssetResult => {
-      const row = opts.bindings.record({ reference, sha256: sha, fromNode: downloaded ? fromNode : null, path: r.absPath, result, reason });
-      return { result, sha256: sha, root: r.root, relPath: r.relPath, path: r.absPath, size, downloaded, bindingId: row.id };
+    const done = (
+      result: FetchAssetResult['result'],
+      r: ResolvedPath,
+      size: number,
+      downloaded: number,
+      reason: string | null,
+    ): FetchAssetResult => {
+      const row = opts.bindings.record({
+        reference,
+        sha256: sha,
+        fromNode: downloaded ? fromNode : null,
+        path: r.absPath,
+        result,
+        reason,
+      });
+      return {
+        result,
+        sha256: sha,
+        root: r.root,
+        relPath: r.relPath,
+        path: r.absPath,
+        size,
+        downloaded,
+        bindingId: row.id,
+      };
     };
     const inPlace = await existingMatch(dest, sha, opts.hashCache);
     if (inPlace !== undefined) return done('bound', dest, inPlace, 0, 'already in place');
@@ -89,7 +122,14 @@ export async function fetchAsset(opts: FetchAssetOptions): Promise<FetchAssetRes
     return done('bound', received.dest, received.size, received.size, null);
   } catch (err) {
     const e = asAssetError(err, opts.timeoutMs);
-    opts.bindings.record({ reference, sha256: opts.sha256, fromNode, path: destPath, result: 'rejected', reason: `${e.code}: ${e.message}` });
+    opts.bindings.record({
+      reference,
+      sha256: opts.sha256,
+      fromNode,
+      path: destPath,
+      result: 'rejected',
+      reason: `${e.code}: ${e.message}`,
+    });
     throw e;
   }
 }
@@ -97,13 +137,27 @@ export async function fetchAsset(opts: FetchAssetOptions): Promise<FetchAssetRes
 /** The size of the destination when it already holds exactly this hash; `destination_exists` when it holds other bytes. */
 async function existingMatch(dest: ResolvedPath, sha: string, cache?: ModelHashCache): Promise<number | undefined> {
   if (!dest.exists) return undefined;
-  if (dest.kind !== 'file') throw new AssetError('destination_exists', `'${dest.relPath}' in '${dest.root}' exists and is not a regular file`, 'destRelPath');
+  if (dest.kind !== 'file')
+    throw new AssetError(
+      'destination_exists',
+      `'${dest.relPath}' in '${dest.root}' exists and is not a regular file`,
+      'destRelPath',
+    );
   const actual = cache ? await cache.hash(dest.absPath) : await sha256File(dest.absPath);
-  if (actual !== sha) throw new AssetError('destination_exists', `'${dest.relPath}' in '${dest.root}' exists with other content (sha256 ${actual})`, 'destRelPath');
+  if (actual !== sha)
+    throw new AssetError(
+      'destination_exists',
+      `'${dest.relPath}' in '${dest.root}' exists with other content (sha256 ${actual})`,
+      'destRelPath',
+    );
   return (await stat(dest.absPath)).size;
 }
 
-async function download(opts: FetchAssetOptions, sha: string, dest: ResolvedPath): Promise<{ dest: ResolvedPath; size: number }> {
+async function download(
+  opts: FetchAssetOptions,
+  sha: string,
+  dest: ResolvedPath,
+): Promise<{ dest: ResolvedPath; size: number }> {
   const { roots, root } = opts.destRoot;
   await mkdir(dirname(dest.absPath), { recursive: true });
   // The folders may have just been created: check the place again before writing into it.
@@ -114,7 +168,10 @@ async function download(opts: FetchAssetOptions, sha: string, dest: ResolvedPath
   let fh: FileHandle | undefined;
   try {
     fh = await open(temp, 'wx', 0o644);
-    const res = await (opts.fetchImpl ?? fetch)(assetByHashUrl(opts.baseUrl, sha), { headers: { authorization: `Bearer ${opts.token}` }, signal });
+    const res = await (opts.fetchImpl ?? fetch)(assetByHashUrl(opts.baseUrl, sha), {
+      headers: { authorization: `Bearer ${opts.token}` },
+      signal,
+    });
     if (!res.ok || !res.body) {
       const text = (await errorText(fetchAnswer(res))).slice(0, 300);
       throw new AssetError('transfer_refused', `${opts.baseUrl} answered ${res.status}${text ? `: ${text}` : ''}`);
@@ -132,17 +189,21 @@ async function download(opts: FetchAssetOptions, sha: string, dest: ResolvedPath
         const { done, value } = await reader.read();
         if (done) break;
         size += value.byteLength;
-        if (size > opts.maxBytes) throw new AssetError('asset_too_large', `more than ${opts.maxBytes} bytes arrived; transfer cut`);
-        if (opts.expectedSize !== undefined && size > opts.expectedSize) throw new AssetError('size_mismatch', `more than the expected ${opts.expectedSize} bytes arrived`);
+        if (size > opts.maxBytes)
+          throw new AssetError('asset_too_large', `more than ${opts.maxBytes} bytes arrived; transfer cut`);
+        if (opts.expectedSize !== undefined && size > opts.expectedSize)
+          throw new AssetError('size_mismatch', `more than the expected ${opts.expectedSize} bytes arrived`);
         hash.update(value);
-        for (let off = 0; off < value.byteLength; ) off += (await fh.write(value, off, value.byteLength - off)).bytesWritten;
+        for (let off = 0; off < value.byteLength; )
+          off += (await fh.write(value, off, value.byteLength - off)).bytesWritten;
       }
     } catch (err) {
       abort.abort();
       await reader.cancel().catch(() => undefined);
       throw err;
     }
-    if (opts.expectedSize !== undefined && size !== opts.expectedSize) throw new AssetError('size_mismatch', `${size} bytes arrived, expected ${opts.expectedSize}`);
+    if (opts.expectedSize !== undefined && size !== opts.expectedSize)
+      throw new AssetError('size_mismatch', `${size} bytes arrived, expected ${opts.expectedSize}`);
     const got = hash.digest('hex');
     if (got !== sha) throw new AssetError('hash_mismatch', `what arrived has sha256 ${got}, expected ${sha}`);
     await fh.sync();
@@ -163,9 +224,11 @@ async function download(opts: FetchAssetOptions, sha: string, dest: ResolvedPath
 function asAssetError(err: unknown, timeoutMs: number): AssetError {
   if (err instanceof AssetError) return err;
   const e = err as Error & { cause?: { code?: string; message?: string }; code?: string };
-  if (e.name === 'TimeoutError') return new AssetError('transfer_timeout', `transfer did not finish within ${timeoutMs} ms`);
+  if (e.name === 'TimeoutError')
+    return new AssetError('transfer_timeout', `transfer did not finish within ${timeoutMs} ms`);
   if (e.name === 'AbortError') return new AssetError('transfer_failed', 'transfer aborted');
-  if (e.name === 'TypeError' && e.cause) return new AssetError('transfer_failed', `transfer failed: ${e.cause.code ?? e.cause.message ?? e.message}`);
+  if (e.name === 'TypeError' && e.cause)
+    return new AssetError('transfer_failed', `transfer failed: ${e.cause.code ?? e.cause.message ?? e.message}`);
   return new AssetError('io_error', `asset transfer: ${e.code ? `${e.code} ` : ''}${e.message}`);
 }
 

@@ -72,10 +72,13 @@ export class FileRoots {
   /** Roots with an empty folder (an unset `models.shared_dir`, say) are left out. */
   constructor(roots: Record<string, string>, opts: FileRootsOptions = {}) {
     for (const [name, dir] of Object.entries(roots)) {
-      if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`file root name '${name}': letters, digits, dot, dash, underscore`);
+      if (!/^[A-Za-z0-9._-]+$/.test(name))
+        throw new Error(`file root name '${name}': letters, digits, dot, dash, underscore`);
       if (dir) this.roots.set(name, resolve(dir));
     }
-    this.protectedFolders = (opts.protected ?? []).filter((f) => f.dir).map((f) => ({ dir: resolve(f.dir), what: f.what }));
+    this.protectedFolders = (opts.protected ?? [])
+      .filter((f) => f.dir)
+      .map((f) => ({ dir: resolve(f.dir), what: f.what }));
   }
 
   /** The protected folders, absolute as configured. */
@@ -106,7 +109,12 @@ export class FileRoots {
   /** The configured folder of a root (as configured, absolute; not the real path). */
   dir(name: string): string {
     const dir = this.roots.get(name);
-    if (dir === undefined) throw new AssetError('unknown_root', `no file root named '${name}' (known: ${this.names().join(', ') || 'none'})`, 'root');
+    if (dir === undefined)
+      throw new AssetError(
+        'unknown_root',
+        `no file root named '${name}' (known: ${this.names().join(', ') || 'none'})`,
+        'root',
+      );
     return dir;
   }
 
@@ -116,7 +124,11 @@ export class FileRoots {
     try {
       return await realpath(dir);
     } catch (err) {
-      throw new AssetError(errnoOf(err) === 'ENOENT' ? 'not_found' : 'io_error', `file root '${name}' (${dir}): ${(err as Error).message}`, 'root');
+      throw new AssetError(
+        errnoOf(err) === 'ENOENT' ? 'not_found' : 'io_error',
+        `file root '${name}' (${dir}): ${(err as Error).message}`,
+        'root',
+      );
     }
   }
 
@@ -130,7 +142,8 @@ export class FileRoots {
     const guards = await this.guards();
     await this.refuseProtectedRoot(rootName, realRoot, guards);
     const segments = this.segments(rootName, realRoot, relPath);
-    const outside = () => new AssetError('path_outside_root', `path '${printable(relPath)}' leaves file root '${rootName}'`, 'path');
+    const outside = () =>
+      new AssetError('path_outside_root', `path '${printable(relPath)}' leaves file root '${rootName}'`, 'path');
     // The deepest existing ancestor, by real path: a symlinked folder that leaves the root is caught even when the
     // file below it does not exist yet.
     for (let i = segments.length; i >= 0; i--) {
@@ -141,7 +154,8 @@ export class FileRoots {
       } catch (err) {
         const code = errnoOf(err);
         if (code === 'ELOOP') throw outside();
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new AssetError('io_error', `${candidate}: ${(err as Error).message}`);
+        if (code !== 'ENOENT' && code !== 'ENOTDIR')
+          throw new AssetError('io_error', `${candidate}: ${(err as Error).message}`);
         // A dangling symlink: where it points cannot be checked, so it is not used.
         if (code === 'ENOENT' && (await lstat(candidate).catch(() => null))?.isSymbolicLink()) throw outside();
         continue;
@@ -151,9 +165,20 @@ export class FileRoots {
       const exists = rest.length === 0;
       const st = exists ? await stat(real) : null;
       const absPath = rest.length ? join(real, ...rest) : real;
-      const guard = await this.guardOver(absPath, exists && !st?.isDirectory() ? dirname(real) : real, realRoot, guards);
+      const guard = await this.guardOver(
+        absPath,
+        exists && !st?.isDirectory() ? dirname(real) : real,
+        realRoot,
+        guards,
+      );
       if (guard) throw protectedError(`path '${printable(relPath)}' in file root '${rootName}'`, guard);
-      return { root: rootName, relPath: segments.join('/'), absPath, exists, kind: st ? (st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other') : null };
+      return {
+        root: rootName,
+        relPath: segments.join('/'),
+        absPath,
+        exists,
+        kind: st ? (st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other') : null,
+      };
     }
     throw outside(); // unreachable: the root itself exists
   }
@@ -161,7 +186,12 @@ export class FileRoots {
   /** `resolve`, then requires an existing regular file. */
   async resolveFile(rootName: string, relPath: string): Promise<ResolvedPath> {
     const r = await this.resolve(rootName, relPath);
-    if (r.kind !== 'file') throw new AssetError('not_found', r.exists ? `'${r.relPath}' in '${rootName}' is not a regular file` : `no file '${r.relPath}' in '${rootName}'`, 'path');
+    if (r.kind !== 'file')
+      throw new AssetError(
+        'not_found',
+        r.exists ? `'${r.relPath}' in '${rootName}' is not a regular file` : `no file '${r.relPath}' in '${rootName}'`,
+        'path',
+      );
     return r;
   }
 
@@ -186,7 +216,8 @@ export class FileRoots {
       try {
         const d = await opendir(dir);
         names = [];
-        for await (const e of d) names.push({ name: e.name, isFile: e.isFile(), isDir: e.isDirectory(), isLink: e.isSymbolicLink() });
+        for await (const e of d)
+          names.push({ name: e.name, isFile: e.isFile(), isDir: e.isDirectory(), isLink: e.isSymbolicLink() });
       } catch {
         return; // unreadable folder: nothing to show
       }
@@ -226,7 +257,8 @@ export class FileRoots {
     const out: Inventory = { entries: [], truncated: false };
     for (const name of this.names()) {
       const inv = await this.list(name, opts).catch((err: unknown) => {
-        if (err instanceof AssetError && (err.code === 'not_found' || err.code === 'protected_folder')) return { entries: [], truncated: false };
+        if (err instanceof AssetError && (err.code === 'not_found' || err.code === 'protected_folder'))
+          return { entries: [], truncated: false };
         throw err;
       });
       out.entries.push(...inv.entries);
@@ -250,7 +282,12 @@ export class FileRoots {
    * The protected folder `absPath` lies in: by path, or by the identity of its existing folders from `deepestDir`
    * up to the root (a protected folder reached under another name: a bind mount, another letter case).
    */
-  private async guardOver(absPath: string, deepestDir: string, realRoot: string, guards: Guard[]): Promise<Guard | undefined> {
+  private async guardOver(
+    absPath: string,
+    deepestDir: string,
+    realRoot: string,
+    guards: Guard[],
+  ): Promise<Guard | undefined> {
     const byPath = guards.find((g) => g.paths.some((p) => inside(p, absPath)));
     if (byPath || !guards.some((g) => g.id)) return byPath;
     for (let dir = deepestDir; inside(realRoot, dir); dir = dirname(dir)) {
@@ -269,19 +306,33 @@ export class FileRoots {
 
   /** Lexical checks: NUL, empty, `..`, absolute paths (allowed only inside the root). Returns clean segments. */
   private segments(rootName: string, realRoot: string, relPath: string): string[] {
-    if (typeof relPath !== 'string' || relPath.includes('\0')) throw new AssetError('invalid_path', 'path contains a NUL byte', 'path');
+    if (typeof relPath !== 'string' || relPath.includes('\0'))
+      throw new AssetError('invalid_path', 'path contains a NUL byte', 'path');
     let p = relPath.replace(/\\/g, '/');
     const windows = process.platform === 'win32';
     // A drive path on a node that has no drives is never inside a root.
-    if (!windows && /^[A-Za-z]:/.test(p)) throw new AssetError('path_outside_root', `path '${printable(relPath)}' is a drive path outside file root '${rootName}'`, 'path');
+    if (!windows && /^[A-Za-z]:/.test(p))
+      throw new AssetError(
+        'path_outside_root',
+        `path '${printable(relPath)}' is a drive path outside file root '${rootName}'`,
+        'path',
+      );
     if (isAbsolute(p) || (windows && win32.isAbsolute(relPath))) {
       const configured = this.dir(rootName);
-      const from = [realRoot, configured].map((r) => relative(r, resolve(p))).find((r) => r === '' || (!r.startsWith('..') && !isAbsolute(r)));
-      if (from === undefined) throw new AssetError('path_outside_root', `absolute path '${printable(relPath)}' is outside file root '${rootName}'`, 'path');
+      const from = [realRoot, configured]
+        .map((r) => relative(r, resolve(p)))
+        .find((r) => r === '' || (!r.startsWith('..') && !isAbsolute(r)));
+      if (from === undefined)
+        throw new AssetError(
+          'path_outside_root',
+          `absolute path '${printable(relPath)}' is outside file root '${rootName}'`,
+          'path',
+        );
       p = from.split(sep).join('/');
     }
     const parts = p.split('/').filter((s) => s !== '' && s !== '.');
-    if (parts.includes('..')) throw new AssetError('path_outside_root', `path '${printable(relPath)}' has a '..' segment`, 'path');
+    if (parts.includes('..'))
+      throw new AssetError('path_outside_root', `path '${printable(relPath)}' has a '..' segment`, 'path');
     if (!parts.length) throw new AssetError('invalid_path', 'path is empty (names the root itself)', 'path');
     return parts;
   }
@@ -292,7 +343,11 @@ const printable = (s: string) => s.replace(/[\u0000-\u001f]/g, '?').slice(0, 200
 /** The 403 for anything inside a protected folder, naming the folder (by its setting: peers see it) and why. */
 function protectedError(subject: string, guard: ProtectedFolder, param = 'path'): AssetError {
   const hint = param === 'root' ? '; use another root (models.shared_dir) for assets' : '';
-  return new AssetError('protected_folder', `${subject} is in ${guard.what}: config folders and the store are never an asset source or target${hint}`, param);
+  return new AssetError(
+    'protected_folder',
+    `${subject} is in ${guard.what}: config folders and the store are never an asset source or target${hint}`,
+    param,
+  );
 }
 
 /** The real path of `p`'s deepest existing ancestor joined with the rest (`p` need not exist); `p` when nothing resolves. */
@@ -315,7 +370,11 @@ async function realish(p: string): Promise<string> {
  * stays named so a request for it gets a 403 saying why rather than an unknown root.
  */
 export function fileRootsFromConfig(
-  config: { models: Pick<NodeConfig['models'], 'config_dir' | 'shared_dir'> & Partial<NodeConfig['models']>; cluster?: Pick<NodeConfig['cluster'], 'store_dir'>; server?: Partial<Pick<NodeConfig['server'], 'api_keys_file'>> },
+  config: {
+    models: Pick<NodeConfig['models'], 'config_dir' | 'shared_dir'> & Partial<NodeConfig['models']>;
+    cluster?: Pick<NodeConfig['cluster'], 'store_dir'>;
+    server?: Partial<Pick<NodeConfig['server'], 'api_keys_file'>>;
+  },
   extra: Record<string, string> = {},
   opts: { configFile?: string } = {},
 ): FileRoots {

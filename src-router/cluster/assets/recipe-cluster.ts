@@ -1,28 +1,40 @@
-import type { ClusterEntry, Replica } from '../../registry';
 import { errorText, fetchAnswer } from '../../backends/answer-limits';
+import type { ClusterEntry, Replica } from '../../registry';
 import { normalizeUrl } from '../node-client';
-import { recipeLoadPlan, type Recipe, type RecipeClusterView, type RecipeComponent } from './recipes';
+import { type Recipe, type RecipeClusterView, type RecipeComponent, recipeLoadPlan } from './recipes';
 
 /**
  * The cluster a recipe is checked against, from the catalog: every node with a known snapshot (healthy or not) and
  * its model configs, plus the local node even when it has none (a routing-only master).
  */
-export function recipeClusterView(entries: readonly ClusterEntry[], opts: { localNodeId: string; routingOnlyMaster?: boolean; publicIds?: readonly string[] }): RecipeClusterView {
-  const nodes = new Map<string, RecipeClusterView['nodes'][number]>([[opts.localNodeId, { nodeId: opts.localNodeId, models: [] }]]);
+export function recipeClusterView(
+  entries: readonly ClusterEntry[],
+  opts: { localNodeId: string; routingOnlyMaster?: boolean; publicIds?: readonly string[] },
+): RecipeClusterView {
+  const nodes = new Map<string, RecipeClusterView['nodes'][number]>([
+    [opts.localNodeId, { nodeId: opts.localNodeId, models: [] }],
+  ]);
   for (const e of entries) {
     for (const r of e.replicas) {
       let n = nodes.get(r.nodeId);
       if (!n) nodes.set(r.nodeId, (n = { nodeId: r.nodeId, models: [] }));
-      if (!n.models.some((m) => m.localId === r.record.localId)) n.models.push({ localId: r.record.localId, backend: r.record.backend, capabilities: r.record.capabilities });
+      if (!n.models.some((m) => m.localId === r.record.localId))
+        n.models.push({ localId: r.record.localId, backend: r.record.backend, capabilities: r.record.capabilities });
     }
   }
-  return { nodes: [...nodes.values()], routingOnlyMasterId: opts.routingOnlyMaster ? opts.localNodeId : undefined, publicIds: opts.publicIds };
+  return {
+    nodes: [...nodes.values()],
+    routingOnlyMasterId: opts.routingOnlyMaster ? opts.localNodeId : undefined,
+    publicIds: opts.publicIds,
+  };
 }
 
 /** The catalog replica a component names: that node's config with that local ID and backend family. */
 export function componentReplica(entries: readonly ClusterEntry[], c: RecipeComponent): Replica | undefined {
   for (const e of entries) {
-    const r = e.replicas.find((x) => x.nodeId === c.nodeId && x.record.localId === c.model && x.record.backend === c.backend);
+    const r = e.replicas.find(
+      (x) => x.nodeId === c.nodeId && x.record.localId === c.model && x.record.backend === c.backend,
+    );
     if (r) return r;
   }
   return undefined;
@@ -76,7 +88,11 @@ export async function loadRecipe(recipe: Recipe, deps: RecipeLoadDeps): Promise<
         } catch (err) {
           error = (err as Error).message;
         }
-        outcomes.set(key(node.nodeId, load.model), { status: error ? 'failed' : 'loaded', error, durationMs: now() - started });
+        outcomes.set(key(node.nodeId, load.model), {
+          status: error ? 'failed' : 'loaded',
+          error,
+          durationMs: now() - started,
+        });
       }
     }),
   );
@@ -97,7 +113,9 @@ async function loadRemote(deps: RecipeLoadDeps, nodeId: string, localId: string)
     });
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    throw new Error(`${nodeId}: ${e.name === 'TimeoutError' ? `no answer within ${deps.timeoutMs} ms` : (e.cause?.code ?? e.message)}`);
+    throw new Error(
+      `${nodeId}: ${e.name === 'TimeoutError' ? `no answer within ${deps.timeoutMs} ms` : (e.cause?.code ?? e.message)}`,
+    );
   }
   if (res.ok) return void (await res.body?.cancel());
   const text = await errorText(fetchAnswer(res));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BACKEND_FAMILIES, CAPABILITIES, type BackendFamily, type Capability } from '../../config';
+import { BACKEND_FAMILIES, type BackendFamily, CAPABILITIES, type Capability } from '../../config';
 import type { Endpoint } from '../../engines';
 import type { Db } from '../../store';
 import { AssetError } from './errors';
@@ -8,7 +8,10 @@ import { AssetError } from './errors';
 export const recipeComponentSchema = z
   .object({
     role: z.enum(CAPABILITIES).describe('the capability this component answers for the recipe'),
-    nodeId: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
+    nodeId: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
     model: z.string().min(1).max(200).describe('local ID on that node'),
     backend: z.enum(BACKEND_FAMILIES),
   })
@@ -21,7 +24,10 @@ export const recipeSchema = z
       .string()
       .min(1)
       .max(200)
-      .regex(/^[^\s\u0000-\u001f\u007f](?:[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f])?$/, 'no control characters, no leading or trailing space'),
+      .regex(
+        /^[^\s\u0000-\u001f\u007f](?:[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f])?$/,
+        'no control characters, no leading or trailing space',
+      ),
     components: z.array(recipeComponentSchema).min(1).max(32),
   })
   .strict()
@@ -30,7 +36,12 @@ export const recipeSchema = z
     r.components.forEach((c, i) => {
       const key = `${c.role}\u0000${c.backend}`;
       const first = seen.get(key);
-      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['components', i], message: `role '${c.role}' with backend '${c.backend}' is already components.${first}: one owner per role and backend family` });
+      if (first !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['components', i],
+          message: `role '${c.role}' with backend '${c.backend}' is already components.${first}: one owner per role and backend family`,
+        });
       else seen.set(key, i);
     });
   });
@@ -44,7 +55,10 @@ export function parseRecipe(input: unknown): Recipe {
   if (r.success) return r.data;
   const issue = r.error.issues[0];
   const param = issue.path.map(String).join('.') || null;
-  const message = issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+      : issue.message;
   throw new AssetError('invalid_recipe', param ? `${param}: ${message}` : message, param);
 }
 
@@ -72,20 +86,35 @@ export interface RecipeRoute {
  * available one wins. `recipe_component_missing` (400) when the recipe has no such component,
  * `recipe_component_unavailable` (503) when it has some but none is available.
  */
-export function routeRecipe(recipe: Recipe, need: RecipeNeed, isAvailable?: (c: RecipeComponent) => boolean): RecipeRoute {
-  const { capabilities, backends } = typeof need === 'string' ? { capabilities: ENDPOINT_ROLES[need], backends: undefined } : need;
+export function routeRecipe(
+  recipe: Recipe,
+  need: RecipeNeed,
+  isAvailable?: (c: RecipeComponent) => boolean,
+): RecipeRoute {
+  const { capabilities, backends } =
+    typeof need === 'string' ? { capabilities: ENDPOINT_ROLES[need], backends: undefined } : need;
   const fits = (c: RecipeComponent) => !backends || backends.includes(c.backend);
   for (const role of capabilities) {
-    const candidates = recipe.components.map((component, index) => ({ component, index })).filter((r) => r.component.role === role && fits(r.component));
+    const candidates = recipe.components
+      .map((component, index) => ({ component, index }))
+      .filter((r) => r.component.role === role && fits(r.component));
     if (!candidates.length) continue;
     const chosen = isAvailable ? candidates.find((r) => isAvailable(r.component)) : candidates[0];
     if (chosen) return chosen;
     const where = candidates.map((r) => `${r.component.model} on ${r.component.nodeId}`).join(', ');
-    throw new AssetError('recipe_component_unavailable', `recipe '${recipe.name}': the ${role} component (${where}) is not available now`, 'model');
+    throw new AssetError(
+      'recipe_component_unavailable',
+      `recipe '${recipe.name}': the ${role} component (${where}) is not available now`,
+      'model',
+    );
   }
   const wanted = `${capabilities.join(' or ')}${backends ? ` with backend ${backends.join(' or ')}` : ''}`;
   const has = recipe.components.map((c) => `${c.role}/${c.backend}`).join(', ');
-  throw new AssetError('recipe_component_missing', `recipe '${recipe.name}' has no ${wanted} component (it has: ${has})`, 'model');
+  throw new AssetError(
+    'recipe_component_missing',
+    `recipe '${recipe.name}' has no ${wanted} component (it has: ${has})`,
+    'model',
+  );
 }
 
 export interface RecipeNodeLoad {
@@ -124,16 +153,30 @@ export interface RecipeProblem {
 /** Pure: what is wrong with a recipe in this cluster (unknown node or model, backend or capability mismatch, …). */
 export function checkRecipe(recipe: Recipe, view: RecipeClusterView): RecipeProblem[] {
   const problems: RecipeProblem[] = [];
-  if (view.publicIds?.includes(recipe.name)) problems.push({ path: 'name', message: `'${recipe.name}' is already a model ID in this cluster` });
+  if (view.publicIds?.includes(recipe.name))
+    problems.push({ path: 'name', message: `'${recipe.name}' is already a model ID in this cluster` });
   recipe.components.forEach((c, i) => {
     const path = `components.${i}`;
-    if (view.routingOnlyMasterId !== undefined && c.nodeId === view.routingOnlyMasterId) problems.push({ path: `${path}.nodeId`, message: `'${c.nodeId}' is a routing-only master: components go on other nodes` });
+    if (view.routingOnlyMasterId !== undefined && c.nodeId === view.routingOnlyMasterId)
+      problems.push({
+        path: `${path}.nodeId`,
+        message: `'${c.nodeId}' is a routing-only master: components go on other nodes`,
+      });
     const node = view.nodes.find((n) => n.nodeId === c.nodeId);
     if (!node) return void problems.push({ path: `${path}.nodeId`, message: `no node '${c.nodeId}' in this cluster` });
     const model = node.models.find((m) => m.localId === c.model);
-    if (!model) return void problems.push({ path: `${path}.model`, message: `node '${c.nodeId}' has no model '${c.model}'` });
-    if (model.backend !== c.backend) problems.push({ path: `${path}.backend`, message: `'${c.model}' on '${c.nodeId}' runs on ${model.backend}, not ${c.backend}` });
-    if (!model.capabilities.includes(c.role)) problems.push({ path: `${path}.role`, message: `'${c.model}' on '${c.nodeId}' has no ${c.role} capability (it has ${model.capabilities.join(', ')})` });
+    if (!model)
+      return void problems.push({ path: `${path}.model`, message: `node '${c.nodeId}' has no model '${c.model}'` });
+    if (model.backend !== c.backend)
+      problems.push({
+        path: `${path}.backend`,
+        message: `'${c.model}' on '${c.nodeId}' runs on ${model.backend}, not ${c.backend}`,
+      });
+    if (!model.capabilities.includes(c.role))
+      problems.push({
+        path: `${path}.role`,
+        message: `'${c.model}' on '${c.nodeId}' has no ${c.role} capability (it has ${model.capabilities.join(', ')})`,
+      });
   });
   return problems;
 }
@@ -156,14 +199,18 @@ export class RecipeStore {
   ) {}
 
   list(): StoredRecipe[] {
-    return (this.db.prepare('SELECT name, definition, updated_at FROM recipes ORDER BY name').all() as RecipeRow[]).flatMap((r) => {
+    return (
+      this.db.prepare('SELECT name, definition, updated_at FROM recipes ORDER BY name').all() as RecipeRow[]
+    ).flatMap((r) => {
       const parsed = this.fromRow(r);
       return parsed ? [parsed] : [];
     });
   }
 
   get(name: string): StoredRecipe | undefined {
-    const row = this.db.prepare('SELECT name, definition, updated_at FROM recipes WHERE name = ?').get(name) as RecipeRow | undefined;
+    const row = this.db.prepare('SELECT name, definition, updated_at FROM recipes WHERE name = ?').get(name) as
+      | RecipeRow
+      | undefined;
     return row && this.fromRow(row);
   }
 
@@ -181,7 +228,9 @@ export class RecipeStore {
     const created = this.db.transaction(() => {
       const existed = this.db.prepare('SELECT 1 FROM recipes WHERE name = ?').get(recipe.name) !== undefined;
       this.db
-        .prepare('INSERT INTO recipes (name, definition, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at')
+        .prepare(
+          'INSERT INTO recipes (name, definition, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at',
+        )
         .run(recipe.name, JSON.stringify({ components: recipe.components }), updatedAt);
       return !existed;
     })();
@@ -200,7 +249,8 @@ export class RecipeStore {
     } catch {
       return undefined;
     }
-    const components = definition && typeof definition === 'object' && 'components' in definition ? definition.components : undefined;
+    const components =
+      definition && typeof definition === 'object' && 'components' in definition ? definition.components : undefined;
     const r = recipeSchema.safeParse({ name: row.name, components });
     return r.success ? { ...r.data, updatedAt: row.updated_at } : undefined;
   }

@@ -1,10 +1,17 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import type { ModelHashCache } from '../../store';
-import { assetIndexFor, type AssetIndex } from './asset-index';
+import { type AssetIndex, assetIndexFor } from './asset-index';
 import { AssetError, normalizeSha256 } from './errors';
 import type { FileRoots } from './file-roots';
 
-export { ASSET_BY_HASH_PATH, assetByHashUrl, fetchAsset, safeAssetFileName, type FetchAssetOptions, type FetchAssetResult } from './fetch-asset';
+export {
+  ASSET_BY_HASH_PATH,
+  assetByHashUrl,
+  type FetchAssetOptions,
+  type FetchAssetResult,
+  fetchAsset,
+  safeAssetFileName,
+} from './fetch-asset';
 
 /** Reads are streamed in chunks of at most this many bytes. */
 export const ASSET_CHUNK_BYTES = 1024 * 1024;
@@ -32,7 +39,12 @@ export interface AssetRead {
  * hash, `not_found` when no file in any root has it. The hash index is shared per (roots, cache) pair; pass `index`
  * to use another one.
  */
-export async function openAssetRead(roots: FileRoots, hashCache: ModelHashCache, sha256: string, index: AssetIndex = assetIndexFor(roots, hashCache)): Promise<AssetRead> {
+export async function openAssetRead(
+  roots: FileRoots,
+  hashCache: ModelHashCache,
+  sha256: string,
+  index: AssetIndex = assetIndexFor(roots, hashCache),
+): Promise<AssetRead> {
   const sha = normalizeSha256(sha256);
   const found = await index.find(sha);
   if (!found) throw new AssetError('not_found', `no file with sha256 ${sha} in this node's file roots`, 'sha256');
@@ -44,7 +56,11 @@ export async function openAssetRead(roots: FileRoots, hashCache: ModelHashCache,
     size: found.size,
     mtimeMs: found.mtimeMs,
     stream(range?: ByteRange) {
-      return createReadStream(found.absPath, { start: range?.start ?? 0, end: range?.end, highWaterMark: ASSET_CHUNK_BYTES });
+      return createReadStream(found.absPath, {
+        start: range?.start ?? 0,
+        end: range?.end,
+        highWaterMark: ASSET_CHUNK_BYTES,
+      });
     },
   };
 }
@@ -56,7 +72,12 @@ export async function openAssetRead(roots: FileRoots, hashCache: ModelHashCache,
 export function parseRangeHeader(header: string | undefined, size: number): ByteRange | undefined {
   if (header === undefined || header === '') return undefined;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  const bad = () => new AssetError('range_not_satisfiable', `range '${header.slice(0, 60)}' is not satisfiable for ${size} bytes`, 'range');
+  const bad = () =>
+    new AssetError(
+      'range_not_satisfiable',
+      `range '${header.slice(0, 60)}' is not satisfiable for ${size} bytes`,
+      'range',
+    );
   if (!m || (m[1] === '' && m[2] === '')) throw bad();
   let start: number;
   let end: number;
@@ -74,7 +95,10 @@ export function parseRangeHeader(header: string | undefined, size: number): Byte
 }
 
 /** Status and headers for serving `asset` (whole, or `range` of it). */
-export function assetResponseHead(asset: Pick<AssetRead, 'sha256' | 'size'>, range?: ByteRange): { status: 200 | 206; headers: Record<string, string> } {
+export function assetResponseHead(
+  asset: Pick<AssetRead, 'sha256' | 'size'>,
+  range?: ByteRange,
+): { status: 200 | 206; headers: Record<string, string> } {
   const headers: Record<string, string> = {
     'content-type': 'application/octet-stream',
     'accept-ranges': 'bytes',
@@ -82,5 +106,12 @@ export function assetResponseHead(asset: Pick<AssetRead, 'sha256' | 'size'>, ran
     'cache-control': 'no-store',
   };
   if (!range) return { status: 200, headers: { ...headers, 'content-length': String(asset.size) } };
-  return { status: 206, headers: { ...headers, 'content-length': String(range.end - range.start + 1), 'content-range': `bytes ${range.start}-${range.end}/${asset.size}` } };
+  return {
+    status: 206,
+    headers: {
+      ...headers,
+      'content-length': String(range.end - range.start + 1),
+      'content-range': `bytes ${range.start}-${range.end}/${asset.size}`,
+    },
+  };
 }

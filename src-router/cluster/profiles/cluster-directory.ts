@@ -5,33 +5,62 @@
  */
 import { z } from 'zod';
 import { AnswerTooLarge, fetchAnswer, sizeText, VIEW_LIMIT } from '../../backends/answer-limits';
-import { RouterError, type ClusterProfileCreate, type ClusterProfilePatch, type ClusterView } from '../../contract';
+import { type ClusterProfileCreate, type ClusterProfilePatch, type ClusterView, RouterError } from '../../contract';
 import type { ProfileStore, StoredProfile } from './profile-store';
 
 /** What the remote said about itself: the node that answers the URL. Loose: a newer remote may say more. */
 const remoteNodesSchema = z.looseObject({
-  nodes: z.array(z.looseObject({ nodeId: z.string(), role: z.enum(['standalone', 'master', 'slave']), local: z.boolean(), version: z.string().nullable() })),
+  nodes: z.array(
+    z.looseObject({
+      nodeId: z.string(),
+      role: z.enum(['standalone', 'master', 'slave']),
+      local: z.boolean(),
+      version: z.string().nullable(),
+    }),
+  ),
 });
 
 export type ProbeResult =
   | { ok: true; role: 'standalone' | 'master' | 'slave'; nodeId: string; version: string | null }
-  | { ok: false; code: 'cluster_unreachable' | 'cluster_token_refused' | 'not_a_router'; field: 'url' | 'token'; message: string };
+  | {
+      ok: false;
+      code: 'cluster_unreachable' | 'cluster_token_refused' | 'not_a_router';
+      field: 'url' | 'token';
+      message: string;
+    };
 
 /** Calls the remote once with the token: is it a router node, and does it take the token? */
 export async function probeCluster(url: string, token: string, timeoutMs: number): Promise<ProbeResult> {
   let res: Response;
   try {
-    res = await fetch(`${url}/router/v1/console/cluster/nodes`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    res = await fetch(`${url}/router/v1/console/cluster/nodes`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
+    });
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
-    const why = e.name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    const why =
+      e.name === 'TimeoutError'
+        ? `no answer within ${Math.round(timeoutMs / 1000)} s`
+        : (e.cause?.code ?? e.cause?.message ?? e.message);
     return { ok: false, code: 'cluster_unreachable', field: 'url', message: `could not reach ${url}: ${why}` };
   }
   if (res.status === 401 || res.status === 403) {
     await res.body?.cancel();
-    return { ok: false, code: 'cluster_token_refused', field: 'token', message: `the router at ${url} refused the token (HTTP ${res.status}): use a console token of that node` };
+    return {
+      ok: false,
+      code: 'cluster_token_refused',
+      field: 'token',
+      message: `the router at ${url} refused the token (HTTP ${res.status}): use a console token of that node`,
+    };
   }
-  const notRouter = (detail: string): ProbeResult => ({ ok: false, code: 'not_a_router', field: 'url', message: `${url} is not a Routerdesk node (${detail})` });
+  const notRouter = (detail: string): ProbeResult => ({
+    ok: false,
+    code: 'not_a_router',
+    field: 'url',
+    message: `${url} is not a Routerdesk node (${detail})`,
+  });
   if (!res.ok) {
     await res.body?.cancel();
     return notRouter(`it answered HTTP ${res.status} to its console API`);
@@ -40,7 +69,9 @@ export async function probeCluster(url: string, token: string, timeoutMs: number
   try {
     body = await fetchAnswer(res).json(VIEW_LIMIT);
   } catch (err) {
-    return notRouter(err instanceof AnswerTooLarge ? `its answer is over ${sizeText(VIEW_LIMIT)}` : 'its answer is not JSON');
+    return notRouter(
+      err instanceof AnswerTooLarge ? `its answer is over ${sizeText(VIEW_LIMIT)}` : 'its answer is not JSON',
+    );
   }
   const parsed = remoteNodesSchema.safeParse(body);
   const self = parsed.success ? parsed.data.nodes.find((n) => n.local) : undefined;
@@ -92,7 +123,14 @@ export class ClusterDirectory {
   }
 
   async create(input: ClusterProfileCreate): Promise<ClusterView> {
-    if (this.store.list().some((p) => p.name === input.name)) throw new RouterError(409, 'duplicate_cluster_name', `a cluster named '${input.name}' already exists`, 'invalid_request_error', 'name');
+    if (this.store.list().some((p) => p.name === input.name))
+      throw new RouterError(
+        409,
+        'duplicate_cluster_name',
+        `a cluster named '${input.name}' already exists`,
+        'invalid_request_error',
+        'name',
+      );
     const probe = await this.probeOrRefuse(input.url, input.token);
     const p = this.store.create(input);
     this.record(p.id, probe);
@@ -102,11 +140,22 @@ export class ClusterDirectory {
   async update(id: string, patch: ClusterProfilePatch): Promise<ClusterView> {
     const current = this.profile(id);
     // The stored token was given for the stored URL only: it is never sent anywhere else.
-    if (patch.url !== undefined && new URL(patch.url).origin !== new URL(current.url).origin && patch.token === undefined) {
-      throw new RouterError(400, 'token_required', `a new URL needs the token again: the token stored for '${current.name}' was given for ${current.url} only and is never sent to another address`, 'invalid_request_error', 'token');
+    if (
+      patch.url !== undefined &&
+      new URL(patch.url).origin !== new URL(current.url).origin &&
+      patch.token === undefined
+    ) {
+      throw new RouterError(
+        400,
+        'token_required',
+        `a new URL needs the token again: the token stored for '${current.name}' was given for ${current.url} only and is never sent to another address`,
+        'invalid_request_error',
+        'token',
+      );
     }
     let probe: ProbeResult | undefined;
-    if (patch.url !== undefined || patch.token !== undefined) probe = await this.probeOrRefuse(patch.url ?? current.url, patch.token ?? this.store.token(id));
+    if (patch.url !== undefined || patch.token !== undefined)
+      probe = await this.probeOrRefuse(patch.url ?? current.url, patch.token ?? this.store.token(id));
     const p = this.store.update(id, patch)!;
     if (probe) this.record(id, probe);
     return this.view(p);
@@ -158,16 +207,41 @@ export class ClusterDirectory {
 
   private record(id: string, probe: ProbeResult): void {
     const before = this.status.get(id);
-    this.status.set(id, probe.ok
-      ? { reachable: true, role: probe.role, nodeId: probe.nodeId, version: probe.version, lastError: null, checkedAt: this.now() }
-      : { reachable: false, role: before?.role ?? null, nodeId: before?.nodeId ?? null, version: before?.version ?? null, lastError: probe.message, checkedAt: this.now() });
+    this.status.set(
+      id,
+      probe.ok
+        ? {
+            reachable: true,
+            role: probe.role,
+            nodeId: probe.nodeId,
+            version: probe.version,
+            lastError: null,
+            checkedAt: this.now(),
+          }
+        : {
+            reachable: false,
+            role: before?.role ?? null,
+            nodeId: before?.nodeId ?? null,
+            version: before?.version ?? null,
+            lastError: probe.message,
+            checkedAt: this.now(),
+          },
+    );
   }
 
   private view(p: StoredProfile): ClusterView {
     const s = this.status.get(p.id);
     return {
-      id: p.id, name: p.name, local: false, url: p.url, reachable: s?.reachable ?? false, role: s?.role ?? null, nodeId: s?.nodeId ?? null, version: s?.version ?? null,
-      lastError: s?.lastError ?? null, checkedAt: s ? new Date(s.checkedAt).toISOString() : null,
+      id: p.id,
+      name: p.name,
+      local: false,
+      url: p.url,
+      reachable: s?.reachable ?? false,
+      role: s?.role ?? null,
+      nodeId: s?.nodeId ?? null,
+      version: s?.version ?? null,
+      lastError: s?.lastError ?? null,
+      checkedAt: s ? new Date(s.checkedAt).toISOString() : null,
     };
   }
 }

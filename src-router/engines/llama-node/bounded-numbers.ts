@@ -11,7 +11,10 @@ export const INTEGER_RULE = '"-"? ("0" | [1-9] [0-9]{0,14})';
 export const NUMBER_RULE = '"-"? ("0" | [1-9] [0-9]{0,14}) ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,2})?';
 
 /** Rule names node-llama-cpp 3.21.1 gives its number rules (`reservedRuleNames.number`). */
-const SCHEMA_RULES: Record<string, string> = { 'integer-number-rule': INTEGER_RULE, 'fractional-number-rule': NUMBER_RULE };
+const SCHEMA_RULES: Record<string, string> = {
+  'integer-number-rule': INTEGER_RULE,
+  'fractional-number-rule': NUMBER_RULE,
+};
 
 /** The body of the rule `name` replaced by `body`, where the grammar has it (one rule a line). */
 function replaceRule(gbnf: string, name: string, body: string): string {

@@ -48,7 +48,12 @@ export class EngineMetrics {
       for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
     };
     const n = METRIC_NAMES;
-    metric(n.requests, 'counter', 'Requests received, by endpoint.', ENDPOINTS.map((e) => [`{endpoint="${e}"}`, this.requests[e]]));
+    metric(
+      n.requests,
+      'counter',
+      'Requests received, by endpoint.',
+      ENDPOINTS.map((e) => [`{endpoint="${e}"}`, this.requests[e]]),
+    );
     metric(n.active, 'gauge', 'Requests in progress (queued or generating).', [['', this.active]]);
     metric(n.errors, 'counter', 'Requests that ended in an error response.', [['', this.errors]]);
     metric(n.cancelled, 'counter', 'Requests cancelled by a client disconnect.', [['', this.cancelled]]);

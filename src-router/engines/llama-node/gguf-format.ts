@@ -48,7 +48,8 @@ export function ggmlTypeName(code: number): GgmlTypeName | undefined {
 /** Bytes of tensor data for `elements` values of a known type (elements must fill whole blocks). */
 export function tensorByteSize(type: GgmlTypeName, elements: number): number {
   const block = GGML_BLOCK[type];
-  if (elements % block.elements !== 0) throw new Error(`${elements} elements do not fill ${type} blocks of ${block.elements}`);
+  if (elements % block.elements !== 0)
+    throw new Error(`${elements} elements do not fill ${type} blocks of ${block.elements}`);
   return (elements / block.elements) * block.bytes;
 }
 

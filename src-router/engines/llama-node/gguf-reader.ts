@@ -1,14 +1,14 @@
 /** Reads the header of a GGUF file (v2 or v3): metadata and tensor infos, never the tensor data. */
-import { open, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import {
+  alignUp,
+  GGML_BLOCK,
   GGUF_DEFAULT_ALIGNMENT,
   GGUF_MAGIC,
-  GGML_BLOCK,
-  GgufValueType,
-  alignUp,
-  ggmlTypeName,
   type GgmlTypeName,
   type GgufValue,
+  GgufValueType,
+  ggmlTypeName,
 } from './gguf-format';
 
 export interface GgufTensorInfo {
@@ -45,7 +45,11 @@ class Cursor {
   private buf = Buffer.alloc(0);
   private bufStart = 0;
   pos = 0;
-  constructor(private readonly file: FileHandle, readonly size: number, private readonly maxBytes = Infinity) {}
+  constructor(
+    private readonly file: FileHandle,
+    readonly size: number,
+    private readonly maxBytes = Infinity,
+  ) {}
 
   private async need(n: number): Promise<Buffer> {
     const end = this.pos + n;
@@ -76,16 +80,36 @@ class Cursor {
     this.pos = end;
   }
 
-  async u8() { return (await this.need(1)).readUInt8(0); }
-  async i8() { return (await this.need(1)).readInt8(0); }
-  async u16() { return (await this.need(2)).readUInt16LE(0); }
-  async i16() { return (await this.need(2)).readInt16LE(0); }
-  async u32() { return (await this.need(4)).readUInt32LE(0); }
-  async i32() { return (await this.need(4)).readInt32LE(0); }
-  async f32() { return (await this.need(4)).readFloatLE(0); }
-  async f64() { return (await this.need(8)).readDoubleLE(0); }
-  async u64(): Promise<number | bigint> { return narrow((await this.need(8)).readBigUInt64LE(0)); }
-  async i64(): Promise<number | bigint> { return narrow((await this.need(8)).readBigInt64LE(0)); }
+  async u8() {
+    return (await this.need(1)).readUInt8(0);
+  }
+  async i8() {
+    return (await this.need(1)).readInt8(0);
+  }
+  async u16() {
+    return (await this.need(2)).readUInt16LE(0);
+  }
+  async i16() {
+    return (await this.need(2)).readInt16LE(0);
+  }
+  async u32() {
+    return (await this.need(4)).readUInt32LE(0);
+  }
+  async i32() {
+    return (await this.need(4)).readInt32LE(0);
+  }
+  async f32() {
+    return (await this.need(4)).readFloatLE(0);
+  }
+  async f64() {
+    return (await this.need(8)).readDoubleLE(0);
+  }
+  async u64(): Promise<number | bigint> {
+    return narrow((await this.need(8)).readBigUInt64LE(0));
+  }
+  async i64(): Promise<number | bigint> {
+    return narrow((await this.need(8)).readBigInt64LE(0));
+  }
   async count(what: string): Promise<number> {
     const v = await this.u64();
     if (typeof v !== 'number' || v > MAX_COUNT) throw new Error(`implausible ${what}: ${v}`);
@@ -104,8 +128,17 @@ function narrow(v: bigint): number | bigint {
 
 /** Bytes of a fixed-size GGUF value type; undefined for strings and arrays. */
 const FIXED_SIZE: Partial<Record<number, number>> = {
-  [GgufValueType.u8]: 1, [GgufValueType.i8]: 1, [GgufValueType.bool]: 1, [GgufValueType.u16]: 2, [GgufValueType.i16]: 2,
-  [GgufValueType.u32]: 4, [GgufValueType.i32]: 4, [GgufValueType.f32]: 4, [GgufValueType.u64]: 8, [GgufValueType.i64]: 8, [GgufValueType.f64]: 8,
+  [GgufValueType.u8]: 1,
+  [GgufValueType.i8]: 1,
+  [GgufValueType.bool]: 1,
+  [GgufValueType.u16]: 2,
+  [GgufValueType.i16]: 2,
+  [GgufValueType.u32]: 4,
+  [GgufValueType.i32]: 4,
+  [GgufValueType.f32]: 4,
+  [GgufValueType.u64]: 8,
+  [GgufValueType.i64]: 8,
+  [GgufValueType.f64]: 8,
 };
 
 /** Moves past one array's items without keeping them (a tokenizer's vocabulary, say). */
@@ -124,18 +157,30 @@ async function skipArray(c: Cursor, itemType: number, n: number): Promise<void> 
 
 async function readValue(c: Cursor, type: number, skipArrays = false): Promise<GgufValue> {
   switch (type) {
-    case GgufValueType.u8: return c.u8();
-    case GgufValueType.i8: return c.i8();
-    case GgufValueType.u16: return c.u16();
-    case GgufValueType.i16: return c.i16();
-    case GgufValueType.u32: return c.u32();
-    case GgufValueType.i32: return c.i32();
-    case GgufValueType.f32: return c.f32();
-    case GgufValueType.f64: return c.f64();
-    case GgufValueType.u64: return c.u64();
-    case GgufValueType.i64: return c.i64();
-    case GgufValueType.bool: return (await c.u8()) !== 0;
-    case GgufValueType.string: return c.str();
+    case GgufValueType.u8:
+      return c.u8();
+    case GgufValueType.i8:
+      return c.i8();
+    case GgufValueType.u16:
+      return c.u16();
+    case GgufValueType.i16:
+      return c.i16();
+    case GgufValueType.u32:
+      return c.u32();
+    case GgufValueType.i32:
+      return c.i32();
+    case GgufValueType.f32:
+      return c.f32();
+    case GgufValueType.f64:
+      return c.f64();
+    case GgufValueType.u64:
+      return c.u64();
+    case GgufValueType.i64:
+      return c.i64();
+    case GgufValueType.bool:
+      return (await c.u8()) !== 0;
+    case GgufValueType.string:
+      return c.str();
     case GgufValueType.array: {
       const itemType = await c.u32();
       const n = await c.count('array length');
@@ -186,14 +231,24 @@ export async function readGgufHeader(path: string, opts: ReadHeaderOptions = {})
     if (version < 2 || version > 3) throw new Error(`unsupported GGUF version ${version}`);
     const tensorCount = await c.count('tensor count');
     const kvCount = await c.count('metadata count');
-    if (opts.maxMetadataKeys !== undefined && kvCount > opts.maxMetadataKeys) throw new Error(`implausible metadata count: ${kvCount} keys`);
+    if (opts.maxMetadataKeys !== undefined && kvCount > opts.maxMetadataKeys)
+      throw new Error(`implausible metadata count: ${kvCount} keys`);
     const metadata = new Map<string, GgufValue>();
     for (let i = 0; i < kvCount; i++) {
       const key = await c.str();
       metadata.set(key, await readValue(c, await c.u32(), opts.skipArrays));
     }
     const tensors: GgufTensorInfo[] = [];
-    if (opts.metadataOnly) return { version, tensorCount, metadata, tensors, alignment: GGUF_DEFAULT_ALIGNMENT, dataOffset: 0, fileSize: size };
+    if (opts.metadataOnly)
+      return {
+        version,
+        tensorCount,
+        metadata,
+        tensors,
+        alignment: GGUF_DEFAULT_ALIGNMENT,
+        dataOffset: 0,
+        fileSize: size,
+      };
     for (let i = 0; i < tensorCount; i++) {
       const name = await c.str();
       const nDims = await c.u32();
@@ -209,7 +264,15 @@ export async function readGgufHeader(path: string, opts: ReadHeaderOptions = {})
     }
     const declared = metadata.get('general.alignment');
     const alignment = typeof declared === 'number' && declared > 0 ? declared : GGUF_DEFAULT_ALIGNMENT;
-    return { version, tensorCount, metadata, tensors, alignment, dataOffset: alignUp(c.pos, alignment), fileSize: size };
+    return {
+      version,
+      tensorCount,
+      metadata,
+      tensors,
+      alignment,
+      dataOffset: alignUp(c.pos, alignment),
+      fileSize: size,
+    };
   } finally {
     await file.close();
   }

@@ -3,19 +3,19 @@
  * with per-token costs that grow with their size. Deterministic for a given seed and shape.
  */
 import { open } from 'node:fs/promises';
+import { seededRandom } from '../../seeded-random';
 import {
+  alignUp,
   GGUF_DEFAULT_ALIGNMENT,
   GGUF_MAGIC,
   GGUF_VERSION,
   GgmlType,
-  GgufValueType,
-  alignUp,
-  tensorByteSize,
   type GgufScalarTypeName,
+  GgufValueType,
+  tensorByteSize,
 } from './gguf-format';
-import { seededRandom } from '../../seeded-random';
 import { encodeTensor, type WeightType } from './tensor-encode';
-import { CHATML_TEMPLATE, buildTinyVocab } from './tiny-vocab';
+import { buildTinyVocab, CHATML_TEMPLATE } from './tiny-vocab';
 
 export type { WeightType } from './tensor-encode';
 export const WEIGHT_TYPES: readonly WeightType[] = ['f32', 'f16', 'q8_0'];
@@ -78,7 +78,8 @@ export function resolveTinyLlamaShape(options: TinyLlamaOptions): TinyLlamaShape
       throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${value}`);
     return value;
   };
-  if (!WEIGHT_TYPES.includes(options.type)) throw new RangeError(`type must be one of ${WEIGHT_TYPES.join(', ')}, got ${String(options.type)}`);
+  if (!WEIGHT_TYPES.includes(options.type))
+    throw new RangeError(`type must be one of ${WEIGHT_TYPES.join(', ')}, got ${String(options.type)}`);
   const embd = int('embd', options.embd, 8, 16384);
   const layers = int('layers', options.layers, 1, 256);
   const heads = int('heads', options.heads ?? Math.min(4, Math.max(1, Math.floor(embd / 16))), 1, embd);
@@ -98,7 +99,11 @@ function planTensors(shape: TinyLlamaShape): TensorPlan[] {
   const { embd, ff, vocab } = shape;
   const headDim = embd / shape.heads;
   const kvDim = headDim * shape.kvHeads;
-  const specs: Array<[string, number[]]> = [['token_embd.weight', [embd, vocab]], ['output_norm.weight', [embd]], ['output.weight', [embd, vocab]]];
+  const specs: Array<[string, number[]]> = [
+    ['token_embd.weight', [embd, vocab]],
+    ['output_norm.weight', [embd]],
+    ['output.weight', [embd, vocab]],
+  ];
   for (let i = 0; i < shape.layers; i++) {
     specs.push(
       [`blk.${i}.attn_norm.weight`, [embd]],
@@ -116,7 +121,10 @@ function planTensors(shape: TinyLlamaShape): TensorPlan[] {
   return specs.map(([name, dims]) => {
     const kind = dims.length === 1 ? 'norm' : 'weight';
     const type: WeightType = kind === 'norm' ? 'f32' : shape.type; // norms stay f32, as llama.cpp's converters write them
-    const bytes = tensorByteSize(type, dims.reduce((a, b) => a * b, 1));
+    const bytes = tensorByteSize(
+      type,
+      dims.reduce((a, b) => a * b, 1),
+    );
     const plan: TensorPlan = { name, dims, kind, type, offset, bytes };
     offset = alignUp(offset + bytes, GGUF_DEFAULT_ALIGNMENT);
     return plan;
@@ -164,28 +172,64 @@ class Bytes {
     this.parts.push(buf);
     this.length += buf.length;
   }
-  u32(v: number) { const b = Buffer.alloc(4); b.writeUInt32LE(v); this.push(b); }
-  u64(v: number) { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); this.push(b); }
-  str(v: string) { const b = Buffer.from(v, 'utf8'); this.u64(b.length); this.push(b); }
+  u32(v: number) {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    this.push(b);
+  }
+  u64(v: number) {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    this.push(b);
+  }
+  str(v: string) {
+    const b = Buffer.from(v, 'utf8');
+    this.u64(b.length);
+    this.push(b);
+  }
   scalar(type: GgufScalarTypeName, v: number | boolean | string) {
     const b = Buffer.alloc(8);
     switch (type) {
-      case 'string': return this.str(String(v));
-      case 'bool': return this.push(Buffer.from([v ? 1 : 0]));
-      case 'u8': b.writeUInt8(Number(v)); return this.push(b.subarray(0, 1));
-      case 'i8': b.writeInt8(Number(v)); return this.push(b.subarray(0, 1));
-      case 'u16': b.writeUInt16LE(Number(v)); return this.push(b.subarray(0, 2));
-      case 'i16': b.writeInt16LE(Number(v)); return this.push(b.subarray(0, 2));
-      case 'u32': return this.u32(Number(v));
-      case 'i32': b.writeInt32LE(Number(v)); return this.push(b.subarray(0, 4));
-      case 'f32': b.writeFloatLE(Number(v)); return this.push(b.subarray(0, 4));
-      case 'u64': return this.u64(Number(v));
-      case 'i64': b.writeBigInt64LE(BigInt(Number(v))); return this.push(b);
-      case 'f64': b.writeDoubleLE(Number(v)); return this.push(b);
+      case 'string':
+        return this.str(String(v));
+      case 'bool':
+        return this.push(Buffer.from([v ? 1 : 0]));
+      case 'u8':
+        b.writeUInt8(Number(v));
+        return this.push(b.subarray(0, 1));
+      case 'i8':
+        b.writeInt8(Number(v));
+        return this.push(b.subarray(0, 1));
+      case 'u16':
+        b.writeUInt16LE(Number(v));
+        return this.push(b.subarray(0, 2));
+      case 'i16':
+        b.writeInt16LE(Number(v));
+        return this.push(b.subarray(0, 2));
+      case 'u32':
+        return this.u32(Number(v));
+      case 'i32':
+        b.writeInt32LE(Number(v));
+        return this.push(b.subarray(0, 4));
+      case 'f32':
+        b.writeFloatLE(Number(v));
+        return this.push(b.subarray(0, 4));
+      case 'u64':
+        return this.u64(Number(v));
+      case 'i64':
+        b.writeBigInt64LE(BigInt(Number(v)));
+        return this.push(b);
+      case 'f64':
+        b.writeDoubleLE(Number(v));
+        return this.push(b);
     }
   }
-  padTo(alignment: number) { this.push(Buffer.alloc(alignUp(this.length, alignment) - this.length)); }
-  toBuffer() { return Buffer.concat(this.parts); }
+  padTo(alignment: number) {
+    this.push(Buffer.alloc(alignUp(this.length, alignment) - this.length));
+  }
+  toBuffer() {
+    return Buffer.concat(this.parts);
+  }
 }
 
 function header(kvs: Kv[], tensors: TensorPlan[]): Buffer {

@@ -38,7 +38,12 @@ export interface LlamaModel {
   readonly embeddingVectorSize: number;
   readonly tokens: { readonly shouldPrependBosToken: boolean };
   tokenize(text: string, specialTokens?: boolean): LlamaToken[];
-  createContext(options: { contextSize: number; sequences: number; threads: number; batchSize?: number }): Promise<LlamaContext>;
+  createContext(options: {
+    contextSize: number;
+    sequences: number;
+    threads: number;
+    batchSize?: number;
+  }): Promise<LlamaContext>;
   createEmbeddingContext(options: { contextSize?: number; threads: number }): Promise<LlamaEmbeddingContext>;
   dispose(): Promise<void>;
 }
@@ -58,12 +63,18 @@ export interface Llama {
   createGrammarForJsonSchema(schema: GbnfJsonSchema): Promise<LlamaGrammar>;
   getGrammarFor(type: 'json'): Promise<LlamaGrammar>;
   /** A grammar from GBNF text; the triggers and whitespace trimming are taken over from the grammar it rewrites. */
-  createGrammar(options: { grammar: string; stopGenerationTriggers?: readonly unknown[]; trimWhitespaceSuffix?: boolean }): Promise<LlamaGrammar>;
+  createGrammar(options: {
+    grammar: string;
+    stopGenerationTriggers?: readonly unknown[];
+    trimWhitespaceSuffix?: boolean;
+  }): Promise<LlamaGrammar>;
   dispose(): Promise<void>;
 }
 
 /** Functions the model may call (native function calling of the chat wrapper); params constrain the call's arguments. */
-export type ChatModelFunctions = Readonly<Record<string, { readonly description?: string; readonly params?: GbnfJsonSchema }>>;
+export type ChatModelFunctions = Readonly<
+  Record<string, { readonly description?: string; readonly params?: GbnfJsonSchema }>
+>;
 
 export type ChatHistoryItem =
   | { type: 'system'; text: string }
@@ -76,10 +87,20 @@ export interface LlamaText {
 
 export interface ChatWrapper {
   readonly wrapperName: string;
-  generateContextState(options: { chatHistory: ChatHistoryItem[]; availableFunctions?: ChatModelFunctions; documentFunctionParams?: boolean }): { contextText: LlamaText };
+  generateContextState(options: {
+    chatHistory: ChatHistoryItem[];
+    availableFunctions?: ChatModelFunctions;
+    documentFunctionParams?: boolean;
+  }): { contextText: LlamaText };
 }
 
-export type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'customStopTrigger' | 'maxTokens' | 'abort' | 'functionCalls';
+export type StopReason =
+  | 'eogToken'
+  | 'stopGenerationTrigger'
+  | 'customStopTrigger'
+  | 'maxTokens'
+  | 'abort'
+  | 'functionCalls';
 
 /** Sampling and streaming options shared by LlamaChat.generateResponse and LlamaCompletion.generateCompletionWithMeta. */
 export interface GenerationOptions {
@@ -103,19 +124,38 @@ export interface LlamaChat {
   generateResponse(
     history: ChatHistoryItem[],
     options: GenerationOptions,
-  ): Promise<{ response: string; functionCalls?: { functionName: string; params: unknown }[]; metadata: { stopReason: StopReason } }>;
+  ): Promise<{
+    response: string;
+    functionCalls?: { functionName: string; params: unknown }[];
+    metadata: { stopReason: StopReason };
+  }>;
   dispose(options?: { disposeSequence?: boolean }): void;
 }
 
 export interface LlamaCompletion {
-  generateCompletionWithMeta(input: string, options: GenerationOptions): Promise<{ response: string; metadata: { stopReason: StopReason } }>;
+  generateCompletionWithMeta(
+    input: string,
+    options: GenerationOptions,
+  ): Promise<{ response: string; metadata: { stopReason: StopReason } }>;
   dispose(options?: { disposeSequence?: boolean }): void;
 }
 
 /** The module object of node-llama-cpp, as far as this engine uses it. */
 export interface NodeLlamaCpp {
-  getLlama(options: { gpu: false; build: 'never'; logLevel?: 'disabled' | 'fatal' | 'error' | 'warn' | 'info'; progressLogs?: boolean }): Promise<Llama>;
+  getLlama(options: {
+    gpu: false;
+    build: 'never';
+    logLevel?: 'disabled' | 'fatal' | 'error' | 'warn' | 'info';
+    progressLogs?: boolean;
+  }): Promise<Llama>;
   resolveChatWrapper(model: LlamaModel): ChatWrapper;
-  LlamaChat: new (options: { contextSequence: LlamaContextSequence; chatWrapper: ChatWrapper; autoDisposeSequence?: boolean }) => LlamaChat;
-  LlamaCompletion: new (options: { contextSequence: LlamaContextSequence; autoDisposeSequence?: boolean }) => LlamaCompletion;
+  LlamaChat: new (options: {
+    contextSequence: LlamaContextSequence;
+    chatWrapper: ChatWrapper;
+    autoDisposeSequence?: boolean;
+  }) => LlamaChat;
+  LlamaCompletion: new (options: {
+    contextSequence: LlamaContextSequence;
+    autoDisposeSequence?: boolean;
+  }) => LlamaCompletion;
 }

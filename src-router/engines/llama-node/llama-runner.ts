@@ -1,10 +1,39 @@
 /** One loaded GGUF model: a context with `parallel` sequences handed out FIFO, chat / completion / embeddings over it. */
 import type { EngineMetrics } from './engine-metrics';
-import type { ChatHistoryItem, ChatWrapper, GenerationOptions, Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaGrammar, LlamaModel, NodeLlamaCpp, StopReason } from './llama-api';
-import { EngineHttpError, messageText, stopList, type ChatMessage, type ChatRequest, type CompletionRequest } from './openai-requests';
-import { callInstructions, formatPlan, grammarFor, nativeFunctions, newCallId, outputPlan, parseCall, type OutputPlan, type ToolCall } from './structured-output';
+import type {
+  ChatHistoryItem,
+  ChatWrapper,
+  GenerationOptions,
+  Llama,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaEmbeddingContext,
+  LlamaGrammar,
+  LlamaModel,
+  NodeLlamaCpp,
+  StopReason,
+} from './llama-api';
+import {
+  type ChatMessage,
+  type ChatRequest,
+  type CompletionRequest,
+  EngineHttpError,
+  messageText,
+  stopList,
+} from './openai-requests';
 import { getSharedLlama, loadNodeLlamaCpp } from './runtime';
 import { SlotPool } from './slot-pool';
+import {
+  callInstructions,
+  formatPlan,
+  grammarFor,
+  nativeFunctions,
+  newCallId,
+  type OutputPlan,
+  outputPlan,
+  parseCall,
+  type ToolCall,
+} from './structured-output';
 
 export interface LlamaRunnerOptions {
   modelPath: string;
@@ -74,7 +103,8 @@ export class LlamaRunner {
     const llama = await getSharedLlama(lib);
     const model = await llama.loadModel({ modelPath: options.modelPath, useMmap: options.useMmap, gpuLayers: 0 });
     try {
-      const contextSize = options.contextSize ?? Math.min(model.trainContextSize || MAX_DEFAULT_CONTEXT, MAX_DEFAULT_CONTEXT);
+      const contextSize =
+        options.contextSize ?? Math.min(model.trainContextSize || MAX_DEFAULT_CONTEXT, MAX_DEFAULT_CONTEXT);
       const context = await model.createContext({ contextSize, sequences: options.parallel, threads: options.threads });
       // Resolved once per model: resolving inspects the model's template and tokens, too slow per request.
       const chatWrapper = lib.resolveChatWrapper(model);
@@ -101,7 +131,10 @@ export class LlamaRunner {
   private budget(promptTokens: number, requested: number | undefined): number {
     const room = this.contextSize - promptTokens;
     if (room <= 0)
-      throw new EngineHttpError(400, `the request has ${promptTokens} prompt tokens, more than the context size ${this.contextSize}`);
+      throw new EngineHttpError(
+        400,
+        `the request has ${promptTokens} prompt tokens, more than the context size ${this.contextSize}`,
+      );
     return requested === undefined ? room : Math.min(requested, room);
   }
 
@@ -110,10 +143,22 @@ export class LlamaRunner {
     const history = req.messages.map(historyItem);
     // A forced call is told which functions there are; the grammar makes its answer one of them.
     if (plan.kind === 'call') history.unshift({ type: 'system', text: callInstructions(plan.tools) });
-    const functions = plan.kind === 'functions' ? { availableFunctions: nativeFunctions(plan.tools), documentFunctionParams: true } : {};
-    const promptTokens = this.chatWrapper.generateContextState({ chatHistory: history, ...functions }).contextText.tokenize(this.model.tokenizer).length;
+    const functions =
+      plan.kind === 'functions'
+        ? { availableFunctions: nativeFunctions(plan.tools), documentFunctionParams: true }
+        : {};
+    const promptTokens = this.chatWrapper
+      .generateContextState({ chatHistory: history, ...functions })
+      .contextText.tokenize(this.model.tokenizer).length;
     const grammar = await grammarFor(this.llama, plan);
-    return { ...this.sampling(req), history, promptTokens, maxTokens: this.budget(promptTokens, req.max_completion_tokens ?? req.max_tokens), plan, grammar };
+    return {
+      ...this.sampling(req),
+      history,
+      promptTokens,
+      maxTokens: this.budget(promptTokens, req.max_completion_tokens ?? req.max_tokens),
+      plan,
+      grammar,
+    };
   }
 
   async prepareCompletion(req: CompletionRequest): Promise<GenerationJob> {
@@ -121,11 +166,23 @@ export class LlamaRunner {
     const promptTokens = this.model.tokenize(prompt).length + (this.model.tokens.shouldPrependBosToken ? 1 : 0);
     const plan = formatPlan(req.response_format);
     const grammar = await grammarFor(this.llama, plan);
-    return { ...this.sampling(req), prompt, promptTokens, maxTokens: this.budget(promptTokens, req.max_tokens), plan, grammar };
+    return {
+      ...this.sampling(req),
+      prompt,
+      promptTokens,
+      maxTokens: this.budget(promptTokens, req.max_tokens),
+      plan,
+      grammar,
+    };
   }
 
   private sampling(req: ChatRequest | CompletionRequest) {
-    return { temperature: req.temperature ?? DEFAULT_TEMPERATURE, topP: req.top_p, seed: req.seed, stop: stopList(req.stop) };
+    return {
+      temperature: req.temperature ?? DEFAULT_TEMPERATURE,
+      topP: req.top_p,
+      seed: req.seed,
+      stop: stopList(req.stop),
+    };
   }
 
   /** Waits (FIFO) for a sequence, generates, frees the sequence. Rejects when `signal` aborts, waiting or generating. */
@@ -143,7 +200,13 @@ export class LlamaRunner {
         const out = await this.runOn(sequence, job, signal, timed);
         const ended = performance.now();
         const promptMs = (firstAt ?? ended) - started;
-        return { ...out, promptTokens: job.promptTokens, completionTokens: sequence.tokenMeter.usedOutputTokens - before, promptMs, predictedMs: ended - started - promptMs };
+        return {
+          ...out,
+          promptTokens: job.promptTokens,
+          completionTokens: sequence.tokenMeter.usedOutputTokens - before,
+          promptMs,
+          predictedMs: ended - started - promptMs,
+        };
       } finally {
         this.metrics.generatedTokens += sequence.tokenMeter.usedOutputTokens - before;
         this.metrics.promptTokens += job.promptTokens;
@@ -151,7 +214,12 @@ export class LlamaRunner {
     });
   }
 
-  private async runOn(sequence: LlamaContextSequence, job: GenerationJob, signal: AbortSignal, onText: (text: string) => void) {
+  private async runOn(
+    sequence: LlamaContextSequence,
+    job: GenerationJob,
+    signal: AbortSignal,
+    onText: (text: string) => void,
+  ) {
     if (job.maxTokens === 0) return { text: '', finishReason: 'length' as const };
     const options: GenerationOptions = {
       onTextChunk: onText,
@@ -164,7 +232,11 @@ export class LlamaRunner {
       customStopTriggers: job.stop.length ? job.stop : undefined,
       grammar: job.grammar,
       ...(job.plan.kind === 'functions'
-        ? { functions: nativeFunctions(job.plan.tools), documentFunctionParams: true, maxParallelFunctionCalls: job.plan.parallel ? undefined : 1 }
+        ? {
+            functions: nativeFunctions(job.plan.tools),
+            documentFunctionParams: true,
+            maxParallelFunctionCalls: job.plan.parallel ? undefined : 1,
+          }
         : {}),
     };
     const generator = job.history
@@ -179,10 +251,16 @@ export class LlamaRunner {
       const reason = finishReason(r.metadata.stopReason);
       if (job.plan.kind === 'call') {
         const call = reason === 'length' ? undefined : parseCall(r.response);
-        return call ? { text: '', finishReason: 'tool_calls' as const, toolCalls: [call] } : { text: r.response, finishReason: reason };
+        return call
+          ? { text: '', finishReason: 'tool_calls' as const, toolCalls: [call] }
+          : { text: r.response, finishReason: reason };
       }
-      const calls = (r.functionCalls ?? []).map((c): ToolCall => ({ id: newCallId(), name: c.functionName, arguments: JSON.stringify(c.params ?? {}) }));
-      return calls.length ? { text: r.response, finishReason: 'tool_calls' as const, toolCalls: calls } : { text: r.response, finishReason: reason };
+      const calls = (r.functionCalls ?? []).map(
+        (c): ToolCall => ({ id: newCallId(), name: c.functionName, arguments: JSON.stringify(c.params ?? {}) }),
+      );
+      return calls.length
+        ? { text: r.response, finishReason: 'tool_calls' as const, toolCalls: calls }
+        : { text: r.response, finishReason: reason };
     } finally {
       generator.dispose({ disposeSequence: false });
     }
@@ -225,7 +303,9 @@ function historyItem(m: ChatMessage): ChatHistoryItem {
   const text = messageText(m);
   if (m.role === 'system' || m.role === 'developer') return { type: 'system', text };
   if (m.role === 'assistant') {
-    const calls = (m.tool_calls ?? []).map((c) => JSON.stringify({ name: c.function.name, arguments: parseArguments(c.function.arguments) }));
+    const calls = (m.tool_calls ?? []).map((c) =>
+      JSON.stringify({ name: c.function.name, arguments: parseArguments(c.function.arguments) }),
+    );
     return { type: 'model', response: [[text, ...calls].filter((t) => t !== '').join('\n')] };
   }
   if (m.role === 'tool') return { type: 'user', text: `Result of function call ${m.tool_call_id ?? ''}: ${text}` };

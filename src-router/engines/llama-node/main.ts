@@ -1,8 +1,8 @@
 /** CLI entries: `routerdesk llama-engine …` (the engine process) and `routerdesk make-model …` (a tiny GGUF). */
 import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { WEIGHT_TYPES, describeTinyLlama, writeTinyLlamaGguf, type WeightType } from './gguf-writer';
-import { startLlamaEngine, type LlamaEngineOptions } from './server';
+import { describeTinyLlama, WEIGHT_TYPES, type WeightType, writeTinyLlamaGguf } from './gguf-writer';
+import { type LlamaEngineOptions, startLlamaEngine } from './server';
 
 export const LLAMA_ENGINE_USAGE = `usage: routerdesk llama-engine --model FILE.gguf [options]
   --host H          listen address (default 127.0.0.1)
@@ -53,12 +53,23 @@ export interface LlamaEngineArgs {
 export function parseLlamaEngineArgs(argv: string[]): LlamaEngineArgs {
   const s = { type: 'string' } as const;
   const b = { type: 'boolean' } as const;
-  const { values } = parse(argv, { host: s, port: s, model: s, alias: s, ctx: s, parallel: s, threads: s, 'no-mmap': b, 'exit-with-stdin': b });
+  const { values } = parse(argv, {
+    host: s,
+    port: s,
+    model: s,
+    alias: s,
+    ctx: s,
+    parallel: s,
+    threads: s,
+    'no-mmap': b,
+    'exit-with-stdin': b,
+  });
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
   if (values.help) return { help: true, exitWithStdin: false, options: { port: 0, modelPath: '' } };
   const modelPath = str(values.model);
   if (!modelPath) throw new UsageError('--model FILE.gguf is required');
-  if (!existsSync(modelPath) || !statSync(modelPath).isFile()) throw new UsageError(`--model ${modelPath}: no such file`);
+  if (!existsSync(modelPath) || !statSync(modelPath).isFile())
+    throw new UsageError(`--model ${modelPath}: no such file`);
   const alias = str(values.alias);
   if (alias !== undefined && alias.trim() === '') throw new UsageError('--alias must not be empty');
   return {
@@ -125,7 +136,9 @@ export async function llamaEngineMain(argv: string[]): Promise<void> {
       ),
     (err: unknown) => {
       if (exiting) return;
-      process.stderr.write(`${tag} failed to load ${args.options.modelPath}: ${(err as Error)?.message ?? String(err)}\n`);
+      process.stderr.write(
+        `${tag} failed to load ${args.options.modelPath}: ${(err as Error)?.message ?? String(err)}\n`,
+      );
       shutdown(1, 'model failed to load');
     },
   );
@@ -146,12 +159,17 @@ export interface MakeModelArgs {
 
 export function parseMakeModelArgs(argv: string[]): MakeModelArgs {
   const s = { type: 'string' } as const;
-  const { values, positionals } = parse(argv, { embd: s, layers: s, type: s, seed: s, heads: s, 'kv-heads': s, ff: s, ctx: s }, true);
+  const { values, positionals } = parse(
+    argv,
+    { embd: s, layers: s, type: s, seed: s, heads: s, 'kv-heads': s, ff: s, ctx: s },
+    true,
+  );
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
   if (values.help) return { help: true, out: '', embd: 0, layers: 0, type: 'f32', seed: 0 };
   if (positionals.length !== 1) throw new UsageError(`expected one output file, got ${positionals.length}`);
   const type = str(values.type) ?? 'f32';
-  if (!(WEIGHT_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${WEIGHT_TYPES.join(', ')}, got '${type}'`);
+  if (!(WEIGHT_TYPES as readonly string[]).includes(type))
+    throw new UsageError(`--type must be one of ${WEIGHT_TYPES.join(', ')}, got '${type}'`);
   return {
     help: false,
     out: positionals[0],

@@ -5,7 +5,13 @@ export class EngineHttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly type = status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : status === 503 ? 'unavailable_error' : 'server_error',
+    readonly type = status === 400
+      ? 'invalid_request_error'
+      : status === 404
+        ? 'not_found_error'
+        : status === 503
+          ? 'unavailable_error'
+          : 'server_error',
   ) {
     super(message);
     this.name = 'EngineHttpError';
@@ -49,7 +55,10 @@ const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   // llama-server also takes a schema on json_object.
   z.object({ type: z.literal('json_object'), schema: nullable(jsonSchema) }),
-  z.object({ type: z.literal('json_schema'), json_schema: z.object({ name: nullable(z.string()), schema: nullable(jsonSchema), strict: nullable(z.boolean()) }) }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({ name: nullable(z.string()), schema: nullable(jsonSchema), strict: nullable(z.boolean()) }),
+  }),
 ]);
 const tool = z.object({
   type: z.literal('function'),
@@ -59,7 +68,10 @@ const tool = z.object({
     parameters: nullable(jsonSchema),
   }),
 });
-const toolChoice = z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
+const toolChoice = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
+]);
 
 export const chatRequestSchema = z
   .object({
@@ -74,9 +86,14 @@ export const chatRequestSchema = z
   .superRefine((req, ctx) => {
     const names = new Set((req.tools ?? []).map((t) => t.function.name));
     const choice = req.tool_choice;
-    if (choice && choice !== 'none' && choice !== 'auto' && names.size === 0) ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'needs a non-empty tools list' });
+    if (choice && choice !== 'none' && choice !== 'auto' && names.size === 0)
+      ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: 'needs a non-empty tools list' });
     if (choice && typeof choice === 'object' && names.size > 0 && !names.has(choice.function.name))
-      ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: `names "${choice.function.name}", which is not in tools` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tool_choice'],
+        message: `names "${choice.function.name}", which is not in tools`,
+      });
   });
 
 export const completionRequestSchema = z.object({
@@ -100,7 +117,8 @@ export type ChatTool = z.infer<typeof tool>;
 
 /** Parses a body or throws a 400 naming the first bad field. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new EngineHttpError(400, 'request body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new EngineHttpError(400, 'request body must be a JSON object');
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -114,7 +132,8 @@ export function messageText(m: ChatMessage): string {
   if (!m.content) return '';
   return m.content
     .map((part) => {
-      if (part.type !== 'text') throw new EngineHttpError(400, `content part type "${part.type}" is not supported by this model`);
+      if (part.type !== 'text')
+        throw new EngineHttpError(400, `content part type "${part.type}" is not supported by this model`);
       return part.text ?? '';
     })
     .join('');

@@ -11,15 +11,24 @@ export interface Usage {
 }
 
 export function usageOf(r: { promptTokens: number; completionTokens: number }): Usage {
-  return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens };
+  return {
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    total_tokens: r.promptTokens + r.completionTokens,
+  };
 }
 
 /** llama-server's `timings` object: the engine's own time on the job (the router's cost fits read it, PRICE-2). */
 export function timingsOf(r: GenerationResult) {
   const perToken = r.completionTokens > 0 ? r.predictedMs / r.completionTokens : 0;
   return {
-    prompt_n: r.promptTokens, prompt_ms: r.promptMs, prompt_per_token_ms: r.promptTokens > 0 ? r.promptMs / r.promptTokens : 0,
-    predicted_n: r.completionTokens, predicted_ms: r.predictedMs, predicted_per_token_ms: perToken, predicted_per_second: perToken > 0 ? 1000 / perToken : 0,
+    prompt_n: r.promptTokens,
+    prompt_ms: r.promptMs,
+    prompt_per_token_ms: r.promptTokens > 0 ? r.promptMs / r.promptTokens : 0,
+    predicted_n: r.completionTokens,
+    predicted_ms: r.predictedMs,
+    predicted_per_token_ms: perToken,
+    predicted_per_second: perToken > 0 ? 1000 / perToken : 0,
   };
 }
 
@@ -47,16 +56,37 @@ export function chatCompletion(head: ResponseHead, r: GenerationResult) {
 /** The answer's message: its text, and its function calls (content null when it is only calls, as OpenAI sends it). */
 function assistantMessage(r: GenerationResult) {
   if (!r.toolCalls?.length) return { role: 'assistant' as const, content: r.text };
-  return { role: 'assistant' as const, content: r.text || null, tool_calls: r.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) };
+  return {
+    role: 'assistant' as const,
+    content: r.text || null,
+    tool_calls: r.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.arguments },
+    })),
+  };
 }
 
 /** Function calls in a stream chunk's delta: whole, one entry per call. */
 export function toolCallsDelta(calls: ToolCall[]) {
-  return calls.map((c, index) => ({ index, id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+  return calls.map((c, index) => ({
+    index,
+    id: c.id,
+    type: 'function' as const,
+    function: { name: c.name, arguments: c.arguments },
+  }));
 }
 
-export function chatChunk(head: ResponseHead, delta: { role?: 'assistant'; content?: string; tool_calls?: ReturnType<typeof toolCallsDelta> }, finishReason: FinishReason | null) {
-  return { ...head, object: 'chat.completion.chunk' as const, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+export function chatChunk(
+  head: ResponseHead,
+  delta: { role?: 'assistant'; content?: string; tool_calls?: ReturnType<typeof toolCallsDelta> },
+  finishReason: FinishReason | null,
+) {
+  return {
+    ...head,
+    object: 'chat.completion.chunk' as const,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
 }
 
 export function textCompletion(head: ResponseHead, r: GenerationResult) {
@@ -70,11 +100,19 @@ export function textCompletion(head: ResponseHead, r: GenerationResult) {
 }
 
 export function textChunk(head: ResponseHead, text: string, finishReason: FinishReason | null) {
-  return { ...head, object: 'text_completion' as const, choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }] };
+  return {
+    ...head,
+    object: 'text_completion' as const,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }],
+  };
 }
 
 /** The last chunk of a stream when the client asked for usage: no choices, only usage. */
-export function usageChunk(head: ResponseHead, object: 'chat.completion.chunk' | 'text_completion', r: GenerationResult) {
+export function usageChunk(
+  head: ResponseHead,
+  object: 'chat.completion.chunk' | 'text_completion',
+  r: GenerationResult,
+) {
   return { ...head, object, choices: [], usage: usageOf(r) };
 }
 
@@ -86,7 +124,11 @@ export function base64Vector(vector: readonly number[]): string {
 export function embeddingList(model: string, vectors: number[][], promptTokens: number, format: 'float' | 'base64') {
   return {
     object: 'list' as const,
-    data: vectors.map((v, index) => ({ object: 'embedding' as const, index, embedding: format === 'base64' ? base64Vector(v) : v })),
+    data: vectors.map((v, index) => ({
+      object: 'embedding' as const,
+      index,
+      embedding: format === 'base64' ? base64Vector(v) : v,
+    })),
     model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
@@ -97,7 +139,12 @@ export class SseWriter {
   constructor(private readonly res: ServerResponse) {}
 
   open(): void {
-    this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     this.res.flushHeaders();
   }
 

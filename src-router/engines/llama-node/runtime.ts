@@ -51,7 +51,10 @@ function moduleDir(): string | undefined {
 }
 
 /** Where node-llama-cpp is; throws with every place it looked when it is nowhere. */
-export function findLlamaRuntime(env: NodeJS.ProcessEnv = process.env, script: string | undefined = process.argv[1]): LlamaRuntimeLocation {
+export function findLlamaRuntime(
+  env: NodeJS.ProcessEnv = process.env,
+  script: string | undefined = process.argv[1],
+): LlamaRuntimeLocation {
   const override = env[LLAMA_RUNTIME_ENV];
   if (override) {
     const found = inspect(resolve(override), 'env');
@@ -67,7 +70,9 @@ export function findLlamaRuntime(env: NodeJS.ProcessEnv = process.env, script: s
     if (found) return found;
   }
   const looked = starts.flatMap(([s]) => (s ? [s] : [])).join(', ');
-  throw new Error(`node-llama-cpp not found: no ${join(RUNTIME_DIR, PACKAGE_JSON)} above ${looked}; set ${LLAMA_RUNTIME_ENV} or run npm install`);
+  throw new Error(
+    `node-llama-cpp not found: no ${join(RUNTIME_DIR, PACKAGE_JSON)} above ${looked}; set ${LLAMA_RUNTIME_ENV} or run npm install`,
+  );
 }
 
 let loaded: Promise<NodeLlamaCpp> | undefined;

@@ -3,26 +3,27 @@
  * model loads (/health answers 503 meanwhile), runs `parallel` sequences and queues the rest FIFO, and aborts a
  * generation whose client went away.
  */
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { hasImageInput } from '../../contract/client-requests';
 import { EngineMetrics } from './engine-metrics';
-import { LlamaRunner, type GenerationResult } from './llama-runner';
+import { type GenerationResult, LlamaRunner } from './llama-runner';
 import {
-  EngineHttpError,
   chatRequestSchema,
   completionRequestSchema,
+  EngineHttpError,
   embeddingRequestSchema,
   errorBody,
   parseBody,
 } from './openai-requests';
 import {
-  SseWriter,
   chatChunk,
   chatCompletion,
   embeddingList,
   responseHead,
+  SseWriter,
   textChunk,
   textCompletion,
   timingsOf,
@@ -71,7 +72,11 @@ export interface LlamaEngineHandle {
 /** node-llama-cpp here loads no vision projector: an image part (or an Ollama `images` list) is refused up front. */
 export const IMAGE_NOT_SUPPORTED = 'image input is not supported: llama-engine serves text only (no vision projector)';
 
-type EngineState = { status: 'loading' } | { status: 'ready'; runner: LlamaRunner } | { status: 'failed'; error: Error } | { status: 'closed' };
+type EngineState =
+  | { status: 'loading' }
+  | { status: 'ready'; runner: LlamaRunner }
+  | { status: 'failed'; error: Error }
+  | { status: 'closed' };
 
 export async function startLlamaEngine(options: LlamaEngineOptions): Promise<LlamaEngineHandle> {
   const alias = options.alias ?? basename(options.modelPath).replace(/\.gguf$/i, '');
@@ -98,22 +103,44 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
     metrics.errors++;
     if (reply.raw.destroyed) return;
-    if (err instanceof EngineHttpError) return reply.code(err.status).send(errorBody(err.status, err.message, err.type));
+    if (err instanceof EngineHttpError)
+      return reply.code(err.status).send(errorBody(err.status, err.message, err.type));
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     const type = status === 500 ? 'server_error' : 'invalid_request_error';
-    return reply.code(status).send(errorBody(status, status === 400 && /JSON/i.test(err.message) ? `malformed JSON: ${err.message}` : err.message, type));
+    return reply
+      .code(status)
+      .send(
+        errorBody(
+          status,
+          status === 400 && /JSON/i.test(err.message) ? `malformed JSON: ${err.message}` : err.message,
+          type,
+        ),
+      );
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody(404, `no route ${req.method} ${req.url}`, 'not_found_error')));
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send(errorBody(404, `no route ${req.method} ${req.url}`, 'not_found_error')),
+  );
 
   app.get('/health', async (_req, reply) => {
     if (state.status === 'ready') return { status: 'ok' };
-    if (state.status === 'failed') return reply.code(500).send(errorBody(500, `Failed to load model: ${state.error.message}`, 'server_error'));
-    return reply.code(503).send(errorBody(503, state.status === 'loading' ? 'Loading model' : 'Shutting down', 'unavailable_error'));
+    if (state.status === 'failed')
+      return reply.code(500).send(errorBody(500, `Failed to load model: ${state.error.message}`, 'server_error'));
+    return reply
+      .code(503)
+      .send(errorBody(503, state.status === 'loading' ? 'Loading model' : 'Shutting down', 'unavailable_error'));
   });
 
   app.get('/v1/models', async () => ({
     object: 'list',
-    data: [{ id: alias, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: 'routerdesk', status: state.status }],
+    data: [
+      {
+        id: alias,
+        object: 'model',
+        created: Math.floor(Date.now() / 1000),
+        owned_by: 'routerdesk',
+        status: state.status,
+      },
+    ],
   }));
 
   app.get('/metrics', async (_req, reply) => {
@@ -131,8 +158,10 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
     inflight.add(abort);
     try {
       const engine = runner();
-      const body = kind === 'chat' ? parseBody(chatRequestSchema, request.body) : parseBody(completionRequestSchema, request.body);
-      if (kind === 'chat' && hasImageInput(request.body as Record<string, unknown>)) throw new EngineHttpError(400, IMAGE_NOT_SUPPORTED);
+      const body =
+        kind === 'chat' ? parseBody(chatRequestSchema, request.body) : parseBody(completionRequestSchema, request.body);
+      if (kind === 'chat' && hasImageInput(request.body as Record<string, unknown>))
+        throw new EngineHttpError(400, IMAGE_NOT_SUPPORTED);
       const job = 'messages' in body ? await engine.prepareChat(body) : await engine.prepareCompletion(body);
       const head = responseHead(kind === 'chat' ? 'chatcmpl' : 'cmpl', body.model ?? alias);
       if (!body.stream) {
@@ -145,7 +174,11 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
       let first = true;
       const onText = (text: string) => {
         if (text === '') return;
-        sse.send(kind === 'chat' ? chatChunk(head, first ? { role: 'assistant', content: text } : { content: text }, null) : textChunk(head, text, null));
+        sse.send(
+          kind === 'chat'
+            ? chatChunk(head, first ? { role: 'assistant', content: text } : { content: text }, null)
+            : textChunk(head, text, null),
+        );
         first = false;
       };
       let result: GenerationResult;
@@ -160,13 +193,23 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
         return reply;
       }
       if (result.toolCalls?.length) {
-        sse.send(chatChunk(head, { ...(first ? { role: 'assistant' as const } : {}), tool_calls: toolCallsDelta(result.toolCalls) }, null));
+        sse.send(
+          chatChunk(
+            head,
+            { ...(first ? { role: 'assistant' as const } : {}), tool_calls: toolCallsDelta(result.toolCalls) },
+            null,
+          ),
+        );
         first = false;
       }
       // As llama-server does, the last chunk (the one with finish_reason) carries the engine's timings.
-      const final = kind === 'chat' ? chatChunk(head, first ? { role: 'assistant', content: '' } : {}, result.finishReason) : textChunk(head, '', result.finishReason);
+      const final =
+        kind === 'chat'
+          ? chatChunk(head, first ? { role: 'assistant', content: '' } : {}, result.finishReason)
+          : textChunk(head, '', result.finishReason);
       sse.send({ ...final, timings: timingsOf(result) });
-      if (body.stream_options?.include_usage) sse.send(usageChunk(head, kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', result));
+      if (body.stream_options?.include_usage)
+        sse.send(usageChunk(head, kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', result));
       sse.done();
       return reply;
     } catch (err) {
@@ -205,7 +248,13 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
     await options.loadGate;
     const started = Date.now();
     const loaded = await LlamaRunner.load(
-      { modelPath: options.modelPath, contextSize: options.contextSize, parallel, threads: options.threads ?? 1, useMmap: options.useMmap ?? true },
+      {
+        modelPath: options.modelPath,
+        contextSize: options.contextSize,
+        parallel,
+        threads: options.threads ?? 1,
+        useMmap: options.useMmap ?? true,
+      },
       metrics,
     );
     if ((state as EngineState).status === 'closed') {
@@ -213,10 +262,17 @@ export async function startLlamaEngine(options: LlamaEngineOptions): Promise<Lla
       throw new Error('engine closed while loading');
     }
     state = { status: 'ready', runner: loaded };
-    return { loadMs: Date.now() - started, contextSize: loaded.contextSize, parallel, embeddingSize: loaded.embeddingSize, chatWrapper: loaded.chatWrapperName };
+    return {
+      loadMs: Date.now() - started,
+      contextSize: loaded.contextSize,
+      parallel,
+      embeddingSize: loaded.embeddingSize,
+      chatWrapper: loaded.chatWrapperName,
+    };
   })();
   ready.catch((error: unknown) => {
-    if (state.status === 'loading') state = { status: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
+    if (state.status === 'loading')
+      state = { status: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
   });
 
   let closing: Promise<void> | undefined;

@@ -1,12 +1,19 @@
 import type { FastifyReply } from 'fastify';
 
 /** OpenAI-shaped error body, as llama-server writes it. */
-export function errorBody(status: number, message: string, type = status >= 500 ? 'server_error' : 'invalid_request_error') {
+export function errorBody(
+  status: number,
+  message: string,
+  type = status >= 500 ? 'server_error' : 'invalid_request_error',
+) {
   return { error: { code: status, message, type } };
 }
 
 export function sendError(reply: FastifyReply, status: number, message: string, type?: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(status, message, type));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(status, message, type));
 }
 
 /** The body of every endpoint but /metrics and /sim/stats while the model loads. */
@@ -16,7 +23,8 @@ export const LOADING_BODY = { error: { code: 503, message: 'Loading model', type
 export const WHISPER_LOADING_BODY = { status: 'loading model' } as const;
 
 /** llama-server's words when a chat carries an image and no projector (mmproj) is loaded. */
-export const IMAGE_NOT_SUPPORTED_MESSAGE = 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj';
+export const IMAGE_NOT_SUPPORTED_MESSAGE =
+  'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj';
 
 /**
  * How the sim refuses image input (a model without `--vision`, or `fail: image_not_supported`): at 500 exactly

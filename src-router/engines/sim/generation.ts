@@ -1,10 +1,39 @@
 import { createHash } from 'node:crypto';
-import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate as yieldToLoop } from 'node:timers/promises';
 
 const WORDS = [
-  'the', 'router', 'sends', 'a', 'request', 'to', 'one', 'engine', 'and', 'it', 'answers', 'with', 'tokens',
-  'slowly', 'while', 'others', 'wait', 'in', 'line', 'for', 'their', 'turn', 'on', 'this', 'simulated', 'model',
-  'that', 'never', 'thinks', 'but', 'always', 'replies',
+  'the',
+  'router',
+  'sends',
+  'a',
+  'request',
+  'to',
+  'one',
+  'engine',
+  'and',
+  'it',
+  'answers',
+  'with',
+  'tokens',
+  'slowly',
+  'while',
+  'others',
+  'wait',
+  'in',
+  'line',
+  'for',
+  'their',
+  'turn',
+  'on',
+  'this',
+  'simulated',
+  'model',
+  'that',
+  'never',
+  'thinks',
+  'but',
+  'always',
+  'replies',
 ] as const;
 
 /** 32-bit FNV-1a: a stable seed for deterministic output. */
@@ -48,7 +77,12 @@ export function untilAborted(signal: AbortSignal): Promise<never> {
  * sub-millisecond token times (large time scales) stay accurate on average: overdue tokens are
  * emitted back to back, yielding to the event loop now and then. No busy waiting.
  */
-export async function paceTokens(count: number, tokenMs: number, signal: AbortSignal, onToken: (i: number) => void | Promise<void>): Promise<void> {
+export async function paceTokens(
+  count: number,
+  tokenMs: number,
+  signal: AbortSignal,
+  onToken: (i: number) => void | Promise<void>,
+): Promise<void> {
   const start = performance.now();
   let sinceYield = 0;
   for (let i = 0; i < count; i++) {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SimEngineContext } from './context';
-import { INJECTED_FAILURE_MESSAGE, SimCrashedError, imageRefusalBody, sendError } from './errors';
+import { INJECTED_FAILURE_MESSAGE, imageRefusalBody, SimCrashedError, sendError } from './errors';
 import { sleep, untilAborted } from './generation';
 import type { SeenState } from './seen';
 import type { Slot } from './state';
@@ -19,7 +19,8 @@ export function readHooks(body: unknown): RequestHooks {
   const hooks: RequestHooks = {};
   if (!body || typeof body !== 'object') return hooks;
   const { sim_fail: fail, sim_token_time: tokenTime } = body as Record<string, unknown>;
-  if (typeof fail === 'string' && (HOOK_FAILS as readonly string[]).includes(fail)) hooks.fail = fail as RequestHooks['fail'];
+  if (typeof fail === 'string' && (HOOK_FAILS as readonly string[]).includes(fail))
+    hooks.fail = fail as RequestHooks['fail'];
   const ms = typeof tokenTime === 'string' && tokenTime.trim() !== '' ? Number(tokenTime) : tokenTime;
   if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) hooks.tokenTime = ms;
   return hooks;
@@ -53,7 +54,12 @@ export interface JobSpec {
  * The life of one generation request: count it, inject failures, wait FIFO for a slot, run,
  * and classify the end as completed, cancelled (client left first) or failed.
  */
-export async function runJob(ctx: SimEngineContext, request: FastifyRequest, reply: FastifyReply, spec: JobSpec): Promise<FastifyReply> {
+export async function runJob(
+  ctx: SimEngineContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  spec: JobSpec,
+): Promise<FastifyReply> {
   const { state, options } = ctx;
   state.counters.requests += 1;
   const seen = spec.prompt === undefined ? undefined : ctx.seen.add(spec.prompt);

@@ -1,5 +1,5 @@
 import { SimCrashedError } from './errors';
-import { SIM_ENGINE_USAGE, SimOptionsError, parseSimEngineArgv } from './options';
+import { parseSimEngineArgv, SIM_ENGINE_USAGE, SimOptionsError } from './options';
 import { type SimEngineHandle, startSimEngine } from './server';
 
 /** Where `simEngineMain` writes and how it exits; the defaults are the process's own. */

@@ -73,7 +73,13 @@ export function renderMetrics(ctx: SimEngineContext): string {
   histogram(lines, n.queueWait, 'Seconds a request waited for a slot.', state.queueWait);
   metric(lines, n.requests, 'counter', 'Generation requests received.', state.counters.requests);
   metric(lines, n.completed, 'counter', 'Generation requests answered in full.', state.counters.completed);
-  metric(lines, n.cancelled, 'counter', 'Generation requests whose client left before the answer was complete.', state.counters.cancelled);
+  metric(
+    lines,
+    n.cancelled,
+    'counter',
+    'Generation requests whose client left before the answer was complete.',
+    state.counters.cancelled,
+  );
   metric(lines, n.failed, 'counter', 'Generation requests answered with an error (or crashed).', state.counters.failed);
   metric(lines, n.slots, 'gauge', 'Parallel slots.', state.parallel);
   metric(lines, n.loaded, 'gauge', '1 once the model is loaded.', ctx.loaded() ? 1 : 0);

@@ -87,7 +87,10 @@ export function resolveSimEngineOptions(input: SimEngineOptionsInput = {}): SimE
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const where = issue.path.length ? String(issue.path[0]) : '(options)';
-    const what = issue.code === 'unrecognized_keys' ? `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message;
+    const what =
+      issue.code === 'unrecognized_keys'
+        ? `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+        : issue.message;
     return `  ${where}: ${what}`;
   });
   throw new SimOptionsError(`sim-engine: invalid options\n${lines.join('\n')}`);
@@ -103,7 +106,11 @@ export function parseSimEngineArgv(argv: string[]): SimEngineOptions | 'help' {
       allowPositionals: false,
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(Object.entries(FLAGS).map(([flag, f]) => [flag, { type: f.kind === 'boolean' ? 'boolean' : 'string' }] as const)),
+        ...Object.fromEntries(
+          Object.entries(FLAGS).map(
+            ([flag, f]) => [flag, { type: f.kind === 'boolean' ? 'boolean' : 'string' }] as const,
+          ),
+        ),
       },
     });
     values = parsed.values as Record<string, string | boolean | undefined>;

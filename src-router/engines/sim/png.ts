@@ -35,7 +35,14 @@ export const MAX_IMAGE_SIDE = 4096;
  * Rows are uniform, so it deflates to a few kilobytes even at 1024×1024.
  */
 export function encodePng(width: number, height: number, seed = 0): Buffer {
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
+  if (
+    !Number.isInteger(width) ||
+    !Number.isInteger(height) ||
+    width < 1 ||
+    height < 1 ||
+    width > MAX_IMAGE_SIDE ||
+    height > MAX_IMAGE_SIDE
+  ) {
     throw new RangeError(`image size ${width}x${height} out of range 1..${MAX_IMAGE_SIDE}`);
   }
   const ihdr = Buffer.alloc(13);
@@ -63,11 +70,19 @@ export function encodePng(width: number, height: number, seed = 0): Buffer {
       raw[p + 2] = bl & 0xff;
     }
   }
-  return Buffer.concat([SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** Parses "WxH" (e.g. "512x512"); undefined when malformed or out of range. */
-export function parseImageSize(size: unknown, fallback = { width: 512, height: 512 }): { width: number; height: number } | undefined {
+export function parseImageSize(
+  size: unknown,
+  fallback = { width: 512, height: 512 },
+): { width: number; height: number } | undefined {
   if (size === undefined || size === null || size === '') return fallback;
   const m = typeof size === 'string' ? /^\s*(\d+)\s*[xX×]\s*(\d+)\s*$/.exec(size) : null;
   if (!m) return undefined;

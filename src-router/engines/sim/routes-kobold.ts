@@ -10,7 +10,13 @@ export const KOBOLD_VERSION = '1.80.sim';
 export function registerKoboldRoutes(app: FastifyInstance, ctx: SimEngineContext): void {
   app.get('/api/v1/model', async () => ({ result: ctx.modelId }));
 
-  app.get('/api/extra/version', async () => ({ result: 'KoboldCpp', version: KOBOLD_VERSION, txt2img: true, transcribe: true, embeddings: true }));
+  app.get('/api/extra/version', async () => ({
+    result: 'KoboldCpp',
+    version: KOBOLD_VERSION,
+    txt2img: true,
+    transcribe: true,
+    embeddings: true,
+  }));
 
   app.post('/sdapi/v1/txt2img', async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;

@@ -16,7 +16,20 @@ export function simProps(ctx: SimEngineContext) {
   const { options } = ctx;
   return {
     default_generation_settings: {
-      params: { seed: 4294967295, temperature: 0.8, top_k: 40, top_p: 0.95, min_p: 0.05, max_tokens: -1, n_predict: -1, stream: false, chat_format: 'Content-only', reasoning_format: 'none', samplers: ['penalties', 'dry', 'top_n_sigma', 'top_k', 'typ_p', 'top_p', 'min_p', 'xtc', 'temperature'], lora: [] },
+      params: {
+        seed: 4294967295,
+        temperature: 0.8,
+        top_k: 40,
+        top_p: 0.95,
+        min_p: 0.05,
+        max_tokens: -1,
+        n_predict: -1,
+        stream: false,
+        chat_format: 'Content-only',
+        reasoning_format: 'none',
+        samplers: ['penalties', 'dry', 'top_n_sigma', 'top_k', 'typ_p', 'top_p', 'min_p', 'xtc', 'temperature'],
+        lora: [],
+      },
       n_ctx: options.ctx,
     },
     total_slots: options.parallel,
@@ -29,7 +42,13 @@ export function simProps(ctx: SimEngineContext) {
     endpoint_metrics: true,
     ui: false,
     chat_template: CHATML_TEMPLATE,
-    chat_template_caps: { supports_system_role: true, supports_tool_calls: false, supports_tools: false, supports_string_content: true, supports_typed_content: false },
+    chat_template_caps: {
+      supports_system_role: true,
+      supports_tool_calls: false,
+      supports_tools: false,
+      supports_string_content: true,
+      supports_typed_content: false,
+    },
     bos_token: '<s>',
     eos_token: '<|im_end|>',
     build_info: LLAMA_SERVER_BUILD,
@@ -45,7 +64,16 @@ function slotTask(ctx: SimEngineContext) {
     n_prompt_tokens: 0,
     n_prompt_tokens_processed: 0,
     n_prompt_tokens_cache: 0,
-    params: { ...params, n_keep: 0, n_discard: 0, ignore_eos: false, n_probs: 0, min_keep: 0, timings_per_token: false, post_sampling_probs: false },
+    params: {
+      ...params,
+      n_keep: 0,
+      n_discard: 0,
+      ignore_eos: false,
+      n_probs: 0,
+      min_keep: 0,
+      timings_per_token: false,
+      post_sampling_probs: false,
+    },
     next_token: [{ has_next_token: false, has_new_line: false, n_remain: -1, n_decoded: 0 }],
   };
 }
@@ -58,7 +86,13 @@ function slotTask(ctx: SimEngineContext) {
 export function simSlots(ctx: SimEngineContext) {
   const active = ctx.state.activeCount;
   const task = ctx.state.counters.requests > 0 ? slotTask(ctx) : {};
-  return Array.from({ length: ctx.options.parallel }, (_, id) => ({ id, n_ctx: ctx.options.ctx, speculative: false, is_processing: id < active, ...task }));
+  return Array.from({ length: ctx.options.parallel }, (_, id) => ({
+    id,
+    n_ctx: ctx.options.ctx,
+    speculative: false,
+    is_processing: id < active,
+    ...task,
+  }));
 }
 
 /** llama-server's own endpoints besides the OpenAI ones: /props and /slots. */

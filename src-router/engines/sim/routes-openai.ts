@@ -14,7 +14,16 @@ function chatPrompt(messages: unknown[]): string {
   return messages
     .map((m) => {
       const { role, content } = (m ?? {}) as Body;
-      const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p && typeof p === 'object' && typeof (p as Body).text === 'string' ? (p as Body).text : '')).join(' ') : '';
+      const text =
+        typeof content === 'string'
+          ? content
+          : Array.isArray(content)
+            ? content
+                .map((p) =>
+                  p && typeof p === 'object' && typeof (p as Body).text === 'string' ? (p as Body).text : '',
+                )
+                .join(' ')
+            : '';
       return `${String(role ?? 'user')}: ${text}`;
     })
     .join('\n');
@@ -85,12 +94,24 @@ function chunk(g: Generation, i: number | 'final' | 'role', extra: Body = {}) {
   const finish = i === 'final' ? g.finish : null;
   const head = { id: g.id, created: g.created, model: g.model, ...fingerprint(g) };
   if (g.kind === 'chat') {
-    const delta = i === 'role' ? { role: 'assistant', content: null } : i === 'final' ? {} : i === 0 && !g.llama ? { role: 'assistant', content: tokenText(g.seed, 0) } : { content: tokenText(g.seed, i) };
+    const delta =
+      i === 'role'
+        ? { role: 'assistant', content: null }
+        : i === 'final'
+          ? {}
+          : i === 0 && !g.llama
+            ? { role: 'assistant', content: tokenText(g.seed, 0) }
+            : { content: tokenText(g.seed, i) };
     const choice = { index: 0, delta, ...(g.llama ? {} : { logprobs: null }), finish_reason: finish };
     return { ...head, object: 'chat.completion.chunk', choices: [choice], ...extra };
   }
   const text = i === 'final' || i === 'role' ? '' : tokenText(g.seed, i);
-  return { ...head, object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: finish }], ...extra };
+  return {
+    ...head,
+    object: 'text_completion',
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finish }],
+    ...extra,
+  };
 }
 
 async function streamGeneration(job: Job, reply: FastifyReply, g: Generation, includeUsage: boolean): Promise<void> {
@@ -107,7 +128,20 @@ async function streamGeneration(job: Job, reply: FastifyReply, g: Generation, in
   await writeEvent(reply, chunk(g, 'final', includeUsage ? {} : extra), job.signal);
   if (includeUsage) {
     const object = g.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
-    await writeEvent(reply, { id: g.id, object, created: g.created, model: g.model, ...fingerprint(g), choices: [], usage: usage(g), ...extra }, job.signal);
+    await writeEvent(
+      reply,
+      {
+        id: g.id,
+        object,
+        created: g.created,
+        model: g.model,
+        ...fingerprint(g),
+        choices: [],
+        usage: usage(g),
+        ...extra,
+      },
+      job.signal,
+    );
   }
   await writeEvent(reply, '[DONE]', job.signal);
   reply.raw.end();
@@ -125,7 +159,17 @@ async function completeGeneration(job: Job, reply: FastifyReply, g: Generation):
   const common = { id: g.id, created: g.created, model: g.model, ...fingerprint(g) };
   const choice =
     g.kind === 'chat'
-      ? { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, ...(g.llama ? {} : { logprobs: null }), finish_reason: g.finish }] }
+      ? {
+          object: 'chat.completion',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: text },
+              ...(g.llama ? {} : { logprobs: null }),
+              finish_reason: g.finish,
+            },
+          ],
+        }
       : { object: 'text_completion', choices: [{ index: 0, text, logprobs: null, finish_reason: g.finish }] };
   const extra = g.withTimings ? { timings: timings(g, performance.now() - started) } : {};
   reply.send({ ...common, ...choice, usage: usage(g), ...extra });
@@ -136,7 +180,8 @@ function textHandler(ctx: SimEngineContext, kind: Kind) {
     const body = (request.body ?? {}) as Body;
     let promptText: string;
     if (kind === 'chat') {
-      if (!Array.isArray(body.messages) || body.messages.length === 0) return sendError(reply, 400, "'messages' must be a non-empty array");
+      if (!Array.isArray(body.messages) || body.messages.length === 0)
+        return sendError(reply, 400, "'messages' must be a non-empty array");
       promptText = chatPrompt(body.messages);
     } else {
       if (body.prompt === undefined) return sendError(reply, 400, "'prompt' is required");

@@ -41,11 +41,31 @@ export interface Transcript {
   /** whisper.cpp names the language in full (`english`), as OpenAI's verbose_json does. */
   language: string;
   duration: number;
-  segments: { id: number; text: string; start: number; end: number; tokens: number[]; words: Word[]; temperature: number; avg_logprob: number; no_speech_prob: number }[];
+  segments: {
+    id: number;
+    text: string;
+    start: number;
+    end: number;
+    tokens: number[];
+    words: Word[];
+    temperature: number;
+    avg_logprob: number;
+    no_speech_prob: number;
+  }[];
 }
 
 /** The languages a client names most, by code; any other code is kept as it came. */
-const LANGUAGE_NAMES: Record<string, string> = { en: 'english', de: 'german', fr: 'french', es: 'spanish', it: 'italian', nl: 'dutch', pt: 'portuguese', ja: 'japanese', zh: 'chinese' };
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'english',
+  de: 'german',
+  fr: 'french',
+  es: 'spanish',
+  it: 'italian',
+  nl: 'dutch',
+  pt: 'portuguese',
+  ja: 'japanese',
+  zh: 'chinese',
+};
 
 const SEGMENT_SECONDS = 10;
 
@@ -60,7 +80,10 @@ export function makeTranscript(seconds: number, language: string | undefined, te
   }
   const code = language && language !== 'auto' ? language : 'en';
   return {
-    text: segments.map((s) => s.text).join('').trim(),
+    text: segments
+      .map((s) => s.text)
+      .join('')
+      .trim(),
     language: LANGUAGE_NAMES[code] ?? code,
     duration: seconds,
     segments,
@@ -68,7 +91,12 @@ export function makeTranscript(seconds: number, language: string | undefined, te
 }
 
 /** Spends seconds × audio_time_per_second (scaled) and returns the transcript. */
-export async function transcribe(ctx: SimEngineContext, job: Job, audio: Buffer, fields: Record<string, string>): Promise<Transcript> {
+export async function transcribe(
+  ctx: SimEngineContext,
+  job: Job,
+  audio: Buffer,
+  fields: Record<string, string>,
+): Promise<Transcript> {
   const seconds = audioSeconds(audio);
   await work(job, ctx.scaled(seconds * ctx.options.audio_time_per_second));
   const temperature = Number(fields.temperature ?? 0);
@@ -83,8 +111,14 @@ export function sendTranscript(reply: FastifyReply, t: Transcript, format: strin
     // whisper-server adds what it detected: the language (its code), how sure it is, and every language's probability.
     const detected = Object.entries(LANGUAGE_NAMES).find(([, name]) => name === t.language)?.[0] ?? t.language;
     reply.send({
-      task: 'transcribe', language: t.language, duration: t.duration, text: t.text, segments: t.segments,
-      detected_language: t.language, detected_language_probability: 0.9, language_probabilities: { [detected]: 0.9 },
+      task: 'transcribe',
+      language: t.language,
+      duration: t.duration,
+      text: t.text,
+      segments: t.segments,
+      detected_language: t.language,
+      detected_language_probability: 0.9,
+      language_probabilities: { [detected]: 0.9 },
     });
   } else {
     reply.send({ text: t.text });
@@ -100,7 +134,8 @@ export function registerWhisperRoutes(app: FastifyInstance, ctx: SimEngineContex
     const audio = form.file;
     return runJob(ctx, request, reply, {
       hooks: readHooks(form.fields),
-      run: async (job) => sendTranscript(reply, await transcribe(ctx, job, audio, form.fields), form.fields.response_format),
+      run: async (job) =>
+        sendTranscript(reply, await transcribe(ctx, job, audio, form.fields), form.fields.response_format),
     });
   });
 }
@@ -113,7 +148,8 @@ export function registerOpenAITranscriptionRoute(app: FastifyInstance, ctx: SimE
     const audio = form.file;
     return runJob(ctx, request, reply, {
       hooks: readHooks(form.fields),
-      run: async (job) => sendTranscript(reply, await transcribe(ctx, job, audio, form.fields), form.fields.response_format),
+      run: async (job) =>
+        sendTranscript(reply, await transcribe(ctx, job, audio, form.fields), form.fields.response_format),
     });
   });
 }

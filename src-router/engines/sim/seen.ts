@@ -37,7 +37,15 @@ export class SeenRing {
 
   /** Records an arrival; the caller updates the entry's state as the request goes on. */
   add(prompt: string, at = Date.now()): SeenEntry {
-    const entry: SeenEntry = { n: ++this.total, at, head: prompt.slice(0, this.headChars), state: 'queued', started: false, startedAt: null, endedAt: null };
+    const entry: SeenEntry = {
+      n: ++this.total,
+      at,
+      head: prompt.slice(0, this.headChars),
+      state: 'queued',
+      started: false,
+      startedAt: null,
+      endedAt: null,
+    };
     if (this.ring.length < this.capacity) this.ring.push(entry);
     else this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.capacity;
@@ -46,6 +54,8 @@ export class SeenRing {
 
   /** Oldest first. */
   list(): SeenEntry[] {
-    return this.ring.length < this.capacity ? [...this.ring] : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+    return this.ring.length < this.capacity
+      ? [...this.ring]
+      : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
   }
 }

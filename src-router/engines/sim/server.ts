@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { SimEngineContext } from './context';
-import { LOADING_BODY, SimCrashedError, WHISPER_LOADING_BODY, sendError } from './errors';
-import { PROMETHEUS_CONTENT_TYPE, type SimStats, renderMetrics, simStats } from './metrics';
-import { type SimEngineOptions, type SimEngineOptionsInput, resolveSimEngineOptions } from './options';
+import { LOADING_BODY, SimCrashedError, sendError, WHISPER_LOADING_BODY } from './errors';
+import { PROMETHEUS_CONTENT_TYPE, renderMetrics, type SimStats, simStats } from './metrics';
+import { resolveSimEngineOptions, type SimEngineOptions, type SimEngineOptionsInput } from './options';
 import { registerKoboldRoutes } from './routes-kobold';
 import { registerLlamaServerRoutes } from './routes-llama-server';
 import { registerOpenAIRoutes } from './routes-openai';
@@ -50,9 +50,13 @@ const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
  * Starts a sim engine on options.host:options.port (0 picks a port). It listens first, then
  * "loads" for load_time (health 503), then serves. Throws SimCrashedError for `fail: crash_on_start`.
  */
-export async function startSimEngine(input: SimEngineOptionsInput | SimEngineOptions, hooks: SimEngineHooks = {}): Promise<SimEngineHandle> {
+export async function startSimEngine(
+  input: SimEngineOptionsInput | SimEngineOptions,
+  hooks: SimEngineHooks = {},
+): Promise<SimEngineHandle> {
   const options = resolveSimEngineOptions(input as SimEngineOptionsInput);
-  if (options.fail === 'crash_on_start') throw new SimCrashedError('sim-engine: simulated crash on start (fail=crash_on_start)');
+  if (options.fail === 'crash_on_start')
+    throw new SimCrashedError('sim-engine: simulated crash on start (fail=crash_on_start)');
 
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: MAX_BODY_BYTES });
   let isLoaded = false;
@@ -130,7 +134,12 @@ async function buildApp(app: FastifyInstance, ctx: SimEngineContext): Promise<vo
   app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(renderMetrics(ctx)));
   app.get('/sim/stats', async () => simStats(ctx));
   // Test hook: which requests this engine received (prompt heads) and how each went, the last SEEN_CAPACITY.
-  app.get('/sim/seen', async () => ({ pid: process.pid, total: ctx.seen.total, capacity: ctx.seen.capacity, entries: ctx.seen.list() }));
+  app.get('/sim/seen', async () => ({
+    pid: process.pid,
+    total: ctx.seen.total,
+    capacity: ctx.seen.capacity,
+    entries: ctx.seen.list(),
+  }));
 
   if (shape === 'whisper-server' || shape === 'koboldcpp') {
     await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 4, fields: 64 } });

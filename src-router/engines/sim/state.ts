@@ -53,7 +53,12 @@ export interface Counters {
 /** Slots, the FIFO of requests waiting for one, counters and the KV page gauge of one engine. */
 export class EngineState {
   readonly counters: Counters = { requests: 0, completed: 0, cancelled: 0, failed: 0 };
-  readonly queueWait: Histogram = { bounds: QUEUE_WAIT_BUCKETS, counts: new Array(QUEUE_WAIT_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+  readonly queueWait: Histogram = {
+    bounds: QUEUE_WAIT_BUCKETS,
+    counts: new Array(QUEUE_WAIT_BUCKETS.length + 1).fill(0),
+    sum: 0,
+    count: 0,
+  };
   private readonly active = new Set<Slot>();
   private readonly waiting: Waiter[] = [];
 

@@ -3,7 +3,8 @@ export const RAW_AUDIO_BYTES_PER_SECOND = 32_000;
 
 /** Seconds of audio in a RIFF/WAVE file (from its fmt and data chunks); undefined if not a readable WAV. */
 export function wavDurationSeconds(bytes: Buffer): number | undefined {
-  if (bytes.length < 12 || bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WAVE') return undefined;
+  if (bytes.length < 12 || bytes.toString('ascii', 0, 4) !== 'RIFF' || bytes.toString('ascii', 8, 12) !== 'WAVE')
+    return undefined;
   let byteRate: number | undefined;
   let offset = 12;
   while (offset + 8 <= bytes.length) {

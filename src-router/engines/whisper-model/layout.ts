@@ -37,8 +37,17 @@ export interface WhisperHparams {
 
 /** The hparams in the order the file holds them. */
 export const HPARAM_ORDER: readonly (keyof WhisperHparams)[] = [
-  'n_vocab', 'n_audio_ctx', 'n_audio_state', 'n_audio_head', 'n_audio_layer',
-  'n_text_ctx', 'n_text_state', 'n_text_head', 'n_text_layer', 'n_mels', 'ftype',
+  'n_vocab',
+  'n_audio_ctx',
+  'n_audio_state',
+  'n_audio_head',
+  'n_audio_layer',
+  'n_text_ctx',
+  'n_text_state',
+  'n_text_head',
+  'n_text_layer',
+  'n_mels',
+  'ftype',
 ];
 
 export interface TinyWhisperOptions {
@@ -54,7 +63,8 @@ export function tinyWhisperHparams(o: TinyWhisperOptions = {}): WhisperHparams {
   const state = o.state ?? 64;
   const heads = o.heads ?? 2;
   const layers = o.layers ?? 1;
-  if (!Number.isInteger(state) || state < 8 || state > 1024 || state % heads !== 0 || state % 4 !== 0) throw new RangeError(`state must be 8..1024, a multiple of 4 and divisible by heads, got ${state} / ${heads}`);
+  if (!Number.isInteger(state) || state < 8 || state > 1024 || state % heads !== 0 || state % 4 !== 0)
+    throw new RangeError(`state must be 8..1024, a multiple of 4 and divisible by heads, got ${state} / ${heads}`);
   if (!Number.isInteger(layers) || layers < 1 || layers > 4) throw new RangeError(`layers must be 1..4, got ${layers}`);
   return {
     n_vocab: N_VOCAB_EN,
@@ -101,7 +111,8 @@ export function whisperTensors(h: WhisperHparams): TensorSpec[] {
   const w: WhisperWeightType = h.ftype === 1 ? 'f16' : 'f32';
   const s = h.n_audio_state;
   const t: TensorSpec[] = [];
-  const add = (name: string, ne: number[], type: WhisperWeightType, init: TensorInit) => t.push({ name, ne, type, init });
+  const add = (name: string, ne: number[], type: WhisperWeightType, init: TensorInit) =>
+    t.push({ name, ne, type, init });
   const block = (p: string, attn: string, cross: boolean) => {
     // The decoder's blocks add nothing to the residual stream (see SPOKEN_TOKEN); the encoder's are random.
     const out: TensorInit = cross ? 'zeros' : 'random';

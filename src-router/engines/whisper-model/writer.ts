@@ -1,9 +1,25 @@
 /** Writes a tiny whisper.cpp model with seeded random weights (the layout in `layout.ts`). */
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+
 import { once } from 'node:events';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { seededRandom } from '../../seeded-random';
 import { encodeTensor } from '../llama-node/tensor-encode';
-import { GGML_FILE_MAGIC, GGML_TYPE, HPARAM_ORDER, MEL_FILTERS, N_TEXT_TOKENS, TOKEN_BEG, TOKEN_EOT, SPOKEN_TOKEN, melFilters, tinyWhisperHparams, whisperTensors, type TensorSpec, type TinyWhisperOptions, type WhisperHparams } from './layout';
+import {
+  GGML_FILE_MAGIC,
+  GGML_TYPE,
+  HPARAM_ORDER,
+  MEL_FILTERS,
+  melFilters,
+  N_TEXT_TOKENS,
+  SPOKEN_TOKEN,
+  type TensorSpec,
+  type TinyWhisperOptions,
+  TOKEN_BEG,
+  TOKEN_EOT,
+  tinyWhisperHparams,
+  type WhisperHparams,
+  whisperTensors,
+} from './layout';
 import { tinyVocab } from './vocab';
 
 /** Magic, hparams, mel filters and vocabulary: everything before the first tensor. */
@@ -47,7 +63,10 @@ export function tensorHead(spec: TensorSpec): Buffer {
  * (A·(A+B) = n against -n/2), after the spoken token end-of-text does ((A+B)·(4B - A/2) = 3.5n against 2n).
  */
 export function chainDirections(n: number): { a: number[]; b: number[] } {
-  return { a: Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 1 : -1)), b: Array.from({ length: n }, (_, i) => (Math.floor(i / 2) % 2 === 0 ? 1 : -1)) };
+  return {
+    a: Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 1 : -1)),
+    b: Array.from({ length: n }, (_, i) => (Math.floor(i / 2) % 2 === 0 ? 1 : -1)),
+  };
 }
 
 /** A tensor's values: ones, zeros, uniform in ±scale (1/sqrt of its input width, so activations stay near 1), or the wired token embedding. */
@@ -84,7 +103,10 @@ export interface TinyWhisperResult {
  * Writes the model to `outPath` (through a temp file renamed into place, so an interrupted write never leaves a
  * model that looks whole); the same options and seed always give the same bytes.
  */
-export async function writeTinyWhisperModel(outPath: string, options: TinyWhisperOptions = {}): Promise<TinyWhisperResult> {
+export async function writeTinyWhisperModel(
+  outPath: string,
+  options: TinyWhisperOptions = {},
+): Promise<TinyWhisperResult> {
   const hparams = tinyWhisperHparams(options);
   const seed = options.seed ?? 1;
   const random = seededRandom(seed);

@@ -38,8 +38,14 @@ function clientExamples(prefix: string, m: { chat: string; image: string; whispe
     [`GET ${prefix}/v1/models`]: {},
     // The worker lists the catalog as clients see it: by public ID.
     [`GET ${prefix}/v1/models/*`]: { params: { model: 'sim-chat' } },
-    [`POST ${prefix}/v1/chat/completions`]: { body: { ...chat, model: m.chat }, ...(prefix ? {} : { stream: { ...chat, model: m.chat, stream: true } }) },
-    [`POST ${prefix}/v1/completions`]: { body: { ...completion, model: m.chat }, ...(prefix ? {} : { stream: { ...completion, model: m.chat, stream: true } }) },
+    [`POST ${prefix}/v1/chat/completions`]: {
+      body: { ...chat, model: m.chat },
+      ...(prefix ? {} : { stream: { ...chat, model: m.chat, stream: true } }),
+    },
+    [`POST ${prefix}/v1/completions`]: {
+      body: { ...completion, model: m.chat },
+      ...(prefix ? {} : { stream: { ...completion, model: m.chat, stream: true } }),
+    },
     [`POST ${prefix}/v1/embeddings`]: { body: { model: m.chat, input: 'hi' } },
     [`POST ${prefix}/v1/images/generations`]: { body: { model: m.image, prompt: 'a red square', n: 1, size: '64x64' } },
     [`POST ${prefix}/v1/audio/transcriptions`]: { form: { model: m.whisper } },
@@ -78,23 +84,46 @@ export const EXAMPLES: Record<string, Example> = {
   'GET /router/v1/console/bench/runs': { query: { limit: '5' } },
   'GET /router/v1/console/bench/runs/:id': { params: { id: 'no-such-run' }, status: 404 },
   'GET /router/v1/console/clusters': {},
-  'POST /router/v1/console/clusters': { body: { name: 'gpu-a alone', url: '{{slaveUrl}}', token: '{{consoleToken}}' }, capture: { clusterId: 'id' } },
+  'POST /router/v1/console/clusters': {
+    body: { name: 'gpu-a alone', url: '{{slaveUrl}}', token: '{{consoleToken}}' },
+    capture: { clusterId: 'id' },
+  },
   'PATCH /router/v1/console/clusters/:id': { params: { id: '{{clusterId}}' }, body: { name: 'gpu-a renamed' } },
   'GET /router/v1/console/clusters/:id/console/*': { params: { id: '{{clusterId}}', path: 'lanes' } },
   'POST /router/v1/console/clusters/:id/console/*': { params: { id: 'local', path: 'codes' }, body: {} },
-  'PUT /router/v1/console/clusters/:id/console/*': { params: { id: 'local', path: 'no-such-route' }, body: {}, status: 404 },
-  'PATCH /router/v1/console/clusters/:id/console/*': { params: { id: 'local', path: 'clusters/{{clusterId}}' }, body: { name: 'gpu-a renamed again' } },
+  'PUT /router/v1/console/clusters/:id/console/*': {
+    params: { id: 'local', path: 'no-such-route' },
+    body: {},
+    status: 404,
+  },
+  'PATCH /router/v1/console/clusters/:id/console/*': {
+    params: { id: 'local', path: 'clusters/{{clusterId}}' },
+    body: { name: 'gpu-a renamed again' },
+  },
   'DELETE /router/v1/console/clusters/:id/console/*': { params: { id: 'local', path: 'no-such-route' }, status: 404 },
   'GET /router/v1/console/clusters/:id/site/*': { params: { id: '{{clusterId}}', path: 'guardians' } },
-  'POST /router/v1/console/clusters/:id/site/*': { params: { id: 'local', path: 'recipes/no-such-recipe/load' }, body: {}, status: 404 },
-  'PUT /router/v1/console/clusters/:id/site/*': { params: { id: 'local', path: 'text-routing-groups/no-such-link' }, body: {}, status: 404 },
+  'POST /router/v1/console/clusters/:id/site/*': {
+    params: { id: 'local', path: 'recipes/no-such-recipe/load' },
+    body: {},
+    status: 404,
+  },
+  'PUT /router/v1/console/clusters/:id/site/*': {
+    params: { id: 'local', path: 'text-routing-groups/no-such-link' },
+    body: {},
+    status: 404,
+  },
   'PATCH /router/v1/console/clusters/:id/site/*': { params: { id: 'local', path: 'guardians' }, body: {}, status: 404 },
-  'DELETE /router/v1/console/clusters/:id/site/*': { params: { id: 'local', path: 'recipes/no-such-recipe' }, status: 404 },
+  'DELETE /router/v1/console/clusters/:id/site/*': {
+    params: { id: 'local', path: 'recipes/no-such-recipe' },
+    status: 404,
+  },
   'DELETE /router/v1/console/clusters/:id': { params: { id: '{{clusterId}}' } },
   'GET /router/v1/console/decisions': { query: { limit: '5' } },
   'GET /router/v1/console/decisions/export': { query: { format: 'jsonl', max: '10' } },
   'GET /router/v1/console/timeline': { query: { limit: '10' } },
-  'POST /router/v1/console/replay': { body: { from: '{{from}}', to: '{{to}}', settings: { offload_probe_idle: '30s' } } },
+  'POST /router/v1/console/replay': {
+    body: { from: '{{from}}', to: '{{to}}', settings: { offload_probe_idle: '30s' } },
+  },
   'GET /router/v1/console/runtime.health': {},
   'GET /router/v1/console/runtime.routing': {},
   'POST /router/v1/console/runtime.setRouting': { body: { strategy: 'round-robin' } },
@@ -105,7 +134,10 @@ export const EXAMPLES: Record<string, Example> = {
   'PUT /router/v1/console/settings': { body: { config: '{{config}}' } },
   'GET /router/v1/console/model-configs': {},
   'POST /router/v1/console/model-configs': { body: { config: { name: 'openapi-probe', backend: 'sim' } }, status: 201 },
-  'PUT /router/v1/console/model-configs/:name': { params: { name: 'openapi-probe' }, body: { config: { name: 'openapi-probe', backend: 'sim', contextsize: 2048 } } },
+  'PUT /router/v1/console/model-configs/:name': {
+    params: { name: 'openapi-probe' },
+    body: { config: { name: 'openapi-probe', backend: 'sim', contextsize: 2048 } },
+  },
   'DELETE /router/v1/console/model-configs/:name': { params: { name: 'openapi-probe' } },
   'GET /router/v1/console/model-files': {},
   // A file outside the allowed folders: refused before anything is read.
@@ -118,12 +150,26 @@ export const EXAMPLES: Record<string, Example> = {
   'POST /router/v1/console/assets/fetch': { body: { nodeId: 'gpu-a', sha256: NO_HASH }, status: 403 },
 
   'GET /router/v1/site/routing-groups': {},
-  'POST /router/v1/site/routing-groups': { body: { owner: { node_id: 'master', model: '{{painter}}' }, helper: { node_id: 'gpu-a', model: '{{brush}}' }, acknowledge_different_weights: true }, capture: { imageLink: 'id' } },
+  'POST /router/v1/site/routing-groups': {
+    body: {
+      owner: { node_id: 'master', model: '{{painter}}' },
+      helper: { node_id: 'gpu-a', model: '{{brush}}' },
+      acknowledge_different_weights: true,
+    },
+    capture: { imageLink: 'id' },
+  },
   'PUT /router/v1/site/routing-groups/:id': { params: { id: '{{imageLink}}' }, body: { restore_after_borrow: true } },
   'DELETE /router/v1/site/routing-groups/:id': { params: { id: '{{imageLink}}' } },
   'GET /router/v1/site/routing-groups/candidates': { query: { node: 'master', model: '{{painter}}' } },
   'GET /router/v1/site/text-routing-groups': {},
-  'POST /router/v1/site/text-routing-groups': { body: { owner: { node_id: 'master', model: '{{chat}}' }, helper: { node_id: 'gpu-a', model: '{{helper}}' }, acknowledge_different_weights: true }, capture: { textLink: 'id' } },
+  'POST /router/v1/site/text-routing-groups': {
+    body: {
+      owner: { node_id: 'master', model: '{{chat}}' },
+      helper: { node_id: 'gpu-a', model: '{{helper}}' },
+      acknowledge_different_weights: true,
+    },
+    capture: { textLink: 'id' },
+  },
   'PUT /router/v1/site/text-routing-groups/:id': { params: { id: '{{textLink}}' }, body: { load_if_unloaded: false } },
   'DELETE /router/v1/site/text-routing-groups/:id': { params: { id: '{{textLink}}' } },
   'GET /router/v1/site/text-routing-groups/candidates': { query: { node: 'master', model: '{{chat}}', role: 'owner' } },
@@ -131,7 +177,11 @@ export const EXAMPLES: Record<string, Example> = {
   'PUT /router/v1/site/guardians': { body: { scope: 'cluster', guardian: { node_id: 'gpu-a', model: '{{seer}}' } } },
   'DELETE /router/v1/site/guardians': { body: { scope: 'cluster' } },
   'GET /router/v1/site/recipes': {},
-  'PUT /router/v1/site/recipes/:name': { params: { name: 'split-chat' }, body: { name: 'split-chat', components: [{ role: 'text', nodeId: 'master', model: '{{chat}}', backend: 'sim' }] }, status: 201 },
+  'PUT /router/v1/site/recipes/:name': {
+    params: { name: 'split-chat' },
+    body: { name: 'split-chat', components: [{ role: 'text', nodeId: 'master', model: '{{chat}}', backend: 'sim' }] },
+    status: 201,
+  },
   'GET /router/v1/site/recipes/:name': { params: { name: 'split-chat' } },
   'POST /router/v1/site/recipes/:name/load': { params: { name: 'split-chat' } },
   'DELETE /router/v1/site/recipes/:name': { params: { name: 'split-chat' } },
@@ -143,7 +193,9 @@ export const EXAMPLES: Record<string, Example> = {
   'GET /router/v1/node/runtime-health': {},
   'GET /router/v1/node/engine-metrics/:localId': { params: { localId: '{{chat}}' } },
   'POST /router/v1/node/offload/event': { body: { owner, trigger: 'tick' } },
-  'POST /router/v1/node/offload/relay': { body: { requestId: 'contract-relay-1', owner, helper, endpoint: 'chat', json: { ...chat, model: '{{helper}}' } } },
+  'POST /router/v1/node/offload/relay': {
+    body: { requestId: 'contract-relay-1', owner, helper, endpoint: 'chat', json: { ...chat, model: '{{helper}}' } },
+  },
   'GET /router/v1/node/offload/state': { node: 'slave' },
   'GET /router/v1/node/offload/borrowed': { node: 'slave' },
   'POST /router/v1/node/offload/withdraw': { node: 'slave', body: { requestIds: ['contract-none'] } },
@@ -167,4 +219,5 @@ export const EXAMPLES: Record<string, Example> = {
 };
 
 /** Operations without an example (the unit test expects none). */
-export const missingExamples = (): string[] => OPERATIONS.map((op) => `${op.method} ${op.path}`).filter((k) => !(k in EXAMPLES));
+export const missingExamples = (): string[] =>
+  OPERATIONS.map((op) => `${op.method} ${op.path}`).filter((k) => !(k in EXAMPLES));

@@ -11,8 +11,12 @@ export async function openApiRoutes(app: FastifyInstance, version: string): Prom
   // Both answers are made once, on first request: the document is static for a build.
   let json: string | undefined;
   let page: string | undefined;
-  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send((json ??= JSON.stringify(openApiDocument(version)))));
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send((page ??= docsPage(openApiDocument(version)))));
+  app.get('/openapi.json', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((json ??= JSON.stringify(openApiDocument(version)))),
+  );
+  app.get('/docs', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send((page ??= docsPage(openApiDocument(version)))),
+  );
 }
 
 /** A route as fastify registered it. */
@@ -41,6 +45,8 @@ export function recordRoutes(app: FastifyInstance): void {
 export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
   return (ROUTES.get(app) ?? []).flatMap((route) => {
     const undocumented = (route.config as { undocumented?: string } | undefined)?.undocumented;
-    return [route.method].flat().map((method) => ({ method, path: route.url, ...(undocumented ? { undocumented } : {}) }));
+    return [route.method]
+      .flat()
+      .map((method) => ({ method, path: route.url, ...(undocumented ? { undocumented } : {}) }));
   });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import * as c from '../../contract';
 import { recipeSchema } from '../../cluster/assets/recipes';
+import * as c from '../../contract';
 import { replayRequestSchema, replayResultSchema, replaySourceSchema } from '../../contract/replay';
 
 /**

@@ -1,5 +1,5 @@
-export * from './link-schema';
-export * from './link-validate';
 export * from './link-candidates';
+export * from './link-schema';
 export * from './link-store';
 export * from './link-upgrade';
+export * from './link-validate';

@@ -11,14 +11,14 @@ import {
   acknowledgementError,
   catalogModels,
   describeRef,
+  type ExistingLink,
   endError,
   findModel,
   helperAcknowledged,
+  type LinkResult,
   laneProblem,
   pairError,
   weightsOf,
-  type ExistingLink,
-  type LinkResult,
 } from './link-validate';
 
 /** `owner`: the anchor lends and the candidates are helpers; `helper`: the anchor borrows and the candidates are owners. */
@@ -32,15 +32,38 @@ export function linkCandidates(
   anchorRole: AnchorRole = 'owner',
 ): LinkResult<LinkCandidateList> {
   const a = findModel(catalog, anchor);
-  if (!a) return { ok: false, error: { status: 404, code: 'model_not_found', message: `${describeRef(anchor)} is not a model of the cluster`, field: 'anchor' } };
+  if (!a)
+    return {
+      ok: false,
+      error: {
+        status: 404,
+        code: 'model_not_found',
+        message: `${describeRef(anchor)} is not a model of the cluster`,
+        field: 'anchor',
+      },
+    };
   const wrong = laneProblem(a.record, lane);
-  if (wrong) return { ok: false, error: { status: 400, code: 'wrong_lane', message: `${describeRef(anchor)} ${wrong}`, field: 'anchor' } };
+  if (wrong)
+    return {
+      ok: false,
+      error: { status: 400, code: 'wrong_lane', message: `${describeRef(anchor)} ${wrong}`, field: 'anchor' },
+    };
   const candidateRole: AnchorRole = anchorRole === 'owner' ? 'helper' : 'owner';
   const anchorProblem = endError(anchorRole, a, lane);
 
   const candidates = catalogModels(catalog)
     .filter((c) => c.ref.nodeId !== anchor.nodeId && laneProblem(c.record, lane) === null)
-    .sort((x, y) => (x.ref.nodeId < y.ref.nodeId ? -1 : x.ref.nodeId > y.ref.nodeId ? 1 : x.ref.model < y.ref.model ? -1 : x.ref.model > y.ref.model ? 1 : 0))
+    .sort((x, y) =>
+      x.ref.nodeId < y.ref.nodeId
+        ? -1
+        : x.ref.nodeId > y.ref.nodeId
+          ? 1
+          : x.ref.model < y.ref.model
+            ? -1
+            : x.ref.model > y.ref.model
+              ? 1
+              : 0,
+    )
     .map((c): LinkCandidate => {
       const [owner, helper] = anchorRole === 'owner' ? [a, c] : [c, a];
       const weights = weightsOf(a.record, c.record);
@@ -61,6 +84,11 @@ export function linkCandidates(
 
   return {
     ok: true,
-    value: { lane, anchor: { ...toEnd(a.ref), public_id: a.publicId, model_hash: a.record.modelHash }, anchor_role: anchorRole, candidates },
+    value: {
+      lane,
+      anchor: { ...toEnd(a.ref), public_id: a.publicId, model_hash: a.record.modelHash },
+      anchor_role: anchorRole,
+      candidates,
+    },
   };
 }

@@ -5,6 +5,17 @@
 import type { LinkEnd, LinkRecord, LinkUpdate, LinkWeights } from '../../contract';
 import type { LendingLane, LinkSpec, ModelRef } from '../types';
 
+export type {
+  LinkCandidate,
+  LinkCandidateList,
+  LinkCreate,
+  LinkCreateInput,
+  LinkEnd,
+  LinkList,
+  LinkRecord,
+  LinkUpdate,
+  LinkWeights,
+} from '../../contract';
 export {
   linkCandidateListSchema,
   linkCandidateSchema,
@@ -16,7 +27,6 @@ export {
   linkUpdateSchema,
   linkWeightsSchema,
 } from '../../contract';
-export type { LinkCandidate, LinkCandidateList, LinkCreate, LinkCreateInput, LinkEnd, LinkList, LinkRecord, LinkUpdate, LinkWeights } from '../../contract';
 
 /** Site API collection path of each lane (LINK-2). */
 export const LINK_LANE_PATHS: Record<LendingLane, string> = {
@@ -71,8 +81,17 @@ export function toLinkRecord(l: StoredLink): LinkRecord {
   };
 }
 
-export function toLinkSpec(l: Pick<StoredLink, 'id' | 'lane' | 'owner' | 'helper' | 'loadIfUnloaded' | 'restoreAfterBorrow'>): LinkSpec {
-  return { id: l.id, lane: l.lane, owner: { ...l.owner }, helper: { ...l.helper }, loadIfUnloaded: l.loadIfUnloaded, restoreAfterBorrow: l.restoreAfterBorrow };
+export function toLinkSpec(
+  l: Pick<StoredLink, 'id' | 'lane' | 'owner' | 'helper' | 'loadIfUnloaded' | 'restoreAfterBorrow'>,
+): LinkSpec {
+  return {
+    id: l.id,
+    lane: l.lane,
+    owner: { ...l.owner },
+    helper: { ...l.helper },
+    loadIfUnloaded: l.loadIfUnloaded,
+    restoreAfterBorrow: l.restoreAfterBorrow,
+  };
 }
 
 export function patchFromUpdate(u: LinkUpdate): LinkPatch {

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RouterError } from '../../contract';
-import { settingsCounter, type Db } from '../../store';
+import { type Db, settingsCounter } from '../../store';
 import type { LendingLane, LinkSpec } from '../types';
-import { toLinkSpec, type LinkPatch, type NewLink, type ReplicatedLink, type StoredLink } from './link-schema';
+import { type LinkPatch, type NewLink, type ReplicatedLink, type StoredLink, toLinkSpec } from './link-schema';
 
 interface LinkRow {
   id: string;
@@ -51,14 +51,18 @@ const toParams = (l: StoredLink) => ({
   updated_at: l.updatedAt,
 });
 
-const COLUMNS = 'id, lane, owner_node, owner_model, helper_node, helper_model, load_if_unloaded, restore_after_borrow, weights, acknowledged, created_at, updated_at';
-const VALUES = '@id, @lane, @owner_node, @owner_model, @helper_node, @helper_model, @load_if_unloaded, @restore_after_borrow, @weights, @acknowledged, @created_at, @updated_at';
+const COLUMNS =
+  'id, lane, owner_node, owner_model, helper_node, helper_model, load_if_unloaded, restore_after_borrow, weights, acknowledged, created_at, updated_at';
+const VALUES =
+  '@id, @lane, @owner_node, @owner_model, @helper_node, @helper_model, @load_if_unloaded, @restore_after_borrow, @weights, @acknowledged, @created_at, @updated_at';
 const ORDER = 'ORDER BY lane, owner_node, owner_model, helper_node, helper_model';
 
 /** What replaceAll compares: everything a push carries. */
-const replicaKey = (l: StoredLink) => JSON.stringify([l.id, l.lane, l.owner, l.helper, l.loadIfUnloaded, l.restoreAfterBorrow, l.weights, l.acknowledged]);
+const replicaKey = (l: StoredLink) =>
+  JSON.stringify([l.id, l.lane, l.owner, l.helper, l.loadIfUnloaded, l.restoreAfterBorrow, l.weights, l.acknowledged]);
 
-const isUniqueViolation = (e: unknown) => e instanceof Error && 'code' in e && (e as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+const isUniqueViolation = (e: unknown) =>
+  e instanceof Error && 'code' in e && (e as { code: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 export class LinkStore {
   private readonly counter;
@@ -85,14 +89,26 @@ export class LinkStore {
   /** Stores a validated link (validateLink). A second link for the same lane, owner and helper is a 409. */
   create(link: NewLink): StoredLink {
     const now = this.clock();
-    const stored: StoredLink = { ...link, owner: { ...link.owner }, helper: { ...link.helper }, id: randomUUID(), createdAt: now, updatedAt: now };
+    const stored: StoredLink = {
+      ...link,
+      owner: { ...link.owner },
+      helper: { ...link.helper },
+      id: randomUUID(),
+      createdAt: now,
+      updatedAt: now,
+    };
     try {
       this.db.transaction(() => {
         this.db.prepare(`INSERT INTO links (${COLUMNS}) VALUES (${VALUES})`).run(toParams(stored));
         this.bump();
       })();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new RouterError(409, 'duplicate_link', `a ${link.lane} link from ${link.owner.model} on ${link.owner.nodeId} to ${link.helper.model} on ${link.helper.nodeId} already exists`);
+      if (isUniqueViolation(e))
+        throw new RouterError(
+          409,
+          'duplicate_link',
+          `a ${link.lane} link from ${link.owner.model} on ${link.owner.nodeId} to ${link.helper.model} on ${link.helper.nodeId} already exists`,
+        );
       throw e;
     }
     return stored;
@@ -108,11 +124,18 @@ export class LinkStore {
       restoreAfterBorrow: patch.restoreAfterBorrow ?? current.restoreAfterBorrow,
       acknowledged: patch.acknowledged ?? current.acknowledged,
     };
-    if (next.loadIfUnloaded === current.loadIfUnloaded && next.restoreAfterBorrow === current.restoreAfterBorrow && next.acknowledged === current.acknowledged) return current;
+    if (
+      next.loadIfUnloaded === current.loadIfUnloaded &&
+      next.restoreAfterBorrow === current.restoreAfterBorrow &&
+      next.acknowledged === current.acknowledged
+    )
+      return current;
     next.updatedAt = this.clock();
     this.db.transaction(() => {
       this.db
-        .prepare('UPDATE links SET load_if_unloaded = @load_if_unloaded, restore_after_borrow = @restore_after_borrow, acknowledged = @acknowledged, updated_at = @updated_at WHERE id = @id')
+        .prepare(
+          'UPDATE links SET load_if_unloaded = @load_if_unloaded, restore_after_borrow = @restore_after_borrow, acknowledged = @acknowledged, updated_at = @updated_at WHERE id = @id',
+        )
         .run(toParams(next));
       this.bump();
     })();

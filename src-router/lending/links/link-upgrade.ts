@@ -5,8 +5,8 @@
  * the catalog knows both ends, and keeps them current when a node's weights change.
  */
 import type { ClusterEntry } from '../../registry';
-import type { LinkStore } from './link-store';
 import type { StoredLink } from './link-schema';
+import type { LinkStore } from './link-store';
 import { findModel, weightsOf } from './link-validate';
 
 /** The legacy tables as an earlier release had them (what migration 3 converts and drops). */
@@ -16,7 +16,10 @@ export const LEGACY_ROUTING_GROUPS_SQL = `
 `;
 
 /** Links whose stored weights disagree with the catalog; links with an end the catalog does not know are left alone. */
-export function linkWeightChanges(links: Pick<StoredLink, 'id' | 'owner' | 'helper' | 'weights'>[], catalog: ClusterEntry[]): { id: string; weights: StoredLink['weights'] }[] {
+export function linkWeightChanges(
+  links: Pick<StoredLink, 'id' | 'owner' | 'helper' | 'weights'>[],
+  catalog: ClusterEntry[],
+): { id: string; weights: StoredLink['weights'] }[] {
   const out: { id: string; weights: StoredLink['weights'] }[] = [];
   for (const l of links) {
     const owner = findModel(catalog, l.owner);

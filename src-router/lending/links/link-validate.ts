@@ -3,10 +3,10 @@
  * No IO: the caller passes the catalog's entries and the store's list. The picker (link-candidates.ts) uses the same
  * rules, so what it offers enabled is exactly what saves.
  */
-import { RouterError, type LinkCreateInput, type LinkWeights, type NodeModelRecord } from '../../contract';
+import { type LinkCreateInput, type LinkWeights, type NodeModelRecord, RouterError } from '../../contract';
 import type { ClusterEntry } from '../../registry';
 import type { LendingLane, ModelRef } from '../types';
-import { fromEnd, sameRef, type NewLink, type StoredLink } from './link-schema';
+import { fromEnd, type NewLink, type StoredLink, sameRef } from './link-schema';
 
 export type LinkErrorCode =
   | 'model_not_found'
@@ -51,7 +51,11 @@ export function findModel(catalog: ClusterEntry[], ref: ModelRef): CatalogModel 
 /** Every model of the catalog, one per node and local ID. */
 export function catalogModels(catalog: ClusterEntry[]): CatalogModel[] {
   return catalog.flatMap((entry) =>
-    entry.replicas.map((r) => ({ ref: { nodeId: r.nodeId, model: r.record.localId }, publicId: entry.id, record: r.record })),
+    entry.replicas.map((r) => ({
+      ref: { nodeId: r.nodeId, model: r.record.localId },
+      publicId: entry.id,
+      record: r.record,
+    })),
   );
 }
 
@@ -80,7 +84,8 @@ export function eligibilityProblem(record: NodeModelRecord, lane: LendingLane): 
   if (record.parallel !== null && record.parallel !== 1) {
     return `serves ${record.parallel} requests at once (parallel / vllm.settings.max_number_sequences ${record.parallel}); a text link needs a model that serves one request at a time (1 or unset)`;
   }
-  if (record.contextsize === null) return 'states no context window; set contextsize (or vllm.settings.max_model_length for vLLM)';
+  if (record.contextsize === null)
+    return 'states no context window; set contextsize (or vllm.settings.max_model_length for vLLM)';
   return null;
 }
 
@@ -91,7 +96,9 @@ export function weightsOf(a: NodeModelRecord, b: NodeModelRecord): LinkWeights {
 
 function weightsDetail(owner: CatalogModel, helper: CatalogModel): string {
   const unknown = [owner, helper].filter((m) => m.record.modelHash === null).map((m) => describeRef(m.ref));
-  return unknown.length ? `the model hash of ${unknown.join(' and ')} is not known, so the weights are treated as different` : 'their model hashes differ';
+  return unknown.length
+    ? `the model hash of ${unknown.join(' and ')} is not known, so the weights are treated as different`
+    : 'their model hashes differ';
 }
 
 /** An earlier link to this helper model already carries the different-weights acknowledgement: do not ask again. */
@@ -99,7 +106,12 @@ export function helperAcknowledged(helper: ModelRef, existing: ExistingLink[]): 
   return existing.some((l) => sameRef(l.helper, helper) && l.acknowledged && l.weights === 'different');
 }
 
-const fail = (status: LinkError['status'], code: LinkErrorCode, message: string, field: string | null): { ok: false; error: LinkError } => ({
+const fail = (
+  status: LinkError['status'],
+  code: LinkErrorCode,
+  message: string,
+  field: string | null,
+): { ok: false; error: LinkError } => ({
   ok: false,
   error: { status, code, message, field },
 });
@@ -109,12 +121,23 @@ export function endError(role: 'owner' | 'helper', m: CatalogModel, lane: Lendin
   const wrong = laneProblem(m.record, lane);
   if (wrong) return { status: 400, code: 'wrong_lane', message: `${role} ${describeRef(m.ref)} ${wrong}`, field: role };
   const ineligible = eligibilityProblem(m.record, lane);
-  if (ineligible) return { status: 400, code: 'ineligible', message: `${role} ${describeRef(m.ref)} is not eligible for an LLM link: it ${ineligible}`, field: role };
+  if (ineligible)
+    return {
+      status: 400,
+      code: 'ineligible',
+      message: `${role} ${describeRef(m.ref)} is not eligible for an LLM link: it ${ineligible}`,
+      field: role,
+    };
   return null;
 }
 
 /** Problems of the pair once both ends are fine on their own: multimodal (LLM-1), duplicate (409). */
-export function pairError(owner: CatalogModel, helper: CatalogModel, lane: LendingLane, existing: ExistingLink[]): LinkError | null {
+export function pairError(
+  owner: CatalogModel,
+  helper: CatalogModel,
+  lane: LendingLane,
+  existing: ExistingLink[],
+): LinkError | null {
   if (lane === 'text' && isMultimodal(owner.record) !== isMultimodal(helper.record)) {
     const [mm, plain] = isMultimodal(owner.record) ? [owner, helper] : [helper, owner];
     return {
@@ -125,7 +148,12 @@ export function pairError(owner: CatalogModel, helper: CatalogModel, lane: Lendi
     };
   }
   if (existing.some((l) => l.lane === lane && sameRef(l.owner, owner.ref) && sameRef(l.helper, helper.ref))) {
-    return { status: 409, code: 'duplicate_link', message: `a ${lane} link from ${describeRef(owner.ref)} to ${describeRef(helper.ref)} already exists`, field: null };
+    return {
+      status: 409,
+      code: 'duplicate_link',
+      message: `a ${lane} link from ${describeRef(owner.ref)} to ${describeRef(helper.ref)} already exists`,
+      field: null,
+    };
   }
   return null;
 }
@@ -148,18 +176,32 @@ export function acknowledgementError(owner: CatalogModel, helper: CatalogModel):
  * Order: ends exist (404), owner ≠ helper, different nodes, lane, LLM-1 eligibility, multimodal (400), duplicate,
  * acknowledgement (409). The reverse direction is a separate link, never implied (LINK-1).
  */
-export function validateLink(input: LinkCreateInput, lane: LendingLane, catalog: ClusterEntry[], existing: ExistingLink[]): LinkResult<NewLink> {
+export function validateLink(
+  input: LinkCreateInput,
+  lane: LendingLane,
+  catalog: ClusterEntry[],
+  existing: ExistingLink[],
+): LinkResult<NewLink> {
   const ownerRef = fromEnd(input.owner);
   const helperRef = fromEnd(input.helper);
   const owner = findModel(catalog, ownerRef);
-  if (!owner) return fail(404, 'model_not_found', `owner ${describeRef(ownerRef)} is not a model of the cluster`, 'owner');
+  if (!owner)
+    return fail(404, 'model_not_found', `owner ${describeRef(ownerRef)} is not a model of the cluster`, 'owner');
   const helper = findModel(catalog, helperRef);
-  if (!helper) return fail(404, 'model_not_found', `helper ${describeRef(helperRef)} is not a model of the cluster`, 'helper');
-  if (sameRef(ownerRef, helperRef)) return fail(400, 'self_link', `a model cannot be linked to itself (${describeRef(ownerRef)})`, 'helper');
+  if (!helper)
+    return fail(404, 'model_not_found', `helper ${describeRef(helperRef)} is not a model of the cluster`, 'helper');
+  if (sameRef(ownerRef, helperRef))
+    return fail(400, 'self_link', `a model cannot be linked to itself (${describeRef(ownerRef)})`, 'helper');
   if (ownerRef.nodeId === helperRef.nodeId) {
-    return fail(400, 'same_node', `owner and helper are both on ${ownerRef.nodeId}; a link lends work to a model on another node`, 'helper');
+    return fail(
+      400,
+      'same_node',
+      `owner and helper are both on ${ownerRef.nodeId}; a link lends work to a model on another node`,
+      'helper',
+    );
   }
-  const problem = endError('owner', owner, lane) ?? endError('helper', helper, lane) ?? pairError(owner, helper, lane, existing);
+  const problem =
+    endError('owner', owner, lane) ?? endError('helper', helper, lane) ?? pairError(owner, helper, lane, existing);
   if (problem) return { ok: false, error: problem };
 
   const weights = weightsOf(owner.record, helper.record);
@@ -181,4 +223,5 @@ export function validateLink(input: LinkCreateInput, lane: LendingLane, catalog:
 }
 
 /** The router error the site API answers a failed validation with (`param` names the field). */
-export const linkErrorToRouterError = (e: LinkError) => new RouterError(e.status, e.code, e.message, 'invalid_request_error', e.field);
+export const linkErrorToRouterError = (e: LinkError) =>
+  new RouterError(e.status, e.code, e.message, 'invalid_request_error', e.field);

@@ -41,7 +41,12 @@ export function lastOwnRequestEnds(history: readonly RequestRow[]): Map<string, 
 /** A node's idleness at the replay's start (see the file comment for the order of the evidence). */
 export function idleAtStart(
   nodeId: string,
-  o: { from: number; history: readonly RequestRow[]; requests: readonly ReplayRequest[]; samples?: readonly IdleSample[] },
+  o: {
+    from: number;
+    history: readonly RequestRow[];
+    requests: readonly ReplayRequest[];
+    samples?: readonly IdleSample[];
+  },
   ends: Map<string, number> = lastOwnRequestEnds(o.history),
 ): IdleAtStart {
   const lastOwnRequestEnd = ends.get(nodeId) ?? null;
@@ -49,6 +54,6 @@ export function idleAtStart(
   const measured = (o.samples ?? [])
     .filter((s) => s.nodeId === nodeId && s.idleMs > 0 && s.at <= firstArrival)
     .reduce<IdleSample | null>((a, s) => (a === null || s.at < a.at ? s : a), null);
-  const idleSince = measured ? measured.at - measured.idleMs : lastOwnRequestEnd ?? o.from;
+  const idleSince = measured ? measured.at - measured.idleMs : (lastOwnRequestEnd ?? o.from);
   return { idleSince, lastOwnRequestEnd };
 }

@@ -28,6 +28,8 @@ export function measuredTimings(decisions: readonly DecisionRow[], trips: readon
     if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) decided.push(ms);
   }
   // The owner's clock from the dispatch to the answer, less the helper's own time with it (a duration: no clock).
-  const hops = trips.map((t) => (t.ownerRow.finishedAt - t.lent.at - t.helperJob.durationMs) / 2).filter((ms) => ms >= 0);
+  const hops = trips
+    .map((t) => (t.ownerRow.finishedAt - t.lent.at - t.helperJob.durationMs) / 2)
+    .filter((ms) => ms >= 0);
   return { decisionLatencyMs: percentile(decided, 50), relayMs: percentile(hops, 50) };
 }

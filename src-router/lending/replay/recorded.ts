@@ -21,24 +21,36 @@ export interface RecordedCluster {
 const arrival = (r: RequestRow) => r.finishedAt - r.durationMs;
 /** How long a job held its lane beyond the engine's own report (its derived time less the engine's), where it has both. */
 function jobOverheadOf(r: RequestRow): number | null {
-  if (r.serviceSource !== 'engine' || typeof r.serviceMs !== 'number' || typeof r.derivedServiceMs !== 'number') return null;
+  if (r.serviceSource !== 'engine' || typeof r.serviceMs !== 'number' || typeof r.derivedServiceMs !== 'number')
+    return null;
   return Math.max(0, r.derivedServiceMs - r.serviceMs);
 }
 /** Whether two rows name the same request: unknown (undefined) when either has no ID (rows from before IDs). */
-const sameRequest = (a: string | null | undefined, b: string | null | undefined): boolean | undefined => (a && b ? a === b : undefined);
+const sameRequest = (a: string | null | undefined, b: string | null | undefined): boolean | undefined =>
+  a && b ? a === b : undefined;
 const laneOfRow = (r: RequestRow): 'image' | 'text' => (r.endpoint === 'image' ? 'image' : 'text');
 
 export function linksOfSources(sources: readonly ReplaySource[]): LinkSpec[] {
   const out = new Map<string, LinkSpec>();
   for (const s of sources) {
     for (const l of s.links) {
-      out.set(l.id, { id: l.id, lane: l.lane, owner: { nodeId: l.ownerNode, model: l.ownerModel }, helper: { nodeId: l.helperNode, model: l.helperModel }, loadIfUnloaded: l.loadIfUnloaded, restoreAfterBorrow: l.restoreAfterBorrow });
+      out.set(l.id, {
+        id: l.id,
+        lane: l.lane,
+        owner: { nodeId: l.ownerNode, model: l.ownerModel },
+        helper: { nodeId: l.helperNode, model: l.helperModel },
+        loadIfUnloaded: l.loadIfUnloaded,
+        restoreAfterBorrow: l.restoreAfterBorrow,
+      });
     }
   }
   return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-export function recordedCluster(sources: readonly ReplaySource[], o: { from: number; to: number; links: LinkSpec[]; settings: ReplaySettings }): RecordedCluster {
+export function recordedCluster(
+  sources: readonly ReplaySource[],
+  o: { from: number; to: number; links: LinkSpec[]; settings: ReplaySettings },
+): RecordedCluster {
   const byNode = new Map<string, ReplaySource>();
   for (const s of sources) if (s.nodeId) byNode.set(s.nodeId, s);
   // Borrowed jobs a helper ran, by helper node/model, not yet matched to the owner's lent request.
@@ -53,16 +65,19 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   const lentById = new Map<string, DecisionRow>();
   const jobById = new Map<string, RequestRow>();
   for (const [node, s] of byNode) {
-    const lent = s.decisions.filter((d) => d.kind === 'dispatch' && d.event === 'lent' && d.nodeId === node).sort((a, b) => a.at - b.at);
+    const lent = s.decisions
+      .filter((d) => d.kind === 'dispatch' && d.event === 'lent' && d.nodeId === node)
+      .sort((a, b) => a.at - b.at);
     lentRows.set(node, lent);
     for (const d of lent) if (d.requestId) lentById.set(`${node}|${d.requestId}`, d);
-    for (const r of s.requests) if (r.nodeId === node && r.serviceSource !== null && r.serviceSource !== undefined) {
-      const k = `${r.nodeId}/${r.localId}`;
-      const pool = borrowedPool.get(k) ?? [];
-      pool.push(r);
-      borrowedPool.set(k, pool);
-      if (r.requestId) jobById.set(`${k}|${r.requestId}`, r);
-    }
+    for (const r of s.requests)
+      if (r.nodeId === node && r.serviceSource !== null && r.serviceSource !== undefined) {
+        const k = `${r.nodeId}/${r.localId}`;
+        const pool = borrowedPool.get(k) ?? [];
+        pool.push(r);
+        borrowedPool.set(k, pool);
+        if (r.requestId) jobById.set(`${k}|${r.requestId}`, r);
+      }
   }
   const usedLocal = new Set<RequestRow>();
   const usedLent = new Set<DecisionRow>();
@@ -71,9 +86,18 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
     for (const r of s.requests) {
       if (r.nodeId === node || r.outcome !== 'ok') continue;
       // Its own `lent` row: the same request ID; rows without one (older stores), the same helper within its time.
-      const forHelper = (d: DecisionRow | undefined) => d !== undefined && !usedLent.has(d) && d.helperNode === r.nodeId && d.helperModel === r.localId;
+      const forHelper = (d: DecisionRow | undefined) =>
+        d !== undefined && !usedLent.has(d) && d.helperNode === r.nodeId && d.helperModel === r.localId;
       const byId = r.requestId ? lentById.get(`${node}|${r.requestId}`) : undefined;
-      const lent = forHelper(byId) ? byId : lentRows.get(node)!.find((d) => forHelper(d) && (sameRequest(d.requestId, r.requestId) ?? (d.at >= arrival(r) - 5 && d.at <= r.finishedAt)));
+      const lent = forHelper(byId)
+        ? byId
+        : lentRows
+            .get(node)!
+            .find(
+              (d) =>
+                forHelper(d) &&
+                (sameRequest(d.requestId, r.requestId) ?? (d.at >= arrival(r) - 5 && d.at <= r.finishedAt)),
+            );
       if (!lent || !lent.ownerModel) continue; // forwarded to another node: its own store has it
       usedLent.add(lent);
       lentArrivals.push({ node, row: r, ownerModel: lent.ownerModel, lent });
@@ -86,10 +110,17 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
     const key = `${a.row.nodeId}/${a.row.localId}`;
     const byId = a.row.requestId ? jobById.get(`${key}|${a.row.requestId}`) : undefined;
     let best = byId && !usedLocal.has(byId) ? byId : undefined;
-    if (!best) for (const h of borrowedPool.get(key) ?? []) {
-      if (usedLocal.has(h) || sameRequest(h.requestId, a.row.requestId) === false || h.finishedAt > a.row.finishedAt + 5 || h.finishedAt < arrival(a.row)) continue;
-      if (!best || h.finishedAt > best.finishedAt) best = h;
-    }
+    if (!best)
+      for (const h of borrowedPool.get(key) ?? []) {
+        if (
+          usedLocal.has(h) ||
+          sameRequest(h.requestId, a.row.requestId) === false ||
+          h.finishedAt > a.row.finishedAt + 5 ||
+          h.finishedAt < arrival(a.row)
+        )
+          continue;
+        if (!best || h.finishedAt > best.finishedAt) best = h;
+      }
     if (best) {
       usedLocal.add(best);
       matched.set(a.row, best);
@@ -103,8 +134,17 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
     const waitMs = Math.max(0, r.durationMs - (serviceMs ?? r.durationMs - r.queueWaitMs));
     const overheadMs = job ? jobOverheadOf(job) : null;
     requests.push({
-      id, node, model, endpoint: r.endpoint, arrivedAt: arrival(r), work: requestWork(r, lane) ?? 0, stream: r.streamed, bodyBytes: r.promptBytes ?? 0,
-      promptTokens: r.promptTokens ?? null, serviceMs: serviceMs === null ? {} : { [ranOn]: serviceMs }, recorded: { finishedAt: r.finishedAt, waitMs, ranOn },
+      id,
+      node,
+      model,
+      endpoint: r.endpoint,
+      arrivedAt: arrival(r),
+      work: requestWork(r, lane) ?? 0,
+      stream: r.streamed,
+      bodyBytes: r.promptBytes ?? 0,
+      promptTokens: r.promptTokens ?? null,
+      serviceMs: serviceMs === null ? {} : { [ranOn]: serviceMs },
+      recorded: { finishedAt: r.finishedAt, waitMs, ranOn },
       ...(overheadMs === null ? {} : { overheadMs }),
     });
     timed.push({ id, arrivedAt: arrival(r), finishedAt: r.finishedAt, waitMs });
@@ -116,7 +156,8 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   // 3. Every other request a node served itself is its own arrival.
   for (const [node, s] of byNode) {
     for (const r of s.requests) {
-      if (r.nodeId !== node || usedLocal.has(r) || r.outcome !== 'ok' || arrival(r) < o.from || arrival(r) > o.to) continue;
+      if (r.nodeId !== node || usedLocal.has(r) || r.outcome !== 'ok' || arrival(r) < o.from || arrival(r) > o.to)
+        continue;
       push(node, r.localId, r, `${node}/${r.localId}`, r);
     }
   }
@@ -129,7 +170,8 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
   const model = (nodeId: string, m: string, lane?: 'image' | 'text') => {
     const k = `${nodeId}/${m}`;
     let x = models.get(k);
-    if (!x) models.set(k, (x = { nodeId, model: m, lane: lane ?? 'text', runtimeLane: lane ?? 'text', loadSamplesMs: [] }));
+    if (!x)
+      models.set(k, (x = { nodeId, model: m, lane: lane ?? 'text', runtimeLane: lane ?? 'text', loadSamplesMs: [] }));
     return x;
   };
   for (const l of o.links) {
@@ -161,16 +203,32 @@ export function recordedCluster(sources: readonly ReplaySource[], o: { from: num
     for (const [m, xs] of gaps) model(node, m).jobOverheadMs = xs.reduce((a, b) => a + b, 0) / xs.length;
   }
   const history = [...byNode].flatMap(([node, s]) => s.history.filter((r) => r.nodeId === node));
-  const historyLoads = [...byNode].flatMap(([node, s]) => s.loads.filter((l) => l.nodeId === node && l.finishedAt < o.from));
+  const historyLoads = [...byNode].flatMap(([node, s]) =>
+    s.loads.filter((l) => l.nodeId === node && l.finishedAt < o.from),
+  );
   const decisions = [...byNode.values()].flatMap((s) => s.decisions);
   const bursts = burstsOf(timedIn);
   // The decision latency and relay the record had, where it tells (else the settings' loopback values).
-  const trips = lentArrivals.flatMap((a) => (matched.has(a.row) ? [{ ownerRow: a.row, lent: a.lent, helperJob: matched.get(a.row)! }] : []));
+  const trips = lentArrivals.flatMap((a) =>
+    matched.has(a.row) ? [{ ownerRow: a.row, lent: a.lent, helperJob: matched.get(a.row)! }] : [],
+  );
   const timings = measuredTimings(decisions, trips);
-  const settings = { ...o.settings, decisionLatencyMs: timings.decisionLatencyMs ?? o.settings.decisionLatencyMs, relayMs: timings.relayMs ?? o.settings.relayMs };
+  const settings = {
+    ...o.settings,
+    decisionLatencyMs: timings.decisionLatencyMs ?? o.settings.decisionLatencyMs,
+    relayMs: timings.relayMs ?? o.settings.relayMs,
+  };
   return {
     input: {
-      from: o.from, to: o.to, requests: inRange, history, historyLoads, models: [...models.values()], lanesAtStart, links: o.links, settings,
+      from: o.from,
+      to: o.to,
+      requests: inRange,
+      history,
+      historyLoads,
+      models: [...models.values()],
+      lanesAtStart,
+      links: o.links,
+      settings,
       idleSamples: idleSamplesOf(decisions),
     },
     recorded: outcomeOf(timedIn, bursts, lendingCounts(decisions), loadsInRange),

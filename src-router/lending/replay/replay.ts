@@ -25,14 +25,36 @@ export function replay(sources: readonly ReplaySource[], o: ReplayOptions): Repl
   const rec = recordedCluster(sources, { from: o.from, to: o.to, links, settings: o.settings });
   const sim = simulate(rec.input, o.maxEvents);
   return {
-    from: o.from, to: o.to, nodes: rec.nodes, links: links.length, settings: settingsView(rec.input.settings),
+    from: o.from,
+    to: o.to,
+    nodes: rec.nodes,
+    links: links.length,
+    settings: settingsView(rec.input.settings),
     recorded: rec.recorded,
     replayed: outcomeOf(sim.requests, rec.bursts, lendingCounts(sim.decisions), sim.loads),
-    events: sim.events, capped: sim.capped, unpriced: sim.unpriced,
+    events: sim.events,
+    capped: sim.capped,
+    unpriced: sim.unpriced,
   };
 }
 
 /** The links a replay takes (`--links FILE`, the console's): ids default to their position. */
-export function replayLinks(wire: { id?: string; lane: 'image' | 'text'; owner: { nodeId: string; model: string }; helper: { nodeId: string; model: string }; loadIfUnloaded: boolean; restoreAfterBorrow: boolean }[]): LinkSpec[] {
-  return wire.map((l, i) => ({ id: l.id ?? `replay-link-${i + 1}`, lane: l.lane, owner: l.owner, helper: l.helper, loadIfUnloaded: l.loadIfUnloaded, restoreAfterBorrow: l.restoreAfterBorrow }));
+export function replayLinks(
+  wire: {
+    id?: string;
+    lane: 'image' | 'text';
+    owner: { nodeId: string; model: string };
+    helper: { nodeId: string; model: string };
+    loadIfUnloaded: boolean;
+    restoreAfterBorrow: boolean;
+  }[],
+): LinkSpec[] {
+  return wire.map((l, i) => ({
+    id: l.id ?? `replay-link-${i + 1}`,
+    lane: l.lane,
+    owner: l.owner,
+    helper: l.helper,
+    loadIfUnloaded: l.loadIfUnloaded,
+    restoreAfterBorrow: l.restoreAfterBorrow,
+  }));
 }

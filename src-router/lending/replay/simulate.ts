@@ -7,20 +7,30 @@
  * wall clock, no sleeps; bounded by an event cap.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Supervisor, LaneRestorer } from '../../backends';
-import { expectedAnswerTokens, fitCost, fitFromAnalytics, loadCost, meanEstimatedTokens, predict, tokenProfile, type CostFit, type TokenProfile } from '../../costs';
+import type { LaneRestorer, Supervisor } from '../../backends';
+import {
+  type CostFit,
+  expectedAnswerTokens,
+  fitCost,
+  fitFromAnalytics,
+  loadCost,
+  meanEstimatedTokens,
+  predict,
+  type TokenProfile,
+  tokenProfile,
+} from '../../costs';
 import { ModelQueue, type QueueItem } from '../../queue';
 import type { DecisionInput, LoadRow, RequestRow } from '../../store';
 import { dropExpiredLeases, keepLiveLeases, type LiveLeases } from '../coordinator';
-import { planRowToDecision, relayRefusedRow, type ReturnedReason } from '../decision-rows';
+import { planRowToDecision, type ReturnedReason, relayRefusedRow } from '../decision-rows';
 import { HelperSide } from '../helper-side';
 import { lentCutoffAt } from '../holds';
 import { OwnerSide } from '../owner-side';
 import { plan } from '../planner';
-import { refKey, type LeaseGrant, type ModelRef, type ModelState, type NodeState, type Trigger } from '../types';
+import { type LeaseGrant, type ModelRef, type ModelState, type NodeState, refKey, type Trigger } from '../types';
 import { idleAtStart, lastOwnRequestEnds } from './idle';
 import { SimClock } from './sim-clock';
-import type { ReplayInput, ReplayModel, ReplayRequest, ReplayedRequest } from './types';
+import type { ReplayedRequest, ReplayInput, ReplayModel, ReplayRequest } from './types';
 
 export interface SimulateResult {
   requests: ReplayedRequest[];
@@ -32,9 +42,25 @@ export interface SimulateResult {
   unpriced: number;
 }
 
-const silent = { fatal() {}, error() {}, warn() {}, info() {}, debug() {}, trace() {}, silent() {}, level: 'silent', child: () => silent } as unknown as FastifyBaseLogger;
+const silent = {
+  fatal() {},
+  error() {},
+  warn() {},
+  info() {},
+  debug() {},
+  trace() {},
+  silent() {},
+  level: 'silent',
+  child: () => silent,
+} as unknown as FastifyBaseLogger;
 /** Restores after borrowing are not replayed (HELPER-4): the restorer does nothing. */
-const noRestorer = { remember() {}, forget() {}, quietFromNow() {}, cancelAll() {}, stop() {} } as unknown as LaneRestorer;
+const noRestorer = {
+  remember() {},
+  forget() {},
+  quietFromNow() {},
+  cancelAll() {},
+  stop() {},
+} as unknown as LaneRestorer;
 
 interface Lane {
   loaded: string | null;
@@ -85,9 +111,11 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
   const sink = { add: (row: DecisionInput) => void decisions.push(row) };
   const schedule = (fn: () => void, ms: number) => clock.after(() => step(fn), ms);
   const models = new Map(input.models.map((m) => [`${m.nodeId}/${m.model}`, m]));
-  const modelOf = (node: string, model: string): ReplayModel => models.get(`${node}/${model}`) ?? { nodeId: node, model, lane: 'text', runtimeLane: 'text', loadSamplesMs: [] };
+  const modelOf = (node: string, model: string): ReplayModel =>
+    models.get(`${node}/${model}`) ?? { nodeId: node, model, lane: 'text', runtimeLane: 'text', loadSamplesMs: [] };
   const enrolled = new Set(input.links.flatMap((l) => [refKey(l.owner), refKey(l.helper)]));
-  const isOwner = (node: string, model: string) => input.links.some((l) => l.owner.nodeId === node && l.owner.model === model);
+  const isOwner = (node: string, model: string) =>
+    input.links.some((l) => l.owner.nodeId === node && l.owner.model === model);
   const leaseTtlMs = Math.max(3 * s.refreshIntervalMs, 5_000);
 
   // Measured costs: every recorded service time and load, for the engine stand-in (not the planner's fits).
@@ -99,7 +127,11 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
   const fitCache = new Map<string, { fit: CostFit | null; loadMs: number | null; profile: TokenProfile | null }>();
 
   const nodes = new Map<string, SimNode>();
-  const nodeIds = new Set([...input.models.map((m) => m.nodeId), ...input.requests.map((r) => r.node), ...input.links.flatMap((l) => [l.owner.nodeId, l.helper.nodeId])]);
+  const nodeIds = new Set([
+    ...input.models.map((m) => m.nodeId),
+    ...input.requests.map((r) => r.node),
+    ...input.links.flatMap((l) => [l.owner.nodeId, l.helper.nodeId]),
+  ]);
   const ownEnds = lastOwnRequestEnds(input.history);
   for (const id of [...nodeIds].sort()) nodes.set(id, newNode(id));
 
@@ -122,10 +154,21 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
   }
 
   function newNode(id: string): SimNode {
-    const idle = idleAtStart(id, { from: input.from, history: input.history, requests: input.requests, samples: input.idleSamples }, ownEnds);
+    const idle = idleAtStart(
+      id,
+      { from: input.from, history: input.history, requests: input.requests, samples: input.idleSamples },
+      ownEnds,
+    );
     const node: SimNode = {
-      id, queues: new Map(), lanes: new Map(), pendingOwn: new Set(), ownOpen: 0, lastOwnEnd: idle.idleSince, lastOwnRequestEnd: idle.lastOwnRequestEnd,
-      owner: undefined as unknown as OwnerSide, helper: undefined as unknown as HelperSide,
+      id,
+      queues: new Map(),
+      lanes: new Map(),
+      pendingOwn: new Set(),
+      ownOpen: 0,
+      lastOwnEnd: idle.idleSince,
+      lastOwnRequestEnd: idle.lastOwnRequestEnd,
+      owner: undefined as unknown as OwnerSide,
+      helper: undefined as unknown as HelperSide,
     };
     const lanes = input.lanesAtStart[id] ?? {};
     const laneOf = (lane: string): Lane => {
@@ -140,14 +183,31 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
       state: (localId: string) => (laneOf(modelOf(id, localId).runtimeLane).loaded === localId ? 'ready' : 'stopped'),
     } as unknown as Supervisor;
     node.owner = new OwnerSide({
-      nodeId: id, master: { event: async () => null, relay: async () => ({ kind: 'unknown', message: 'replay' }), cutOff: async () => false, cancel: async () => {} },
-      decisions: sink, log: silent, now, schedule, holdEnabled: s.holdEnabled,
-      queueOf: (m) => node.queues.get(m), isOwner: (m) => isOwner(id, m),
+      nodeId: id,
+      master: {
+        event: async () => null,
+        relay: async () => ({ kind: 'unknown', message: 'replay' }),
+        cutOff: async () => false,
+        cancel: async () => {},
+      },
+      decisions: sink,
+      log: silent,
+      now,
+      schedule,
+      holdEnabled: s.holdEnabled,
+      queueOf: (m) => node.queues.get(m),
+      isOwner: (m) => isOwner(id, m),
     });
     node.helper = new HelperSide({
-      nodeId: id, decisions: sink, log: silent, now, supervisor, restorer: noRestorer,
+      nodeId: id,
+      decisions: sink,
+      log: silent,
+      now,
+      supervisor,
+      restorer: noRestorer,
       queues: () => [...node.queues.values()],
-      linkFor: (owner, m) => input.links.find((l) => refKey(l.owner) === refKey(owner) && l.helper.nodeId === id && l.helper.model === m),
+      linkFor: (owner, m) =>
+        input.links.find((l) => refKey(l.owner) === refKey(owner) && l.helper.nodeId === id && l.helper.model === m),
       ownPending: () => node.pendingOwn.size,
     });
     return node;
@@ -158,12 +218,17 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     if (q) return q;
     const linked = enrolled.has(`${node.id}/${model}`);
     // A model in no link has no router queue (QUEUE-1): every request goes straight to its runtime lane.
-    q = new ModelQueue(model, linked ? s.depth : Number.MAX_SAFE_INTEGER, (event) => {
-      if (!linked) return;
-      if (event === 'enqueued') ownerEvent(node, model, 'enqueued');
-      else if (event === 'finished') ownerEvent(node, model, 'completed');
-      else node.owner.dispatch(model);
-    }, now);
+    q = new ModelQueue(
+      model,
+      linked ? s.depth : Number.MAX_SAFE_INTEGER,
+      (event) => {
+        if (!linked) return;
+        if (event === 'enqueued') ownerEvent(node, model, 'enqueued');
+        else if (event === 'finished') ownerEvent(node, model, 'completed');
+        else node.owner.dispatch(model);
+      },
+      now,
+    );
     if (linked) q.holdPolicy = (item, firstStartedAt) => node.owner.holdSecond(model, item, firstStartedAt);
     node.queues.set(model, q);
     return q;
@@ -191,9 +256,19 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     c = {
       fit: fitFromAnalytics(own, { now: now(), windowMs: s.sampleWindowMs, minSamples: s.minSamples, lane: m.lane }),
       loadMs: loadCost(loads.get(key) ?? []),
-      profile: m.lane === 'text'
-        ? tokenProfile(own.filter((r) => r.outcome === 'ok' && r.promptBytes && r.promptTokens).map((r) => ({ bodyBytes: r.promptBytes!, promptTokens: r.promptTokens!, answerTokens: r.tokensGenerated ?? null })), s.minSamples)
-        : null,
+      profile:
+        m.lane === 'text'
+          ? tokenProfile(
+              own
+                .filter((r) => r.outcome === 'ok' && r.promptBytes && r.promptTokens)
+                .map((r) => ({
+                  bodyBytes: r.promptBytes!,
+                  promptTokens: r.promptTokens!,
+                  answerTokens: r.tokensGenerated ?? null,
+                })),
+              s.minSamples,
+            )
+          : null,
     };
     fitCache.set(key, c);
     return c;
@@ -210,31 +285,69 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
       const lendable = q.lendable();
       const c = costsOf(node.id, model);
       // As LendingNode prices held work: the expected answer (the measured mean capped by the request's size) for text.
-      const workOf = (i: QueueItem) => (m.lane === 'image' ? i.work : (expectedAnswerTokens(c.profile, i.work || undefined) ?? i.work));
+      const workOf = (i: QueueItem) =>
+        m.lane === 'image' ? i.work : (expectedAnswerTokens(c.profile, i.work || undefined) ?? i.work);
       out.push({
-        model, lane: m.lane, runtimeLane: m.runtimeLane, loaded: lane?.loaded === model, held: lendable.length, heldWork: lendable.map(workOf),
-        pinnedWork: q.view().waiting.filter((i) => !i.borrowed && !lendable.includes(i)).map(workOf),
-        active: q.activeCount, lentOut: q.lentCount, borrowedWaiting: q.borrowedWaiting(), fit: c.fit, loadMs: c.loadMs,
+        model,
+        lane: m.lane,
+        runtimeLane: m.runtimeLane,
+        loaded: lane?.loaded === model,
+        held: lendable.length,
+        heldWork: lendable.map(workOf),
+        pinnedWork: q
+          .view()
+          .waiting.filter((i) => !i.borrowed && !lendable.includes(i))
+          .map(workOf),
+        active: q.activeCount,
+        lentOut: q.lentCount,
+        borrowedWaiting: q.borrowedWaiting(),
+        fit: c.fit,
+        loadMs: c.loadMs,
         // Model configs are not in the store: the context gate (LLM-2) is not replayed; every linked model is eligible.
-        contextsize: m.lane === 'text' ? Number.MAX_SAFE_INTEGER : null, eligible: true, multimodal: false,
-        meanHeldTokens: m.lane === 'text' ? meanEstimatedTokens(lendable.map((i) => ({ bodyBytes: i.bodyBytes, maxTokens: i.work || undefined })), c.profile, s.contextReserve) : null,
+        contextsize: m.lane === 'text' ? Number.MAX_SAFE_INTEGER : null,
+        eligible: true,
+        multimodal: false,
+        meanHeldTokens:
+          m.lane === 'text'
+            ? meanEstimatedTokens(
+                lendable.map((i) => ({ bodyBytes: i.bodyBytes, maxTokens: i.work || undefined })),
+                c.profile,
+                s.contextReserve,
+              )
+            : null,
       });
     }
     for (const [laneName, lane] of node.lanes) {
       if (!lane.loaded || out.some((m) => m.model === lane.loaded)) continue;
       const m = modelOf(node.id, lane.loaded);
       out.push({
-        model: lane.loaded, lane: m.lane, runtimeLane: laneName, loaded: true, held: 0, heldWork: [], active: lane.jobs.filter((j) => j.model === lane.loaded).length,
-        lentOut: 0, fit: null, loadMs: costsOf(node.id, lane.loaded).loadMs, contextsize: null, eligible: false, multimodal: false, meanHeldTokens: null,
+        model: lane.loaded,
+        lane: m.lane,
+        runtimeLane: laneName,
+        loaded: true,
+        held: 0,
+        heldWork: [],
+        active: lane.jobs.filter((j) => j.model === lane.loaded).length,
+        lentOut: 0,
+        fit: null,
+        loadMs: costsOf(node.id, lane.loaded).loadMs,
+        contextsize: null,
+        eligible: false,
+        multimodal: false,
+        meanHeldTokens: null,
       });
     }
     // As ActivityTracker answers: 0 while own work runs; a recorded idleness that starts later reads as busy until then.
     return {
-      nodeId: node.id, reachable: true, acceptsBorrowed: node.helper.acceptsBorrowed(),
+      nodeId: node.id,
+      reachable: true,
+      acceptsBorrowed: node.helper.acceptsBorrowed(),
       ownIdleMs: node.ownOpen > 0 ? 0 : Math.max(0, t - node.lastOwnEnd),
-      sinceOwnRequestMs: node.ownOpen > 0 ? 0 : node.lastOwnRequestEnd === null ? null : Math.max(0, t - node.lastOwnRequestEnd),
+      sinceOwnRequestMs:
+        node.ownOpen > 0 ? 0 : node.lastOwnRequestEnd === null ? null : Math.max(0, t - node.lastOwnRequestEnd),
       lanes: Object.fromEntries([...node.lanes].map(([k, l]) => [k, l.loaded])),
-      borrowedInFlight: node.helper.borrowedInFlight(), models: out,
+      borrowedInFlight: node.helper.borrowedInFlight(),
+      models: out,
     };
   }
 
@@ -244,14 +357,22 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     const t = now();
     const states = [...nodes.values()].map(stateOf);
     dropExpiredLeases(live, t);
-    const result = plan({ now: t, trigger, links: input.links, nodes: states, live: [...live.values()], settings: { probeIdleMs: s.probeIdleMs, switchProbeFactor: 12, leaseTtlMs } });
+    const result = plan({
+      now: t,
+      trigger,
+      links: input.links,
+      nodes: states,
+      live: [...live.values()],
+      settings: { probeIdleMs: s.probeIdleMs, switchProbeFactor: 12, leaseTtlMs },
+    });
     for (const row of result.rows) sink.add(planRowToDecision(row));
     for (const lease of result.leases) lease.helperContextsize = null;
     keepLiveLeases(live, result, t);
     for (const lease of result.leases) nodes.get(lease.owner.nodeId)?.owner.apply(lease.owner.model, lease);
     for (const o of result.noLease) nodes.get(o.nodeId)?.owner.apply(o.model, null);
     cancelWake?.();
-    cancelWake = result.wakeAt === null ? undefined : clock.at(result.wakeAt + 5, () => step(() => decideSoon('probe_due')));
+    cancelWake =
+      result.wakeAt === null ? undefined : clock.at(result.wakeAt + 5, () => step(() => decideSoon('probe_due')));
   }
 
   function tick() {
@@ -265,9 +386,20 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     node.helper.onOwnArrival();
     node.pendingOwn.add(req.id);
     node.ownOpen++;
-    const item: QueueItem = { id: req.id, arrivedAt: now(), stream: req.stream, bodyBytes: req.bodyBytes, work: req.work, borrowed: false, returned: false, state: 'queued' };
+    const item: QueueItem = {
+      id: req.id,
+      arrivedAt: now(),
+      stream: req.stream,
+      bodyBytes: req.bodyBytes,
+      work: req.work,
+      borrowed: false,
+      returned: false,
+      state: 'queued',
+    };
     reqOf.set(item, req);
-    void queueOf(node, req.model).enqueue(item).catch(() => {});
+    void queueOf(node, req.model)
+      .enqueue(item)
+      .catch(() => {});
   }
 
   /** After every event: new engine slots go to their lane, lent requests to their helper, hand-backs to their owner. */
@@ -277,16 +409,18 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
       for (const node of nodes.values()) {
         for (const [model, q] of node.queues) {
           const v = q.view();
-          for (const item of v.active) if (!started.has(item)) {
-            started.add(item);
-            submit(node, model, item);
-            changed = true;
-          }
-          for (const item of v.lent) if (!relayed.has(item)) {
-            relayed.add(item);
-            relay(node, model, item);
-            changed = true;
-          }
+          for (const item of v.active)
+            if (!started.has(item)) {
+              started.add(item);
+              submit(node, model, item);
+              changed = true;
+            }
+          for (const item of v.lent)
+            if (!relayed.has(item)) {
+              relayed.add(item);
+              relay(node, model, item);
+              changed = true;
+            }
         }
       }
       for (const b of borrowed.values()) {
@@ -317,7 +451,16 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     };
     const liveLease = lease ? live.get(refKey(lease.helper)) : undefined;
     if (!lease || !liveLease || liveLease.expiresAt <= now() || refKey(liveLease.owner) !== refKey(ownerRef)) {
-      sink.add(relayRefusedRow({ at: now(), linkId: lease?.linkId ?? null, owner: ownerRef, helper: lease?.helper ?? null, requestId: item.id, reason: 'no_live_lease' }));
+      sink.add(
+        relayRefusedRow({
+          at: now(),
+          linkId: lease?.linkId ?? null,
+          owner: ownerRef,
+          helper: lease?.helper ?? null,
+          requestId: item.id,
+          reason: 'no_live_lease',
+        }),
+      );
       return back('no_live_lease');
     }
     const helper = nodes.get(lease.helper.nodeId);
@@ -327,19 +470,40 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     const arrive = () => {
       const refusal = helper.helper.checkArrival(lease.helper.model, ownerRef, item.id);
       if (refusal) return back(refusal);
-      const bItem: QueueItem = { ...item, arrivedAt: now(), borrowed: true, returned: false, state: 'queued', startedAt: undefined, owner: refKey(ownerRef) };
+      const bItem: QueueItem = {
+        ...item,
+        arrivedAt: now(),
+        borrowed: true,
+        returned: false,
+        state: 'queued',
+        startedAt: undefined,
+        owner: refKey(ownerRef),
+      };
       reqOf.set(bItem, reqOf.get(item)!);
-      const b: Borrowed = { item: bItem, helper, model: lease.helper.model, owner: ownerRef, ownerItem: item, started: false, done: false, reason: 'own_work_arrived' };
+      const b: Borrowed = {
+        item: bItem,
+        helper,
+        model: lease.helper.model,
+        owner: ownerRef,
+        ownerItem: item,
+        started: false,
+        done: false,
+        reason: 'own_work_arrived',
+      };
       borrowed.set(item.id, b);
       helper.helper.admitted(bItem, b.model, ownerRef);
-      void queueOf(helper, b.model).enqueue(bItem).catch(() => {});
+      void queueOf(helper, b.model)
+        .enqueue(bItem)
+        .catch(() => {});
       // HOLD-4: a helper that has not started it by 3 × (switch + job) + 30 s is cut off (on its word that it has not).
       const cutoffAt = lentCutoffAt(item.startedAt ?? now(), lease as LeaseGrant);
       if (cutoffAt !== null) {
-        b.cancelCutoff = clock.at(cutoffAt, () => step(() => {
-          if (b.done || b.started) return;
-          if (helper.helper.withdraw([item.id])[item.id] === 'withdrawn') b.reason = 'cut_off';
-        }));
+        b.cancelCutoff = clock.at(cutoffAt, () =>
+          step(() => {
+            if (b.done || b.started) return;
+            if (helper.helper.withdraw([item.id])[item.id] === 'withdrawn') b.reason = 'cut_off';
+          }),
+        );
       }
     };
   }
@@ -359,7 +523,9 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
 
   function submit(node: SimNode, model: string, item: QueueItem) {
     const m = modelOf(node.id, model);
-    const lane = node.lanes.get(m.runtimeLane) ?? (node.lanes.set(m.runtimeLane, { loaded: null, busy: false, jobs: [] }), node.lanes.get(m.runtimeLane)!);
+    const lane =
+      node.lanes.get(m.runtimeLane) ??
+      (node.lanes.set(m.runtimeLane, { loaded: null, busy: false, jobs: [] }), node.lanes.get(m.runtimeLane)!);
     const b = item.borrowed ? borrowed.get(item.id) : undefined;
     if (b) b.helper.helper.claimSignal(item);
     lane.jobs.push({ model, item, req: reqOf.get(item)!, borrowed: b });
@@ -383,19 +549,35 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     const run = () => {
       const key = `${node.id}/${job.model}`;
       const ms = serviceOf(job.req, key);
-      const overhead = key === job.req.recorded.ranOn && job.req.overheadMs !== undefined ? job.req.overheadMs : modelOf(node.id, job.model).jobOverheadMs ?? 0;
+      const overhead =
+        key === job.req.recorded.ranOn && job.req.overheadMs !== undefined
+          ? job.req.overheadMs
+          : (modelOf(node.id, job.model).jobOverheadMs ?? 0);
       clock.after(() => step(() => finish(node, lane, job, ms)), ms + overhead);
     };
     if (lane.loaded === job.model) return run();
     const ms = costs.loadMs(`${node.id}/${job.model}`);
     lane.loaded = null;
-    clock.after(() => step(() => {
-      lane.loaded = job.model;
-      loadCount++;
-      push(loads, `${node.id}/${job.model}`, { finishedAt: now(), nodeId: node.id, model: job.model, localId: job.model, backend: 'replay', lane: modelOf(node.id, job.model).runtimeLane, durationMs: ms, success: true });
-      fitCache.delete(`${node.id}/${job.model}`);
-      run();
-    }), ms);
+    clock.after(
+      () =>
+        step(() => {
+          lane.loaded = job.model;
+          loadCount++;
+          push(loads, `${node.id}/${job.model}`, {
+            finishedAt: now(),
+            nodeId: node.id,
+            model: job.model,
+            localId: job.model,
+            backend: 'replay',
+            lane: modelOf(node.id, job.model).runtimeLane,
+            durationMs: ms,
+            success: true,
+          });
+          fitCache.delete(`${node.id}/${job.model}`);
+          run();
+        }),
+      ms,
+    );
   }
 
   function serviceOf(req: ReplayRequest, key: string): number {
@@ -413,15 +595,33 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
     const t = now();
     const key = `${node.id}/${job.model}`;
     push(rows, key, {
-      finishedAt: t, nodeId: node.id, model: job.model, localId: job.model, backend: 'replay', endpoint: job.req.endpoint, streamed: job.req.stream,
-      promptBytes: job.req.bodyBytes, promptTokens: job.req.promptTokens, tokensGenerated: job.req.endpoint === 'image' ? null : job.req.work,
-      queueWaitMs: 0, durationMs: t - job.item.arrivedAt, serviceMs, serviceSource: 'derived', outcome: 'ok',
+      finishedAt: t,
+      nodeId: node.id,
+      model: job.model,
+      localId: job.model,
+      backend: 'replay',
+      endpoint: job.req.endpoint,
+      streamed: job.req.stream,
+      promptBytes: job.req.bodyBytes,
+      promptTokens: job.req.promptTokens,
+      tokensGenerated: job.req.endpoint === 'image' ? null : job.req.work,
+      queueWaitMs: 0,
+      durationMs: t - job.item.arrivedAt,
+      serviceMs,
+      serviceSource: 'derived',
+      outcome: 'ok',
     });
     fitCache.delete(key);
     const q = node.queues.get(job.model)!;
     const done = (at: number) => {
       outstanding--;
-      replayed.push({ id: job.req.id, arrivedAt: job.req.arrivedAt, finishedAt: at, waitMs: Math.max(0, at - job.req.arrivedAt - serviceMs), ranOn: key });
+      replayed.push({
+        id: job.req.id,
+        arrivedAt: job.req.arrivedAt,
+        finishedAt: at,
+        waitMs: Math.max(0, at - job.req.arrivedAt - serviceMs),
+        ranOn: key,
+      });
     };
     if (job.borrowed) {
       const b = job.borrowed;
@@ -431,12 +631,16 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
       node.helper.borrowedDone(job.item, job.model, b.owner);
       const owner = nodes.get(b.owner.nodeId)!;
       // The answer comes back the same way (helper → master → owner).
-      clock.after(() => step(() => {
-        owner.queues.get(b.owner.model)!.lentDone(b.ownerItem);
-        ownDone(owner, job.req.id, now());
-        done(now());
-        ownerEvent(owner, b.owner.model, 'borrowed_completed');
-      }), s.relayMs);
+      clock.after(
+        () =>
+          step(() => {
+            owner.queues.get(b.owner.model)!.lentDone(b.ownerItem);
+            ownDone(owner, job.req.id, now());
+            done(now());
+            ownerEvent(owner, b.owner.model, 'borrowed_completed');
+          }),
+        s.relayMs,
+      );
     } else {
       ownDone(node, job.req.id, t);
       done(t);
@@ -454,10 +658,11 @@ export function simulate(input: ReplayInput, maxEvents: number): SimulateResult 
   }
 
   // Every linked model has its router queue from the start (LendingNode.applyLinks).
-  for (const l of input.links) for (const r of [l.owner, l.helper]) {
-    const n = nodes.get(r.nodeId);
-    if (n) queueOf(n, r.model);
-  }
+  for (const l of input.links)
+    for (const r of [l.owner, l.helper]) {
+      const n = nodes.get(r.nodeId);
+      if (n) queueOf(n, r.model);
+    }
   const ordered = [...input.requests].sort((a, b) => a.arrivedAt - b.arrivedAt || (a.id < b.id ? -1 : 1));
   for (const r of ordered) clock.at(r.arrivedAt, () => step(() => arrive(r)));
   if (ordered.length && input.links.length) clock.at(ordered[0].arrivedAt, () => step(tick));
@@ -477,11 +682,19 @@ function serviceCosts(input: ReplayInput) {
     a.push({ work, durationMs: ms });
     samples.set(k, a);
   };
-  for (const r of input.history) if (typeof r.serviceMs === 'number' && r.outcome === 'ok') add(`${r.nodeId}/${r.localId}`, r.tokensGenerated ?? 0, r.serviceMs);
+  for (const r of input.history)
+    if (typeof r.serviceMs === 'number' && r.outcome === 'ok')
+      add(`${r.nodeId}/${r.localId}`, r.tokensGenerated ?? 0, r.serviceMs);
   for (const r of input.requests) for (const [k, ms] of Object.entries(r.serviceMs)) add(k, r.work, ms);
   const fits = new Map<string, { fit: CostFit | null; mean: number | null }>();
-  for (const [k, xs] of samples) fits.set(k, { fit: fitCost(xs, 1), mean: xs.reduce((a, x) => a + x.durationMs, 0) / xs.length });
-  const loadMean = new Map(input.models.map((m) => [`${m.nodeId}/${m.model}`, m.loadSamplesMs.length ? m.loadSamplesMs.reduce((a, b) => a + b, 0) / m.loadSamplesMs.length : 0]));
+  for (const [k, xs] of samples)
+    fits.set(k, { fit: fitCost(xs, 1), mean: xs.reduce((a, x) => a + x.durationMs, 0) / xs.length });
+  const loadMean = new Map(
+    input.models.map((m) => [
+      `${m.nodeId}/${m.model}`,
+      m.loadSamplesMs.length ? m.loadSamplesMs.reduce((a, b) => a + b, 0) / m.loadSamplesMs.length : 0,
+    ]),
+  );
   return {
     service(req: ReplayRequest, key: string): number | null {
       if (req.serviceMs[key] !== undefined) return req.serviceMs[key];

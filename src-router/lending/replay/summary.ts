@@ -34,7 +34,11 @@ export function burstsOf(recorded: readonly TimedRequest[]): Map<string, number>
 }
 
 /** Lent, returned and cut-off requests from decision rows (the owner's `lent` and `returned` dispatch rows). */
-export function lendingCounts(rows: readonly Pick<DecisionInput, 'kind' | 'event' | 'reason'>[]): { lent: number; returned: number; cutOff: number } {
+export function lendingCounts(rows: readonly Pick<DecisionInput, 'kind' | 'event' | 'reason'>[]): {
+  lent: number;
+  returned: number;
+  cutOff: number;
+} {
   let lent = 0;
   let returned = 0;
   let cutOff = 0;
@@ -49,7 +53,12 @@ export function lendingCounts(rows: readonly Pick<DecisionInput, 'kind' | 'event
   return { lent, returned, cutOff };
 }
 
-export function outcomeOf(requests: readonly TimedRequest[], bursts: Map<string, number>, counts: { lent: number; returned: number; cutOff: number }, loads: number): ReplayOutcomeWire {
+export function outcomeOf(
+  requests: readonly TimedRequest[],
+  bursts: Map<string, number>,
+  counts: { lent: number; returned: number; cutOff: number },
+  loads: number,
+): ReplayOutcomeWire {
   const byBurst = new Map<number, { start: number; end: number; n: number }>();
   for (const r of requests) {
     const i = bursts.get(r.id);
@@ -64,9 +73,14 @@ export function outcomeOf(requests: readonly TimedRequest[], bursts: Map<string,
   const waits = requests.map((r) => r.waitMs);
   return {
     requests: requests.length,
-    bursts: [...byBurst].sort((a, b) => a[0] - b[0]).map(([index, b]) => ({ index, startedAt: b.start, requests: b.n, makespanMs: b.end - b.start })),
-    waitP50Ms: percentile(waits, 50), waitP95Ms: percentile(waits, 95),
-    completionP50Ms: percentile(completions, 50), completionP95Ms: percentile(completions, 95),
-    ...counts, loads,
+    bursts: [...byBurst]
+      .sort((a, b) => a[0] - b[0])
+      .map(([index, b]) => ({ index, startedAt: b.start, requests: b.n, makespanMs: b.end - b.start })),
+    waitP50Ms: percentile(waits, 50),
+    waitP95Ms: percentile(waits, 95),
+    completionP50Ms: percentile(completions, 50),
+    completionP95Ms: percentile(completions, 95),
+    ...counts,
+    loads,
   };
 }

@@ -23,27 +23,53 @@ export interface LentCluster {
 }
 
 const simText = (name: string, tokenTime: string): ModelConfigInput => ({
-  name, backend: 'sim', capabilities: ['text'], contextsize: 4096, parallel: 1, sim: { load_time: '50ms', token_time: tokenTime },
+  name,
+  backend: 'sim',
+  capabilities: ['text'],
+  contextsize: 4096,
+  parallel: 1,
+  sim: { load_time: '50ms', token_time: tokenTime },
 });
 
 const chat = (node: TestNode, model: string) =>
   fetch(`${node.url}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello there' }], max_tokens: 8 }),
   }).then((r) => r.status);
 
 export async function startLentCluster(clusterToken: string, opts: { cold?: boolean } = {}): Promise<LentCluster> {
   const lending = {
-    token: clusterToken, health_interval: '400ms', sync_interval: '400ms', scheduling_min_samples: 2, scheduling_refresh_interval: '400ms', offload_probe_idle: '300ms',
+    token: clusterToken,
+    health_interval: '400ms',
+    sync_interval: '400ms',
+    scheduling_min_samples: 2,
+    scheduling_refresh_interval: '400ms',
+    offload_probe_idle: '300ms',
   };
   const [mp, sp] = [await freePort(), await freePort()];
   const [masterUrl, slaveUrl] = [`http://127.0.0.1:${mp}`, `http://127.0.0.1:${sp}`];
   const [slave, master] = await Promise.all([
-    startNode({ models: { b: simText('model-b', '20ms') }, config: { server: { port: sp }, cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...lending } } }),
-    startNode({ models: { a: simText('model-a', '100ms') }, config: { server: { port: mp }, cluster: { role: 'master', node_id: 'master', slave_urls: [slaveUrl], ...lending } } }),
+    startNode({
+      models: { b: simText('model-b', '20ms') },
+      config: {
+        server: { port: sp },
+        cluster: { role: 'slave', node_id: 'gpu-b', master_url: masterUrl, public_url: slaveUrl, ...lending },
+      },
+    }),
+    startNode({
+      models: { a: simText('model-a', '100ms') },
+      config: {
+        server: { port: mp },
+        cluster: { role: 'master', node_id: 'master', slave_urls: [slaveUrl], ...lending },
+      },
+    }),
   ]);
   const consoleCall = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const res = await fetch(`${master.url}${path}`, { ...init, headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' } });
+    const res = await fetch(`${master.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}`, 'content-type': 'application/json' },
+    });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
   };
@@ -51,13 +77,23 @@ export async function startLentCluster(clusterToken: string, opts: { cold?: bool
     const { nodes } = await consoleCall<{ nodes: { healthy: boolean }[] }>('/router/v1/console/cluster/nodes');
     expect(nodes.map((n) => n.healthy)).toEqual([true, true]);
   }).toPass({ timeout: 15_000, intervals: [100] });
-  if (!opts.cold) for (let i = 0; i < 2; i++) expect(await Promise.all([chat(master, 'model-a'), chat(slave, 'model-b')])).toEqual([200, 200]);
+  if (!opts.cold)
+    for (let i = 0; i < 2; i++)
+      expect(await Promise.all([chat(master, 'model-a'), chat(slave, 'model-b')])).toEqual([200, 200]);
   await consoleCall('/router/v1/site/text-routing-groups', {
-    method: 'POST', body: JSON.stringify({ owner: { node_id: 'master', model: 'a' }, helper: { node_id: 'gpu-b', model: 'b' }, acknowledge_different_weights: true }),
+    method: 'POST',
+    body: JSON.stringify({
+      owner: { node_id: 'master', model: 'a' },
+      helper: { node_id: 'gpu-b', model: 'b' },
+      acknowledge_different_weights: true,
+    }),
   });
   await expect(async () => {
     const view = lendingViewSchema.parse(await consoleCall('/router/v1/console/lending'));
-    expect(view.held.map((n) => [n.nodeId, n.models.map((m) => m.model)])).toEqual([['master', ['a']], ['gpu-b', ['b']]]);
+    expect(view.held.map((n) => [n.nodeId, n.models.map((m) => m.model)])).toEqual([
+      ['master', ['a']],
+      ['gpu-b', ['b']],
+    ]);
   }).toPass({ timeout: 15_000, intervals: [100] });
   // The burst: a backlog on the master's `a`, lent to `b` under a lease (cold: a probe first).
   expect(await Promise.all(Array.from({ length: 10 }, () => chat(master, 'model-a')))).toEqual(Array(10).fill(200));
@@ -66,7 +102,9 @@ export async function startLentCluster(clusterToken: string, opts: { cold?: bool
     expect(lent.rows.length).toBeGreaterThan(0);
   }).toPass({ timeout: 15_000, intervals: [100] });
   return {
-    master, slave, consoleCall,
+    master,
+    slave,
+    consoleCall,
     async openLending(page) {
       await page.goto(`${master.url}/?token=${TEST_CONSOLE_TOKEN}`);
       await expect(page.getByTestId('connection-status')).toHaveText('online');

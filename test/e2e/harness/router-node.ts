@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,9 @@ import { freePort } from '../../../src-router/backends/free-port';
 export { freePort };
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((r) => child.once('exit', () => r()));
 }
 
 async function waitForHealth(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
@@ -41,7 +43,9 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   let last = 'no answer yet';
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`router node exited (${child.exitCode ?? child.signalCode}) before /health answered:\n${output()}`);
+      throw new Error(
+        `router node exited (${child.exitCode ?? child.signalCode}) before /health answered:\n${output()}`,
+      );
     }
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
@@ -100,7 +104,11 @@ export async function startRouterNode(opts: RouterNodeOptions): Promise<RouterNo
   );
 
   let log = '';
-  const child = spawn(process.execPath, [CLI, 'node', '--config', configFile], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  const child = spawn(process.execPath, [CLI, 'node', '--config', configFile], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...opts.env },
+  });
   child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   const output = () => log;

@@ -1,7 +1,12 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import type { ClusterView } from '../../../../src-router/contract';
 import type { ApiFailure } from '../../api/console-client';
-import { addClusterErrors, editClusterPatch, type AddClusterErrors, type ClusterField } from '../../clusters/switcher-view';
+import {
+  type AddClusterErrors,
+  addClusterErrors,
+  type ClusterField,
+  editClusterPatch,
+} from '../../clusters/switcher-view';
 import { useClustersStore } from '../../store/use-clusters-store';
 import { TokenStorageNotice } from '../token-storage-notice';
 
@@ -18,7 +23,11 @@ const FIELDS: { field: ClusterField; label: string; type: string; placeholder: s
 export function AddClusterDialog({ onClose, editing }: { onClose(): void; editing?: ClusterView }) {
   const addCluster = useClustersStore((s) => s.addCluster);
   const updateCluster = useClustersStore((s) => s.updateCluster);
-  const [draft, setDraft] = useState<Record<ClusterField, string>>({ name: editing?.name ?? '', url: editing?.url ?? '', token: '' });
+  const [draft, setDraft] = useState<Record<ClusterField, string>>({
+    name: editing?.name ?? '',
+    url: editing?.url ?? '',
+    token: '',
+  });
   const [failure, setFailure] = useState<ApiFailure | null>(null);
   const [local, setLocal] = useState<AddClusterErrors | null>(null);
   const [saving, setSaving] = useState(false);
@@ -48,10 +57,19 @@ export function AddClusterDialog({ onClose, editing }: { onClose(): void; editin
 
   return (
     <div className="dialog-backdrop">
-      <form className="dialog card" role="dialog" aria-modal="true" aria-labelledby="add-cluster-title" data-testid="add-cluster-dialog" onSubmit={(e) => void submit(e)}>
+      <form
+        className="dialog card"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="add-cluster-title"
+        data-testid="add-cluster-dialog"
+        onSubmit={(e) => void submit(e)}
+      >
         <h2 id="add-cluster-title">{editing ? `Edit ${editing.name}` : 'Add a cluster'}</h2>
         <p className="muted small">
-          {editing ? 'Leave the token empty to keep it; a new URL needs the token again.' : 'The node tests the connection with the token before it keeps the profile.'}
+          {editing
+            ? 'Leave the token empty to keep it; a new URL needs the token again.'
+            : 'The node tests the connection with the token before it keeps the profile.'}
         </p>
         <TokenStorageNotice />
         {FIELDS.map(({ field, label, type, placeholder }) => (
@@ -60,7 +78,13 @@ export function AddClusterDialog({ onClose, editing }: { onClose(): void; editin
             <input
               type={type}
               value={draft[field]}
-              placeholder={editing && field === 'token' ? (urlChanged ? 'the token again, for the new URL' : 'unchanged') : placeholder}
+              placeholder={
+                editing && field === 'token'
+                  ? urlChanged
+                    ? 'the token again, for the new URL'
+                    : 'unchanged'
+                  : placeholder
+              }
               aria-required={field === 'token' && urlChanged ? true : undefined}
               autoComplete="off"
               aria-invalid={errors.fields[field] ? true : undefined}

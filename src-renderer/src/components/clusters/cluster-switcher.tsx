@@ -1,10 +1,18 @@
 import { useEffect, useRef, useState } from 'react';
-import { clusterOptions, DOT_LABEL, type ClusterDot } from '../../clusters/switcher-view';
+import { type ClusterDot, clusterOptions, DOT_LABEL } from '../../clusters/switcher-view';
 import { useClustersStore } from '../../store/use-clusters-store';
 import { AddClusterDialog } from './add-cluster-dialog';
 
 function Dot({ dot, title }: { dot: ClusterDot; title: string }) {
-  return <span className={`cluster-dot cluster-dot-${dot}`} data-testid="cluster-dot" data-dot={dot} title={title} aria-label={DOT_LABEL[dot]} />;
+  return (
+    <span
+      className={`cluster-dot cluster-dot-${dot}`}
+      data-testid="cluster-dot"
+      data-dot={dot}
+      title={title}
+      aria-label={DOT_LABEL[dot]}
+    />
+  );
 }
 
 /** The top bar's cluster switcher (UI-5): local first, then every profile with its status dot; add, edit and remove. */
@@ -37,7 +45,15 @@ export function ClusterSwitcher() {
 
   return (
     <div className="cluster-switcher" data-testid="cluster-switcher" ref={root}>
-      <button type="button" className="cluster-current" aria-haspopup="true" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="cluster-current" data-cluster-id={current.id}>
+      <button
+        type="button"
+        className="cluster-current"
+        aria-haspopup="true"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        data-testid="cluster-current"
+        data-cluster-id={current.id}
+      >
         <Dot dot={current.dot} title={current.title} />
         <span data-testid="cluster-current-name">{current.label}</span> ▾
       </button>
@@ -99,7 +115,11 @@ export function ClusterSwitcher() {
               </li>
             ))}
           </ul>
-          {removeError && <p className="error-text small" data-testid="cluster-remove-error">{removeError}</p>}
+          {removeError && (
+            <p className="error-text small" data-testid="cluster-remove-error">
+              {removeError}
+            </p>
+          )}
           <button
             type="button"
             data-testid="cluster-add"

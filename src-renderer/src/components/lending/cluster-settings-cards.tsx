@@ -18,15 +18,21 @@ export function NodeBuildsCard({ view }: { view: LendingViewWire }) {
               Settings
             </th>
             <th scope="col">Health</th>
-            <th scope="col" className="num" title="version of the links the node runs (LEASE-1)">Links v.</th>
-            <th scope="col" className="num" title="version of the guardian settings the node runs (GUARD-1)">Guardians v.</th>
+            <th scope="col" className="num" title="version of the links the node runs (LEASE-1)">
+              Links v.
+            </th>
+            <th scope="col" className="num" title="version of the guardian settings the node runs (GUARD-1)">
+              Guardians v.
+            </th>
           </tr>
         </thead>
         <tbody>
           {nodeBuildRows(view.nodes).map((n) => (
             <tr key={n.nodeId} data-testid="node-build-row" data-node-id={n.nodeId}>
               <td className="nowrap id-main">{n.nodeId}</td>
-              <td className="mono" data-testid="node-build-version">{n.build}</td>
+              <td className="mono" data-testid="node-build-version">
+                {n.build}
+              </td>
               <td className="mono" title={n.settingsHashTitle}>
                 {n.settingsHash}
               </td>
@@ -39,7 +45,9 @@ export function NodeBuildsCard({ view }: { view: LendingViewWire }) {
                 <span className={`pill pill-${n.health.tone}`}>{n.health.label}</span>
               </td>
               <td className="num">{n.linksVersion}</td>
-              <td className="num" data-testid="node-build-guardians">{n.guardiansVersion}</td>
+              <td className="num" data-testid="node-build-guardians">
+                {n.guardiansVersion}
+              </td>
             </tr>
           ))}
         </tbody>

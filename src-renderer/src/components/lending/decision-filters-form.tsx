@@ -1,6 +1,15 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import {
-  activeFilterCount, decisionQuery, EMPTY_FILTER, eventOptions, KINDS, OUTCOMES, REASONS, TIME_RANGES, type DecisionFilterDraft, type FilterField,
+  activeFilterCount,
+  type DecisionFilterDraft,
+  decisionQuery,
+  EMPTY_FILTER,
+  eventOptions,
+  type FilterField,
+  KINDS,
+  OUTCOMES,
+  REASONS,
+  TIME_RANGES,
 } from '../../lending/decision-filters';
 
 interface Props {
@@ -51,7 +60,11 @@ export function DecisionFiltersForm({ nodes, models, onApply }: Props) {
     <form className="filters" onSubmit={submit} data-testid="decision-filters">
       <label className="filter">
         <span>Time</span>
-        <select value={draft.range} onChange={(e) => set({ range: e.target.value as DecisionFilterDraft['range'] })} data-testid="filter-range">
+        <select
+          value={draft.range}
+          onChange={(e) => set({ range: e.target.value as DecisionFilterDraft['range'] })}
+          data-testid="filter-range"
+        >
           {TIME_RANGES.map((r) => (
             <option key={r.id} value={r.id}>
               {r.label}
@@ -63,11 +76,25 @@ export function DecisionFiltersForm({ nodes, models, onApply }: Props) {
         <>
           <label className="filter">
             <span>From</span>
-            <input type="datetime-local" step={1} value={draft.from} aria-invalid={error?.field === 'from'} onChange={(e) => set({ from: e.target.value })} data-testid="filter-from" />
+            <input
+              type="datetime-local"
+              step={1}
+              value={draft.from}
+              aria-invalid={error?.field === 'from'}
+              onChange={(e) => set({ from: e.target.value })}
+              data-testid="filter-from"
+            />
           </label>
           <label className="filter">
             <span>To</span>
-            <input type="datetime-local" step={1} value={draft.to} aria-invalid={error?.field === 'to'} onChange={(e) => set({ to: e.target.value })} data-testid="filter-to" />
+            <input
+              type="datetime-local"
+              step={1}
+              value={draft.to}
+              aria-invalid={error?.field === 'to'}
+              onChange={(e) => set({ to: e.target.value })}
+              data-testid="filter-to"
+            />
           </label>
         </>
       )}

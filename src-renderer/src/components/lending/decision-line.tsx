@@ -9,9 +9,23 @@ export function DecisionLine({ folded, open, onToggle }: { folded: FoldedDecisio
   const l = decisionLine(folded);
   return (
     <Fragment>
-      <tr className={`decision-line${open ? ' open' : ''}`} data-testid="decision-line" data-kind={l.kind} data-event={l.event} data-count={l.count} data-node={l.node}>
+      <tr
+        className={`decision-line${open ? ' open' : ''}`}
+        data-testid="decision-line"
+        data-kind={l.kind}
+        data-event={l.event}
+        data-count={l.count}
+        data-node={l.node}
+      >
         <td>
-          <button type="button" className="expander" aria-expanded={open} onClick={onToggle} data-testid="decision-expand" title={open ? 'Hide the variables' : 'Show every variable'}>
+          <button
+            type="button"
+            className="expander"
+            aria-expanded={open}
+            onClick={onToggle}
+            data-testid="decision-expand"
+            title={open ? 'Hide the variables' : 'Show every variable'}
+          >
             {open ? '▾' : '▸'}
           </button>
         </td>
@@ -60,7 +74,12 @@ export function DecisionLine({ folded, open, onToggle }: { folded: FoldedDecisio
             )}
             <dl className="decision-vars" data-testid="decision-vars">
               {decisionVariables(folded.row).map((v) => (
-                <div key={v.name} className={v.empty ? 'empty-var' : undefined} data-testid={`decision-var-${v.name}`} title={v.raw ?? undefined}>
+                <div
+                  key={v.name}
+                  className={v.empty ? 'empty-var' : undefined}
+                  data-testid={`decision-var-${v.name}`}
+                  title={v.raw ?? undefined}
+                >
                   <dt>{v.name}</dt>
                   <dd>{v.value}</dd>
                 </div>

@@ -35,7 +35,8 @@ export function DecisionLog() {
       )}
       {lines && lines.length === 0 && (
         <p className="muted empty" data-testid="decisions-empty">
-          No decision matches: nothing was planned, dispatched or handed back{decisions.query ? ' with these filters' : ' yet'}.
+          No decision matches: nothing was planned, dispatched or handed back
+          {decisions.query ? ' with these filters' : ' yet'}.
         </p>
       )}
       {lines && lines.length > 0 && (
@@ -47,13 +48,17 @@ export function DecisionLog() {
                   <span className="visually-hidden">Expand</span>
                 </th>
                 <th scope="col">Time</th>
-                <th scope="col" className="num">Rows</th>
+                <th scope="col" className="num">
+                  Rows
+                </th>
                 <th scope="col">Node</th>
                 <th scope="col">Kind</th>
                 <th scope="col">Event</th>
                 <th scope="col">Owner → helper</th>
                 <th scope="col">Reason</th>
-                <th scope="col" className="num">Slots</th>
+                <th scope="col" className="num">
+                  Slots
+                </th>
                 <th scope="col">Variables</th>
               </tr>
             </thead>
@@ -68,7 +73,12 @@ export function DecisionLog() {
       )}
       {decisions.nextCursor && (
         <div className="load-older">
-          <button type="button" onClick={() => void loadOlder()} disabled={decisions.loadingOlder} data-testid="decisions-older">
+          <button
+            type="button"
+            onClick={() => void loadOlder()}
+            disabled={decisions.loadingOlder}
+            data-testid="decisions-older"
+          >
             {decisions.loadingOlder ? 'Loading…' : 'Load older'}
           </button>
         </div>

@@ -24,14 +24,25 @@ export function ExportButton() {
 
   return (
     <span className="export" data-testid="decision-export">
-      <select value={format} onChange={(e) => setFormat(e.target.value as ExportFormat)} aria-label="Export format" data-testid="export-format">
+      <select
+        value={format}
+        onChange={(e) => setFormat(e.target.value as ExportFormat)}
+        aria-label="Export format"
+        data-testid="export-format"
+      >
         {FORMATS.map((f) => (
           <option key={f.id} value={f.id}>
             {f.label}
           </option>
         ))}
       </select>
-      <button type="button" onClick={() => void run()} disabled={exporting} title="Download the filtered log of every node" data-testid="export-button">
+      <button
+        type="button"
+        onClick={() => void run()}
+        disabled={exporting}
+        title="Download the filtered log of every node"
+        data-testid="export-button"
+      >
         {exporting ? 'Exporting…' : 'Export'}
       </button>
       {error && (

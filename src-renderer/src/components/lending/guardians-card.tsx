@@ -1,8 +1,17 @@
 import { useReducer, useState } from 'react';
 import type { GuardianScope, GuardiansView } from '../../../../src-router/contract';
 import {
-  candidateOptions, effectiveGuardianRows, errorField, fieldError, guardianDraftReducer, guardianSettingRows, initialGuardianDraft, modelTargetOptions, NO_CANDIDATES,
-  NO_TEXT_ONLY, planGuardianPut,
+  candidateOptions,
+  effectiveGuardianRows,
+  errorField,
+  fieldError,
+  guardianDraftReducer,
+  guardianSettingRows,
+  initialGuardianDraft,
+  modelTargetOptions,
+  NO_CANDIDATES,
+  NO_TEXT_ONLY,
+  planGuardianPut,
 } from '../../lending/guardians-view';
 import { useAppStore } from '../../store/use-app-store';
 
@@ -54,9 +63,13 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
     <div className="card guardians-card" data-testid="guardians-card">
       <div className="card-head">
         <h2>Guardians</h2>
-        <span className="muted small">multimodal models that answer image requests for text-only models; the most specific setting wins</span>
+        <span className="muted small">
+          multimodal models that answer image requests for text-only models; the most specific setting wins
+        </span>
         <span className="spacer" />
-        <span className="muted small" data-testid="guardians-version">version {view.version}</span>
+        <span className="muted small" data-testid="guardians-version">
+          version {view.version}
+        </span>
       </div>
 
       <h3>Settings</h3>
@@ -66,7 +79,9 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
         </p>
       )}
       {settings.length === 0 ? (
-        <p className="muted small" data-testid="guardian-settings-empty">No guardian is set: image requests to text-only models are refused.</p>
+        <p className="muted small" data-testid="guardian-settings-empty">
+          No guardian is set: image requests to text-only models are refused.
+        </p>
       ) : (
         <table className="data-table compact" data-testid="guardian-settings">
           <thead>
@@ -87,10 +102,19 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
                   {s.missing && <span className="pill pill-bad"> not in the catalog</span>}
                 </td>
                 <td className="nowrap">
-                  <button type="button" onClick={() => dispatch({ type: 'edit', setting: s.setting })} data-testid="guardian-change">
+                  <button
+                    type="button"
+                    onClick={() => dispatch({ type: 'edit', setting: s.setting })}
+                    data-testid="guardian-change"
+                  >
                     Change
                   </button>{' '}
-                  <button type="button" disabled={writing} onClick={() => void remove(s.remove)} data-testid="guardian-remove">
+                  <button
+                    type="button"
+                    disabled={writing}
+                    onClick={() => void remove(s.remove)}
+                    data-testid="guardian-remove"
+                  >
                     Remove
                   </button>
                 </td>
@@ -136,7 +160,12 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
           <label className="control-label" htmlFor="guardian-scope">
             For
           </label>
-          <select id="guardian-scope" value={draft.scope} onChange={(e) => dispatch({ type: 'field', field: 'scope', value: e.target.value })} data-testid="guardian-scope">
+          <select
+            id="guardian-scope"
+            value={draft.scope}
+            onChange={(e) => dispatch({ type: 'field', field: 'scope', value: e.target.value })}
+            data-testid="guardian-scope"
+          >
             {SCOPES.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -145,7 +174,12 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
           </select>
           {draft.scope === 'node' && (
             <>
-              <select aria-label="node" value={draft.node} onChange={(e) => dispatch({ type: 'field', field: 'node', value: e.target.value })} data-testid="guardian-node">
+              <select
+                aria-label="node"
+                value={draft.node}
+                onChange={(e) => dispatch({ type: 'field', field: 'node', value: e.target.value })}
+                data-testid="guardian-node"
+              >
                 <option value="">choose a node…</option>
                 {view.nodes.map((n) => (
                   <option key={n} value={n}>
@@ -158,7 +192,12 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
           )}
           {draft.scope === 'model' && (
             <>
-              <select aria-label="model" value={draft.target} onChange={(e) => dispatch({ type: 'field', field: 'target', value: e.target.value })} data-testid="guardian-target">
+              <select
+                aria-label="model"
+                value={draft.target}
+                onChange={(e) => dispatch({ type: 'field', field: 'target', value: e.target.value })}
+                data-testid="guardian-target"
+              >
                 <option value="">choose a text-only model…</option>
                 {targets.map((t) => (
                   <option key={t.key} value={t.key}>
@@ -166,7 +205,10 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
                   </option>
                 ))}
               </select>
-              <FieldError message={fieldError(draft, 'model') ?? fieldError(draft, 'node_id')} testId="guardian-error-model" />
+              <FieldError
+                message={fieldError(draft, 'model') ?? fieldError(draft, 'node_id')}
+                testId="guardian-error-model"
+              />
             </>
           )}
         </div>
@@ -174,7 +216,12 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
           <label className="control-label" htmlFor="guardian-pick">
             Guardian
           </label>
-          <select id="guardian-pick" value={draft.guardian} onChange={(e) => dispatch({ type: 'field', field: 'guardian', value: e.target.value })} data-testid="guardian-pick">
+          <select
+            id="guardian-pick"
+            value={draft.guardian}
+            onChange={(e) => dispatch({ type: 'field', field: 'guardian', value: e.target.value })}
+            data-testid="guardian-pick"
+          >
             <option value="">choose a multimodal model…</option>
             {candidates.map((c) => (
               <option key={c.key} value={c.key}>
@@ -187,7 +234,13 @@ export function GuardiansCard({ view }: { view: GuardiansView }) {
         </div>
         <FieldError message={fieldError(draft, null) ?? fieldError(draft, 'scope')} testId="guardian-error" />
         <div className="control-row actions">
-          <button type="button" className="primary" disabled={draft.phase === 'saving' || writing} onClick={() => void save()} data-testid="guardian-save">
+          <button
+            type="button"
+            className="primary"
+            disabled={draft.phase === 'saving' || writing}
+            onClick={() => void save()}
+            data-testid="guardian-save"
+          >
             {draft.phase === 'saving' ? 'Saving…' : 'Save guardian'}
           </button>
           {draft.phase === 'saved' && (

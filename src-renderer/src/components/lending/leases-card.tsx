@@ -26,13 +26,25 @@ export function LeasesCard({ view }: { view: LendingViewWire }) {
             <tr>
               <th scope="col">Owner</th>
               <th scope="col">Helper</th>
-              <th scope="col" className="num">Slots</th>
+              <th scope="col" className="num">
+                Slots
+              </th>
               <th scope="col">Basis</th>
-              <th scope="col" className="num">TTL</th>
-              <th scope="col" className="num">Owner / job</th>
-              <th scope="col" className="num">Helper / job</th>
-              <th scope="col" className="num">Switch</th>
-              <th scope="col" className="num">Helper context</th>
+              <th scope="col" className="num">
+                TTL
+              </th>
+              <th scope="col" className="num">
+                Owner / job
+              </th>
+              <th scope="col" className="num">
+                Helper / job
+              </th>
+              <th scope="col" className="num">
+                Switch
+              </th>
+              <th scope="col" className="num">
+                Helper context
+              </th>
             </tr>
           </thead>
           <tbody>

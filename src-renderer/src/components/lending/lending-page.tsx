@@ -1,17 +1,17 @@
-import { PageHead } from '../page-head';
 import { useEffect } from 'react';
 import { modelOptions, nodeOptions } from '../../lending/decision-filters';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
+import { PageHead } from '../page-head';
 import { NodeBuildsCard, SettingsCard } from './cluster-settings-cards';
 import { DecisionFiltersForm } from './decision-filters-form';
 import { DecisionLog } from './decision-log';
 import { ExportButton } from './export-button';
 import { GuardiansCard } from './guardians-card';
 import { LeasesCard } from './leases-card';
-import { TimelineCard } from './timeline-card';
 import { ReplayCard } from './replay-card';
+import { TimelineCard } from './timeline-card';
 
 /**
  * The Lending screen (UI-1, UI-4, UI-6): live leases, node builds and settings sync, the settings, the guardian
@@ -29,7 +29,13 @@ export function LendingPage() {
 
   return (
     <section className="page stack-page" aria-labelledby="lending-title" data-testid="lending-page">
-      <PageHead id="lending" title="Lending" fetchedAt={lending.fetchedAt} loading={loading} onRefresh={() => void refreshLending()} />
+      <PageHead
+        id="lending"
+        title="Lending"
+        fetchedAt={lending.fetchedAt}
+        loading={loading}
+        onRefresh={() => void refreshLending()}
+      />
       {lending.failure && (
         <Notice kind="error" testId="lending-error">
           {lending.failure.message}
@@ -61,7 +67,11 @@ export function LendingPage() {
           <span className="spacer" />
           <ExportButton />
         </div>
-        <DecisionFiltersForm nodes={nodeOptions(view?.nodes)} models={modelOptions(models)} onApply={(q) => void loadDecisions(q)} />
+        <DecisionFiltersForm
+          nodes={nodeOptions(view?.nodes)}
+          models={modelOptions(models)}
+          onApply={(q) => void loadDecisions(q)}
+        />
         <DecisionLog />
       </div>
     </section>

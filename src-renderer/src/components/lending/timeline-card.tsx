@@ -1,7 +1,18 @@
-import { useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
+import { type MouseEvent as ReactMouseEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { timelineEvents } from '../../lending/timeline-events';
 import { borrowedOwners, KIND_LABELS, kindCounts, LEGEND_KINDS, timelineHover } from '../../lending/timeline-hover';
-import { colorOf, fitViewport, hitTest, KIND_COLORS, layoutTimeline, lendingItemCentres, panBy, plotFraction, zoomAt, type Viewport } from '../../lending/timeline-layout';
+import {
+  colorOf,
+  fitViewport,
+  hitTest,
+  KIND_COLORS,
+  layoutTimeline,
+  lendingItemCentres,
+  panBy,
+  plotFraction,
+  type Viewport,
+  zoomAt,
+} from '../../lending/timeline-layout';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { rangeLabel, TIMELINE_RANGES_MS } from '../../store/timeline-slice';
 import { useAppStore } from '../../store/use-app-store';
@@ -13,7 +24,12 @@ const ZOOM_STEP = 0.5;
 function cssColors(el: HTMLElement) {
   const s = getComputedStyle(el);
   const v = (name: string, fallback: string) => s.getPropertyValue(name).trim() || fallback;
-  return { text: v('--text', '#1c2430'), muted: v('--muted', '#6b7685'), border: v('--border', '#dde2e8'), surface: v('--surface', '#fff') };
+  return {
+    text: v('--text', '#1c2430'),
+    muted: v('--muted', '#6b7685'),
+    border: v('--border', '#dde2e8'),
+    surface: v('--surface', '#fff'),
+  };
 }
 
 /**
@@ -37,7 +53,10 @@ export function TimelineCard() {
   const [zoomed, setZoomed] = useState<Viewport | null>(null);
   const pageFrom = timeline.page?.from ?? 0;
   const pageTo = timeline.page?.to ?? 1;
-  const viewport: Viewport = useMemo(() => zoomed ?? fitViewport(events, { from: pageFrom, to: pageTo }), [zoomed, events, pageFrom, pageTo]);
+  const viewport: Viewport = useMemo(
+    () => zoomed ?? fitViewport(events, { from: pageFrom, to: pageTo }),
+    [zoomed, events, pageFrom, pageTo],
+  );
   const [width, setWidth] = useState(800);
   const layout = useMemo(() => {
     const t0 = performance.now();
@@ -70,7 +89,12 @@ export function TimelineCard() {
     c.height = Math.round(layout.height * dpr);
     const t0 = performance.now();
     paintTimeline(ctx, layout, cssColors(c), hoveredIndex >= 0 ? hoveredIndex : null, dpr);
-    Object.assign(c.dataset, { eventsMs: took.current.events.toFixed(2), layoutMs: took.current.layout.toFixed(2), paintMs: (performance.now() - t0).toFixed(2), rects: String(layout.rects.length) });
+    Object.assign(c.dataset, {
+      eventsMs: took.current.events.toFixed(2),
+      layoutMs: took.current.layout.toFixed(2),
+      paintMs: (performance.now() - t0).toFixed(2),
+      rects: String(layout.rects.length),
+    });
   }, [layout, hoveredIndex]);
 
   // Wheel zoom around the cursor (a non-passive listener, so the page does not scroll meanwhile).
@@ -111,7 +135,9 @@ export function TimelineCard() {
     <div className="card timeline-card" data-testid="timeline-card" data-events={events.length}>
       <div className="card-head">
         <h2>Lease timeline</h2>
-        <span className="muted small">every node and lane; wheel or buttons zoom, drag pans, hover shows the decision</span>
+        <span className="muted small">
+          every node and lane; wheel or buttons zoom, drag pans, hover shows the decision
+        </span>
         <span className="spacer" />
         <label className="small">
           last{' '}
@@ -130,13 +156,27 @@ export function TimelineCard() {
             ))}
           </select>
         </label>
-        <button type="button" data-testid="timeline-zoom-in" onClick={() => setZoomed(zoomAt(viewport, ZOOM_STEP, 0.5))}>
+        <button
+          type="button"
+          data-testid="timeline-zoom-in"
+          onClick={() => setZoomed(zoomAt(viewport, ZOOM_STEP, 0.5))}
+        >
           +
         </button>
-        <button type="button" data-testid="timeline-zoom-out" onClick={() => setZoomed(zoomAt(viewport, 1 / ZOOM_STEP, 0.5))}>
+        <button
+          type="button"
+          data-testid="timeline-zoom-out"
+          onClick={() => setZoomed(zoomAt(viewport, 1 / ZOOM_STEP, 0.5))}
+        >
           −
         </button>
-        <button type="button" data-testid="timeline-zoom-reset" disabled={zoomed === null} onClick={() => setZoomed(null)} title="Back to everything read, following new rows">
+        <button
+          type="button"
+          data-testid="timeline-zoom-reset"
+          disabled={zoomed === null}
+          onClick={() => setZoomed(null)}
+          title="Back to everything read, following new rows"
+        >
           whole range
         </button>
       </div>
@@ -146,7 +186,11 @@ export function TimelineCard() {
           {timeline.page && <span className="muted"> — showing the last rows read</span>}
         </Notice>
       )}
-      {timeline.page?.missing && <p className="muted small" data-testid="timeline-missing">not gathered from: {timeline.page.missing.join(', ')}</p>}
+      {timeline.page?.missing && (
+        <p className="muted small" data-testid="timeline-missing">
+          not gathered from: {timeline.page.missing.join(', ')}
+        </p>
+      )}
       <div className="timeline-wrap" ref={wrap}>
         {events.length === 0 ? (
           <p className="muted empty" data-testid="timeline-empty">
@@ -182,7 +226,8 @@ export function TimelineCard() {
       {hover && hovered && (
         <div className="timeline-hover" data-testid="timeline-hover" data-kind={hovered.kind}>
           <p className="small">
-            <span className="swatch" style={{ background: colorOf(hovered) }} /> <strong data-testid="timeline-hover-title">{hover.title}</strong>{' '}
+            <span className="swatch" style={{ background: colorOf(hovered) }} />{' '}
+            <strong data-testid="timeline-hover-title">{hover.title}</strong>{' '}
             <span className="muted">
               {hover.where} · {hover.when}
             </span>
@@ -190,7 +235,13 @@ export function TimelineCard() {
           {hover.decision && (
             <dl className="decision-vars" data-testid="timeline-hover-decision">
               {hover.decision.map((v) => (
-                <div key={v.name} className={v.empty ? 'empty-var' : undefined} data-testid="timeline-hover-var" data-name={v.name} title={v.raw ?? undefined}>
+                <div
+                  key={v.name}
+                  className={v.empty ? 'empty-var' : undefined}
+                  data-testid="timeline-hover-var"
+                  data-name={v.name}
+                  title={v.raw ?? undefined}
+                >
                   <dt>{v.name}</dt>
                   <dd>{v.value}</dd>
                 </div>
@@ -200,7 +251,12 @@ export function TimelineCard() {
           {hover.analytics && (
             <dl className="decision-vars" data-testid="timeline-hover-analytics">
               {hover.analytics.map((v) => (
-                <div key={v.name} className={v.empty ? 'empty-var' : undefined} data-name={v.name} title={v.raw ?? undefined}>
+                <div
+                  key={v.name}
+                  className={v.empty ? 'empty-var' : undefined}
+                  data-name={v.name}
+                  title={v.raw ?? undefined}
+                >
                   <dt>{v.name}</dt>
                   <dd>{v.value}</dd>
                 </div>
@@ -213,12 +269,22 @@ export function TimelineCard() {
         {LEGEND_KINDS.map((k) => (
           <li key={k} data-testid={`timeline-count-${k}`} data-count={counts[k]}>
             {k === 'borrowed' ? (
-              owners.map((o) => <span key={o.owner} className="swatch" style={{ background: o.color }} title={`borrowed from ${o.owner}`} />)
+              owners.map((o) => (
+                <span
+                  key={o.owner}
+                  className="swatch"
+                  style={{ background: o.color }}
+                  title={`borrowed from ${o.owner}`}
+                />
+              ))
             ) : (
               <span className="swatch" style={{ background: KIND_COLORS[k] }} />
             )}{' '}
             {KIND_LABELS[k]}
-            {k === 'borrowed' && owners.length > 0 && <span className="muted"> (from {owners.map((o) => o.owner).join(', ')})</span>} <span className="muted">{counts[k]}</span>
+            {k === 'borrowed' && owners.length > 0 && (
+              <span className="muted"> (from {owners.map((o) => o.owner).join(', ')})</span>
+            )}{' '}
+            <span className="muted">{counts[k]}</span>
           </li>
         ))}
         {timeline.decisionsCut && <li className="muted">older lending rows not read</li>}

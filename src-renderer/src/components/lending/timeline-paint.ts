@@ -12,7 +12,13 @@ export interface PaintColors {
  * Paints a laid-out timeline on a 2D canvas context, nothing more (the layout decided every rectangle and colour):
  * the axis with its ticks, each row's label and rule, the rectangles in order, the hovered one outlined.
  */
-export function paintTimeline(ctx: CanvasRenderingContext2D, layout: TimelineLayout, colors: PaintColors, hovered: number | null, dpr: number): void {
+export function paintTimeline(
+  ctx: CanvasRenderingContext2D,
+  layout: TimelineLayout,
+  colors: PaintColors,
+  hovered: number | null,
+  dpr: number,
+): void {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, layout.width, layout.height);
   ctx.font = '11px ui-monospace, monospace';

@@ -1,15 +1,39 @@
 import type { LinkEnd } from '../../../../src-router/contract';
-import { endKey, type CandidateView } from '../../links/links-view';
+import { type CandidateView, endKey } from '../../links/links-view';
 
 /** The picker's candidates (UI-3): every one listed with its weights label; ineligible ones disabled with the reason. */
-export function CandidateList({ name, candidates, chosen, onChoose }: { name: string; candidates: CandidateView[]; chosen: LinkEnd | null; onChoose(end: LinkEnd): void }) {
+export function CandidateList({
+  name,
+  candidates,
+  chosen,
+  onChoose,
+}: {
+  name: string;
+  candidates: CandidateView[];
+  chosen: LinkEnd | null;
+  onChoose(end: LinkEnd): void;
+}) {
   const chosenKey = chosen ? endKey(chosen) : null;
   return (
     <ul className="candidates" data-testid="link-candidates">
       {candidates.map((c) => (
-        <li key={c.key} className={c.disabled ? 'disabled' : undefined} data-testid="link-candidate" data-node={c.end.node_id} data-model={c.end.model} data-disabled={c.disabled}>
+        <li
+          key={c.key}
+          className={c.disabled ? 'disabled' : undefined}
+          data-testid="link-candidate"
+          data-node={c.end.node_id}
+          data-model={c.end.model}
+          data-disabled={c.disabled}
+        >
           <label>
-            <input type="radio" name={name} checked={chosenKey === c.key} disabled={c.disabled} onChange={() => onChoose(c.end)} data-testid="link-candidate-radio" />
+            <input
+              type="radio"
+              name={name}
+              checked={chosenKey === c.key}
+              disabled={c.disabled}
+              onChange={() => onChoose(c.end)}
+              data-testid="link-candidate-radio"
+            />
             <span className="candidate-name">{c.label}</span>
             <span className="muted small">{c.publicId}</span>
             <span className={`pill pill-${c.weightsTone}`} data-testid="link-candidate-weights">

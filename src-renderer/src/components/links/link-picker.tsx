@@ -16,7 +16,10 @@ export function LinkPicker({ lane, models }: { lane: LinkLane; models: ClusterMo
   const createLink = useAppStore((s) => s.createLink);
   const [draft, dispatch] = useReducer(linkDraftReducer, null, () => initialLinkDraft());
   const anchors = anchorOptions(models, lane);
-  const views = draft.anchor && candidates && endKey(candidates.anchor) === endKey(draft.anchor) ? candidateViews(candidates.list) : [];
+  const views =
+    draft.anchor && candidates && endKey(candidates.anchor) === endKey(draft.anchor)
+      ? candidateViews(candidates.list)
+      : [];
 
   async function save() {
     const plan = planSave(draft);
@@ -60,7 +63,14 @@ export function LinkPicker({ lane, models }: { lane: LinkLane; models: ClusterMo
             {candidates?.failure && <p className="error-text small">{candidates.failure.message}</p>}
             {candidates?.loading && views.length === 0 && <p className="muted small">Reading candidates…</p>}
             {candidates?.list && views.length === 0 && <p className="muted small">{NO_CANDIDATES}</p>}
-            {views.length > 0 && <CandidateList name={`helper-${lane}`} candidates={views} chosen={draft.helper} onChoose={(helper) => dispatch({ type: 'helper', helper })} />}
+            {views.length > 0 && (
+              <CandidateList
+                name={`helper-${lane}`}
+                candidates={views}
+                chosen={draft.helper}
+                onChoose={(helper) => dispatch({ type: 'helper', helper })}
+              />
+            )}
           </div>
         </div>
       )}
@@ -69,11 +79,21 @@ export function LinkPicker({ lane, models }: { lane: LinkLane; models: ClusterMo
           <div className="control-row">
             <span className="control-label">Flags</span>
             <label className="check" title={FLAG_HINT.load_if_unloaded}>
-              <input type="checkbox" checked={draft.loadIfUnloaded} onChange={(e) => dispatch({ type: 'flag', flag: 'loadIfUnloaded', value: e.target.checked })} data-testid="new-link-load" />
+              <input
+                type="checkbox"
+                checked={draft.loadIfUnloaded}
+                onChange={(e) => dispatch({ type: 'flag', flag: 'loadIfUnloaded', value: e.target.checked })}
+                data-testid="new-link-load"
+              />
               load if unloaded
             </label>
             <label className="check" title={FLAG_HINT.restore_after_borrow}>
-              <input type="checkbox" checked={draft.restoreAfterBorrow} onChange={(e) => dispatch({ type: 'flag', flag: 'restoreAfterBorrow', value: e.target.checked })} data-testid="new-link-restore" />
+              <input
+                type="checkbox"
+                checked={draft.restoreAfterBorrow}
+                onChange={(e) => dispatch({ type: 'flag', flag: 'restoreAfterBorrow', value: e.target.checked })}
+                data-testid="new-link-restore"
+              />
               restore after borrow
             </label>
           </div>
@@ -81,7 +101,12 @@ export function LinkPicker({ lane, models }: { lane: LinkLane; models: ClusterMo
             <div className="ack-box" role="alert" data-testid="link-ack">
               <p data-testid="link-ack-message">{draft.ackMessage}</p>
               <label className="check">
-                <input type="checkbox" checked={draft.acknowledged} onChange={(e) => dispatch({ type: 'acknowledge', value: e.target.checked })} data-testid="link-ack-checkbox" />
+                <input
+                  type="checkbox"
+                  checked={draft.acknowledged}
+                  onChange={(e) => dispatch({ type: 'acknowledge', value: e.target.checked })}
+                  data-testid="link-ack-checkbox"
+                />
                 I understand: clients may get different output for the same model ID, and nothing will flag it.
               </label>
             </div>
@@ -92,7 +117,13 @@ export function LinkPicker({ lane, models }: { lane: LinkLane; models: ClusterMo
             </p>
           )}
           <div className="control-row actions">
-            <button type="button" className="primary" disabled={!canSave(draft) || writing} onClick={() => void save()} data-testid="link-save">
+            <button
+              type="button"
+              className="primary"
+              disabled={!canSave(draft) || writing}
+              onClick={() => void save()}
+              data-testid="link-save"
+            >
               {draft.phase === 'saving' ? 'Saving…' : 'Save link'}
             </button>
             {draft.phase === 'saved' && (

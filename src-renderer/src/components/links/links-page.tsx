@@ -1,9 +1,9 @@
-import { PageHead } from '../page-head';
 import { useEffect } from 'react';
 import { LANES } from '../../links/links-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
+import { PageHead } from '../page-head';
 import { LinkPicker } from './link-picker';
 import { LinksTable } from './links-table';
 
@@ -18,7 +18,13 @@ export function LinksPage() {
 
   return (
     <section className="page stack-page" aria-labelledby="links-title" data-testid="links-page">
-      <PageHead id="links" title="Links" fetchedAt={links.text.fetchedAt} loading={loading} onRefresh={() => void refreshLinks()} />
+      <PageHead
+        id="links"
+        title="Links"
+        fetchedAt={links.text.fetchedAt}
+        loading={loading}
+        onRefresh={() => void refreshLinks()}
+      />
       {modelsFailure && (
         <Notice kind="error" testId="links-models-error">
           Cluster catalog: {modelsFailure.message}

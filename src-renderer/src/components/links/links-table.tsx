@@ -49,8 +49,12 @@ export function LinksTable({ lane, links }: { lane: LinkLane; links: LinkRecord[
             <th scope="col">Owner (lends)</th>
             <th scope="col">Helper (borrows)</th>
             <th scope="col">Weights</th>
-            <th scope="col" title={FLAG_HINT.load_if_unloaded}>Load if unloaded</th>
-            <th scope="col" title={FLAG_HINT.restore_after_borrow}>Restore after borrow</th>
+            <th scope="col" title={FLAG_HINT.load_if_unloaded}>
+              Load if unloaded
+            </th>
+            <th scope="col" title={FLAG_HINT.restore_after_borrow}>
+              Restore after borrow
+            </th>
             <th scope="col">Created</th>
             <th scope="col">
               <span className="visually-hidden">Delete</span>
@@ -60,15 +64,20 @@ export function LinksTable({ lane, links }: { lane: LinkLane; links: LinkRecord[
         <tbody>
           {linkRows(links).map((l) => (
             <tr key={l.id} data-testid="link-row" data-link-id={l.id}>
-              <td className="nowrap" data-testid="link-owner">{l.owner}</td>
-              <td className="nowrap" data-testid="link-helper">{l.helper}</td>
+              <td className="nowrap" data-testid="link-owner">
+                {l.owner}
+              </td>
+              <td className="nowrap" data-testid="link-helper">
+                {l.helper}
+              </td>
               <td>
                 <span className={`pill pill-${l.weightsTone}`} data-testid="link-weights">
                   {l.weights}
                 </span>
               </td>
               {(['load_if_unloaded', 'restore_after_borrow'] as const).map((flag) => {
-                const on = pending[`${l.id}:${flag}`] ?? (flag === 'load_if_unloaded' ? l.loadIfUnloaded : l.restoreAfterBorrow);
+                const on =
+                  pending[`${l.id}:${flag}`] ?? (flag === 'load_if_unloaded' ? l.loadIfUnloaded : l.restoreAfterBorrow);
                 return (
                   <td key={flag}>
                     <input
@@ -86,7 +95,13 @@ export function LinksTable({ lane, links }: { lane: LinkLane; links: LinkRecord[
                 {l.created}
               </td>
               <td>
-                <button type="button" className="danger" disabled={writing} onClick={() => void run(deleteLink(lane, l.id))} data-testid="link-delete">
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={writing}
+                  onClick={() => void run(deleteLink(lane, l.id))}
+                  data-testid="link-delete"
+                >
                   Delete
                 </button>
               </td>

@@ -14,7 +14,19 @@ export function nativePicker(): (() => Promise<string | null>) | null {
  * models.browse_dirs) and, in the desktop app on its own node, the native file dialog. `onPick` is called with a path
  * chosen in the browser or the native dialog, and when the typed path is left.
  */
-export function ModelFileField({ value, error, native, onChange, onPick }: { value: string; error: string | null; native: boolean; onChange(v: string): void; onPick(path: string): void }) {
+export function ModelFileField({
+  value,
+  error,
+  native,
+  onChange,
+  onPick,
+}: {
+  value: string;
+  error: string | null;
+  native: boolean;
+  onChange(v: string): void;
+  onPick(path: string): void;
+}) {
   const listModelFiles = useAppStore((s) => s.listModelFiles);
   const [listing, setListing] = useState<ModelFileList | null>(null);
   const [open, setOpen] = useState(false);
@@ -50,7 +62,11 @@ export function ModelFileField({ value, error, native, onChange, onPick }: { val
           onChange={(e) => onChange(e.target.value)}
           onBlur={(e) => e.target.value.trim() && onPick(e.target.value.trim())}
         />
-        <button type="button" onClick={() => (open ? setOpen(false) : void browse(listing?.dir ?? undefined))} data-testid="model-browse">
+        <button
+          type="button"
+          onClick={() => (open ? setOpen(false) : void browse(listing?.dir ?? undefined))}
+          data-testid="model-browse"
+        >
           {open ? 'Close browser' : 'Browse…'}
         </button>
         {picker && (
@@ -67,13 +83,29 @@ export function ModelFileField({ value, error, native, onChange, onPick }: { val
       {open && (
         <div className="file-browser" data-testid="model-file-browser">
           <div className="file-browser-head">
-            <button type="button" disabled={!listing?.dir} onClick={() => void browse(listing?.parent ?? undefined)} data-testid="model-browse-up">
+            <button
+              type="button"
+              disabled={!listing?.dir}
+              onClick={() => void browse(listing?.parent ?? undefined)}
+              data-testid="model-browse-up"
+            >
               ↑
             </button>
-            <code className="grow" data-testid="model-browse-dir">{listing?.dir ?? 'folders this node may read'}</code>
+            <code className="grow" data-testid="model-browse-dir">
+              {listing?.dir ?? 'folders this node may read'}
+            </code>
           </div>
-          {browseError && <p className="error-text small" role="alert" data-testid="model-browse-error">{browseError}</p>}
-          {listing && listing.entries.length === 0 && <p className="muted small" style={{ padding: '0.3rem 0.55rem' }}>Nothing here. Folders the node may read: models.shared_dir, the models folder and models.browse_dirs (Settings).</p>}
+          {browseError && (
+            <p className="error-text small" role="alert" data-testid="model-browse-error">
+              {browseError}
+            </p>
+          )}
+          {listing && listing.entries.length === 0 && (
+            <p className="muted small" style={{ padding: '0.3rem 0.55rem' }}>
+              Nothing here. Folders the node may read: models.shared_dir, the models folder and models.browse_dirs
+              (Settings).
+            </p>
+          )}
           <ul>
             {listing?.entries.map((e) => (
               <li key={e.path}>

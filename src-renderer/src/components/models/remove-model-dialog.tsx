@@ -7,7 +7,15 @@ import { useAppStore } from '../../store/use-app-store';
  * Confirms removing a model's config file, naming the links (both lanes) that use the model as owner or helper:
  * they stay stored, and their end names a model this node no longer has.
  */
-export function RemoveModelDialog({ model, configName, onClose }: { model: ConsoleModel; configName: string; onClose(): void }) {
+export function RemoveModelDialog({
+  model,
+  configName,
+  onClose,
+}: {
+  model: ConsoleModel;
+  configName: string;
+  onClose(): void;
+}) {
   const fetchLinks = useAppStore((s) => s.fetchLinks);
   const links = useAppStore((s) => s.links);
   const deleteModelConfig = useAppStore((s) => s.deleteModelConfig);
@@ -32,10 +40,17 @@ export function RemoveModelDialog({ model, configName, onClose }: { model: Conso
 
   return (
     <div className="dialog-backdrop">
-      <div className="dialog card" role="alertdialog" aria-modal="true" aria-labelledby="remove-model-title" data-testid="remove-model-dialog">
+      <div
+        className="dialog card"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="remove-model-title"
+        data-testid="remove-model-dialog"
+      >
         <h2 id="remove-model-title">Remove {model.localId}?</h2>
         <p className="small">
-          Deletes its config file from the models folder. Requests running on it finish; new ones for <code>{model.publicId}</code> are refused
+          Deletes its config file from the models folder. Requests running on it finish; new ones for{' '}
+          <code>{model.publicId}</code> are refused
           {model.localId !== model.publicId ? ' here' : ''} once it is gone. The weights file stays.
         </p>
         {!read && !linksFailure && <p className="muted small">Reading the links…</p>}
@@ -48,7 +63,8 @@ export function RemoveModelDialog({ model, configName, onClose }: { model: Conso
         {using.length > 0 && (
           <div className="small" data-testid="remove-model-links">
             <p>
-              <strong>{using.length === 1 ? '1 link uses' : `${using.length} links use`} this model</strong> (kept, but they name a model this node no longer has; remove them on the Links screen):
+              <strong>{using.length === 1 ? '1 link uses' : `${using.length} links use`} this model</strong> (kept, but
+              they name a model this node no longer has; remove them on the Links screen):
             </p>
             <ul>
               {using.map((l) => (
@@ -68,7 +84,13 @@ export function RemoveModelDialog({ model, configName, onClose }: { model: Conso
           <button type="button" onClick={onClose} data-testid="remove-model-cancel">
             Cancel
           </button>
-          <button type="button" className="danger" disabled={removing} onClick={() => void remove()} data-testid="remove-model-confirm">
+          <button
+            type="button"
+            className="danger"
+            disabled={removing}
+            onClick={() => void remove()}
+            data-testid="remove-model-confirm"
+          >
             {removing ? 'Removing…' : 'Remove'}
           </button>
         </div>

@@ -21,7 +21,11 @@ export function NodeCard({ node }: { node: NodeCardView }) {
         <span className={`pill pill-${node.health.tone}`} data-testid="node-health">
           {node.health.label}
         </span>
-        <span className={`pill pill-${node.settings.tone}`} data-testid="node-settings" title="whether the node runs the master's lending settings">
+        <span
+          className={`pill pill-${node.settings.tone}`}
+          data-testid="node-settings"
+          title="whether the node runs the master's lending settings"
+        >
           {node.settings.label}
         </span>
       </div>
@@ -45,7 +49,11 @@ export function NodeCard({ node }: { node: NodeCardView }) {
             <h3>
               Active requests <span className="count">{node.active.length}</span>
             </h3>
-            {node.activeNote && <p className="muted small" data-testid="node-active-note">{node.activeNote}</p>}
+            {node.activeNote && (
+              <p className="muted small" data-testid="node-active-note">
+                {node.activeNote}
+              </p>
+            )}
             {node.active.length ? <ActiveTable rows={node.active} /> : <p className="muted small">{NO_ACTIVE}</p>}
           </section>
           <section data-testid="node-held">
@@ -59,7 +67,11 @@ export function NodeCard({ node }: { node: NodeCardView }) {
               </p>
             ) : (
               <>
-                {node.held.length ? <RequestTable rows={node.held} testId="held-requests" /> : <p className="muted small">{NO_HELD}</p>}
+                {node.held.length ? (
+                  <RequestTable rows={node.held} testId="held-requests" />
+                ) : (
+                  <p className="muted small">{NO_HELD}</p>
+                )}
                 <p className="muted small">Enrolled: {node.enrolled.join(', ')}</p>
               </>
             )}

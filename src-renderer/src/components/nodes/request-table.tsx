@@ -30,7 +30,11 @@ export function RequestTable({ rows, testId }: { rows: RequestView[]; testId: st
             </td>
             <td className="nowrap">{r.model}</td>
             <td>
-              <span className={`pill pill-${r.tone}`} data-testid="request-mark" title={r.state === 'active' ? undefined : MARK_HINT[r.state]}>
+              <span
+                className={`pill pill-${r.tone}`}
+                data-testid="request-mark"
+                title={r.state === 'active' ? undefined : MARK_HINT[r.state]}
+              >
                 {r.state}
               </span>
             </td>

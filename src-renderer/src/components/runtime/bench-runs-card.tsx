@@ -15,7 +15,12 @@ export function BenchRunsCard() {
       <div className="card-head">
         <h2>Benchmark runs</h2>
         <span className="spacer" />
-        <button type="button" onClick={() => void fetchBenchRuns()} disabled={bench.loading} data-testid="bench-runs-refresh">
+        <button
+          type="button"
+          onClick={() => void fetchBenchRuns()}
+          disabled={bench.loading}
+          data-testid="bench-runs-refresh"
+        >
           {bench.loading ? 'Reading…' : 'Re-read'}
         </button>
       </div>
@@ -35,7 +40,10 @@ export function BenchRunsCard() {
             <span title={run.startedTitle} data-testid="bench-run-started">
               {run.started}
             </span>{' '}
-            <span className="tag">{run.kind}</span> <span className="mono" data-testid="bench-run-version">{run.version}</span>{' '}
+            <span className="tag">{run.kind}</span>{' '}
+            <span className="mono" data-testid="bench-run-version">
+              {run.version}
+            </span>{' '}
             <span className="muted small">
               {run.benchmarks} · {run.rows} rows
             </span>
@@ -50,10 +58,18 @@ export function BenchRunsCard() {
                 <tr>
                   <th scope="col">Benchmark</th>
                   <th scope="col">Measure</th>
-                  <th scope="col" className="num">Value</th>
-                  <th scope="col" className="num">Ratio</th>
-                  <th scope="col" className="num">Previous</th>
-                  <th scope="col" className="num">Change</th>
+                  <th scope="col" className="num">
+                    Value
+                  </th>
+                  <th scope="col" className="num">
+                    Ratio
+                  </th>
+                  <th scope="col" className="num">
+                    Previous
+                  </th>
+                  <th scope="col" className="num">
+                    Change
+                  </th>
                   <th scope="col">Against</th>
                 </tr>
               </thead>
@@ -63,9 +79,13 @@ export function BenchRunsCard() {
                     <td className="nowrap">{l.benchmark}</td>
                     <td>{l.measure}</td>
                     <td className="num nowrap">{l.value}</td>
-                    <td className="num nowrap" data-testid="bench-line-ratio">{l.ratio}</td>
+                    <td className="num nowrap" data-testid="bench-line-ratio">
+                      {l.ratio}
+                    </td>
                     <td className="num nowrap">{l.previous}</td>
-                    <td className="num nowrap" data-testid="bench-line-change">{l.change}</td>
+                    <td className="num nowrap" data-testid="bench-line-change">
+                      {l.change}
+                    </td>
                     <td className="muted small">{l.against}</td>
                   </tr>
                 ))}

@@ -1,5 +1,5 @@
-import { useAppStore } from '../../store/use-app-store';
 import { engineRows } from '../../runtime/engine-rows';
+import { useAppStore } from '../../store/use-app-store';
 
 /**
  * Engine discovery beside the self-tests: every engine family this node can or cannot run, with the binary's path,
@@ -14,7 +14,11 @@ export function EnginesCard() {
         <h2>Engines</h2>
         <span className="muted small">the engine binaries this node can run (the Add model dialog's backends)</span>
       </div>
-      {engines.failure && <p className="error-text small" data-testid="engines-error">{engines.failure.message}</p>}
+      {engines.failure && (
+        <p className="error-text small" data-testid="engines-error">
+          {engines.failure.message}
+        </p>
+      )}
       {!engines.value && !engines.failure && <p className="muted small">Looking for engines…</p>}
       {rows.length > 0 && (
         <ul className="engine-list">
@@ -27,8 +31,14 @@ export function EnginesCard() {
               {r.available ? (
                 <>
                   {r.version && <span data-testid="engine-version">{r.version}</span>}
-                  {r.path && <code className="small" data-testid="engine-path">{r.path}</code>}
-                  <span className="muted small" data-testid="engine-found-in">{r.where}</span>
+                  {r.path && (
+                    <code className="small" data-testid="engine-path">
+                      {r.path}
+                    </code>
+                  )}
+                  <span className="muted small" data-testid="engine-found-in">
+                    {r.where}
+                  </span>
                 </>
               ) : (
                 <span className="muted small" data-testid="engine-reason">

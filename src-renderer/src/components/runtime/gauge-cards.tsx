@@ -1,6 +1,6 @@
 import type { RuntimeBlobView as RuntimeBlob } from '../../../../src-router/contract';
 import type { Donut as DonutView, Meter } from '../../runtime/runtime-format';
-import { cpuCardView, gpuCardView, memoryCardView, type GaugeCardView } from '../../runtime/runtime-view';
+import { cpuCardView, type GaugeCardView, gpuCardView, memoryCardView } from '../../runtime/runtime-view';
 
 const R = 26;
 const CIRCUMFERENCE = 2 * Math.PI * R;
@@ -12,7 +12,14 @@ export function Donut({ donut, testId }: { donut: DonutView; testId: string }) {
     <figure className="donut" data-testid={testId} data-reported={donut.reported}>
       <svg viewBox="0 0 64 64" width="64" height="64" aria-hidden="true">
         <circle className="donut-track" cx="32" cy="32" r={R} />
-        <circle className="donut-fill" cx="32" cy="32" r={R} strokeDasharray={`${filled} ${CIRCUMFERENCE - filled}`} transform="rotate(-90 32 32)" />
+        <circle
+          className="donut-fill"
+          cx="32"
+          cy="32"
+          r={R}
+          strokeDasharray={`${filled} ${CIRCUMFERENCE - filled}`}
+          transform="rotate(-90 32 32)"
+        />
       </svg>
       <span className="donut-label" data-testid={`${testId}-label`}>
         {donut.label}
@@ -28,7 +35,10 @@ function MeterRow({ label, meter, testId }: { label: string; meter: Meter; testI
   return (
     <div className="meter-row" data-testid={testId} data-reported={meter.reported}>
       <span className="meter-label">{label}</span>
-      <span className={`meter${meter.relative ? ' meter-relative' : ''}`} title={meter.relative ? 'relative bar: read the number' : undefined}>
+      <span
+        className={`meter${meter.relative ? ' meter-relative' : ''}`}
+        title={meter.relative ? 'relative bar: read the number' : undefined}
+      >
         <span className="meter-fill" style={{ width: `${(meter.fill * 100).toFixed(1)}%` }} />
       </span>
       <span className="meter-value" data-testid={`${testId}-value`}>
@@ -51,7 +61,12 @@ function GaugeCard({ view, id }: { view: GaugeCardView; id: string }) {
       </div>
       <div className="gauge-name" data-testid={`gauge-${id}-name`} title={view.name}>
         {view.name}
-        {view.detail && <span className="muted" data-testid={`gauge-${id}-detail`}> · {view.detail}</span>}
+        {view.detail && (
+          <span className="muted" data-testid={`gauge-${id}-detail`}>
+            {' '}
+            · {view.detail}
+          </span>
+        )}
       </div>
       <div className="gauge-body">
         <Donut donut={view.donut} testId={`gauge-${id}-donut`} />

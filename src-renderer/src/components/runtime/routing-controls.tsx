@@ -31,14 +31,17 @@ export function RoutingControls({ view }: { view: RoutingViewWire }) {
     const result = await applyRouting(plan.request);
     if (result.ok) return dispatch({ type: 'applied' });
     const param = result.failure.param;
-    const field = result.failure.status === 400 && (param === 'strategy' || param === 'routesEngine') ? param : 'request';
+    const field =
+      result.failure.status === 400 && (param === 'strategy' || param === 'routesEngine') ? param : 'request';
     dispatch({ type: 'invalid', message: result.failure.message, field });
   }
 
   return (
     <div className="routing-controls" data-testid="routing-controls">
       <div className="control-row">
-        <span className="control-label" id="strategy-label">Strategy</span>
+        <span className="control-label" id="strategy-label">
+          Strategy
+        </span>
         <div className="segmented" role="group" aria-labelledby="strategy-label">
           {view.strategies.map((s) => (
             <button
@@ -84,7 +87,11 @@ export function RoutingControls({ view }: { view: RoutingViewWire }) {
         </div>
       )}
       <div className="control-row">
-        <label className="control-label" htmlFor="metric-profile" title="Metric profile (static routes): which engine's /metrics names are parsed for pods in the static route table">
+        <label
+          className="control-label"
+          htmlFor="metric-profile"
+          title="Metric profile (static routes): which engine's /metrics names are parsed for pods in the static route table"
+        >
           Metric profile
         </label>
         <select
@@ -128,7 +135,12 @@ export function RoutingControls({ view }: { view: RoutingViewWire }) {
             {applying ? 'Applying…' : 'Apply strategy'}
           </button>
         </span>
-        <button type="button" disabled={disabled || !canReset(draft)} onClick={() => dispatch({ type: 'reset', view })} data-testid="routing-reset">
+        <button
+          type="button"
+          disabled={disabled || !canReset(draft)}
+          onClick={() => dispatch({ type: 'reset', view })}
+          data-testid="routing-reset"
+        >
           Reset
         </button>
         <span className="muted small">

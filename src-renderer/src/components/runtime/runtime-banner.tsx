@@ -24,7 +24,11 @@ export function RuntimeBanner({ blob }: { blob: RuntimeBlob }) {
         ))}
       </dl>
       {b.nominal && (
-        <span className={`pill pill-${b.nominal.tone}`} data-testid="banner-nominal" title="self-tests with status pass / all self-tests">
+        <span
+          className={`pill pill-${b.nominal.tone}`}
+          data-testid="banner-nominal"
+          title="self-tests with status pass / all self-tests"
+        >
           {b.nominal.label}
         </span>
       )}

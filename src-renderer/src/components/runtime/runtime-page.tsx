@@ -1,9 +1,9 @@
-import { PageHead } from '../page-head';
 import { useEffect } from 'react';
 import { runtimeSections } from '../../runtime/runtime-view';
 import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
+import { PageHead } from '../page-head';
 import { BenchRunsCard } from './bench-runs-card';
 import { EnginesCard } from './engines-card';
 import { GaugeCards } from './gauge-cards';
@@ -26,7 +26,14 @@ export function RuntimePage() {
 
   return (
     <section className="page runtime-page" aria-labelledby="runtime-title" data-testid="runtime-page">
-      <PageHead id="runtime" title="Runtime" fetchedAt={fetchedAt} loading={loading} onRefresh={() => void refreshRuntime()} refreshTitle="Re-read the published runtime blob" />
+      <PageHead
+        id="runtime"
+        title="Runtime"
+        fetchedAt={fetchedAt}
+        loading={loading}
+        onRefresh={() => void refreshRuntime()}
+        refreshTitle="Re-read the published runtime blob"
+      />
       <RuntimeNodePicker />
 
       {failure && (
@@ -48,7 +55,11 @@ export function RuntimePage() {
       )}
       {sections?.published && (
         <>
-          {sections.malformedNote && <Notice kind="info" testId="runtime-malformed">{sections.malformedNote}</Notice>}
+          {sections.malformedNote && (
+            <Notice kind="info" testId="runtime-malformed">
+              {sections.malformedNote}
+            </Notice>
+          )}
           <RuntimeBanner blob={sections.blob} />
           <GaugeCards blob={sections.blob} />
           <div className="runtime-split">

@@ -22,8 +22,12 @@ export function UpstreamsTable({ rows, failure }: { rows: UpstreamRowWire[] | nu
               <th scope="col">Endpoint</th>
               <th scope="col">Engine</th>
               <th scope="col">Answers?</th>
-              <th scope="col" className="num">Answered</th>
-              <th scope="col" className="num">Not answered</th>
+              <th scope="col" className="num">
+                Answered
+              </th>
+              <th scope="col" className="num">
+                Not answered
+              </th>
               <th scope="col">Last answer</th>
             </tr>
           </thead>

@@ -22,7 +22,8 @@ export function RestartNotice({ restart }: { restart: SettingsState['restart'] }
     case 'moved':
       return (
         <Notice kind="info" testId="settings-moved">
-          Saved. The node restarts at <a href={`${restart.url}/#settings`}>{restart.url}</a>: open the console there (with its console token).
+          Saved. The node restarts at <a href={`${restart.url}/#settings`}>{restart.url}</a>: open the console there
+          (with its console token).
         </Notice>
       );
     case 'timeout':

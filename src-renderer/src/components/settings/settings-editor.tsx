@@ -1,8 +1,19 @@
 import { useReducer, useState } from 'react';
 import type { SettingsView } from '../../../../src-router/contract';
 import {
-  configFromForm, fieldOfParam, formChanged, formFromConfig, formHints, generateClusterToken, roleOptions, ROLE_PATH, SETTINGS_FIELDS, settingsFormReducer, SLAVE_URLS_PATH,
-  TOKEN_PATH, type FieldGroup,
+  configFromForm,
+  type FieldGroup,
+  fieldOfParam,
+  formChanged,
+  formFromConfig,
+  formHints,
+  generateClusterToken,
+  ROLE_PATH,
+  roleOptions,
+  SETTINGS_FIELDS,
+  SLAVE_URLS_PATH,
+  settingsFormReducer,
+  TOKEN_PATH,
 } from '../../settings/settings-form';
 import { useAppStore } from '../../store/use-app-store';
 import { FieldMessage, SettingsFieldRow } from './settings-field';
@@ -10,7 +21,11 @@ import { SlaveUrlsEditor } from './slave-urls-editor';
 
 const GROUPS: { id: FieldGroup; title: string; note: string }[] = [
   { id: 'node', title: 'This node', note: 'role, identity, where it listens, its models and keyspace' },
-  { id: 'lending', title: 'Lending', note: 'how this node queues, prices and lends work (cluster.scheduling_*, cluster.offload_*)' },
+  {
+    id: 'lending',
+    title: 'Lending',
+    note: 'how this node queues, prices and lends work (cluster.scheduling_*, cluster.offload_*)',
+  },
 ];
 
 /**
@@ -45,7 +60,13 @@ export function SettingsEditor({ view }: { view: SettingsView }) {
       }}
     >
       {GROUPS.map((g) => (
-        <div className="card settings-group" role="group" aria-labelledby={`settings-group-${g.id}-title`} key={g.id} data-testid={`settings-group-${g.id}`}>
+        <div
+          className="card settings-group"
+          role="group"
+          aria-labelledby={`settings-group-${g.id}-title`}
+          key={g.id}
+          data-testid={`settings-group-${g.id}`}
+        >
           <div className="card-head">
             <h2 id={`settings-group-${g.id}-title`}>{g.title}</h2>
             <span className="muted small">{g.note}</span>
@@ -63,14 +84,24 @@ export function SettingsEditor({ view }: { view: SettingsView }) {
                 onChange={(value) => dispatch({ type: 'field', path: f.path, value })}
                 extra={
                   f.path === TOKEN_PATH ? (
-                    <button type="button" disabled={saving} onClick={() => dispatch({ type: 'field', path: TOKEN_PATH, value: generateClusterToken() })} data-testid="settings-generate-token">
+                    <button
+                      type="button"
+                      disabled={saving}
+                      onClick={() => dispatch({ type: 'field', path: TOKEN_PATH, value: generateClusterToken() })}
+                      data-testid="settings-generate-token"
+                    >
                       Generate
                     </button>
                   ) : undefined
                 }
               />
               {f.path === TOKEN_PATH && (role === 'master' || form.slaveUrls.length > 0) && (
-                <SlaveUrlsEditor urls={form.slaveUrls} disabled={saving} error={errorAt(SLAVE_URLS_PATH)} dispatch={dispatch} />
+                <SlaveUrlsEditor
+                  urls={form.slaveUrls}
+                  disabled={saving}
+                  error={errorAt(SLAVE_URLS_PATH)}
+                  dispatch={dispatch}
+                />
               )}
             </div>
           ))}
@@ -81,7 +112,8 @@ export function SettingsEditor({ view }: { view: SettingsView }) {
           {saving ? 'Saving…' : 'Save and restart'}
         </button>
         <span className="muted small">
-          writes <code data-testid="settings-path">{view.path}</code> (the previous file kept as <code>.bak</code>) and restarts the node on it
+          writes <code data-testid="settings-path">{view.path}</code> (the previous file kept as <code>.bak</code>) and
+          restarts the node on it
         </span>
       </div>
       <FieldMessage message={errorAt(null)} testId="settings-error" kind="error" />

@@ -1,13 +1,25 @@
 import type { ReactNode } from 'react';
-import { fieldFacts, fieldPlaceholder, type FieldValue, type SettingsField } from '../../settings/settings-form';
+import { type FieldValue, fieldFacts, fieldPlaceholder, type SettingsField } from '../../settings/settings-form';
 
 /** The element id of a field's input (its label points at it). */
 export const inputId = (path: string) => `settings-${path.replace(/\./g, '-')}`;
 
-export function FieldMessage({ message, testId, kind }: { message: string | null | undefined; testId: string; kind: 'error' | 'hint' }) {
+export function FieldMessage({
+  message,
+  testId,
+  kind,
+}: {
+  message: string | null | undefined;
+  testId: string;
+  kind: 'error' | 'hint';
+}) {
   if (!message) return null;
   return (
-    <span className={`field-message small ${kind === 'error' ? 'error-text' : 'requires-warn'}`} role={kind === 'error' ? 'alert' : 'status'} data-testid={testId}>
+    <span
+      className={`field-message small ${kind === 'error' ? 'error-text' : 'requires-warn'}`}
+      role={kind === 'error' ? 'alert' : 'status'}
+      data-testid={testId}
+    >
       {message}
     </span>
   );
@@ -37,10 +49,27 @@ export function SettingsFieldRow(props: {
   const help = fieldFacts(props.schema, field.path).description ?? field.help;
   let input: ReactNode;
   if (field.kind === 'boolean') {
-    input = <input id={id} type="checkbox" checked={value === true} disabled={disabled} onChange={(e) => props.onChange(e.target.checked)} data-testid={testId} aria-invalid={invalid} />;
+    input = (
+      <input
+        id={id}
+        type="checkbox"
+        checked={value === true}
+        disabled={disabled}
+        onChange={(e) => props.onChange(e.target.checked)}
+        data-testid={testId}
+        aria-invalid={invalid}
+      />
+    );
   } else if (field.kind === 'role') {
     input = (
-      <select id={id} value={String(value)} disabled={disabled} onChange={(e) => props.onChange(e.target.value)} data-testid={testId} aria-invalid={invalid}>
+      <select
+        id={id}
+        value={String(value)}
+        disabled={disabled}
+        onChange={(e) => props.onChange(e.target.value)}
+        data-testid={testId}
+        aria-invalid={invalid}
+      >
         {(props.options ?? []).map((o) => (
           <option key={o} value={o}>
             {o}

@@ -3,10 +3,10 @@ import { REFRESH_INTERVAL_MS, startPolling } from '../../store/polling';
 import { useAppStore } from '../../store/use-app-store';
 import { Notice } from '../notice';
 import { PageHead } from '../page-head';
+import { TokenStorageNotice } from '../token-storage-notice';
 import { RestartNotice } from './restart-notice';
 import { SettingsEditor } from './settings-editor';
 import { SlavesCard } from './slaves-card';
-import { TokenStorageNotice } from '../token-storage-notice';
 
 /** How often a master's slaves are read while the Settings screen shows them (they show up as soon as polled). */
 const SLAVES_REFRESH_MS = 2_000;
@@ -33,15 +33,26 @@ export function SettingsPage() {
   useEffect(() => {
     void fetchSettings();
   }, [fetchSettings]);
-  useEffect(() => (isMaster ? startPolling(fetchCluster, Math.min(SLAVES_REFRESH_MS, REFRESH_INTERVAL_MS)) : undefined), [isMaster, fetchCluster]);
+  useEffect(
+    () => (isMaster ? startPolling(fetchCluster, Math.min(SLAVES_REFRESH_MS, REFRESH_INTERVAL_MS)) : undefined),
+    [isMaster, fetchCluster],
+  );
 
   return (
     <section className="page stack-page settings-page" aria-labelledby="settings-title" data-testid="settings-page">
-      <PageHead id="settings" title="Settings" fetchedAt={settings.fetchedAt} loading={settings.loading || settings.saving} onRefresh={() => void fetchSettings()} refreshTitle="read the config again (unsaved changes are dropped)" />
+      <PageHead
+        id="settings"
+        title="Settings"
+        fetchedAt={settings.fetchedAt}
+        loading={settings.loading || settings.saving}
+        onRefresh={() => void fetchSettings()}
+        refreshTitle="read the config again (unsaved changes are dropped)"
+      />
       <RestartNotice restart={settings.restart} />
       {failure?.code === 'not_an_operator' ? (
         <Notice kind="error" testId="settings-refused">
-          This console token is not an operator&apos;s: only operators (<code>console.operators</code>) can read or change the node settings.
+          This console token is not an operator&apos;s: only operators (<code>console.operators</code>) can read or
+          change the node settings.
         </Notice>
       ) : (
         failure && (
