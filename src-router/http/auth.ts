@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { RouterError } from '../serve';
-import { AuthThrottle, clientKey } from './auth-throttle';
+import { AuthThrottle } from './auth-throttle';
 import type { HttpDeps } from './deps';
 
 /** Compares two secrets in constant time (hashing first, so lengths leak nothing either). */
@@ -21,15 +21,17 @@ export const authThrottle = new AuthThrottle();
 
 /**
  * An onRequest hook that admits only requests carrying one of `tokens` as a Bearer token; others get 401 (logged)
- * before their body is read, whatever it holds. An address that sent too many different wrong tokens gets 429 with
- * Retry-After instead, for any token, until its window ends (`AuthThrottle`); a request without a token is no guess.
+ * before their body is read, whatever it holds. The token is compared first, in constant time: a right one always
+ * passes. A wrong one from an address that sent too many different wrong tokens gets 429 with Retry-After instead,
+ * until its window ends (`AuthThrottle`); a request without a token is no guess.
  */
 export function requireToken(token: string | readonly string[], what: string, throttle: AuthThrottle = authThrottle) {
   const tokens = typeof token === 'string' ? [token] : token;
   return async (request: FastifyRequest) => {
-    const client = clientKey(request.ip);
-    const wait = throttle.retryAfter(client);
-    if (wait > 0) {
+    const given = bearer(request);
+    if (tokens.some((t) => sameSecret(given, t))) return;
+    const wait = throttle.refuse(request.ip, given);
+    if (wait > 0)
       throw new RouterError(
         429,
         'too_many_failed_tokens',
@@ -38,17 +40,12 @@ export function requireToken(token: string | readonly string[], what: string, th
         null,
         { retry_after: String(wait) },
       );
-    }
-    const given = bearer(request);
-    if (!tokens.some((t) => sameSecret(given, t))) {
-      if (given) throttle.fail(client, given);
-      throw new RouterError(
-        401,
-        'unauthorized',
-        `missing or wrong ${what} token (send it as Authorization: Bearer …)`,
-        'authentication_error',
-      );
-    }
+    throw new RouterError(
+      401,
+      'unauthorized',
+      `missing or wrong ${what} token (send it as Authorization: Bearer …)`,
+      'authentication_error',
+    );
   };
 }
 

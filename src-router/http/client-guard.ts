@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RouterError } from '../contract';
 import { authThrottle, bearer, sameSecret } from './auth';
-import { type AuthThrottle, clientKey } from './auth-throttle';
+import type { AuthThrottle } from './auth-throttle';
 import { routePath, targetAuthority } from './route-path';
 
 /**
@@ -148,20 +148,18 @@ export function installClientGuards(
       );
     }
     if (o.apiKeys.length && clientApi(routePath(request)) && request.method !== 'OPTIONS') {
-      const client = clientKey(request.ip);
-      const wait = throttle.retryAfter(client);
-      if (wait > 0)
-        return new RouterError(
-          429,
-          'too_many_failed_tokens',
-          `too many wrong API keys from this address: try again in ${wait} s`,
-          'rate_limit_error',
-          null,
-          { retry_after: String(wait) },
-        );
       const key = bearer(request);
       if (!o.apiKeys.some((k) => sameSecret(key, k))) {
-        if (key) throttle.fail(client, key);
+        const wait = throttle.refuse(request.ip, key);
+        if (wait > 0)
+          return new RouterError(
+            429,
+            'too_many_failed_tokens',
+            `too many wrong API keys from this address: try again in ${wait} s`,
+            'rate_limit_error',
+            null,
+            { retry_after: String(wait) },
+          );
         return new RouterError(
           401,
           'invalid_api_key',

@@ -11,7 +11,6 @@ import {
 } from '../contract';
 import { RouterError } from '../serve';
 import { authThrottle, requireToken } from './auth';
-import { clientKey } from './auth-throttle';
 import { CONSOLE_CODE_TTL_MS } from './console-codes';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -22,8 +21,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
   // A wrong, expired or spent code is a 401 like a wrong token, and a code never issued counts as a wrong token in the
   // per-address throttle (a spent one sent again is no guess); a body beyond a few KiB is refused unread (413).
   app.post('/router/v1/console/session', { bodyLimit: 4096 }, async (request): Promise<ConsoleSession> => {
-    const client = clientKey(request.ip);
-    const wait = authThrottle.retryAfter(client);
+    const { code } = parseBody(consoleSessionRequestSchema, request.body);
+    const outcome = deps.consoleCodes.redeem(code);
+    // A good code is always taken; only a code never issued is a guess the throttle counts.
+    const wait = outcome === 'ok' ? 0 : authThrottle.refuse(request.ip, outcome === 'unknown' ? code : '');
     if (wait > 0)
       throw new RouterError(
         429,
@@ -33,9 +34,6 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
         null,
         { retry_after: String(wait) },
       );
-    const { code } = parseBody(consoleSessionRequestSchema, request.body);
-    const outcome = deps.consoleCodes.redeem(code);
-    if (outcome === 'unknown') authThrottle.fail(client, code);
     if (outcome === 'used')
       throw new RouterError(
         401,
