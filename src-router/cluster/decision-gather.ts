@@ -20,6 +20,8 @@ export interface GatherDeps {
   /** The healthy members to ask (none on a slave or standalone node). */
   members(): { nodeId: string; url: string }[];
   log: FastifyBaseLogger;
+  /** The client left: members' pages still being read are dropped and the gather rejects. */
+  signal?: AbortSignal;
 }
 
 const queryString = (q: DecisionQuery) =>
@@ -49,7 +51,7 @@ export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<
       try {
         const res = await fetch(`${m.url}/router/v1/node/decisions?${queryString({ ...q, cursor: c.cursor, limit })}`, {
           headers: { authorization: `Bearer ${d.clusterToken}` },
-          signal: AbortSignal.timeout(5_000),
+          signal: d.signal ? AbortSignal.any([AbortSignal.timeout(5_000), d.signal]) : AbortSignal.timeout(5_000),
         });
         if (!res.ok) throw new Error(`${res.status}`);
         const page = peerRead(decisionPageSchema).safeParse(await fetchAnswer(res).json(VIEW_LIMIT));
@@ -59,6 +61,7 @@ export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<
           );
         return { key: m.nodeId, page: page.data as DecisionPage };
       } catch (err) {
+        if (d.signal?.aborted) throw err;
         d.log.warn({ nodeId: m.nodeId }, `decision log of node not gathered: ${(err as Error).message}`);
         missing.push(m.nodeId);
         return { key: m.nodeId, page: { rows: [], nextCursor: null } };
@@ -71,12 +74,14 @@ export async function gatherDecisions(d: GatherDeps, q: DecisionQuery): Promise<
 
 /**
  * The cluster's log matching `q`, newest first, page by page up to `max` rows (the export, UI-6): one page of at
- * most 1,000 rows is held at a time, so an export of a million rows streams in flat memory.
+ * most 1,000 rows is held at a time, so an export of a million rows streams in flat memory. It ends, without a
+ * further page, once `d.signal` aborts.
  */
 export async function* decisionPages(d: GatherDeps, q: DecisionQuery, max: number): AsyncGenerator<DecisionRow[]> {
   let cursor: string | null | undefined;
   let sent = 0;
   do {
+    if (d.signal?.aborted) return;
     const page = await gatherDecisions(d, { ...q, cursor, limit: Math.min(1000, max - sent) });
     const rows = page.rows.slice(0, max - sent);
     sent += rows.length;

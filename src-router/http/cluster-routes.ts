@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClusterDirectory } from '../cluster/profiles/cluster-directory';
 import { type ClusterView, clusterProfileCreateSchema, clusterProfilePatchSchema, RouterError } from '../contract';
 import { isOperator, requireOperator, requireToken } from './auth';
+import { clientGone } from './client-gone';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -136,9 +137,15 @@ const queryOf = (url: string) => {
 const bodyOf = (request: FastifyRequest) =>
   request.body === undefined || request.method === 'GET' ? undefined : JSON.stringify(request.body);
 
-/** This node itself, through its own routes: the same auth and answers as a direct call. */
+/**
+ * This node itself, through its own routes: the same auth and answers as a direct call. The answer streams through
+ * (its producer waits while the client reads slowly, so nothing is held whole) and stops when the client leaves.
+ */
 async function forwardLocal(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, path: string) {
   const body = bodyOf(request);
+  const gone = clientGone(reply);
+  let inner: { destroy(): unknown } | undefined;
+  gone.onAbort(() => inner?.destroy());
   const res = await app.inject({
     method: request.method as 'GET',
     url: path,
@@ -148,12 +155,20 @@ async function forwardLocal(app: FastifyInstance, request: FastifyRequest, reply
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
     payload: body,
+    payloadAsStream: true,
+    signal: gone.signal,
   });
+  // Closing the inner response ends the route's answer there: its stream is destroyed, its gathers aborted.
+  inner = res.raw.res;
+  if (gone.aborted) {
+    inner.destroy();
+    return reply;
+  }
   for (const h of PASSED_HEADERS) {
     const v = res.headers[h];
     if (typeof v === 'string') reply.header(h, v);
   }
-  return reply.status(res.statusCode).send(res.rawPayload);
+  return reply.status(res.statusCode).send(res.stream());
 }
 
 /** A remote cluster, with its stored token: bounded in time; a clear 502/504 naming the cluster when it cannot answer. */

@@ -12,6 +12,7 @@ import {
   toJsonLines,
 } from '../store';
 import { requireToken } from './auth';
+import { clientGone } from './client-gone';
 import type { HttpDeps } from './deps';
 
 type Query = Record<string, string | undefined>;
@@ -77,12 +78,13 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     return deps.decisions.query(q);
   };
 
-  const gatherDeps = (request: FastifyRequest): GatherDeps => ({
+  const gatherDeps = (request: FastifyRequest, signal?: AbortSignal): GatherDeps => ({
     nodeId: deps.nodeId,
     clusterToken: deps.clusterToken,
     own,
     members: () => deps.membership?.statusCapable() ?? [],
     log: request.log,
+    signal,
   });
 
   app.register(async (scope) => {
@@ -116,10 +118,17 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
         throw new RouterError(400, 'invalid_request', 'format: csv or jsonl', 'invalid_request_error', 'format');
       const max = count(request.query.max, 'max', DECISION_EXPORT_MAX) ?? 100_000;
       // Streamed page by page (flat memory whatever the size): the header first, then each gathered page's lines.
-      const pages = decisionPages(gatherDeps(request), filterOf(request.query), max);
+      // A client that leaves stops it: no further page is read, and members' pages being read are dropped.
+      const gone = clientGone(reply);
+      gone.onAbort(() => request.log.info('decision export stopped: the client left'));
+      const pages = decisionPages(gatherDeps(request, gone.signal), filterOf(request.query), max);
       async function* chunks() {
         if (format === 'csv') yield csvHeader();
-        for await (const rows of pages) yield format === 'csv' ? csvLines(rows) : toJsonLines(rows);
+        try {
+          for await (const rows of pages) yield format === 'csv' ? csvLines(rows) : toJsonLines(rows);
+        } catch (err) {
+          if (!gone.aborted) throw err;
+        }
       }
       return reply
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson')
