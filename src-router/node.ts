@@ -172,13 +172,17 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
     const laneClient = new NodeClient(config.cluster.token, 3_000);
     let logRef: { warn(msg: string): void } = { warn: (m) => console.warn(m) };
     // A Redis outage is logged once each way; the blob is republished as soon as Redis is back (RT-1).
+    // A value over the keyspace's bound is never read; which key and why is logged once per key and size.
+    const onValueTooLarge = (err: Error) => logRef.warn(`keyspace value refused: ${err.message}`);
     const keyspace = (held.keyspace = createKeySpace(config.redis.url, {
       redis: {
         onReachableChange: (ok: boolean, detail: string) => {
           logRef.warn(`redis ${ok ? 'reachable again' : 'unreachable'}: ${detail}`);
           if (ok) void publisher?.publishNow().catch(() => {});
         },
+        onValueTooLarge,
       },
+      embedded: { onValueTooLarge },
     }));
     const cli = options.cli ?? cliRef();
 

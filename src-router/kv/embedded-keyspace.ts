@@ -1,4 +1,11 @@
-import { type KeySpace, KeySpaceError } from './keyspace';
+import {
+  KEYSPACE_VALUE_LIMIT,
+  type KeySpace,
+  KeySpaceError,
+  KeySpaceValueTooLarge,
+  tooLargeReporter,
+  valueBytes,
+} from './keyspace';
 import { normalizeTtlMs } from './ttl';
 
 export interface EmbeddedKeySpaceOptions {
@@ -6,6 +13,10 @@ export interface EmbeddedKeySpaceOptions {
   now?: () => number;
   /** How often expired entries are dropped in the background (default 30 s; the timer is unref'd). 0 disables it. */
   sweepIntervalMs?: number;
+  /** The most of one value read or written, in UTF-8 bytes (default `KEYSPACE_VALUE_LIMIT`). */
+  valueLimit?: number;
+  /** Told once per key and size of a value over the bound that a read refused (log it). */
+  onValueTooLarge?: (err: KeySpaceValueTooLarge) => void;
 }
 
 interface Entry {
@@ -25,9 +36,13 @@ export class EmbeddedKeySpace implements KeySpace {
   private readonly now: () => number;
   private sweepTimer?: NodeJS.Timeout;
   private closed = false;
+  readonly valueLimit: number;
+  private readonly tooLarge: (err: KeySpaceValueTooLarge) => void;
 
   constructor(opts: EmbeddedKeySpaceOptions = {}) {
     this.now = opts.now ?? Date.now;
+    this.valueLimit = opts.valueLimit ?? KEYSPACE_VALUE_LIMIT;
+    this.tooLarge = tooLargeReporter(opts.onValueTooLarge);
     const every = opts.sweepIntervalMs ?? 30_000;
     if (every > 0) {
       this.sweepTimer = setInterval(() => this.sweep(), every);
@@ -45,12 +60,22 @@ export class EmbeddedKeySpace implements KeySpace {
   }
 
   async get(key: string): Promise<string | null> {
-    return this.live(key)?.value ?? null;
+    const entry = this.live(key);
+    if (!entry) return null;
+    const bytes = valueBytes(entry.value);
+    if (bytes > this.valueLimit) {
+      const err = new KeySpaceValueTooLarge(key, bytes, this.valueLimit);
+      this.tooLarge(err);
+      throw err;
+    }
+    return entry.value;
   }
 
   async set(key: string, value: string, opts: { ttlMs?: number } = {}): Promise<void> {
     const ttl = normalizeTtlMs(opts.ttlMs);
     this.open();
+    const bytes = valueBytes(value);
+    if (bytes > this.valueLimit) throw new KeySpaceValueTooLarge(key, bytes, this.valueLimit);
     this.entries.set(key, ttl === undefined ? { value } : { value, expiresAt: this.now() + ttl });
   }
 

@@ -2,7 +2,7 @@ import { EmbeddedKeySpace, type EmbeddedKeySpaceOptions } from './embedded-keysp
 import { RedisKeySpace, type RedisKeySpaceOptions } from './redis-keyspace';
 
 export { EmbeddedKeySpace, type EmbeddedKeySpaceOptions } from './embedded-keyspace';
-export { type KeySpace, KeySpaceError } from './keyspace';
+export { KEYSPACE_VALUE_LIMIT, type KeySpace, KeySpaceError, KeySpaceValueTooLarge } from './keyspace';
 export { backoffDelayMs, RedisKeySpace, type RedisKeySpaceOptions, redactRedisUrl } from './redis-keyspace';
 export { normalizeTtlMs } from './ttl';
 

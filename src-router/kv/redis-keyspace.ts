@@ -1,5 +1,12 @@
 import { Redis } from 'ioredis';
-import { type KeySpace, KeySpaceError } from './keyspace';
+import {
+  KEYSPACE_VALUE_LIMIT,
+  type KeySpace,
+  KeySpaceError,
+  KeySpaceValueTooLarge,
+  tooLargeReporter,
+  valueBytes,
+} from './keyspace';
 import { normalizeTtlMs } from './ttl';
 
 export interface RedisKeySpaceOptions {
@@ -12,6 +19,10 @@ export interface RedisKeySpaceOptions {
   maxBackoffMs?: number;
   /** Called on every change of `reachable` (not on every repeated connection error), e.g. to log it once. */
   onReachableChange?: (reachable: boolean, detail: string) => void;
+  /** The most of one value read or written, in bytes (default `KEYSPACE_VALUE_LIMIT`). */
+  valueLimit?: number;
+  /** Told once per key and size of a value over the bound that a read refused (log it). */
+  onValueTooLarge?: (err: KeySpaceValueTooLarge) => void;
 }
 
 /** Reconnect delay before attempt `attempt` (1-based): min·2^(attempt−1), capped at max. Reconnects never stop. */
@@ -48,9 +59,13 @@ export class RedisKeySpace implements KeySpace {
   private closed = false;
   private firstAttempt: Promise<void> | null;
   private readonly onReachableChange?: (reachable: boolean, detail: string) => void;
+  readonly valueLimit: number;
+  private readonly tooLarge: (err: KeySpaceValueTooLarge) => void;
 
   constructor(url: string, opts: RedisKeySpaceOptions = {}) {
     this.url = url;
+    this.valueLimit = opts.valueLimit ?? KEYSPACE_VALUE_LIMIT;
+    this.tooLarge = tooLargeReporter(opts.onValueTooLarge);
     this.onReachableChange = opts.onReachableChange;
     const minMs = opts.minBackoffMs ?? 100;
     const maxMs = opts.maxBackoffMs ?? 5000;
@@ -102,12 +117,36 @@ export class RedisKeySpace implements KeySpace {
     });
   }
 
+  /**
+   * EXISTS, STRLEN and at most the bound's bytes of the value (GETRANGE), in one transaction: a value over the bound
+   * never crosses the connection, so it cannot hold up the commands behind it.
+   */
   async get(key: string): Promise<string | null> {
-    return this.run(() => this.client.get(key));
+    const limit = this.valueLimit;
+    const [exists, bytes, head] = await this.run(async () => {
+      const replies = await this.client
+        .multi()
+        .exists(key)
+        .strlen(key)
+        .getrange(key, 0, limit - 1)
+        .exec();
+      if (!replies) throw new Error('transaction aborted');
+      for (const [err] of replies) if (err) throw err;
+      return replies.map(([, v]) => v) as [number, number, string];
+    });
+    if (!exists) return null;
+    if (bytes > limit) {
+      const err = new KeySpaceValueTooLarge(key, bytes, limit);
+      this.tooLarge(err);
+      throw err;
+    }
+    return head;
   }
 
   async set(key: string, value: string, opts: { ttlMs?: number } = {}): Promise<void> {
     const ttl = normalizeTtlMs(opts.ttlMs);
+    const bytes = valueBytes(value);
+    if (bytes > this.valueLimit) throw new KeySpaceValueTooLarge(key, bytes, this.valueLimit);
     // A plain SET drops any TTL the key had, which is the contract for a set without ttlMs.
     await this.run(() => (ttl === undefined ? this.client.set(key, value) : this.client.set(key, value, 'PX', ttl)));
   }

@@ -1,4 +1,4 @@
-import type { KeySpace } from '../kv/keyspace';
+import { type KeySpace, KeySpaceValueTooLarge } from '../kv/keyspace';
 import type { PodSnapshot } from './metrics';
 import { validateStrategy } from './multi-spec';
 import {
@@ -6,6 +6,7 @@ import {
   beaconOf,
   buildRoutingView,
   checkSetRouting,
+  type DesiredRead,
   type DesiredRouting,
   decideApplied,
   desiredToWrite,
@@ -121,7 +122,7 @@ export class LiveRoutingModule {
   private async poll(): Promise<void> {
     const { keyspace } = this.opts;
     try {
-      const read = readDesired(await keyspace.get(this.routingKey));
+      const read = await this.readRoutingKey();
       this.desired = read.kind === 'ok' ? read.desired : null;
       this.commit(decideApplied(read, this.applied, this.configDefault, this.strategies));
       await keyspace.set(this.effectiveKey, JSON.stringify(beaconOf(this.applied)), { ttlMs: this.beaconTtlMs });
@@ -133,6 +134,12 @@ export class LiveRoutingModule {
     } finally {
       this.lastPollAt = this.now();
     }
+  }
+
+  /** The routing key as read: a value over the keyspace's bound is not read, and counts as invalid with the reason. */
+  private async readRoutingKey(): Promise<DesiredRead> {
+    const raw = await tooLargeAs(this.opts.keyspace.get(this.routingKey), (err) => err);
+    return raw instanceof KeySpaceValueTooLarge ? { kind: 'invalid', message: raw.message } : readDesired(raw);
   }
 
   private commit(next: AppliedRouting): void {
@@ -174,9 +181,10 @@ export class LiveRoutingModule {
   async routingView(access: { writable: boolean; canWrite: boolean }): Promise<RoutingView> {
     const base = { routingKey: this.routingKey, strategies: this.strategies, ...access };
     try {
+      // A value over the bound is shown as none; the status says why the routing key was ignored.
       const [desiredRaw, effectiveRaw] = await Promise.all([
-        this.opts.keyspace.get(this.routingKey),
-        this.opts.keyspace.get(this.effectiveKey),
+        tooLargeAs(this.opts.keyspace.get(this.routingKey), () => null),
+        tooLargeAs(this.opts.keyspace.get(this.effectiveKey), () => null),
       ]);
       return buildRoutingView({ ...base, desiredRaw, effectiveRaw });
     } catch {
@@ -195,9 +203,23 @@ export class LiveRoutingModule {
   > {
     const check = checkSetRouting(input, this.strategies);
     if (!check.ok) return check;
-    const previous = readDesired(await this.opts.keyspace.get(this.routingKey));
+    // A routing key over the bound is replaced whole, as if absent.
+    const previous = readDesired(await tooLargeAs(this.opts.keyspace.get(this.routingKey), () => null));
     const desired = desiredToWrite(check, previous);
     await this.opts.keyspace.set(this.routingKey, JSON.stringify(desired));
     return { ok: true, desired };
+  }
+}
+
+/** A keyspace read whose value over the bound becomes `instead(err)`; any other failure still rejects. */
+async function tooLargeAs<T>(
+  read: Promise<string | null>,
+  instead: (err: KeySpaceValueTooLarge) => T,
+): Promise<string | null | T> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof KeySpaceValueTooLarge) return instead(err);
+    throw err;
   }
 }

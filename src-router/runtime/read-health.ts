@@ -1,9 +1,10 @@
-import type { KeySpace } from '../kv';
+import { type KeySpace, KeySpaceValueTooLarge } from '../kv';
 import { RUNTIME_BLOB_KEY, type RuntimeHealth, runtimeBlobReadSchema, runtimeBlobSchema } from './blob';
 
 /**
  * What `runtime.health` answers (RT-1): the runtime blob and nothing else. Absent → `{ published: false }`;
- * unreadable JSON, a blob that is not an object, or a keyspace that cannot answer → `{ published: false, reason }`.
+ * unreadable JSON, a blob that is not an object, one over the keyspace's value bound (not read), or a keyspace that
+ * cannot answer → `{ published: false, reason }`.
  * Never throws. The blob is returned as parsed: absent fields stay absent, and a malformed field is dropped and
  * named in `malformed` while the rest still shows (RT-2).
  */
@@ -12,6 +13,8 @@ export async function readRuntimeHealth(ks: KeySpace, key = RUNTIME_BLOB_KEY): P
   try {
     raw = await ks.get(key);
   } catch (err) {
+    if (err instanceof KeySpaceValueTooLarge)
+      return { published: false, reason: `runtime blob not read: ${err.message}` };
     return { published: false, reason: `keyspace unavailable: ${err instanceof Error ? err.message : String(err)}` };
   }
   if (raw === null) return { published: false };

@@ -1,5 +1,13 @@
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedKeySpace, type KeySpace, KeySpaceError, RedisKeySpace } from '../../src-router/kv';
+import {
+  EmbeddedKeySpace,
+  KEYSPACE_VALUE_LIMIT,
+  type KeySpace,
+  KeySpaceError,
+  KeySpaceValueTooLarge,
+  RedisKeySpace,
+} from '../../src-router/kv';
 import { startRedis, type TestRedis } from '../support/redis-server';
 
 /** Polls `probe` until it returns true or `ms` pass; returns whether it did. No fixed sleeps. */
@@ -108,6 +116,23 @@ function keySpaceContract(label: string, make: () => Promise<KeySpace>) {
       expect(await ks.pttl(k)).toBe(-1);
     });
 
+    it('a value over the bound is refused whole by set, the key keeps what it held, and the keyspace goes on', async () => {
+      const ks = await open();
+      const k = key('too-large');
+      await ks.set(k, 'kept');
+      const big = 'x'.repeat(KEYSPACE_VALUE_LIMIT + 1);
+      const refused = await ks.set(k, big).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(KeySpaceValueTooLarge);
+      expect(refused).toMatchObject({ code: 'keyspace_value_too_large', key: k, bytes: KEYSPACE_VALUE_LIMIT + 1 });
+      expect(await ks.get(k)).toBe('kept');
+      // A value of exactly the bound (in UTF-8 bytes, not characters) is taken.
+      const exact = `${'é'.repeat(KEYSPACE_VALUE_LIMIT / 2 - 1)}ab`;
+      await ks.set(k, exact);
+      expect(await ks.get(k)).toBe(exact);
+      await expect(ks.set(k, `${exact}é`)).rejects.toBeInstanceOf(KeySpaceValueTooLarge);
+      expect(ks.reachable).toBe(true);
+    });
+
     it('after close, operations reject with KeySpaceError and reachable is false', async () => {
       const ks = await make();
       await ks.set(key('before-close'), 'x');
@@ -134,6 +159,41 @@ describe('keyspace against redis-server and embedded', () => {
     return ks;
   });
   keySpaceContract('embedded', async () => new EmbeddedKeySpace());
+
+  // Only another writer of a shared Redis can hold a value over the bound (both keyspaces refuse to write one): a read
+  // of it is refused after STRLEN, without its bytes crossing the connection, and every other command goes on.
+  it('a value over the bound written by another Redis client is not read: get rejects naming the key and its size, once told', async () => {
+    const direct = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const told: KeySpaceValueTooLarge[] = [];
+    const ks = new RedisKeySpace(redis.url, { onValueTooLarge: (err) => told.push(err) });
+    try {
+      const big = key('planted');
+      const size = 64 * 1024 * 1024;
+      await direct.setrange(big, size - 1, 'x');
+      for (let i = 0; i < 3; i++) {
+        const err = await ks.get(big).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(KeySpaceValueTooLarge);
+        expect((err as Error).message).toBe(`the key '${big}' holds 64 MiB, over the 1 MiB a node reads: ignored`);
+      }
+      expect(told).toHaveLength(1);
+      expect(ks.reachable).toBe(true);
+      const other = key('other');
+      await ks.set(other, 'fine');
+      expect(await ks.get(other)).toBe('fine');
+      expect(await ks.pttl(big)).toBe(-1);
+      // A value of the bound exactly is read whole; one byte more is not.
+      const edge = key('edge');
+      await direct.setrange(edge, KEYSPACE_VALUE_LIMIT - 1, 'y');
+      expect((await ks.get(edge))?.length).toBe(KEYSPACE_VALUE_LIMIT);
+      await direct.append(edge, 'z');
+      await expect(ks.get(edge)).rejects.toBeInstanceOf(KeySpaceValueTooLarge);
+      expect(told.map((e) => e.key)).toEqual([big, edge]);
+      await direct.del(big, edge);
+    } finally {
+      await ks.close();
+      direct.disconnect();
+    }
+  });
 
   describe('redis outage', () => {
     const unhandled: unknown[] = [];
