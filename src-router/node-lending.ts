@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Supervisor } from './backends';
 import { goneOf } from './backends/call-end';
 import type { ActivityTracker } from './cluster/activity';
+import { boundLendingState } from './cluster/member-bounds';
 import type { Membership } from './cluster/membership';
 import { newEpoch, pushToSlaves } from './cluster/settings-push';
 import type { NodeConfig } from './config';
@@ -96,6 +97,8 @@ export function createLendingWiring(d: LendingWiringDeps) {
 
   let coordinator: Coordinator | undefined;
   const remotes = () => d.membership?.statusCapable() ?? [];
+  /** What was last said of each member's lending state past the member bounds: said again only when it changes. */
+  const stateWarnings = new Map<string, string>();
   if (c.role === 'master') {
     coordinator = new Coordinator({
       nodeId,
@@ -110,7 +113,13 @@ export function createLendingWiring(d: LendingWiringDeps) {
           throw new Error(
             `unreadable lending state: ${state.error.issues[0]?.path.join('.') || '(root)'}: ${state.error.issues[0]?.message}`,
           );
-        return state.data as NodeState;
+        const bounded = boundLendingState(state.data);
+        const said = bounded.warnings.join('; ');
+        if ((stateWarnings.get(url) ?? '') !== said) {
+          if (said) d.log.warn({ url }, `member's lending state not all taken: ${said}`);
+          stateWarnings.set(url, said);
+        }
+        return bounded.state as NodeState;
       },
       pushLease: (owner: ModelRef, grant: LeaseGrant | null) => {
         if (owner.nodeId === nodeId) return lending.owner.apply(owner.model, grant);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type ClusterNodeView, type NodeSnapshot, nodeSnapshotSchema, peerRead, RouterError } from '../contract';
 import type { NodeRecords } from '../registry';
 import type { ClusterStore } from '../store';
+import { boundSnapshot, snapshotRefusal } from './member-bounds';
 import { type NodeClient, normalizeUrl } from './node-client';
 
 interface Member {
@@ -14,6 +15,8 @@ interface Member {
   polling: boolean;
   /** A registration arrived while a poll was under way: that poll may have read the state before it, so poll again. */
   again?: boolean;
+  /** What of its snapshot was not taken (over the member bounds), as its row shows it. */
+  warnings: string[];
 }
 
 export interface MembershipOptions {
@@ -46,7 +49,7 @@ export class Membership {
       let snapshot: NodeSnapshot | null = null;
       if (s?.snapshot) {
         const parsed = peerRead(nodeSnapshotSchema).safeParse(JSON.parse(s.snapshot));
-        if (parsed.success) snapshot = parsed.data;
+        if (parsed.success && !snapshotRefusal(parsed.data)) snapshot = boundSnapshot(parsed.data).snapshot;
       }
       // Last known state is shown, but nothing on it is routable until a poll succeeds (HEALTH-2).
       this.members.set(url, {
@@ -57,6 +60,7 @@ export class Membership {
         lastSeen: s?.lastSeen ?? null,
         lastError: s ? 'not polled since the master started' : null,
         polling: false,
+        warnings: [],
       });
     }
   }
@@ -103,6 +107,9 @@ export class Membership {
 
   /** A registration (HEALTH-1): only from a configured URL (403), never a duplicate node id (409). */
   register(snapshot: NodeSnapshot): { masterId: string } {
+    const refusal = snapshotRefusal(snapshot);
+    if (refusal)
+      throw new RouterError(400, 'invalid_snapshot', `registration refused: ${refusal}`, 'invalid_request_error');
     const url = snapshot.publicUrl ? normalizeUrl(snapshot.publicUrl) : null;
     const m = url ? this.members.get(url) : undefined;
     if (!m) {
@@ -147,7 +154,25 @@ export class Membership {
     return null;
   }
 
-  private accept(m: Member, snapshot: NodeSnapshot) {
+  /**
+   * A polled snapshot, taken within the member bounds: a field over its bound refuses it whole (the member is
+   * unhealthy, saying why); records past the bounds are dropped, each kind named in the member's warnings.
+   */
+  private accept(m: Member, advertised: NodeSnapshot) {
+    const refusal = snapshotRefusal(advertised);
+    if (refusal) {
+      if (m.lastError !== `refused: ${refusal}`) this.opts.log.warn({ url: m.url }, `member refused: ${refusal}`);
+      throw new RouterError(502, 'invalid_snapshot', `refused: ${refusal}`);
+    }
+    const { snapshot, warnings } = boundSnapshot(advertised);
+    if (warnings.join('\n') !== m.warnings.join('\n')) {
+      if (warnings.length)
+        this.opts.log.warn(
+          { url: m.url, nodeId: snapshot.nodeId },
+          `member's models not all taken: ${warnings.join('; ')}`,
+        );
+      m.warnings = warnings;
+    }
     const dup = this.duplicateOf(m, snapshot.nodeId);
     if (dup) {
       this.markUnhealthy(m, `refused: ${dup}`);
@@ -233,6 +258,7 @@ export class Membership {
       version: m.snapshot?.version ?? null,
       settingsHash: m.snapshot?.settingsHash ?? null,
       models: m.snapshot?.models.length ?? 0,
+      ...(m.warnings.length ? { warnings: [...m.warnings] } : {}),
     }));
   }
 }

@@ -10,6 +10,9 @@ import {
 } from '../contract';
 import { type RuntimeHealth, runtimeHealthSchema } from '../runtime';
 
+/** The most of a snapshot a node reads from another: 256 records of the longest fields allowed take about 1 MiB. */
+export const SNAPSHOT_LIMIT = 4 * 1024 * 1024;
+
 /** A node-to-node call that failed: not reachable, refused (status), or answered something we cannot read. */
 export class NodeCallError extends Error {
   constructor(
@@ -32,6 +35,7 @@ export class NodeClient {
     url: string,
     schema: T,
     body?: unknown,
+    limit = VIEW_LIMIT,
   ): Promise<z.output<T>> {
     let res: Response;
     try {
@@ -64,10 +68,10 @@ export class NodeClient {
     }
     let text: string;
     try {
-      text = await answer.text(VIEW_LIMIT);
+      text = await answer.text(limit);
     } catch (err) {
       throw new NodeCallError(
-        `${url}: ${err instanceof AnswerTooLarge ? `answer over ${sizeText(VIEW_LIMIT)}; not read further` : (err as Error).message}`,
+        `${url}: ${err instanceof AnswerTooLarge ? `answer over ${sizeText(limit)}; not read further` : (err as Error).message}`,
         res.status,
       );
     }
@@ -86,8 +90,9 @@ export class NodeClient {
     return result.data;
   }
 
+  /** A member's snapshot, read up to `SNAPSHOT_LIMIT` (the member bounds' records fit many times over). */
   snapshot(baseUrl: string): Promise<NodeSnapshot> {
-    return this.call('GET', `${baseUrl}/router/v1/node/snapshot`, nodeSnapshotSchema);
+    return this.call('GET', `${baseUrl}/router/v1/node/snapshot`, nodeSnapshotSchema, undefined, SNAPSHOT_LIMIT);
   }
 
   register(masterUrl: string, snapshot: NodeSnapshot) {

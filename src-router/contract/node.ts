@@ -96,6 +96,10 @@ export const clusterNodeViewSchema = z
     version: z.string().nullable(),
     settingsHash: z.string().nullable(),
     models: z.number().int(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe("what of the member's snapshot the master did not take (over its bounds), and why"),
   })
   .strict();
 export type ClusterNodeView = z.infer<typeof clusterNodeViewSchema>;

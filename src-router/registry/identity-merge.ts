@@ -32,6 +32,11 @@ export interface ClusterEntry {
   replicas: Replica[];
 }
 
+/** Counts the merge's steps (records placed, suffixes tried): its work grows linearly with its input, for tests. */
+export interface MergeMeter {
+  steps: number;
+}
+
 /** The identity of a config for merging: config hash and weights hash (ID-2). */
 export const hashKeyOf = (r: Pick<NodeModelRecord, 'configHash' | 'modelHash'>) =>
   `${r.configHash}:${r.modelHash ?? '-'}`;
@@ -48,23 +53,33 @@ export const hashKeyOf = (r: Pick<NodeModelRecord, 'configHash' | 'modelHash'>) 
 export function mergeIdentities(
   nodes: NodeRecords[],
   prior: Assignment[],
+  meter: MergeMeter = { steps: 0 },
 ): { entries: ClusterEntry[]; added: Assignment[]; dropped: Assignment[] } {
   const groups = new Map<string, Map<string, Replica[]>>();
   for (const n of nodes) {
-    // Configs sharing a name on one node are replicas by the operator's choice (ID-4): one group per node and name.
-    const nodeKey = new Map<string, string>();
-    for (const record of n.records)
-      nodeKey.set(
-        record.publicId,
-        [...new Set([...(nodeKey.get(record.publicId)?.split('+') ?? []), hashKeyOf(record)])].sort().join('+'),
-      );
+    // Configs sharing a name on one node are replicas by the operator's choice (ID-4): one group per node and name,
+    // keyed by that name's distinct hash keys, sorted and joined once.
+    const byName = new Map<string, { hashes: Set<string>; replicas: Replica[] }>();
     for (const record of n.records) {
-      const byHash = groups.get(record.publicId) ?? new Map<string, Replica[]>();
-      const key = nodeKey.get(record.publicId)!;
-      const list = byHash.get(key) ?? [];
-      list.push({ nodeId: n.nodeId, local: n.local, url: n.url, record, available: n.healthy && record.available });
-      byHash.set(key, list);
-      groups.set(record.publicId, byHash);
+      meter.steps++;
+      let group = byName.get(record.publicId);
+      if (!group) byName.set(record.publicId, (group = { hashes: new Set(), replicas: [] }));
+      group.hashes.add(hashKeyOf(record));
+      group.replicas.push({
+        nodeId: n.nodeId,
+        local: n.local,
+        url: n.url,
+        record,
+        available: n.healthy && record.available,
+      });
+    }
+    for (const [publicId, group] of byName) {
+      const key = [...group.hashes].sort().join('+');
+      const byHash = groups.get(publicId) ?? new Map<string, Replica[]>();
+      const list = byHash.get(key);
+      if (list) for (const r of group.replicas) list.push(r);
+      else byHash.set(key, group.replicas);
+      groups.set(publicId, byHash);
     }
   }
   const keyOf = (baseId: string, hashKey: string) => `${baseId}\u0000${hashKey}`;
@@ -83,15 +98,23 @@ export function mergeIdentities(
   for (const baseId of [...groups.keys()].sort()) {
     const byHash = groups.get(baseId)!;
     const keys = [...byHash.keys()];
+    const withLocal = new Set(keys.filter((k) => byHash.get(k)!.some((r) => r.local)));
     const fresh = keys
       .filter((k) => !priorByKey.has(keyOf(baseId, k)))
-      .sort(
-        (a, b) => Number(hasLocal(byHash.get(b)!)) - Number(hasLocal(byHash.get(a)!)) || (a < b ? -1 : a > b ? 1 : 0),
-      );
+      .sort((a, b) => Number(withLocal.has(b)) - Number(withLocal.has(a)) || (a < b ? -1 : a > b ? 1 : 0));
+    // Suffixes below `next` were all found taken (and `taken` only grows): the search goes on from there.
+    let next = 2;
     for (const hashKey of fresh) {
       let clusterId = baseId;
-      for (let n = 2; taken.has(clusterId) || (clusterId !== baseId && baseIds.has(clusterId)); n++)
-        clusterId = `${baseId}-${n}`;
+      meter.steps++;
+      if (taken.has(clusterId)) {
+        for (; ; next++) {
+          meter.steps++;
+          clusterId = `${baseId}-${next}`;
+          if (!taken.has(clusterId) && !baseIds.has(clusterId)) break;
+        }
+        next++;
+      }
       taken.add(clusterId);
       const gone = absentById.get(clusterId);
       if (gone) {
@@ -113,5 +136,3 @@ export function mergeIdentities(
   entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { entries, added, dropped };
 }
-
-const hasLocal = (replicas: Replica[]) => replicas.some((r) => r.local);

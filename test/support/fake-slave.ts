@@ -17,6 +17,8 @@ export interface FakeSlave {
   mostOpen: Map<string, number>;
   /** Requests the client closed before they were answered, per path. */
   closedEarly: Map<string, number>;
+  /** Requests whose path `tracked` picks: seen in all, open now, and the most open at once. */
+  tracked: { seen: number; open: number; mostOpen: number };
   setModels(models: NodeModelRecord[]): void;
   snapshot(): NodeSnapshot;
   /** POST the snapshot to the master's registration, with the cluster token. */
@@ -42,12 +44,19 @@ export function fakeRecord(publicId: string, localId = publicId, hash = 'c1'): N
   };
 }
 
-export async function startFakeSlave(opts: { nodeId: string; models?: NodeModelRecord[]; route?: FakeRoute }) {
+export async function startFakeSlave(opts: {
+  nodeId: string;
+  models?: NodeModelRecord[];
+  route?: FakeRoute;
+  /** Which paths `tracked` counts together (e.g. every pod's engine metrics). */
+  track?: (path: string) => boolean;
+}) {
   let models = opts.models ?? [];
   const seen = new Map<string, number>();
   const open = new Map<string, number>();
   const mostOpen = new Map<string, number>();
   const closedEarly = new Map<string, number>();
+  const tracked = { seen: 0, open: 0, mostOpen: 0 };
   const bump = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
   let url = '';
   const snapshot = (): NodeSnapshot => ({
@@ -65,8 +74,15 @@ export async function startFakeSlave(opts: { nodeId: string; models?: NodeModelR
     bump(seen, path);
     bump(open, path);
     mostOpen.set(path, Math.max(mostOpen.get(path) ?? 0, open.get(path)!));
+    const counted = opts.track?.(path) ?? false;
+    if (counted) {
+      tracked.seen++;
+      tracked.open++;
+      tracked.mostOpen = Math.max(tracked.mostOpen, tracked.open);
+    }
     res.on('close', () => {
       bump(open, path, -1);
+      if (counted) tracked.open--;
       if (!res.writableFinished) bump(closedEarly, path);
     });
     if (path === '/router/v1/node/snapshot') {
@@ -86,6 +102,7 @@ export async function startFakeSlave(opts: { nodeId: string; models?: NodeModelR
     open,
     mostOpen,
     closedEarly,
+    tracked,
     setModels: (m) => (models = m),
     snapshot,
     async register(masterUrl, token) {

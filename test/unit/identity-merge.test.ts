@@ -204,3 +204,44 @@ describe('configs sharing a name on one node (ID-4)', () => {
     expect(entries[0].replicas.map((r) => r.record.localId)).toEqual(['x', 'y']);
   });
 });
+
+// A member can advertise thousands of records sharing one public ID: the merge's work must grow linearly with them
+// (it is counted, not timed: records placed and suffixes tried).
+describe('the merge at scale: records sharing a public ID', () => {
+  const N = 4_000;
+  const distinctNodes = (n: number) => Array.from({ length: n }, (_, i) => node(`n${i}`, [rec('m', 'x', `c${i}`)]));
+
+  it('4,000 nodes with 4,000 different configs of one ID: suffixes m-2 … m-4000 in steps linear in the records', () => {
+    const meter = { steps: 0 };
+    const { entries, added } = mergeIdentities(distinctNodes(N), [], meter);
+    expect(entries).toHaveLength(N);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(N);
+    expect(added.map((a) => a.clusterId)).toContain(`m-${N}`);
+    expect(meter.steps).toBeGreaterThanOrEqual(N);
+    expect(meter.steps).toBeLessThanOrEqual(4 * N);
+    const half = { steps: 0 };
+    mergeIdentities(distinctNodes(N / 2), [], half);
+    expect(meter.steps / half.steps).toBeLessThan(2.1);
+  });
+
+  it('with half of them assigned before (a restart), the new half is placed in linear steps, no ID given twice', () => {
+    const nodes = distinctNodes(N);
+    const first = mergeIdentities(nodes.slice(0, N / 2), []);
+    const meter = { steps: 0 };
+    const { entries, added } = mergeIdentities(nodes, first.added, meter);
+    expect(added).toHaveLength(N / 2);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(N);
+    expect(meter.steps).toBeGreaterThanOrEqual(N);
+    expect(meter.steps).toBeLessThanOrEqual(4 * N);
+  });
+
+  it('one node with 4,000 records of one ID and different configs: one model, its replicas, in linear steps', () => {
+    const meter = { steps: 0 };
+    const records = Array.from({ length: N }, (_, i) => rec('m', `x${i}`, `c${i}`));
+    const { entries } = mergeIdentities([node('a', records)], [], meter);
+    expect(entries).toHaveLength(1);
+    expect(entries[0].replicas).toHaveLength(N);
+    expect(meter.steps).toBeGreaterThanOrEqual(N);
+    expect(meter.steps).toBeLessThanOrEqual(2 * N);
+  });
+});

@@ -90,6 +90,8 @@ export interface NodeCardView {
   health: SyncPill;
   lastSeen: string;
   lastError: string | null;
+  /** What of the node's models the master did not take, and why. */
+  warnings: string[];
   build: string;
   settings: SyncPill;
   settingsHash: string;
@@ -248,6 +250,7 @@ export function nodeCards(
       health: health(n),
       lastSeen: n.lastSeen ? formatClockMs(Date.parse(n.lastSeen)) : DASH,
       lastError: n.lastError,
+      warnings: n.warnings ?? [],
       build: orDash(n.version),
       settings,
       settingsHash: shortHash(n.settingsHash, 16),

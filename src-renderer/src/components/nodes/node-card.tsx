@@ -42,6 +42,11 @@ export function NodeCard({ node }: { node: NodeCardView }) {
           {node.lastError}
         </p>
       )}
+      {node.warnings.map((w) => (
+        <p key={w} className="error-text small" data-testid="node-warning">
+          {w}
+        </p>
+      ))}
       {node.heldNote && <p className="muted small">{node.heldNote}</p>}
       {!node.heldNote && (
         <div className="request-split">
