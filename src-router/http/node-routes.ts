@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AnswerTooLarge, fetchAnswer, VIEW_LIMIT } from '../backends/answer-limits';
+import { SNAPSHOT_LIMIT } from '../cluster/node-client';
 import { nodeSnapshotSchema } from '../contract';
 import { RouterError, tooLarge } from '../serve';
 import { allowRoles, requireToken } from './auth';
@@ -12,7 +13,8 @@ export async function nodeRoutes(app: FastifyInstance, deps: HttpDeps): Promise<
   await app.register(async (scope) => {
     scope.addHook('onRequest', requireToken(deps.clusterToken, 'cluster'));
 
-    scope.post('/router/v1/node/register', async (request) => {
+    // A registration carries a snapshot: bounded like the master's own read of one.
+    scope.post('/router/v1/node/register', { bodyLimit: SNAPSHOT_LIMIT }, async (request) => {
       if (!deps.membership)
         throw new RouterError(
           404,

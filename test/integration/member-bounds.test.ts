@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMBER_BOUNDS } from '../../src-router/cluster/member-bounds';
 import type { ClusterNodeView } from '../../src-router/contract';
@@ -103,5 +104,27 @@ describe('what a member may make the master do is bounded', () => {
     expect(fake.tracked.mostOpen).toBeGreaterThan(0);
     expect(fake.tracked.mostOpen).toBeLessThanOrEqual(SCRAPES_PER_HOST);
     expect((await fetch(`${master.url}/health`)).status).toBe(200);
+  });
+
+  it('refuses a registration body over 4 MiB unread (413)', async () => {
+    // The headers announce 5 MiB and nothing more is sent: the answer comes from the announced length alone.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${master.url}/router/v1/node/register`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${CLUSTER_TOKEN}`,
+          'content-type': 'application/json',
+          'content-length': String(5 * 1024 * 1024),
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(status).toBe(413);
   });
 });
