@@ -146,18 +146,25 @@ async function forwardLocal(app: FastifyInstance, request: FastifyRequest, reply
   const gone = clientGone(reply);
   let inner: { destroy(): unknown } | undefined;
   gone.onAbort(() => inner?.destroy());
-  const res = await app.inject({
-    method: request.method as 'GET',
-    url: path,
-    headers: {
-      authorization: request.headers.authorization ?? '',
-      accept: request.headers.accept ?? 'application/json',
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    payload: body,
-    payloadAsStream: true,
-    signal: gone.signal,
-  });
+  let res: Awaited<ReturnType<typeof app.inject>>;
+  try {
+    res = await app.inject({
+      method: request.method as 'GET',
+      url: path,
+      headers: {
+        authorization: request.headers.authorization ?? '',
+        accept: request.headers.accept ?? 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      payload: body,
+      payloadAsStream: true,
+      signal: gone.signal,
+    });
+  } catch (err) {
+    // The client left before the answer began: nobody to answer.
+    if (gone.aborted) return reply;
+    throw err;
+  }
   // Closing the inner response ends the route's answer there: its stream is destroyed, its gathers aborted.
   inner = res.raw.res;
   if (gone.aborted) {

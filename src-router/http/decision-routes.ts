@@ -98,13 +98,20 @@ export async function decisionRoutes(app: FastifyInstance, deps: HttpDeps): Prom
   app.register(async (scope) => {
     scope.addHook('onRequest', requireToken([deps.consoleToken, ...deps.operators], 'console'));
 
-    scope.get<{ Querystring: Query }>('/router/v1/console/decisions', async (request) => {
+    scope.get<{ Querystring: Query }>('/router/v1/console/decisions', async (request, reply) => {
       const q = request.query;
-      return gatherDecisions(gatherDeps(request), {
-        ...filterOf(q),
-        cursor: q.cursor || undefined,
-        limit: count(q.limit, 'limit', DECISION_PAGE_MAX),
-      });
+      // A client that leaves drops the members' pages still being read; there is nobody to answer then.
+      const gone = clientGone(reply);
+      try {
+        return await gatherDecisions(gatherDeps(request, gone.signal), {
+          ...filterOf(q),
+          cursor: q.cursor || undefined,
+          limit: count(q.limit, 'limit', DECISION_PAGE_MAX),
+        });
+      } catch (err) {
+        if (gone.aborted) return reply;
+        throw err;
+      }
     });
 
     scope.get<{ Querystring: Query }>('/router/v1/console/decisions/export', async (request, reply) => {

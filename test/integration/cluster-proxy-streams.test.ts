@@ -96,6 +96,24 @@ describe('the cluster proxy streams and stops when the client leaves', () => {
     await exportAndLeave(`${local.url}/router/v1/console/clusters/${remoteId}/${EXPORT}`, LOCAL_TOKEN);
   });
 
+  it('clusters/local: a page of the log that has not begun is dropped at the member when the client leaves', async () => {
+    const mark = master.output().length;
+    const ctl = new AbortController();
+    const call = fetch(`${master.url}/router/v1/console/clusters/local/console/decisions`, {
+      headers: { authorization: `Bearer ${TEST_CONSOLE_TOKEN}` },
+      signal: ctl.signal,
+    }).catch((err: Error) => err);
+    await eventually(() => (fake.open.get(held) ?? 0) > 0, {
+      timeoutMs: 20_000,
+      what: 'the member asked for its page',
+    });
+    ctl.abort();
+    expect(await call).toBeInstanceOf(Error);
+    await eventually(() => (fake.open.get(held) ?? 0) === 0, { timeoutMs: 20_000, what: 'the held page closed' });
+    expect(fake.closedEarly.get(held)).toBeGreaterThan(0);
+    expect(master.output().slice(mark)).not.toContain('decision log of node not gathered');
+  });
+
   it('the export straight from the node stops the same way when its client leaves', async () => {
     await exportAndLeave(`${master.url}/router/v1/${EXPORT}`, TEST_CONSOLE_TOKEN);
   });
