@@ -77,17 +77,17 @@ describe('a keyspace value over the bound is ignored, and the nodes go on', () =
       const seen = await eventually(
         async () => {
           const r = await routing(node);
-          return r.status.invalidReason === why && r;
+          return r.status.invalidReason === why && r.status.reporting && r;
         },
         { timeoutMs: 20_000, what: 'the routing key ignored with its reason' },
       );
-      // The last strategy stays; the node still writes its effective beacon to Redis.
+      // The last strategy stays; the node still writes its effective beacon to Redis (it is reporting).
       expect(seen.status.effective).toMatchObject({ strategy: 'round-robin', source: 'fallback_invalid_spec' });
-      expect(seen.status.reporting).toBe(true);
-      expect(
-        (await node.console<{ published: boolean }>('/router/v1/console/runtime.health')).published,
-        'the runtime blob is read from Redis',
-      ).toBe(true);
+      // The runtime blob is read from Redis as ever.
+      await eventually(
+        async () => (await node.console<{ published: boolean }>('/router/v1/console/runtime.health')).published,
+        { what: 'the runtime blob read' },
+      );
     }
     await eventually(
       () => [master, slave].every((n, i) => n.output().slice(marks[i]).includes(`keyspace value refused: ${why}`)),
