@@ -7,6 +7,7 @@ import type { TimelineQuery } from '../cluster/timeline-gather';
 import type { ModelFileRoots } from '../config/model-file-roots';
 import type { ActiveRequestWire, ClusterLanes, MasterSettings, NodeSnapshot, RuntimeStatus } from '../contract';
 import type { TimelineNodeWire } from '../contract/timeline';
+import type { GgufHeaders } from '../engines/gguf-headers';
 import type { ReplaySettings } from '../lending/replay';
 import type { RoutingWiring } from '../node-routing';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
@@ -98,6 +99,8 @@ export interface HttpDeps {
   clusters: ClusterDirectory;
   /** The folders the Add model dialog may browse and inspect GGUF files in (models.shared_dir, config_dir, browse_dirs). */
   modelFileRoots: ModelFileRoots;
+  /** Every GGUF header read of this node (inspect, Ollama's tags and show): bounded, a few at once, kept per file. */
+  ggufHeaders: GgufHeaders;
   /** The built renderer (out/renderer), served at `/` when present. */
   uiDir?: string;
 }
