@@ -86,7 +86,7 @@ export interface HttpDeps {
   bodyLimit: number;
   /** Host, Origin and client API key checks (server.allowed_hosts, cors_origins, api_keys). */
   guards: GuardOptions;
-  /** server.write_timeout: a streaming client that takes nothing for this long is cut off. */
+  /** server.write_timeout: a client that takes nothing of an answer (streamed or not) for this long is cut off. */
   writeTimeoutMs: number;
   uploadLimit: number;
   /** The Settings screen's config file and restart (null: this node was started without a host that can restart it). */
