@@ -29,6 +29,7 @@ import { ModelConfigReadCache } from './config/model-config-files';
 import { ModelFileRoots } from './config/model-file-roots';
 import { type MasterSettings, RouterError } from './contract';
 import type { CliRef } from './engines';
+import { GgufHeaders } from './engines/gguf-headers';
 import { buildApp, ConsoleCodes } from './http';
 import type { SlaveSync } from './http/settings-nudge';
 import type { SettingsHost } from './http/settings-routes';
@@ -381,6 +382,9 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       assets,
       settings: options.settings ?? null,
       modelFileRoots: ModelFileRoots.fromConfig(config),
+      ggufHeaders: new GgufHeaders({
+        onError: (path, message) => logRef.warn(`GGUF header of ${path} not read: ${message}`),
+      }),
       modelConfigs: undefined as unknown as ModelConfigFolder,
       selfUrl: () => selfUrl,
       clusters: new ClusterDirectory(new ProfileStore(db, options.tokenSealer), {

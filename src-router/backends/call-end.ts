@@ -15,6 +15,11 @@ export interface ClientGone {
   onAbort(fn: () => void): () => void;
   /** An AbortSignal that aborts when the client goes, made on first use. */
   readonly signal: AbortSignal;
+  /**
+   * Where the answer goes to a client connection: calls `fn` once the connection is done with it, with null when the
+   * client took it all (or left), else why it did not take it (it stopped reading and was cut off).
+   */
+  onDelivered?(fn: (undelivered: string | null) => void): void;
 }
 
 const noop = () => {};

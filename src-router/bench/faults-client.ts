@@ -108,17 +108,19 @@ export const postChat = (baseUrl: string, body: Record<string, unknown>, timeout
   });
 
 /**
- * A client that sends a streamed chat request on a raw socket and never reads (paused): the kernel buffers fill and
- * the node's writes stop draining. `resume()` reads what is buffered and waits (bounded) for the connection to end.
+ * A client that sends a request on a raw socket (a streamed chat by default; any JSON POST by `path`) and never reads
+ * (paused): the kernel buffers fill and the node's writes stop draining. `resume()` reads what is buffered and waits
+ * (bounded) for the connection to end.
  */
 export class StalledReader {
   private readonly socket: Socket;
   private text = '';
+  private bytes = 0;
   private closed = false;
   private ended = false;
   private readonly connected: Promise<void>;
 
-  constructor(baseUrl: string, body: Record<string, unknown>) {
+  constructor(baseUrl: string, body: Record<string, unknown>, path = '/v1/chat/completions') {
     const { hostname, port } = new URL(baseUrl);
     const payload = JSON.stringify(body);
     this.socket = connect(Number(port), hostname);
@@ -129,7 +131,7 @@ export class StalledReader {
       this.socket.once('connect', () => {
         this.socket.pause();
         this.socket.write(
-          `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+          `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
         );
         resolve();
       });
@@ -141,6 +143,11 @@ export class StalledReader {
     return this.connected;
   }
 
+  /** Whether the node closed the connection (seen without reading: the socket's end or close). */
+  get cutOff(): boolean {
+    return this.closed || this.ended;
+  }
+
   /**
    * Reads on. Resolves with what the client got: `cut` when the connection ended (after what was buffered) without
    * `[DONE]`; still open after `waitMs` means the node did not cut it (`timedOut`).
@@ -149,6 +156,7 @@ export class StalledReader {
     const socket = this.socket;
     socket.setEncoding('latin1');
     const keepTail = (c: string) => {
+      this.bytes += c.length;
       // Only the head (status line) and the tail (the end of the stream) matter; the middle is thousands of tokens.
       this.text =
         this.text.length < 4096 ? this.text + c : this.text.slice(0, 4096) + (this.text.slice(4096) + c).slice(-8192);
@@ -163,8 +171,11 @@ export class StalledReader {
     const status = m ? Number(m[1]) : null;
     const bodyStart = this.text.indexOf('\r\n\r\n');
     const body = bodyStart < 0 ? '' : this.text.slice(bodyStart + 4);
-    // A complete chunked answer ends with the zero-size chunk; anything else ended early.
-    return { status, body, ended: /\r\n0\r\n\r\n$/.test(this.text), timedOut: stillOpen, stream: true, stillOpen };
+    // A complete chunked answer ends with the zero-size chunk, one with a length has all its bytes; else it ended early.
+    const length = /\r\ncontent-length: (\d+)\r\n/i.exec(this.text.slice(0, Math.max(0, bodyStart)));
+    const headBytes = bodyStart + 4;
+    const ended = length ? this.bytes - headBytes === Number(length[1]) : /\r\n0\r\n\r\n$/.test(this.text);
+    return { status, body, ended, timedOut: stillOpen, stream: !length, stillOpen };
   }
 
   destroy(): void {

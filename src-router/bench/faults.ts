@@ -11,6 +11,7 @@ import { errorSummary, type FaultRow } from './faults-count';
 import { helperKilled, masterKilled, slaveKilledMidStream } from './faults-lending';
 import { netFaultScenarios } from './faults-network';
 import { engineFrozen, queueFlood, redisRestart, stalledReaders } from './faults-node';
+import { pausedNonStreamed } from './faults-paused';
 import { formatNumber } from './table';
 import type { Benchmark, BenchOptions, BenchResult } from './types';
 
@@ -23,6 +24,7 @@ export const FAULT_SCENARIOS: { name: string; run(o: BenchOptions): Promise<Faul
   { name: 'redis-restart', run: redisRestart },
   { name: 'engine-frozen', run: engineFrozen },
   { name: 'stalled-readers', run: stalledReaders },
+  { name: 'paused-non-streamed', run: pausedNonStreamed },
   { name: 'bad-inputs', run: badInputs },
   ...netFaultScenarios,
 ];
@@ -30,7 +32,7 @@ export const FAULT_SCENARIOS: { name: string; run(o: BenchOptions): Promise<Faul
 export const faults: Benchmark = {
   name: 'faults',
   about:
-    'fault injection on real nodes: floods, kill -9 of helper/master/slave, Redis restart, frozen engine, stalled readers, bad inputs: 0 lost, 0 run twice',
+    'fault injection on real nodes: floods, kill -9 of helper/master/slave, Redis restart, frozen engine, stalled readers, paused readers of whole answers, bad inputs: 0 lost, 0 run twice',
   async run(o: BenchOptions): Promise<BenchResult> {
     const known = FAULT_SCENARIOS.map((s) => s.name);
     const unknown = (o.scenarios ?? []).filter((n) => !known.includes(n));

@@ -2,6 +2,7 @@ import { opendir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { MODEL_FILES_MAX_ENTRIES, type ModelFileEntry, type ModelFileList, RouterError } from '../contract';
 import type { NodeConfig } from './node-config';
+import { NotARegularFile, type OpenedFile, openedPath, openRegularFile } from './regular-file';
 
 /** Names read from one folder at most before sorting (a folder of millions of files is not read to its end). */
 const MAX_NAMES_READ = 20_000;
@@ -89,6 +90,60 @@ export class ModelFileRoots {
     }
     if (!roots.some((r) => inside(r, real))) throw outsideRoots(path, param, roots);
     return { real, roots };
+  }
+
+  /**
+   * Opens the file at `path` inside a root for reading, once: its real path is opened without following a symlink
+   * put there since (O_NOFOLLOW), anything but a regular file is refused without blocking (O_NONBLOCK: a FIFO, a
+   * device), and where the kernel says where the open file is (Linux), that must be inside a root too. The caller
+   * reads through `file.handle` only, and closes it.
+   */
+  async openFile(path: string, param: string): Promise<{ real: string; file: OpenedFile }> {
+    const { real, roots } = await this.resolve(path, param);
+    let file: OpenedFile;
+    try {
+      file = await openRegularFile(real, { noFollow: true });
+    } catch (err) {
+      if (err instanceof NotARegularFile)
+        throw new RouterError(
+          400,
+          'not_a_file',
+          `${param}: '${printable(path)}' is ${err.kind}, not a file`,
+          'invalid_request_error',
+          param,
+        );
+      const code = errnoOf(err);
+      // A symlink swapped in since the path was checked: where it leads was not checked, so it is not followed.
+      if (code === 'ELOOP')
+        throw new RouterError(
+          409,
+          'file_changed',
+          `${param}: '${printable(path)}' was replaced by a symbolic link while it was opened; try again`,
+          'invalid_request_error',
+          param,
+        );
+      if (code === 'ENOENT')
+        throw new RouterError(
+          404,
+          'file_not_found',
+          `${param}: nothing at '${printable(path)}'`,
+          'invalid_request_error',
+          param,
+        );
+      throw new RouterError(
+        403,
+        'file_unreadable',
+        `${param}: '${printable(path)}' cannot be read: ${(err as Error).message}`,
+        'permission_error',
+        param,
+      );
+    }
+    const at = await openedPath(file.handle);
+    if (at !== null && !roots.some((r) => inside(r, at))) {
+      await file.handle.close();
+      throw outsideRoots(path, param, roots);
+    }
+    return { real, file };
   }
 
   /** One folder's folders and files (folders first, then by name), at most MODEL_FILES_MAX_ENTRIES; no `dir`: the roots. */

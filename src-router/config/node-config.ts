@@ -44,7 +44,7 @@ export const serverSchema = z
         "requests that may wait on this node for an engine at once (beyond what engines generate at once); more get 429 queue_full with Retry-After; a model config's max_queue bounds one model",
       ),
     write_timeout: duration('60s').describe(
-      'a client that takes nothing of a streamed answer for this long is cut off; its engine request is cancelled and the lane freed',
+      "a client that takes nothing of an answer for this long is cut off, streamed or not (every API): a stream's engine request is cancelled and the lane freed; what was buffered for it is released and its request recorded as cut off",
     ),
     headers_timeout: duration('30s').describe('longest a client may take to send its request headers'),
     request_timeout: duration('5m').describe('longest a client may take to send its whole request (uploads included)'),

@@ -1,10 +1,4 @@
 import type { GgufValue } from './llama-node/gguf-format';
-import { GgufHeaderTooLarge, readGgufHeader } from './llama-node/gguf-reader';
-
-/** The most of a GGUF file read to inspect it: its metadata, arrays moved past unread. */
-export const INSPECT_MAX_HEADER_BYTES = 64 * 1024 * 1024;
-/** The most metadata keys an inspected file may have (real models have a few dozen). */
-export const INSPECT_MAX_KEYS = 4096;
 
 /** Architectures that only embed (no text generation). */
 const EMBEDDING_ARCHITECTURES = new Set([
@@ -53,23 +47,4 @@ export function suggestedCapabilities(facts: GgufFacts, hasProjector: boolean): 
   if (facts.projector) return [];
   if (facts.embedding) return ['embedding'];
   return hasProjector ? ['text', 'multimodal'] : ['text'];
-}
-
-/** Reads a GGUF file's metadata (bounded, arrays skipped); a clear message when it is not a GGUF file it can read. */
-export async function readGgufFacts(path: string): Promise<{ facts: GgufFacts; size: number } | { error: string }> {
-  try {
-    const header = await readGgufHeader(path, {
-      maxBytes: INSPECT_MAX_HEADER_BYTES,
-      maxMetadataKeys: INSPECT_MAX_KEYS,
-      metadataOnly: true,
-      skipArrays: true,
-    });
-    return { facts: ggufFacts(header.metadata), size: header.fileSize };
-  } catch (err) {
-    if (err instanceof GgufHeaderTooLarge)
-      return { error: `its GGUF metadata is larger than ${INSPECT_MAX_HEADER_BYTES / 1024 / 1024} MiB` };
-    const message = (err as Error).message;
-    if (/is not a GGUF file/.test(message)) return { error: 'it is not a GGUF file' };
-    return { error: `its GGUF header cannot be read: ${message.replace(path, 'the file')}` };
-  }
 }

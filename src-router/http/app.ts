@@ -29,6 +29,7 @@ import { installSecurityHeaders } from './security-headers';
 import { settingsRoutes } from './settings-routes';
 import { siteRoutes } from './site-routes';
 import { timelineRoutes } from './timeline-routes';
+import { installWriteTimeout } from './write-out';
 
 export interface AppOptions {
   logLevel?: string;
@@ -65,6 +66,7 @@ export async function buildApp(deps: HttpDeps, opts: AppOptions = {}): Promise<F
   installErrorHandling(app);
   keepRawJson(app);
   installSecurityHeaders(app);
+  installWriteTimeout(app, deps.writeTimeoutMs);
   installClientGuards(app, deps.guards);
   // One value per query key: a repeated key (`?limit=1&limit=2`) is ambiguous, so it is refused with its name.
   // These global hooks take callbacks, not async functions: no promise per request.

@@ -36,7 +36,7 @@ export async function assetRoutes(app: FastifyInstance, deps: HttpDeps): Promise
         const range = parseRangeHeader(header, asset.size);
         const head = assetResponseHead(asset, range);
         reply.status(head.status).headers(head.headers);
-        return withBody ? reply.send(asset.stream(range)) : reply.send();
+        return withBody ? reply.send(await asset.stream(range)) : reply.send();
       };
     scope.head('/router/v1/node/assets/by-hash/:sha256', byHash(false));
     scope.get('/router/v1/node/assets/by-hash/:sha256', { exposeHeadRoute: false }, byHash(true));

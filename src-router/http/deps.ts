@@ -7,6 +7,7 @@ import type { TimelineQuery } from '../cluster/timeline-gather';
 import type { ModelFileRoots } from '../config/model-file-roots';
 import type { ActiveRequestWire, ClusterLanes, MasterSettings, NodeSnapshot, RuntimeStatus } from '../contract';
 import type { TimelineNodeWire } from '../contract/timeline';
+import type { GgufHeaders } from '../engines/gguf-headers';
 import type { ReplaySettings } from '../lending/replay';
 import type { RoutingWiring } from '../node-routing';
 import type { ClusterCatalog, ModelRegistry } from '../registry';
@@ -85,7 +86,7 @@ export interface HttpDeps {
   bodyLimit: number;
   /** Host, Origin and client API key checks (server.allowed_hosts, cors_origins, api_keys). */
   guards: GuardOptions;
-  /** server.write_timeout: a streaming client that takes nothing for this long is cut off. */
+  /** server.write_timeout: a client that takes nothing of an answer (streamed or not) for this long is cut off. */
   writeTimeoutMs: number;
   uploadLimit: number;
   /** The Settings screen's config file and restart (null: this node was started without a host that can restart it). */
@@ -98,6 +99,8 @@ export interface HttpDeps {
   clusters: ClusterDirectory;
   /** The folders the Add model dialog may browse and inspect GGUF files in (models.shared_dir, config_dir, browse_dirs). */
   modelFileRoots: ModelFileRoots;
+  /** Every GGUF header read of this node (inspect, Ollama's tags and show): bounded, a few at once, kept per file. */
+  ggufHeaders: GgufHeaders;
   /** The built renderer (out/renderer), served at `/` when present. */
   uiDir?: string;
 }

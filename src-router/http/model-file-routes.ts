@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import {
   MODEL_FILE_INSPECT_PATH,
@@ -8,7 +7,7 @@ import {
   modelFileInspectRequestSchema,
   RouterError,
 } from '../contract';
-import { readGgufFacts, suggestedCapabilities } from '../engines/gguf-inspect';
+import { ggufFacts, suggestedCapabilities } from '../engines/gguf-inspect';
 import { requireOperator, requireToken } from './auth';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
@@ -34,20 +33,22 @@ export async function modelFileRoutes(app: FastifyInstance, deps: HttpDeps): Pro
 
     scope.post(MODEL_FILE_INSPECT_PATH, { bodyLimit: 16 * 1024 }, async (request): Promise<ModelFileInspection> => {
       const { path } = parseBody(modelFileInspectRequestSchema, request.body);
-      const { real } = await deps.modelFileRoots.resolve(path, 'path');
-      // Only regular files are opened: a FIFO or a device would block or never end.
-      if (!(await stat(real)).isFile())
-        throw new RouterError(400, 'not_a_file', `path: '${path}' is not a file`, 'invalid_request_error', 'path');
-      const read = await readGgufFacts(real);
-      if ('error' in read)
+      // Opened once and checked as opened (a regular file inside the folders), then read through that handle only.
+      const { real, file } = await deps.modelFileRoots.openFile(path, 'path');
+      const read = await deps.ggufHeaders.summaryOf(file, real);
+      if ('error' in read) {
+        if (!read.cached)
+          throw new RouterError(503, 'gguf_reads_busy', `path: '${path}': ${read.error}`, 'server_error', 'path');
         throw new RouterError(
           400,
-          'not_a_gguf_file',
+          read.limit ? 'gguf_header_too_large' : 'not_a_gguf_file',
           `path: '${path}': ${read.error}`,
           'invalid_request_error',
           'path',
         );
-      const { facts, size } = read;
+      }
+      const facts = ggufFacts(read.summary.metadata);
+      const size = read.summary.fileSize;
       const beside = facts.projector ? [] : await deps.modelFileRoots.projectorsBeside(real);
       request.log.info({ path: real, architecture: facts.architecture }, 'model file inspected');
       return {

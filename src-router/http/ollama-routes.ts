@@ -44,7 +44,7 @@ const MANAGED_ELSEWHERE: [method: 'POST' | 'DELETE', path: string][] = [
 
 /** The Ollama-compatible client API under /api, translated onto the same executor. */
 export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  const facts = new ModelFactsCache();
+  const facts = new ModelFactsCache(deps.ggufHeaders);
   const models = new OllamaModels({
     catalog: deps.catalog,
     registry: deps.registry,
@@ -164,6 +164,8 @@ export async function ollamaRoutes(app: FastifyInstance, deps: HttpDeps): Promis
       const remote = entry?.replicas[0].record;
       const local = await factsOf(name, { verbose: body.verbose });
       if (!local && !remote) throw new RouterError(404, 'model_not_found', `model '${name}' not found`);
+      if (local?.facts.headerError)
+        throw new RouterError(422, 'model_file_unreadable', `model '${name}': ${local.facts.headerError}`);
       const f =
         local?.facts ??
         modelFacts(

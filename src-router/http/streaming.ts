@@ -4,6 +4,7 @@ import { RouterError } from '../contract';
 import { EventBatch, RawEvent } from '../serve/event-batch';
 import { errorPayload, toRouterError } from './errors';
 import { redactUrl } from './redact';
+import { watchWriteOut } from './write-out';
 
 /**
  * Writes a stream of objects to the client as they come, one write per object or per batch of events that arrived
@@ -83,6 +84,13 @@ export async function writeStream(
     onEnd();
     const t = trailers();
     if (Object.keys(t).length && !res.destroyed) res.addTrailers(t);
+    // The stream's last bytes are bounded like any answer's: a client that takes none of them is cut off.
+    watchWriteOut(res, writeTimeoutMs, () =>
+      request.log.warn(
+        { code: 'client_stalled', url: redactUrl(request.url) },
+        `client took nothing of the stream's end for ${Math.round(writeTimeoutMs / 1000)} s: cut off`,
+      ),
+    );
     res.end();
   }
 }

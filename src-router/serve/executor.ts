@@ -301,7 +301,7 @@ export class RequestExecutor {
         k in extra ? extra[k] : up !== undefined && k in up ? up[k] : work[k];
       const service = serviceTime(target, upstream, w('engineMs'), derived);
       const now = this.now();
-      this.deps.onFinished({
+      const row: RequestRow = {
         finishedAt: now,
         nodeId: servedBy.nodeId,
         model: target.clusterId,
@@ -328,6 +328,17 @@ export class RequestExecutor {
         guardianReason: input.guardian?.reason ?? null,
         requestId,
         lentFrom: input.borrowedFrom ? `${input.borrowedFrom.nodeId}/${input.borrowedFrom.model}` : null,
+      };
+      // An answer that is not a stream is recorded once its client connection is done with it: a client that stopped
+      // reading it and was cut off for that (server.write_timeout) is recorded as such.
+      if (input.stream || !input.client.onDelivered) return this.deps.onFinished(row);
+      input.client.onDelivered((undelivered) => {
+        if (undelivered !== null) {
+          row.outcome = 'cancelled';
+          row.status = 499;
+          row.error = undelivered;
+        }
+        this.deps.onFinished(row);
       });
     };
     let queueWaitMs = 0;

@@ -1,12 +1,12 @@
 /**
  * What Ollama's `/api/show`, `/api/tags` and `/api/ps` say about a model config: its weights file's size and, for a
  * GGUF, what its header states (architecture, parameters, quantization, context, chat template). Headers are read
- * once per file version (path + size + mtime); the tensor data is never read.
+ * through the node's `GgufHeaders` (bounded, once per file version); the tensor data is never read.
  */
 import { stat } from 'node:fs/promises';
 import type { ModelConfig } from '../config';
+import { fileName, type GgufHeaders, type GgufSummary, NOT_A_GGUF } from '../engines/gguf-headers';
 import type { GgufValue } from '../engines/llama-node/gguf-format';
-import { type GgufHeader, readGgufHeader } from '../engines/llama-node/gguf-reader';
 
 /** What the facts read from a config (a remote node's record gives the same fields). */
 export type FactsConfig = Pick<ModelConfig, 'backend' | 'capabilities' | 'contextsize'> & {
@@ -34,6 +34,8 @@ export interface OllamaModelFacts {
   template: string;
   parameters: string;
   license: string;
+  /** Why the weights file's header could not be read (its file name, the limit it went past); absent when it was. */
+  headerError?: string;
 }
 
 /** GGUF `general.file_type` → the quantization name Ollama shows (llama.cpp's LLAMA_FTYPE_*). */
@@ -72,9 +74,6 @@ const FILE_TYPES: Record<number, string> = {
   37: 'TQ2_0',
 };
 
-/** Arrays longer than this (vocabularies, merges, scores) are shown as null, as Ollama does without `verbose`. */
-const MAX_ARRAY = 16;
-
 /** 7_615_616_512 → `7.6B`, 137_000_000 → `137M`, as Ollama writes parameter sizes. */
 export function humanParameters(n: number): string {
   const fmt = (v: number, unit: string, digits: number) =>
@@ -98,46 +97,42 @@ export function ollamaCapabilities(config: Pick<ModelConfig, 'capabilities' | 'b
   return out;
 }
 
-function jsonValue(v: GgufValue, verbose: boolean): unknown {
+function jsonValue(v: GgufValue): unknown {
   if (typeof v === 'bigint') return Number(v);
-  if (Array.isArray(v)) return v.length > MAX_ARRAY && !verbose ? null : v.map((x) => jsonValue(x, verbose));
+  if (Array.isArray(v)) return v.map(jsonValue);
   return v;
 }
 
-function parameterCount(h: GgufHeader): number {
+function parameterCount(h: GgufSummary): number {
   const declared = h.metadata.get('general.parameter_count');
   if (typeof declared === 'number' || typeof declared === 'bigint') return Number(declared);
-  return h.tensors.reduce((sum, t) => sum + t.dims.reduce((a, b) => a * b, 1), 0);
+  return h.tensorParameters;
 }
 
-function quantization(h: GgufHeader): string {
+function quantization(h: GgufSummary): string {
   const ft = h.metadata.get('general.file_type');
   if (typeof ft === 'number' && FILE_TYPES[ft]) return FILE_TYPES[ft];
   // No file type: the type most of the weights are stored in.
-  const bytes = new Map<string, number>();
-  for (const t of h.tensors) if (t.typeName) bytes.set(t.typeName, (bytes.get(t.typeName) ?? 0) + (t.bytes ?? 0));
-  const top = [...bytes.entries()].sort((a, b) => b[1] - a[1])[0];
-  return top ? top[0].toUpperCase() : '';
+  return h.tensorType;
 }
 
 const str = (v: GgufValue | undefined) => (typeof v === 'string' ? v : '');
 
-function parametersText(contextLength: number | null, h: GgufHeader | undefined): string {
+function parametersText(contextLength: number | null, h: GgufSummary | undefined): string {
   const lines: string[] = [];
   if (contextLength) lines.push(`num_ctx ${contextLength}`);
-  const eos = h?.metadata.get('tokenizer.ggml.eos_token_id');
-  const tokens = h?.metadata.get('tokenizer.ggml.tokens');
-  if (typeof eos === 'number' && Array.isArray(tokens) && typeof tokens[eos] === 'string')
-    lines.push(`stop ${JSON.stringify(tokens[eos])}`);
+  if (h?.eosText) lines.push(`stop ${JSON.stringify(h.eosText)}`);
   return lines.join('\n');
 }
 
-/** Facts of one config, from its file's header (pure once the header is read). */
+/**
+ * Facts of one config, from its file's header summary (pure once it is read). Arrays the summary left out (longer
+ * than Ollama shows without `verbose`) are null.
+ */
 export function modelFacts(
   config: FactsConfig,
   file: { size: number; mtime: Date } | null,
-  h: GgufHeader | undefined,
-  opts: { verbose?: boolean } = {},
+  h: GgufSummary | undefined,
 ): OllamaModelFacts {
   const arch = str(h?.metadata.get('general.architecture')) || config.backend;
   const ggufContext = h?.metadata.get(`${arch}.context_length`);
@@ -146,7 +141,10 @@ export function modelFacts(
     config.vllm?.settings.max_model_length ??
     (typeof ggufContext === 'number' ? ggufContext : null);
   const modelInfo: Record<string, unknown> = {};
-  if (h) for (const [k, v] of h.metadata) modelInfo[k] = jsonValue(v, opts.verbose === true);
+  if (h) {
+    for (const [k, v] of h.metadata) modelInfo[k] = jsonValue(v);
+    for (const k of h.omitted.keys()) modelInfo[k] = null;
+  }
   modelInfo['general.architecture'] = arch;
   if (h) modelInfo['general.parameter_count'] = parameterCount(h);
   if (contextLength !== null) modelInfo[`${arch}.context_length`] = contextLength;
@@ -171,23 +169,25 @@ export function modelFacts(
   };
 }
 
-/** Reads and caches model facts per weights file version. */
+/** Model facts of configs, their headers read through the node's `GgufHeaders` (bounded, kept per file version). */
 export class ModelFactsCache {
-  private readonly headers = new Map<string, { key: string; header: Promise<GgufHeader | undefined> }>();
+  constructor(private readonly headers: GgufHeaders) {}
 
-  /** `verbose`: long arrays (vocabularies) in full, as Ollama's `/api/show` with `verbose: true`. */
+  /**
+   * `verbose`: long arrays (vocabularies) in full, as Ollama's `/api/show` with `verbose: true` (read again, not
+   * kept). A weights file that is not a GGUF has a size and no header facts; one whose header cannot be read says why
+   * in `headerError`.
+   */
   async facts(config: ModelConfig, opts: { verbose?: boolean } = {}): Promise<OllamaModelFacts> {
     const path = config.model;
     if (!path) return modelFacts(config, null, undefined);
+    let read = await this.headers.summary(path);
+    if (opts.verbose && 'summary' in read) read = await this.headers.full(path);
+    if ('summary' in read)
+      return modelFacts(config, { size: read.summary.fileSize, mtime: read.summary.mtime }, read.summary);
     const file = await stat(path).catch(() => null);
-    if (!file) return modelFacts(config, null, undefined);
-    const key = `${file.size}:${file.mtimeMs}`;
-    let cached = this.headers.get(path);
-    if (cached?.key !== key) {
-      // A weights file that is not a GGUF (or not readable as one) has a size and no header facts.
-      cached = { key, header: readGgufHeader(path).catch(() => undefined) };
-      this.headers.set(path, cached);
-    }
-    return modelFacts(config, { size: file.size, mtime: file.mtime }, await cached.header, opts);
+    const facts = modelFacts(config, file, undefined);
+    if (read.error === NOT_A_GGUF || !file) return facts;
+    return { ...facts, headerError: `the weights file '${fileName(path)}': ${read.error}` };
   }
 }

@@ -77,7 +77,7 @@ beforeAll(async () => {
         const head = assetResponseHead(asset, range);
         if (req.headers['x-test-no-length']) delete head.headers['content-length']; // chunked: the client must cut by counting
         res.writeHead(head.status, head.headers);
-        await pipeline(asset.stream(range), res);
+        await pipeline(await asset.stream(range), res);
       } catch (err) {
         if (res.headersSent) return void res.destroy();
         if (err instanceof AssetError) return void fail(err.status, err.code, err.message);

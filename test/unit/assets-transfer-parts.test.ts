@@ -81,7 +81,7 @@ describe('asset index and openAssetRead (ASSET-2/3)', () => {
     expect(await index.find(sha('outside'))).toBeUndefined(); // the escaping symlink is never indexed
     const read = await openAssetRead(roots, cache, sha('weights-1').toUpperCase(), index);
     expect(read).toMatchObject({ sha256: sha('weights-1'), relPath: 'sub/w.gguf', size: 9 });
-    const s = read.stream({ start: 8, end: 8 });
+    const s = await read.stream({ start: 8, end: 8 });
     expect(s.readableHighWaterMark).toBe(ASSET_CHUNK_BYTES);
     const chunks: Buffer[] = [];
     for await (const c of s) chunks.push(c as Buffer);

@@ -1,4 +1,5 @@
-import { createReadStream, type ReadStream } from 'node:fs';
+import type { ReadStream } from 'node:fs';
+import { openRegularFile } from '../../config/regular-file';
 import type { ModelHashCache } from '../../store';
 import { type AssetIndex, assetIndexFor } from './asset-index';
 import { AssetError, normalizeSha256 } from './errors';
@@ -30,8 +31,11 @@ export interface AssetRead {
   path: string;
   size: number;
   mtimeMs: number;
-  /** The file, or one range of it, in chunks of `ASSET_CHUNK_BYTES`. */
-  stream(range?: ByteRange): ReadStream;
+  /**
+   * The file, or one range of it, in chunks of `ASSET_CHUNK_BYTES`: opened once when asked (a regular file only: one
+   * swapped for a FIFO since it was indexed is refused, never read), read through that handle, closed at its end.
+   */
+  stream(range?: ByteRange): Promise<ReadStream>;
 }
 
 /**
@@ -55,11 +59,13 @@ export async function openAssetRead(
     path: found.absPath,
     size: found.size,
     mtimeMs: found.mtimeMs,
-    stream(range?: ByteRange) {
-      return createReadStream(found.absPath, {
+    async stream(range?: ByteRange) {
+      const { handle } = await openRegularFile(found.absPath);
+      return handle.createReadStream({
         start: range?.start ?? 0,
         end: range?.end,
         highWaterMark: ASSET_CHUNK_BYTES,
+        autoClose: true,
       });
     },
   };
