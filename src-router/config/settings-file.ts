@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { MASK_ITEM_SEPARATOR, SETTINGS_MASK } from '../contract/settings';
 import { fsyncDir, replaceFile } from './durable-file';
-import { ConfigError, parseNodeConfig } from './load';
+import { ConfigError, checkPlacement, parseNodeConfig } from './load';
 import type { NodeConfig } from './node-config';
 import { checkRole } from './role-checks';
 
@@ -173,7 +173,7 @@ export function readConfigFile(file: string): Json {
 
 /** Validates a whole config as start-up would; a `ConfigError` whose issues carry each bad field's path. */
 export function validateConfig(raw: Json, file: string): NodeConfig {
-  const config = parseNodeConfig(raw, file, dirname(file));
+  const config = checkPlacement(parseNodeConfig(raw, file, dirname(file)), file);
   checkRole(config);
   return config;
 }
