@@ -322,7 +322,25 @@ export const routingSchema = z
     static_routes: z
       .record(z.string(), staticRouteSchema)
       .default({})
-      .describe('public model ID → an OpenAI-compatible upstream the node routes to without supervising it (ROUTE-9)'),
+      .superRefine((routes, ctx) => {
+        // Endpoints are shown with their password hidden: two that differ only in it could not be told apart.
+        const seen = new Map<string, string>();
+        for (const [model, route] of Object.entries(routes))
+          route.endpoints.forEach((endpoint, i) => {
+            const shown = endpoint.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, '$1:***@');
+            const first = seen.get(shown);
+            if (first !== undefined && shown !== endpoint && first !== endpoint)
+              ctx.addIssue({
+                code: 'custom',
+                path: [model, 'endpoints', i],
+                message: 'the same upstream and user as another endpoint with another password: keep one',
+              });
+            if (first === undefined) seen.set(shown, endpoint);
+          });
+      })
+      .describe(
+        'public model ID → an OpenAI-compatible upstream the node routes to without supervising it (ROUTE-9); user:password@ in an endpoint is sent as Basic authorization and shown as user:***@',
+      ),
   })
   .strict();
 
