@@ -9,6 +9,8 @@ commands:
                              standalone node with its UI on the embedded defaults (a generated tiny model)
   demo [--dir DIR] [--port N] [--no-open]
                              a local master and two slaves with links and bursty traffic: lending to watch
+  console-link [--dir DIR | --config FILE] [--open]
+                             a fresh one-time link to a running node's console (from any shell of its user)
   sim-engine [flags]         the simulated engine (every engine shape), as the supervisor runs it
   llama-engine [flags]       the built-in llama.cpp engine over node-llama-cpp
   make-model OUT.gguf [--embd N] [--layers N] [--type f32|f16|q8_0] [--seed N]
@@ -35,6 +37,8 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./cli/serve-command')).serveCommand(rest);
     case 'demo':
       return (await import('./cli/demo-command')).demoCommand(rest);
+    case 'console-link':
+      return (await import('./cli/console-link-command')).consoleLinkCommand(rest);
     case 'sim-engine':
       return void (await (await import('./engines/sim/main')).simEngineMain(rest));
     case 'llama-engine':
@@ -72,6 +76,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   }
   // A store another live node holds: the message says which and by whom; no stack trace.
   if (
+    (err as { code?: string } | null)?.code === 'console_link' ||
     (err as { code?: string } | null)?.code === 'store_locked' ||
     (err as { code?: string } | null)?.code === 'store_missing'
   ) {

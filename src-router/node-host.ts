@@ -3,7 +3,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { loadNodeConfig, type NodeConfig } from './config';
 import { type BootIssue, bootIssues } from './config/boot-checks';
 import { restoreConfigBackup } from './config/settings-file';
+import { consoleAccessDir, removeAccessRecord, writeAccessRecord } from './console-access';
 import { ConsoleCodes } from './http';
+import { type MovedNotice, startMovedNotice } from './http/moved-notice';
 import { createNode, type NodeOptions, type RouterNode } from './node';
 import { storeLockHolder } from './store';
 
@@ -23,6 +25,10 @@ export interface NodeHostOptions
  * port the node had, so the console that asked for the restart finds the node again. Before a config is written the
  * Settings route asks `bootIssues` what would stop it; a config that still cannot start is reported, the file before it
  * is put back from `<file>.bak`, and the node comes back on that config, on the same port.
+ *
+ * Each start writes the owner-only access record `routerdesk console-link` reads (`console-access.ts`); a clean stop
+ * removes it. A restart onto another port leaves a redirect at the old address for a while (`startMovedNotice`), so
+ * the console that asked for the move finds the node again.
  */
 export class NodeHost {
   private node!: RouterNode;
@@ -33,6 +39,7 @@ export class NodeHost {
   private restartError: string | null = null;
   private restoredFrom: string | null = null;
   private closed = false;
+  private moved: MovedNotice | null = null;
 
   private constructor(private readonly opts: NodeHostOptions) {}
 
@@ -84,11 +91,14 @@ export class NodeHost {
   async close(): Promise<void> {
     this.closed = true;
     await this.restarting?.catch(() => undefined);
+    await this.moved?.close();
     await this.node.close();
+    removeAccessRecord(consoleAccessDir(this.config.cluster.store_dir));
   }
 
   private async doRestart(): Promise<RouterNode> {
     const previous = this.config;
+    const previousUrl = this.node.url;
     const port = Number(new URL(this.node.url).port) || previous.server.port;
     await this.node.close();
     if (this.closed) return this.node;
@@ -108,6 +118,9 @@ export class NodeHost {
       if (previous.server.port === 0) previous.server.port = port;
       await this.boot(previous);
     }
+    await this.moved?.close();
+    this.moved = null;
+    if (this.node.url !== previousUrl) this.moved = await startMovedNotice(previous.server.host, port, this.node.url);
     this.opts.onRestart?.(this.node);
     return this.node;
   }
@@ -140,8 +153,19 @@ export class NodeHost {
         bootIssues: (config) => this.bootIssues(config),
       },
     });
+    if (this.config && this.config.cluster.store_dir !== config.cluster.store_dir)
+      removeAccessRecord(consoleAccessDir(this.config.cluster.store_dir));
     this.config = config;
     this.consoleToken = this.node.consoleToken;
+    try {
+      writeAccessRecord(consoleAccessDir(config.cluster.store_dir), {
+        url: this.node.url,
+        pid: process.pid,
+        token: this.node.consoleToken,
+      });
+    } catch (err) {
+      this.opts.log?.(`routerdesk console-link will not find this node: ${(err as Error).message}`);
+    }
   }
 }
 

@@ -11,6 +11,7 @@ import {
   promptPrefixHash,
   recordTurn,
   type ScrapeTarget,
+  type staticRouteTable,
   upstreamsSnapshot,
 } from './routing';
 import type { RouterMetrics } from './serve';
@@ -26,6 +27,8 @@ const staticPodId = (model: string, endpoint: string) => `${model} ${endpoint}`;
 
 export interface RoutingWiringDeps {
   config: NodeConfig;
+  /** The static routes as shown (passwords hidden) and how each shown endpoint is called. */
+  statics: ReturnType<typeof staticRouteTable>;
   keyspace: KeySpace;
   catalog: ClusterCatalog;
   supervisor: Supervisor;
@@ -77,12 +80,14 @@ export function createRoutingWiring(deps: RoutingWiringDeps) {
       }
     }
     const routesEngine = live.current().routesEngine;
-    for (const [model, route] of Object.entries(config.routing.static_routes)) {
+    for (const [model, route] of Object.entries(deps.statics.shown)) {
       for (const endpoint of route.endpoints) {
+        const { url, authorization } = deps.statics.call(endpoint);
         targets.push({
           podId: staticPodId(model, endpoint),
-          url: `${endpoint.replace(/\/+$/, '')}/metrics`,
+          url: `${url.replace(/\/+$/, '')}/metrics`,
           profile: profileForPod({ staticRoute: true, engine: route.engine }, routesEngine).name,
+          ...(authorization ? { headers: { authorization } } : {}),
         });
       }
     }
@@ -116,7 +121,7 @@ export function createRoutingWiring(deps: RoutingWiringDeps) {
     turn(target: Target, answered: boolean): void {
       book = recordTurn(book, target.clusterId, target.url!, answered, Date.now());
     },
-    upstreams: () => upstreamsSnapshot(config.routing.static_routes, book),
+    upstreams: () => upstreamsSnapshot(deps.statics.shown, book),
     start(): void {
       syncTargets();
       live.start();

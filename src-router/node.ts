@@ -44,6 +44,7 @@ import { createRoutingWiring } from './node-routing';
 import { runtimeKeyFor, startRuntimePublishing } from './node-runtime';
 import { cliRef, uiDir as defaultUiDir } from './paths';
 import { ClusterCatalog, ModelRegistry } from './registry';
+import { staticRouteTable } from './routing';
 import { type RuntimePublisher, readRuntimeHealth } from './runtime';
 import { RequestExecutor, RouterMetrics, TargetResolver } from './serve';
 import { QueueLimit } from './serve/queue-limit';
@@ -266,6 +267,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       loadTimeoutMs: config.backend.load_timeout + 30_000,
     });
 
+    // Static routes as every view shows them (passwords hidden); their credentials go upstream as Basic authorization.
+    const statics = staticRouteTable(config.routing.static_routes);
     const resolver = new TargetResolver({
       nodeId,
       registry,
@@ -273,7 +276,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       supervisor: sup,
       sttSelectors: new Set(['', config.models.stt_selector]),
       selectStt: (exclude) => stt!.select(exclude),
-      staticRoutes: config.routing.static_routes,
+      staticRoutes: statics.shown,
       choose: (group, candidates, body) => routing?.choose(group, candidates, body),
       recipes: assets.recipes,
     });
@@ -283,6 +286,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       supervisor: sup,
       clusterToken: config.cluster.token,
       requestTimeoutMs: config.cluster.request_timeout,
+      staticCall: statics.call,
       onStart: (target, borrowed, input, requestId) => {
         const endOwn = target.kind === 'local' && !borrowed ? activity.begin() : undefined;
         const endPod = routing?.begin(target);
@@ -377,8 +381,8 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
         runner: replayRunner,
         sources: replaySources,
       },
-      staticRouteIds: Object.keys(config.routing.static_routes),
-      staticRoutes: config.routing.static_routes,
+      staticRouteIds: Object.keys(statics.shown),
+      staticRoutes: statics.shown,
       assets,
       settings: options.settings ?? null,
       modelFileRoots: ModelFileRoots.fromConfig(config),
@@ -411,7 +415,7 @@ export async function createNode(config: NodeConfig, options: NodeOptions = {}):
       headersTimeoutMs: config.server.headers_timeout,
     }));
     logRef = { warn: (m) => app.log.warn(m) };
-    routing = createRoutingWiring({ config, keyspace, catalog, supervisor: sup, metrics, log: app.log });
+    routing = createRoutingWiring({ config, statics, keyspace, catalog, supervisor: sup, metrics, log: app.log });
     deps.routing = routing;
     const decisions = (decisionsWriter = new DecisionLogWriter(db, {
       nodeId,

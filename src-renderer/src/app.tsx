@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { clusterProblem } from './clusters/switcher-view';
+import { AccessNotice } from './components/access-notice';
 import { AppHeader } from './components/app-header';
 import { LendingPage } from './components/lending/lending-page';
 import { LinksPage } from './components/links/links-page';
@@ -77,6 +78,7 @@ export function App() {
           ))}
         </nav>
         <main className="app-main">
+          <AccessNotice />
           <ClusterProblem />
           <Screen id={screen} />
         </main>

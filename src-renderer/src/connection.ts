@@ -2,9 +2,11 @@ import { apiErrorBodySchema, consoleSessionSchema } from '../../src-router/contr
 
 /**
  * Where the renderer finds its node. In Electron the preload exposes `window.routerdesk = {url, token}`.
- * Headless, the node serves this build at `/`; `routerdesk serve` opens and prints `http://host:port/?code=…`, a
- * one-time code the page exchanges for the token (`POST /router/v1/console/session`), and a `?token=…` link works
- * too. The node is the page's own origin, and the code or token is taken out of the address bar at once.
+ * Headless, the node serves this build at `/`; a link `http://host:port/?code=…` carries a one-time code the page
+ * exchanges for the token (`POST /router/v1/console/session`): `routerdesk serve` prints one and starts the browser
+ * on an owner-only page that sends it to another, `routerdesk console-link` prints a fresh one, a Settings save that
+ * moves the node follows it with one. A `?token=…` link (the demo prints one) works too. The node is the page's own
+ * origin, and the code or token is taken out of the address bar at once.
  */
 export interface PreloadBridge {
   url?: string;

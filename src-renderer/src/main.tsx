@@ -33,6 +33,8 @@ void connectFromWindow(window).then((connection) => {
       // The address keeps the selected cluster, so a reload stays there.
       onSelect: (id) =>
         window.history.replaceState(window.history.state, '', hrefWithCluster(window.location.href, id)),
+      // In the desktop app the window follows a moved node itself (Electron main reloads it, the preload has the token).
+      ...(connection.source === 'preload' ? {} : { navigate: (href: string) => window.location.assign(href) }),
     },
     clusterFromHref(window.location.href),
   );

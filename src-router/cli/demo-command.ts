@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../backends/free-port';
+import { consoleAccessDir, writeLinkPage } from '../console-access';
 import { consoleCodeSchema } from '../contract';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import {
@@ -19,7 +20,7 @@ import {
   writeDemoNode,
 } from './demo-cluster';
 import { DemoTraffic } from './demo-traffic';
-import { openBrowser } from './serve-command';
+import { openBrowser } from './open-browser';
 
 /** The folder `routerdesk demo` uses when no `--dir` is given. */
 export const DEFAULT_DEMO_DIR = '.routerdesk-demo';
@@ -96,6 +97,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const link = `${urls.master}/?token=${encodeURIComponent(tokens.console)}`;
   process.stdout.write(
     `\nRouterdesk demo cluster (folder ${dir})\n  UI:      ${link}\n` +
+      `           a one-time link any time: routerdesk console-link --config ${join(dir, 'master', 'node.yaml')}\n` +
       children
         .map((c) => `  node ${c.id.padEnd(7)} pid ${c.proc.pid}  ${c.url}  (log: ${join(dir, c.id, 'node.log')})\n`)
         .join('') +
@@ -103,10 +105,11 @@ export async function demoCommand(argv: string[]): Promise<void> {
       `  traffic: a burst every ${PERIOD_MS / 1000} s to gpu-a (chat-7b, sd-1.5) and the master (tiny-chat)\n` +
       `  Lending tab: live leases; Nodes: held and lent requests. Ctrl-C stops everything.\n`,
   );
-  // The browser's command line (every local user sees it in `ps`) gets a one-time code, never the token.
+  // The browser's command line (every local user sees it in `ps`) names an owner-only page holding a one-time code,
+  // never the token nor the code itself.
   if (!values['no-open'] && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY)) {
     await consoleCode(urls.master, tokens.console).then(
-      (code) => openBrowser(`${urls.master}/?code=${code}`),
+      (code) => openBrowser(writeLinkPage(consoleAccessDir(join(dir, 'master', 'store')), urls.master, code)),
       (err: Error) => process.stderr.write(`routerdesk demo: no browser opened: ${err.message}\n`),
     );
   }

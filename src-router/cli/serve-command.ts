@@ -1,18 +1,19 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { locateEngine } from '../backends/engine-binaries';
-import { withoutNodeVariables } from '../backends/engine-env';
 import type { ModelConfigInput, NodeConfig } from '../config';
 import { defaultNodeConfig, writeNodeConfigIfMissing } from '../config/default-config';
+import { consoleAccessDir, consoleLink, writeLinkPage } from '../console-access';
 import { describeTinyLlama, writeTinyLlamaGguf } from '../engines/llama-node/gguf-writer';
 import { describeTinyWhisper, writeTinyWhisperModel } from '../engines/whisper-model/writer';
+import { PRINTED_CODE_TTL_MS } from '../http/console-codes';
 import { busyPortFallback, NodeHost } from '../node-host';
 import { DEFAULT_SERVE_DIR } from '../paths';
 import { StoreLockedError } from '../store';
 import { stopOnSignals } from './node-command';
+import { openBrowser } from './open-browser';
 
 /**
  * The models `serve` sets up on first run: a real tiny llama.cpp model, a sim image model, and for transcription the
@@ -143,12 +144,14 @@ export async function serveCommand(argv: string[]): Promise<void> {
   }
   stopOnSignals(host);
   const node = host.current;
-  // Neither the browser's command line (every local user sees it in `ps`) nor this output carries the console token:
-  // each link holds a one-time code the page exchanges for it.
-  const printed = () => `${host.current.url}/?code=${host.current.consoleCodes.issue(PRINTED_CODE_TTL_MS)}`;
+  // Neither the browser's command line (every local user sees it in `ps`) nor this output carries the console token.
+  // The printed link holds a one-time code of its own; the browser is started on an owner-only page that holds
+  // another, never on a URL carrying one (a local user watching command lines would exchange it first).
+  const printed = () => consoleLink(host.current.url, host.current.consoleCodes.issue(PRINTED_CODE_TTL_MS));
   const more = process.stdin.isTTY ? '; press Enter for a new link' : '';
   process.stdout.write(
     `\nRouterdesk is serving (${node.config.cluster.role}, config ${configFile})\n  UI:      ${printed()}  (opens the console once, within ${PRINTED_CODE_TTL_MS / 60_000} minutes${more})\n` +
+      `           a new link any time: routerdesk console-link --dir ${dir}\n` +
       `  OpenAI:  ${node.url}/v1   Ollama: ${node.url}/api\n  models:  ${node.registry.publicIds().join(', ')}\n` +
       `  speech:  ${transcriptionLine(join(dir, 'models'))}\n`,
   );
@@ -157,19 +160,5 @@ export async function serveCommand(argv: string[]): Promise<void> {
     process.stdin.unref();
   }
   if (!values['no-open'] && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY))
-    openBrowser(`${node.url}/?code=${node.consoleCodes.issue()}`);
-}
-
-/** How long the link printed for the operator stays good (the browser's own link: a minute). */
-const PRINTED_CODE_TTL_MS = 10 * 60_000;
-
-/** Opens the UI in the desktop's browser: the command in BROWSER (given the URL as its one argument), else xdg-open; never fails the command. */
-export function openBrowser(url: string) {
-  const child = spawn(process.env.BROWSER || 'xdg-open', [url], {
-    stdio: 'ignore',
-    detached: true,
-    env: withoutNodeVariables(process.env),
-  });
-  child.on('error', () => {});
-  child.unref();
+    openBrowser(writeLinkPage(consoleAccessDir(node.config.cluster.store_dir), node.url, node.consoleCodes.issue()));
 }

@@ -23,21 +23,31 @@ export function formatDuration(ms: number): string {
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * A zod field for a duration, in milliseconds once parsed. The JSON Schema shows it as string | number. A duration
- * that a timer waits for is at most MAX_TIMER_MS (longer ones are refused with the field path, never wrapped into
- * "at once"); pass `{ timer: false }` for spans that only bound a query (a sample window, a retention).
+ * Bounds of a duration field. `timer: false` for spans that only bound a query (a sample window, a retention); a
+ * timer's duration is at most MAX_TIMER_MS. `min` and `max` in milliseconds: an interval a loop waits for has a
+ * floor (0 ms would spin the loop), a period a peer's liveness depends on a ceiling.
  */
-export const duration = (fallback: string, o: { timer?: boolean } = {}) =>
+export interface DurationBounds {
+  timer?: boolean;
+  min?: number;
+  max?: number;
+}
+
+/**
+ * A zod field for a duration, in milliseconds once parsed. The JSON Schema shows it as string | number. A duration
+ * out of its bounds is refused with the field path, never wrapped into "at once" or clamped.
+ */
+export const duration = (fallback: string, o: DurationBounds = {}) =>
   z.union([z.string(), z.number()]).default(fallback).transform(toMs(o));
 
 /** A duration field that may be left out (undefined: not set). */
-export const optionalDuration = (o: { timer?: boolean } = {}) =>
+export const optionalDuration = (o: DurationBounds = {}) =>
   z
     .union([z.string(), z.number()])
     .optional()
     .transform((v, ctx) => (v === undefined ? undefined : toMs(o)(v, ctx)));
 
-function toMs(o: { timer?: boolean }) {
+function toMs(o: DurationBounds) {
   return (value: string | number, ctx: z.RefinementCtx): number => {
     const ms = parseDuration(value);
     if (ms === undefined) {
@@ -56,6 +66,20 @@ function toMs(o: { timer?: boolean }) {
     }
     if (!Number.isSafeInteger(ms)) {
       ctx.addIssue({ code: 'custom', message: `too long: ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    if (o.min !== undefined && ms < o.min) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `too short: ${JSON.stringify(value)} (at least ${formatDuration(o.min)})`,
+      });
+      return z.NEVER;
+    }
+    if (o.max !== undefined && ms > o.max) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `too long: ${JSON.stringify(value)} (at most ${formatDuration(o.max)})`,
+      });
       return z.NEVER;
     }
     return ms;

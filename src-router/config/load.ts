@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { configPlacementIssues } from './config-placement';
 import { type ModelConfig, modelConfigSchema } from './model-config';
 import { type NodeConfig, nodeConfigSchema } from './node-config';
 
@@ -96,9 +97,21 @@ export function clientApiKeys(config: NodeConfig): string[] {
   return keys;
 }
 
+/** Reads and parses a node config file, and refuses one that lies where it would be served (`configPlacementIssues`). */
 export function loadNodeConfig(file: string): NodeConfig {
   const path = resolve(file);
-  return parseNodeConfig(readYaml(path), path, dirname(path));
+  return checkPlacement(parseNodeConfig(readYaml(path), path, dirname(path)), path);
+}
+
+/** `config` when its file `path` may stay where it is; else a `ConfigError` naming the file and the field. */
+export function checkPlacement(config: NodeConfig, path: string): NodeConfig {
+  const issues = configPlacementIssues(config, path);
+  if (issues.length)
+    throw new ConfigError(
+      `${path}: invalid config\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
+      issues,
+    );
+  return config;
 }
 
 /** One model config file: its local ID is the file name without extension. */

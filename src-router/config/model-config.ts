@@ -144,7 +144,7 @@ export const modelConfigSchema = z
       .describe(
         "environment of the engine process, over the few variables it takes from the node (PATH, HOME, locale, GPU and thread-pool variables); the node's own (ROUTERDESK_*, INFERENCE_*) reach it only when set here",
       ),
-    load_timeout: duration('2m').describe('longest the engine may take to become healthy'),
+    load_timeout: duration('2m', { min: 1000 }).describe('longest the engine may take to become healthy (at least 1s)'),
     ttl: optionalDuration().describe(
       "idle time after which the engine is stopped (the model unloaded) until its next request; absent: it stays loaded. An Ollama request's keep_alive overrides it until the model unloads",
     ),

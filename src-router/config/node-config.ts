@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { duration } from './duration';
 
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/** The bounds of a loop's interval: a shorter one spins a core, a longer one leaves peers or engines unwatched. */
+const LOOP = { min: 100, max: HOUR };
+
 /** ROLE-2's placeholder check lives in `contract/` so that the Settings screen hints with the same rule. */
 export { isPlaceholderToken, PLACEHOLDER_TOKENS } from '../contract/settings';
 
@@ -43,13 +49,17 @@ export const serverSchema = z
       .describe(
         "requests that may wait on this node for an engine at once (beyond what engines generate at once); more get 429 queue_full with Retry-After; a model config's max_queue bounds one model",
       ),
-    write_timeout: duration('60s').describe(
-      "a client that takes nothing of an answer for this long is cut off, streamed or not (every API): a stream's engine request is cancelled and the lane freed; what was buffered for it is released and its request recorded as cut off",
+    write_timeout: duration('60s', { min: SECOND }).describe(
+      "a client that takes nothing of an answer for this long is cut off, streamed or not (every API): a stream's engine request is cancelled and the lane freed; what was buffered for it is released and its request recorded as cut off (at least 1s)",
     ),
-    headers_timeout: duration('30s').describe('longest a client may take to send its request headers'),
-    request_timeout: duration('5m').describe('longest a client may take to send its whole request (uploads included)'),
-    keep_alive_timeout: duration('72s').describe(
-      'how long an idle keep-alive connection stays open (longer than the idle time of common client pools, so a reused connection is not closed under a request)',
+    headers_timeout: duration('30s', { min: SECOND }).describe(
+      'longest a client may take to send its request headers (at least 1s)',
+    ),
+    request_timeout: duration('5m', { min: SECOND }).describe(
+      'longest a client may take to send its whole request (uploads included; at least 1s)',
+    ),
+    keep_alive_timeout: duration('72s', { min: SECOND }).describe(
+      'how long an idle keep-alive connection stays open (longer than the idle time of common client pools, so a reused connection is not closed under a request; at least 1s)',
     ),
     allowed_hosts: z
       .array(z.string().min(1))
@@ -104,13 +114,15 @@ export const clusterSchema = z
       .string()
       .default('./routerdesk-data')
       .describe('folder of the SQLite store (router.db), the store lock and engines.json (ASSET-1)'),
-    sync_interval: duration('10s').describe(
-      'how often a slave registers its snapshot with the master and reads its settings (HEALTH-1)',
+    sync_interval: duration('10s', LOOP).describe(
+      'how often a slave registers its snapshot with the master and reads its settings (HEALTH-1; 100ms to 1h)',
     ),
-    health_interval: duration('5s').describe(
-      'how often a master polls its slaves; a failed poll marks a node unhealthy (HEALTH-2)',
+    health_interval: duration('5s', LOOP).describe(
+      'how often a master polls its slaves; a failed poll marks a node unhealthy (HEALTH-2; 100ms to 1h)',
     ),
-    request_timeout: duration('10m').describe('longest a proxied request may take before it is cut off'),
+    request_timeout: duration('10m', { min: SECOND }).describe(
+      'longest a proxied request may take before it is cut off (at least 1s)',
+    ),
     scheduling_backend_depth: z
       .number()
       .int()
@@ -120,8 +132,8 @@ export const clusterSchema = z
       .describe(
         'requests of an enrolled model at its engine at once; more wait in the router queue, where they may be lent (QUEUE-1)',
       ),
-    scheduling_refresh_interval: duration('2s').describe(
-      "how often the master polls every node's lending state and plans leases without a queue event (LEASE-3)",
+    scheduling_refresh_interval: duration('2s', LOOP).describe(
+      "how often the master polls every node's lending state and plans leases without a queue event (LEASE-3; 100ms to 1h)",
     ),
     scheduling_min_samples: z
       .number()
@@ -129,8 +141,8 @@ export const clusterSchema = z
       .min(1)
       .default(5)
       .describe('measured requests a model needs inside the sample window before it has its own cost fit (PRICE-2)'),
-    scheduling_sample_window: duration('14d', { timer: false }).describe(
-      'how far back measured requests count for a cost fit (PRICE-2)',
+    scheduling_sample_window: duration('14d', { timer: false, min: MINUTE }).describe(
+      'how far back measured requests count for a cost fit (PRICE-2; at least 1m)',
     ),
     scheduling_context_reserve: z
       .number()
@@ -144,15 +156,15 @@ export const clusterSchema = z
     offload_restore_delay: duration('1.5s').describe(
       'quiet time before a model displaced by borrowed work or a guardian is loaded back (HELPER-4)',
     ),
-    offload_lent_stall_timeout: duration('3m').describe(
-      "no change in a helper's lent requests this long: the master checks it and takes them back if it stalled (HELPER-5)",
+    offload_lent_stall_timeout: duration('3m', { min: SECOND }).describe(
+      "no change in a helper's lent requests this long: the master checks it and takes them back if it stalled (HELPER-5; at least 1s)",
     ),
     offload_hold_for_faster_helper: z
       .boolean()
       .default(true)
       .describe("an owner may keep its second slot's next request for a helper predicted to finish it sooner (HOLD-1)"),
-    offload_decisions_retention: duration('14d', { timer: false }).describe(
-      'how long decision-log rows are kept (LOG-1)',
+    offload_decisions_retention: duration('14d', { timer: false, min: MINUTE }).describe(
+      'how long decision-log rows are kept (LOG-1; at least 1m)',
     ),
   })
   .strict();
@@ -207,7 +219,9 @@ export const backendSchema = z
       .describe(
         'llama_sdcpp: text, image and whisper lanes, each its own engine; kobold: one shared KoboldCpp process (HEALTH-3)',
       ),
-    load_timeout: duration('2m').describe('longest an engine may take to become healthy'),
+    load_timeout: duration('2m', { min: SECOND }).describe(
+      'longest an engine may take to become healthy (at least 1s)',
+    ),
     max_restarts: z
       .number()
       .int()
@@ -215,11 +229,11 @@ export const backendSchema = z
       .default(3)
       .describe('consecutive failed starts after which a model answers 503 for restart_cooldown'),
     restart_cooldown: duration('30s').describe('how long a model stays failed after max_restarts failed starts'),
-    health_interval: duration('10s').describe(
-      'how often a ready engine is health-checked; one that stops answering is killed and restarted',
+    health_interval: duration('10s', LOOP).describe(
+      'how often a ready engine is health-checked; one that stops answering is killed and restarted (100ms to 1h)',
     ),
-    health_timeout: duration('5s').describe(
-      'how long a health check of a ready engine may take before it counts as not answering',
+    health_timeout: duration('5s', { min: 100, max: HOUR }).describe(
+      'how long a health check of a ready engine may take before it counts as not answering (100ms to 1h)',
     ),
     engine_nice: z
       .number()
@@ -275,8 +289,8 @@ export const consoleSchema = z
       .describe(
         'the deployment gate of routing writes (ROUTE-8); the environment variable INFERENCE_DEPLOY_ENABLED wins when set',
       ),
-    remote_timeout: duration('15s').describe(
-      'UI-5: how long a remote cluster may take to start answering through this node, and to send the next part of a long answer (twice that)',
+    remote_timeout: duration('15s', { min: SECOND }).describe(
+      'UI-5: how long a remote cluster may take to start answering through this node, and to send the next part of a long answer (twice that; at least 1s)',
     ),
   })
   .strict();
@@ -299,14 +313,34 @@ export const routingSchema = z
       .default('clutchcall:inference:routing')
       .describe('keyspace key of the desired routing state; the effective beacon is <key>.effective (ROUTE-6)'),
     strategy: z.string().default('round-robin').describe('strategy used until the routing key says otherwise'),
-    poll_interval: duration('5s').describe(
-      'how often the live routing module reads the routing key and republishes the effective beacon',
+    poll_interval: duration('5s', LOOP).describe(
+      'how often the live routing module reads the routing key and republishes the effective beacon (100ms to 1h)',
     ),
-    scrape_interval: duration('2s').describe('how often engine /metrics are scraped for metric strategies'),
+    scrape_interval: duration('2s', LOOP).describe(
+      'how often engine /metrics are scraped for metric strategies (100ms to 1h)',
+    ),
     static_routes: z
       .record(z.string(), staticRouteSchema)
       .default({})
-      .describe('public model ID → an OpenAI-compatible upstream the node routes to without supervising it (ROUTE-9)'),
+      .superRefine((routes, ctx) => {
+        // Endpoints are shown with their password hidden: two that differ only in it could not be told apart.
+        const seen = new Map<string, string>();
+        for (const [model, route] of Object.entries(routes))
+          route.endpoints.forEach((endpoint, i) => {
+            const shown = endpoint.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, '$1:***@');
+            const first = seen.get(shown);
+            if (first !== undefined && shown !== endpoint && first !== endpoint)
+              ctx.addIssue({
+                code: 'custom',
+                path: [model, 'endpoints', i],
+                message: 'the same upstream and user as another endpoint with another password: keep one',
+              });
+            if (first === undefined) seen.set(shown, endpoint);
+          });
+      })
+      .describe(
+        'public model ID → an OpenAI-compatible upstream the node routes to without supervising it (ROUTE-9); user:password@ in an endpoint is sent as Basic authorization and shown as user:***@',
+      ),
   })
   .strict();
 

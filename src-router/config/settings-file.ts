@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { MASK_ITEM_SEPARATOR, SETTINGS_MASK } from '../contract/settings';
 import { fsyncDir, replaceFile } from './durable-file';
-import { ConfigError, parseNodeConfig } from './load';
+import { ConfigError, checkPlacement, parseNodeConfig } from './load';
 import type { NodeConfig } from './node-config';
 import { checkRole } from './role-checks';
 
@@ -84,7 +84,22 @@ export function maskSecrets(raw: Json): Json {
   }
   const redis = section(out, 'redis');
   if (redis && typeof redis.url === 'string') redis.url = maskUrlPassword(redis.url) ?? redis.url;
+  for (const { route } of staticEndpoints(out))
+    route.endpoints = (route.endpoints as unknown[]).map((e) =>
+      typeof e === 'string' ? (maskUrlPassword(e) ?? e) : e,
+    );
   return out;
+}
+
+/** The static routes of a raw config whose `endpoints` is a list, by model. */
+function staticEndpoints(raw: Json): { model: string; route: Json & { endpoints: unknown[] } }[] {
+  const routes = section(section(raw, 'routing') ?? {}, 'static_routes');
+  if (!routes) return [];
+  return Object.entries(routes).flatMap(([model, route]) =>
+    route && typeof route === 'object' && Array.isArray((route as Json).endpoints)
+      ? [{ model, route: route as Json & { endpoints: unknown[] } }]
+      : [],
+  );
 }
 
 /**
@@ -139,6 +154,24 @@ export function unmaskSecrets(incoming: Json, current: Json): Json {
       return stored.get(v);
     });
   }
+  // A static-route endpoint's masked password is the stored one of the same upstream and user, wherever it stood.
+  const storedEndpoints = new Map<string, string>();
+  for (const { route } of staticEndpoints(current))
+    for (const e of route.endpoints) {
+      const masked = typeof e === 'string' ? maskUrlPassword(e) : null;
+      if (masked !== null && !storedEndpoints.has(masked)) storedEndpoints.set(masked, e as string);
+    }
+  for (const { model, route } of staticEndpoints(out))
+    route.endpoints = route.endpoints.map((e, i) => {
+      if (typeof e !== 'string' || !e.includes(MASK)) return e;
+      const stored = storedEndpoints.get(e);
+      if (stored === undefined)
+        throw refused(
+          `routing.static_routes.${model}.endpoints.${i}`,
+          `the mask stands for the stored password of this same upstream and user (http://user:${MASK}@host:port): give the password`,
+        );
+      return stored;
+    });
   const redis = section(out, 'redis');
   const wasUrl = section(current, 'redis')?.url;
   if (redis && typeof redis.url === 'string' && redis.url.includes(MASK)) {
@@ -173,7 +206,7 @@ export function readConfigFile(file: string): Json {
 
 /** Validates a whole config as start-up would; a `ConfigError` whose issues carry each bad field's path. */
 export function validateConfig(raw: Json, file: string): NodeConfig {
-  const config = parseNodeConfig(raw, file, dirname(file));
+  const config = checkPlacement(parseNodeConfig(raw, file, dirname(file)), file);
   checkRole(config);
   return config;
 }

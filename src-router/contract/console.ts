@@ -61,6 +61,15 @@ export type ConsoleSessionRequest = z.infer<typeof consoleSessionRequestSchema>;
 export const consoleSessionSchema = z.object({ token: z.string() }).strict();
 export type ConsoleSession = z.infer<typeof consoleSessionSchema>;
 
+/** The longest a one-time console code may live (a link printed for an operator to open). */
+export const CONSOLE_CODE_MAX_TTL_MS = 10 * 60_000;
+
+/** `POST /router/v1/console/codes`'s optional body: how long the code may wait for its exchange (default 60 s). */
+export const consoleCodeRequestSchema = z
+  .object({ expiresInMs: z.number().int().min(1000).max(CONSOLE_CODE_MAX_TTL_MS).optional() })
+  .strict();
+export type ConsoleCodeRequest = z.infer<typeof consoleCodeRequestSchema>;
+
 /** `POST /router/v1/console/codes` (with the console token): a new one-time code, for a link that carries no token. */
 export const consoleCodeSchema = z.object({ code: z.string(), expiresInMs: z.number() }).strict();
 export type ConsoleCode = z.infer<typeof consoleCodeSchema>;

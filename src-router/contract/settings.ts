@@ -70,6 +70,12 @@ export const settingsAnswerSchema = z
     /** Where the node listens after the restart (the same port when the config leaves it to the node). */
     url: z.string(),
     path: z.string(),
+    code: z
+      .string()
+      .optional()
+      .describe(
+        'when the node moves to another address: a one-time console code the console opens the new address with (10 minutes)',
+      ),
   })
   .strict();
 export type SettingsAnswer = z.infer<typeof settingsAnswerSchema>;

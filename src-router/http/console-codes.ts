@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CONSOLE_CODE_MAX_TTL_MS } from '../contract';
 import { sameSecret } from './auth';
 
 export interface ConsoleCodeOptions {
@@ -15,9 +16,12 @@ interface Issued {
   code: string;
   expiresAt: number;
   used: boolean;
+  keep: boolean;
 }
 
 export const CONSOLE_CODE_TTL_MS = 60_000;
+/** How long a code printed for an operator to open (or follow a moved node with) stays good. */
+export const PRINTED_CODE_TTL_MS = CONSOLE_CODE_MAX_TTL_MS;
 const CONSOLE_CODE_MAX = 16;
 
 /**
@@ -37,11 +41,14 @@ export class ConsoleCodes {
     this.now = opts.now ?? Date.now;
   }
 
-  /** A new code, valid for `ttlMs` (default: the store's). */
-  issue(ttlMs = this.ttlMs): string {
+  /**
+   * A new code, valid for `ttlMs` (default: the store's). `keep`: it survives `clear` — the code an operator's Settings
+   * save gets to follow the node to its new address, whose console token that same save may change.
+   */
+  issue(ttlMs = this.ttlMs, opts: { keep?: boolean } = {}): string {
     this.prune();
     const code = randomBytes(16).toString('base64url');
-    this.issued.push({ code, expiresAt: this.now() + ttlMs, used: false });
+    this.issued.push({ code, expiresAt: this.now() + ttlMs, used: false, keep: opts.keep === true });
     while (this.issued.length > this.max) this.issued.shift();
     return code;
   }
@@ -56,9 +63,9 @@ export class ConsoleCodes {
     return 'ok';
   }
 
-  /** Forgets every code: they stood for a console token that is no longer the node's. */
+  /** Forgets every code but the kept ones: they stood for a console token that is no longer the node's. */
   clear(): void {
-    this.issued.length = 0;
+    for (let i = this.issued.length - 1; i >= 0; i--) if (!this.issued[i].keep) this.issued.splice(i, 1);
   }
 
   /** Codes kept now (waiting or spent, not expired). */

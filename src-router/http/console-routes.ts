@@ -5,6 +5,7 @@ import {
   type ConsoleCode,
   type ConsoleModelList,
   type ConsoleSession,
+  consoleCodeRequestSchema,
   consoleSessionRequestSchema,
   type EnginesAnswer,
   enginesAnswerSchema,
@@ -38,14 +39,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       throw new RouterError(
         401,
         'console_code_used',
-        'this one-time console code was already exchanged: open a new link from `routerdesk serve` (or press Enter in its terminal)',
+        "this one-time console code was already exchanged: get a new link with `routerdesk console-link` on the node's machine (or press Enter in the terminal of `routerdesk serve`)",
         'authentication_error',
       );
     if (outcome !== 'ok')
       throw new RouterError(
         401,
         'invalid_console_code',
-        'unknown or expired one-time console code: open a new link from `routerdesk serve` (or press Enter in its terminal)',
+        "unknown or expired one-time console code: get a new link with `routerdesk console-link` on the node's machine (or press Enter in the terminal of `routerdesk serve`)",
         'authentication_error',
       );
     request.log.info('console session opened with a one-time code');
@@ -78,11 +79,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: HttpDeps): Promi
       }),
     );
 
-    // A one-time code for a link a process that holds the token opens (`routerdesk demo`'s browser).
-    scope.post(
-      '/router/v1/console/codes',
-      async (): Promise<ConsoleCode> => ({ code: deps.consoleCodes.issue(), expiresInMs: CONSOLE_CODE_TTL_MS }),
-    );
+    // A one-time code for a link a process that holds the token opens (`routerdesk demo`'s browser, `routerdesk
+    // console-link`), living 60 s or as long as the body asks (at most 10 minutes).
+    scope.post('/router/v1/console/codes', { bodyLimit: 4096 }, async (request): Promise<ConsoleCode> => {
+      const ttl =
+        (request.body === undefined || request.body === null
+          ? undefined
+          : parseBody(consoleCodeRequestSchema, request.body).expiresInMs) ?? CONSOLE_CODE_TTL_MS;
+      return { code: deps.consoleCodes.issue(ttl), expiresInMs: ttl };
+    });
 
     scope.get('/router/v1/console/cluster/nodes', async () => {
       const self = deps.snapshot();

@@ -13,6 +13,7 @@ import {
 } from '../config/settings-file';
 import { RouterError, type SettingsAnswer, type SettingsView, settingsPutSchema } from '../contract';
 import { requireOperator, requireToken } from './auth';
+import { PRINTED_CODE_TTL_MS } from './console-codes';
 import type { HttpDeps } from './deps';
 import { parseBody } from './errors';
 
@@ -102,7 +103,16 @@ export async function settingsRoutes(app: FastifyInstance, deps: HttpDeps): Prom
       writeConfigFile(settings.file, raw);
       request.log.info({ file: settings.file }, 'node config written from the Settings screen; restarting');
       reply.raw.once('finish', () => setImmediate(() => settings.restart()));
-      return { written: true, restarted: true, url, path: settings.file };
+      // A node that moves: the console follows it with a one-time code (the new address is another origin, where
+      // this page's token is not kept); kept through the restart even when this save changes the console token.
+      const moved = new URL(url).origin !== new URL(deps.selfUrl()).origin;
+      return {
+        written: true,
+        restarted: true,
+        url,
+        path: settings.file,
+        ...(moved ? { code: deps.consoleCodes.issue(PRINTED_CODE_TTL_MS, { keep: true }) } : {}),
+      };
     });
   });
 }

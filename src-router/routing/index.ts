@@ -7,5 +7,6 @@ export * from './prom-parse';
 export * from './routing-state';
 export * from './scorers';
 export * from './scraper';
+export * from './static-endpoints';
 export * from './strategies';
 export * from './upstreams';

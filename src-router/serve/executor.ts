@@ -10,6 +10,7 @@ import { guardianRoutedRow } from '../lending/decision-rows';
 import type { LendingGate, OwnTicket } from '../lending/gate';
 import type { ModelRef } from '../lending/types';
 import type { Target } from '../registry';
+import { endpointForClients } from '../routing/static-endpoints';
 import type { DecisionInput, GuardianReason, RequestRow } from '../store';
 import { unparsedAnswer } from './answer-scan';
 import type { TranscriptionUpload } from './engine-call';
@@ -107,6 +108,8 @@ export interface ExecutorDeps {
   onStart?(target: Target, borrowed: boolean, input: ServeInput, requestId: string): () => void;
   /** The router queue and lending of enrolled models (QUEUE-*, LEASE-*, HELPER-*). */
   lending?: LendingGate;
+  /** How a static-route endpoint (as shown, password hidden) is called: its URL and Basic authorization. */
+  staticCall?(shown: string): { url: string; authorization: string | null };
   /** A real turn at a static-route endpoint: did it answer (ROUTE-9)? */
   onTurn?(target: Target, answered: boolean): void;
   /** Bounded waiting for local engines (server.max_queue, a model's max_queue). */
@@ -391,7 +394,12 @@ export class RequestExecutor {
             ? await openLocal(this.deps.supervisor, target, payload, this.deps.requestTimeoutMs)
             : target.kind === 'remote'
               ? await openRemote(target, payload, this.deps.clusterToken, this.deps.requestTimeoutMs)
-              : await openStatic(target, payload, this.deps.requestTimeoutMs);
+              : await openStatic(
+                  target,
+                  payload,
+                  this.deps.requestTimeoutMs,
+                  this.deps.staticCall?.(target.url!) ?? { url: target.url!, authorization: null },
+                );
       } catch (err) {
         if (target.kind === 'static' && !input.client.aborted) this.deps.onTurn?.(target, false);
         if (err instanceof RouterError) unanswered.add(err);
@@ -541,7 +549,7 @@ function errorMessage(body: unknown): string | undefined {
 /** Who answered for a target, in messages. */
 function answeredBy(target: Target): string {
   if (target.kind === 'remote') return `node '${target.nodeId}' for '${target.clusterId}'`;
-  if (target.kind === 'static') return `upstream ${target.url} for '${target.clusterId}'`;
+  if (target.kind === 'static') return `upstream ${endpointForClients(target.url!)} for '${target.clusterId}'`;
   return `engine for model '${target.clusterId}'`;
 }
 

@@ -4,6 +4,7 @@ import { CallEnd, type ClientGone, goneOf } from '../backends/call-end';
 import { type HttpAnswer, postJson } from '../backends/http-call';
 import type { Endpoint, EngineRoute } from '../engines';
 import type { Target } from '../registry';
+import { endpointForClients } from '../routing/static-endpoints';
 import { callEngine, type TranscriptionUpload } from './engine-call';
 import { RouterError, tooLarge } from './errors';
 import { rawWithModel } from './id-rewrite';
@@ -191,15 +192,23 @@ export function openRemote(target: Target, p: RequestPayload, token: string, tim
   );
 }
 
-/** Sends to a static-route endpoint (routing.static_routes) in the OpenAI shape, under the public ID. */
-export function openStatic(target: Target, p: RequestPayload, timeoutMs: number): Promise<Upstream> {
+/**
+ * Sends to a static-route endpoint (routing.static_routes) in the OpenAI shape, under the public ID: to its URL without
+ * user information, with its credentials as Basic authorization; messages name it without them.
+ */
+export function openStatic(
+  target: Target,
+  p: RequestPayload,
+  timeoutMs: number,
+  call: { url: string; authorization: string | null },
+): Promise<Upstream> {
   return forward(
     target,
-    `${target.url!.replace(/\/+$/, '')}${OPENAI_PATHS[p.endpoint]}`,
+    `${call.url.replace(/\/+$/, '')}${OPENAI_PATHS[p.endpoint]}`,
     p,
-    {},
+    call.authorization ? { authorization: call.authorization } : {},
     timeoutMs,
-    `upstream ${target.url}`,
+    `upstream ${endpointForClients(target.url!)}`,
     'upstream',
   );
 }

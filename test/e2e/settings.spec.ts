@@ -78,6 +78,30 @@ test("a bad field shows the node's 400 at that field; the form keeps it and noth
   await expect(page.getByTestId('node-role')).toHaveText('standalone');
 });
 
+test('issue #37 items 2 and 9: a 1 ms interval and a shared folder holding the config are refused at their fields; nothing is written', async ({
+  page,
+}) => {
+  const before = readFileSync(file, 'utf8');
+  await openSettings(page);
+  await field(page, 'cluster.scheduling_refresh_interval').fill('1ms');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-error-cluster.scheduling_refresh_interval')).toContainText(
+    'too short: "1ms" (at least 100ms)',
+  );
+  await field(page, 'cluster.scheduling_refresh_interval').fill('0');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-error-cluster.scheduling_refresh_interval')).toContainText(
+    'too short: 0 (at least 100ms)',
+  );
+  await field(page, 'cluster.scheduling_refresh_interval').fill('');
+  await field(page, 'models.shared_dir').fill('.');
+  await page.getByTestId('settings-save').click();
+  await expect(page.getByTestId('settings-error-models.shared_dir')).toContainText('holds the node config file');
+  await expect(page.getByTestId('settings-error-cluster.scheduling_refresh_interval')).toHaveCount(0);
+  expect(readFileSync(file, 'utf8')).toBe(before);
+  expect(existsSync(`${file}.bak`)).toBe(false);
+});
+
 test('standalone → master with a generated token and a slave: the node restarts, the screen comes back, the slave is healthy', async ({
   page,
 }) => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decisionPageSchema, lendingViewSchema } from '../../src-router/contract';
 import { CLI, eventually, pidAlive, tempDir } from '../support/node-harness';
-import { fakeBrowser } from '../support/serve-with-browser';
+import { fakeBrowser, linkPageOf } from '../support/serve-with-browser';
 
 // Issue #15: `routerdesk demo` starts a master and two slaves (separate processes) with linked models and bursty
 // traffic: within 30 s of printing its UI URL the master's Lending view has a live lease and the gathered decision
@@ -47,10 +47,13 @@ describe('routerdesk demo', () => {
       return res.json();
     };
     const shownAt = Date.now();
-    // Item 7: the browser's command line (seen by every local user in `ps`) holds a one-time code, never the token.
+    // Item 7 and issue #37 item 1: the browser's command line (seen by every local user in `ps`) names an owner-only
+    // page holding a one-time code; neither the token nor the code is on it.
     const opened = await eventually(() => browser.argv()[0], { timeoutMs: 10_000, what: 'the browser started' });
     expect(opened).not.toContain(token);
-    const code = new URL(opened).searchParams.get('code')!;
+    const { code, origin } = linkPageOf(opened);
+    expect(origin).toBe(base);
+    expect(opened).not.toContain(code);
     expect(code).toMatch(/^[\w-]{20,}$/);
     const session = await fetch(`${base}/router/v1/console/session`, {
       method: 'POST',

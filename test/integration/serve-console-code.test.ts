@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServedWithBrowser, serveWithBrowser } from '../support/serve-with-browser';
+import { linkPageOf, type ServedWithBrowser, serveWithBrowser } from '../support/serve-with-browser';
 
 const SESSION = '/router/v1/console/session';
 
@@ -15,9 +15,10 @@ async function exchange(url: string, body: unknown, headers: Record<string, stri
   };
 }
 
-// `routerdesk serve` for real, with a browser command that records its arguments: the console token never appears on
-// the browser's command line (every local user sees it in `ps`) nor in what serve prints; a one-time code does.
-describe('routerdesk serve opens a one-time code link (item 7: no console token on the browser command line)', () => {
+// `routerdesk serve` for real, with a browser command that records its arguments: neither the console token nor a
+// one-time code appears on the browser's command line (every local user sees it in `ps`) — it names an owner-only page
+// that holds the code — nor the token in what serve prints.
+describe('routerdesk serve opens an owner-only code page (no secret on the browser command line)', () => {
   let served: ServedWithBrowser;
   let token = '';
 
@@ -29,12 +30,13 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
     await served?.stop();
   });
 
-  it('the browser gets one argument, a code link without the token, and its code is exchanged for the token once', async () => {
+  it('the browser gets one argument, the file URL of an owner-only page whose code is exchanged for the token once', async () => {
     expect(served.browserArgv).toHaveLength(1);
-    const opened = new URL(served.browserArgv[0]);
-    expect(opened.origin).toBe(served.url);
-    expect([...opened.searchParams.keys()]).toEqual(['code']);
-    const first = await exchange(served.url, { code: opened.searchParams.get('code') });
+    const page = linkPageOf(served.browserArgv[0]);
+    expect(page.origin).toBe(served.url);
+    expect(served.browserArgv[0]).not.toContain(page.code);
+    expect(served.browserArgv[0]).not.toMatch(/code|token/);
+    const first = await exchange(served.url, { code: page.code });
     expect(first.status).toBe(200);
     token = first.body.token!;
     expect(token).toMatch(/^[\w-]{20,}$/);
@@ -45,9 +47,10 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
     });
     expect(models.status).toBe(200);
     // Never again.
-    const second = await exchange(served.url, { code: opened.searchParams.get('code') });
+    const second = await exchange(served.url, { code: page.code });
     expect(second.status).toBe(401);
     expect(second.body.error).toMatchObject({ code: 'console_code_used' });
+    expect(second.body.error?.message).toMatch(/routerdesk console-link/);
     expect(second.body.token).toBeUndefined();
   });
 
@@ -56,7 +59,7 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
     expect(served.output()).not.toContain(token);
     const printed = new URL(served.printed);
     expect([...printed.searchParams.keys()]).toEqual(['code']);
-    expect(printed.searchParams.get('code')).not.toBe(new URL(served.browserArgv[0]).searchParams.get('code'));
+    expect(printed.searchParams.get('code')).not.toBe(linkPageOf(served.browserArgv[0]).code);
     const answer = await exchange(served.url, { code: printed.searchParams.get('code') });
     expect(answer).toEqual({ status: 200, body: { token } });
   });
@@ -97,5 +100,15 @@ describe('routerdesk serve opens a one-time code link (item 7: no console token 
     ).json()) as { code: string; expiresInMs: number };
     expect(minted.expiresInMs).toBe(60_000);
     expect(await exchange(served.url, { code: minted.code })).toEqual({ status: 200, body: { token } });
+    // A longer-lived one (a printed link) on request, at most 10 minutes.
+    const ask = (body: unknown) =>
+      fetch(codes, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(((await (await ask({ expiresInMs: 600_000 })).json()) as { expiresInMs: number }).expiresInMs).toBe(600_000);
+    expect((await ask({ expiresInMs: 600_001 })).status).toBe(400);
+    expect((await ask({ expiresInMs: 10 })).status).toBe(400);
   });
 });

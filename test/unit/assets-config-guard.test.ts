@@ -147,6 +147,28 @@ describe('protected folders in file roots (issue #9)', () => {
     expect((await withFile.list('shared')).entries.map((e) => e.path)).not.toContain('area/node.yaml');
   });
 
+  it("the node config's backup and temporaries are protected as the file is, listed and served by hash nowhere (issue #37 item 2)", async () => {
+    const folder = join(tmp, 'conf-family');
+    mkdirSync(folder, { recursive: true });
+    const secret = 'cluster:\n  token: the-cluster-token-in-the-backup\n';
+    const family = ['node.yaml', 'node.yaml.bak', 'node.yaml.tmp-123-abcdef', 'node.yaml.bak.tmp-9-0a1b2c'];
+    family.forEach((name, i) => writeFileSync(join(folder, name), `${secret}# ${i}\n`));
+    writeFileSync(join(folder, 'node.yamlx'), 'not the config');
+    writeFileSync(join(folder, 'other.yaml.bak'), 'another file');
+    symlinkSync(folder, join(tmp, 'conf-alias'));
+    // The config named by its real path, and through a symlinked folder: the same files are protected.
+    for (const configFile of [join(folder, 'node.yaml'), join(tmp, 'conf-alias', 'node.yaml')]) {
+      const withFile = fileRootsFromConfig({ models: { config_dir: '', shared_dir: folder } }, {}, { configFile });
+      expect((await withFile.list('shared')).entries.map((e) => e.path)).toEqual(['node.yamlx', 'other.yaml.bak']);
+      for (const name of family) {
+        const err = await refused(withFile.resolve('shared', name), 'protected_folder');
+        expect(err.message).toMatch(/is the node config file or a backup or temporary copy of it/);
+        await refused(openAssetRead(withFile, cache, sha(`${secret}# ${family.indexOf(name)}\n`)), 'not_found');
+      }
+      expect((await openAssetRead(withFile, cache, sha('not the config'))).relPath).toBe('node.yamlx');
+    }
+  });
+
   it('plain FileRoots without protected folders behave as before', async () => {
     const plain = new FileRoots({ models: configDir });
     expect((await plain.list('models')).entries.map((e) => e.path)).toEqual([

@@ -40,4 +40,14 @@ describe('console one-time codes (item 7: no console token on the browser comman
     expect(codes.redeem(all[1])).toBe('unknown');
     for (const c of all.slice(2)) expect(codes.redeem(c)).toBe('ok');
   });
+
+  it('clearing (a new console token) forgets every code but the one a Settings save gave to follow the node', () => {
+    const codes = new ConsoleCodes();
+    const plain = codes.issue();
+    const follow = codes.issue(600_000, { keep: true });
+    codes.clear();
+    expect(codes.redeem(plain)).toBe('unknown');
+    expect(codes.redeem(follow)).toBe('ok');
+    expect(codes.redeem(follow)).toBe('used');
+  });
 });

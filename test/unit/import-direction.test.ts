@@ -29,6 +29,7 @@ const TOP_FILES: Record<string, number> = {
   'proc-stat.ts': 0.5,
   'seeded-random.ts': 0.5,
   'paths.ts': 4.5,
+  'console-access.ts': LAYERS.indexOf('config') + 0.5,
   'node-routing.ts': LAYERS.indexOf('serve') + 0.5,
   'node-runtime.ts': LAYERS.indexOf('serve') + 0.5,
   'node-lending.ts': LAYERS.indexOf('serve') + 0.5,

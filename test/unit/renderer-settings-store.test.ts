@@ -173,8 +173,49 @@ describe('settings slice', () => {
       phase: 'moved',
       url: 'http://127.0.0.1:9090',
       message: null,
+      link: 'http://127.0.0.1:9090/#settings',
     });
     expect(moved.calls).toEqual(['GET /health', `PUT ${PATH}`]);
+  });
+
+  it('issue #40 item 1: a save that moves the node follows it with the one-time code the save answered', async () => {
+    const followed: [string, string][] = [];
+    const phases: string[] = [];
+    const answer = { written: true, restarted: true, url: 'http://127.0.0.1:9090', path: '/p', code: 'c0de/+x' };
+    const build = (arrives: boolean) => {
+      const store = createAppStore(URL_, {
+        client: createConsoleClient({
+          url: URL_,
+          token: TOKEN,
+          fetch: async (url, init) =>
+            `${init?.method ?? 'GET'} ${new URL(url).pathname}` === `PUT ${PATH}`
+              ? json(200, answer)
+              : json(200, health('a')),
+        }),
+        now: () => 0,
+        followMove: async (to, code) => {
+          phases.push(store.getState().settings.restart.phase);
+          followed.push([to, code]);
+          return arrives;
+        },
+      });
+      return store;
+    };
+    const arriving = build(true);
+    await arriving.getState().saveSettings({});
+    expect(followed).toEqual([['http://127.0.0.1:9090', 'c0de/+x']]);
+    expect(phases).toEqual(['moving']);
+    // The page is on its way: it stays "moving" (nothing to read again here).
+    expect(arriving.getState().settings.restart).toMatchObject({ phase: 'moving', url: 'http://127.0.0.1:9090' });
+    // The node did not come back in time: a link with the code (good once, 10 minutes).
+    const stuck = build(false);
+    await stuck.getState().saveSettings({});
+    expect(stuck.getState().settings.restart).toEqual({
+      phase: 'moved',
+      url: 'http://127.0.0.1:9090',
+      message: null,
+      link: 'http://127.0.0.1:9090/?code=c0de%2F%2Bx#settings',
+    });
   });
 
   it('an unchanged config restarts nothing and reads nothing again', async () => {

@@ -133,12 +133,12 @@ describe('app store: connection and models slices', () => {
     expect(store.getState().models.items).toBeNull();
   });
 
-  it('without a token nothing is fetched', async () => {
+  it('without a token nothing is fetched, and the pill says no token was sent (issue #40 item 1)', async () => {
     const { store, calls } = setup([], '');
     await store.getState().refresh();
     expect(calls).toHaveLength(0);
     expect(store.getState().models.failure?.kind).toBe('no-token');
-    expect(store.getState().connection.status).toBe('rejected');
+    expect(store.getState().connection.status).toBe('no-token');
   });
 
   it('concurrent refreshes share one request', async () => {

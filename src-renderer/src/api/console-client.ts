@@ -209,11 +209,12 @@ export interface ConsoleClientOptions {
   cluster?: string | null;
 }
 
-export const REJECTED_MESSAGE = 'console token rejected';
+export const REJECTED_MESSAGE =
+  "console token rejected: the node no longer takes this page's token (for a new link, run routerdesk console-link on the node's machine)";
 /** How long the console waits for a what-if replay (the other calls: `timeoutMs`, 10 s). */
 export const REPLAY_TIMEOUT_MS = 60_000;
 export const NO_TOKEN_MESSAGE =
-  'no console token: open a new link from the node (…/?code=…, each works once) or its …/?token=… link';
+  "no console token: this page was opened without one, or with a link already used (for a new link, run routerdesk console-link on the node's machine)";
 
 const failure = (kind: ApiFailureKind, status: number | null, message: string): { ok: false; failure: ApiFailure } => ({
   ok: false,

@@ -6,6 +6,7 @@ import { ClusterSwitcher } from './clusters/cluster-switcher';
 const STATUS_LABEL: Record<ConnectionStatus, string> = {
   connecting: 'connecting…',
   online: 'online',
+  'no-token': 'no token sent',
   rejected: 'token rejected',
   offline: 'unreachable',
 };

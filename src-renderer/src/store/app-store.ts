@@ -1,5 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import { LOCAL_CLUSTER } from '../api/cluster-path';
 import { createConsoleClient, type FetchLike } from '../api/console-client';
+import { followMove } from '../settings/follow-move';
 import { createBenchSlice } from './bench-slice';
 import { createClusterSlice } from './cluster-slice';
 import { createConnectionSlice } from './connection-slice';
@@ -80,9 +82,26 @@ export function createConsoleStore(
   info: ConnectionInfo & { cluster?: string },
   fetchImpl: FetchLike = (input, init) => fetch(input, init),
   now: () => number = Date.now,
+  navigate?: (href: string) => void,
 ): AppStore {
+  const local = !info.cluster || info.cluster === LOCAL_CLUSTER;
   return createAppStore(info.url, {
     client: createConsoleClient({ url: info.url, token: info.token, fetch: fetchImpl, cluster: info.cluster ?? null }),
     now,
+    // Only this node's own page can follow it to a new address (a remote cluster's node is reached through here).
+    ...(local && navigate
+      ? {
+          followMove: (to: string, code: string) =>
+            followMove({
+              from: info.url,
+              to,
+              code,
+              fetch: fetchImpl,
+              navigate,
+              now,
+              sleep: (ms) => new Promise<void>((r) => setTimeout(r, ms)),
+            }),
+        }
+      : {}),
   });
 }

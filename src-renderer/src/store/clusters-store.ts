@@ -35,6 +35,8 @@ export interface ClustersDeps extends ConnectionInfo {
   now(): number;
   /** Told of every switch (the app writes it into the address so a reload stays there). */
   onSelect?(id: string): void;
+  /** Sends the page elsewhere (following the node to a new address after a Settings save); absent: it stays. */
+  navigate?: (href: string) => void;
 }
 
 export type ClustersStore = StoreApi<ClustersState>;
@@ -43,7 +45,7 @@ export function createClustersStore(deps: ClustersDeps, initial: string = LOCAL_
   // Profiles are the local node's: always the unmapped client.
   const local = createConsoleClient({ url: deps.url, token: deps.token, fetch: deps.fetch });
   const sessionFor = (cluster: string) =>
-    createConsoleStore({ url: deps.url, token: deps.token, cluster }, deps.fetch, deps.now);
+    createConsoleStore({ url: deps.url, token: deps.token, cluster }, deps.fetch, deps.now, deps.navigate);
   let inFlight: Promise<void> | null = null;
 
   return createStore<ClustersState>()((set, get) => {

@@ -2,8 +2,11 @@ import type { ConsoleNode } from '../../../src-router/contract';
 import type { ApiFailure } from '../api/console-client';
 import type { SliceCreator } from './types';
 
-/** `connecting` until the first answer; `online` after a good one; otherwise the kind of the last failure. */
-export type ConnectionStatus = 'connecting' | 'online' | 'rejected' | 'offline';
+/**
+ * `connecting` until the first answer; `online` after a good one; otherwise the kind of the last failure: `no-token`
+ * when the page had no token to send, `rejected` when the node refused the one it sent.
+ */
+export type ConnectionStatus = 'connecting' | 'online' | 'no-token' | 'rejected' | 'offline';
 
 export interface ConnectionState {
   url: string;
@@ -21,7 +24,7 @@ export interface ConnectionSlice {
 }
 
 const statusOf = (failure: ApiFailure): ConnectionStatus =>
-  failure.kind === 'rejected' || failure.kind === 'no-token' ? 'rejected' : 'offline';
+  failure.kind === 'no-token' ? 'no-token' : failure.kind === 'rejected' ? 'rejected' : 'offline';
 
 export const createConnectionSlice =
   (url: string): SliceCreator<ConnectionSlice> =>
@@ -34,7 +37,12 @@ export const createConnectionSlice =
       set((s) => {
         const status = statusOf(failure);
         return {
-          connection: { ...s.connection, node: status === 'rejected' ? null : s.connection.node, status, failure },
+          connection: {
+            ...s.connection,
+            node: status === 'rejected' || status === 'no-token' ? null : s.connection.node,
+            status,
+            failure,
+          },
         };
       }),
   });

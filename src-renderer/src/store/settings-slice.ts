@@ -1,15 +1,17 @@
 import type { SettingsAnswer, SettingsView } from '../../../src-router/contract';
 import type { ApiFailure, ApiResult } from '../api/console-client';
+import { movedLink } from '../settings/follow-move';
 import { sameOrigin, waitForRestart } from '../settings/restart-wait';
 import type { SliceCreator } from './types';
 
 /**
  * After a save: `waiting` for the restarted node's /health, `back` once it answered and everything was read again,
  * `restored` when it answered but could not start on the new settings (the view says why; the previous settings were
- * put back), `moved` when it now listens at another origin (the console cannot follow there: a link), `timeout` when it
- * did not come back in time.
+ * put back), `moving` while the page waits to follow the node to another origin (a new port) with the save's one-time
+ * code, `moved` when it listens at another origin and the page could not follow (a link, with the code when there is
+ * one), `timeout` when it did not come back in time.
  */
-export type RestartPhase = 'idle' | 'waiting' | 'back' | 'restored' | 'moved' | 'timeout';
+export type RestartPhase = 'idle' | 'waiting' | 'back' | 'restored' | 'moving' | 'moved' | 'timeout';
 
 export interface SettingsState {
   /** `GET /router/v1/console/settings` as last read; null before the first good answer. */
@@ -18,7 +20,8 @@ export interface SettingsState {
   failure: ApiFailure | null;
   fetchedAt: number | null;
   saving: boolean;
-  restart: { phase: RestartPhase; url: string | null; message: string | null };
+  /** `link`: where to open the console after a move (with the one-time code when the save gave one). */
+  restart: { phase: RestartPhase; url: string | null; message: string | null; link?: string | null };
 }
 
 export interface SettingsSlice {
@@ -59,8 +62,16 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (deps) => (set, 
     return inFlight;
   };
 
-  async function followRestart(url: string, before: string | null): Promise<void> {
-    if (!sameOrigin(url, get().connection.url)) return patch({ restart: { phase: 'moved', url, message: null } });
+  async function followRestart(url: string, before: string | null, code: string | undefined): Promise<void> {
+    if (!sameOrigin(url, get().connection.url)) {
+      const link = code ? movedLink(url, code) : `${url.replace(/\/+$/, '')}/#settings`;
+      if (code && deps.followMove) {
+        patch({ restart: { phase: 'moving', url, message: null, link } });
+        // On success the page is on its way to the new address.
+        if (await deps.followMove(url, code)) return;
+      }
+      return patch({ restart: { phase: 'moved', url, message: null, link } });
+    }
     patch({ restart: { phase: 'waiting', url, message: null } });
     const waited = await waitForRestart({ probe: () => deps.client.health(), before, now: deps.now, sleep });
     if (!waited.ok) return patch({ restart: { phase: 'timeout', url, message: waited.message } });
@@ -77,7 +88,8 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (deps) => (set, 
       const result = await deps.client.putSettings(config);
       if (!result.ok) return result;
       // Not restarted: the config equals the file, nothing changed to read again.
-      if (result.value.restarted) await followRestart(result.value.url, health.ok ? health.value.started_at : null);
+      if (result.value.restarted)
+        await followRestart(result.value.url, health.ok ? health.value.started_at : null, result.value.code);
       return result;
     } finally {
       patch({ saving: false });

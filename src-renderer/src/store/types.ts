@@ -22,6 +22,11 @@ export interface StoreDeps {
   now: () => number;
   /** A pause (waiting for a restarted node); real time when not given. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Follows the node to another address after a Settings save moved it, with the save's one-time code; resolves
+   * true when the page is on its way there. Absent where the page cannot follow (a remote cluster, the desktop app).
+   */
+  followMove?: (to: string, code: string) => Promise<boolean>;
 }
 
 export interface RootActions {

@@ -1,5 +1,5 @@
 import { lstat, opendir, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep, win32 } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep, win32 } from 'node:path';
 import type { NodeConfig } from '../../config';
 import { AssetError } from './errors';
 
@@ -42,6 +42,11 @@ export interface ProtectedFolder {
   dir: string;
   /** For messages: "the models config folder (models.config_dir)". */
   what: string;
+  /**
+   * `dir` is a file (the node config): it is protected with every file the config writer makes beside it, whose
+   * name is the file's own followed by a dot (`node.yaml.bak`, `node.yaml.tmp-…`, `node.yaml.bak.tmp-…`).
+   */
+  file?: boolean;
 }
 
 export interface FileRootsOptions {
@@ -58,6 +63,10 @@ interface Guard extends ProtectedFolder {
 const dirId = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
 
 const inside = (root: string, p: string) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/** `p` is a protected folder's path or lies in it; for a protected file: the file or one of its family (see `file`). */
+const covers = (guard: { file?: boolean }, gp: string, p: string) =>
+  guard.file ? p === gp || (dirname(p) === dirname(gp) && basename(p).startsWith(`${basename(gp)}.`)) : inside(gp, p);
 const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 /**
@@ -78,7 +87,7 @@ export class FileRoots {
     }
     this.protectedFolders = (opts.protected ?? [])
       .filter((f) => f.dir)
-      .map((f) => ({ dir: resolve(f.dir), what: f.what }));
+      .map((f) => ({ dir: resolve(f.dir), what: f.what, ...(f.file ? { file: true } : {}) }));
   }
 
   /** The protected folders, absolute as configured. */
@@ -208,7 +217,7 @@ export class FileRoots {
     const guards = await this.guards();
     await this.refuseProtectedRoot(rootName, realRoot, guards);
     const ids = new Set(guards.flatMap((g) => (g.id ? [g.id] : [])));
-    const isProtected = (p: string) => guards.some((g) => g.paths.some((gp) => inside(gp, p)));
+    const isProtected = (p: string) => guards.some((g) => g.paths.some((gp) => covers(g, gp, p)));
     const entries: InventoryEntry[] = [];
     let truncated = false;
     const walk = async (dir: string, rel: string[], depth: number): Promise<void> => {
@@ -288,7 +297,7 @@ export class FileRoots {
     realRoot: string,
     guards: Guard[],
   ): Promise<Guard | undefined> {
-    const byPath = guards.find((g) => g.paths.some((p) => inside(p, absPath)));
+    const byPath = guards.find((g) => g.paths.some((p) => covers(g, p, absPath)));
     if (byPath || !guards.some((g) => g.id)) return byPath;
     for (let dir = deepestDir; inside(realRoot, dir); dir = dirname(dir)) {
       const st = await stat(dir).catch(() => null);
@@ -345,7 +354,9 @@ function protectedError(subject: string, guard: ProtectedFolder, param = 'path')
   const hint = param === 'root' ? '; use another root (models.shared_dir) for assets' : '';
   return new AssetError(
     'protected_folder',
-    `${subject} is in ${guard.what}: config folders and the store are never an asset source or target${hint}`,
+    guard.file
+      ? `${subject} is ${guard.what} or a backup or temporary copy of it: config files are never an asset source or target${hint}`
+      : `${subject} is in ${guard.what}: config folders and the store are never an asset source or target${hint}`,
     param,
   );
 }
@@ -384,9 +395,14 @@ export function fileRootsFromConfig(
       protected: [
         { dir: config.models.config_dir, what: 'the models config folder (models.config_dir)' },
         { dir: config.cluster?.store_dir ?? '', what: 'the store (cluster.store_dir)' },
-        // The node config file itself (it holds the tokens), not its folder: that folder often holds shared_dir too.
-        { dir: opts.configFile ? resolve(opts.configFile) : '', what: 'the node config file' },
-        { dir: config.server?.api_keys_file ?? '', what: 'the client API keys file (server.api_keys_file)' },
+        // The node config file itself (it holds the tokens) with its backup and temporaries, not its folder: that
+        // folder often holds shared_dir too.
+        { dir: opts.configFile ? resolve(opts.configFile) : '', what: 'the node config file', file: true },
+        {
+          dir: config.server?.api_keys_file ?? '',
+          what: 'the client API keys file (server.api_keys_file)',
+          file: true,
+        },
       ],
     },
   );

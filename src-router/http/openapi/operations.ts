@@ -360,6 +360,8 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Issue a one-time console code',
     tag: 'Console',
     security: 'console',
+    body: { schema: 'ConsoleCodeRequest', required: false },
+    description: 'The code lives 60 s, or `expiresInMs` (at most 10 minutes: a link printed for an operator).',
     answers: { 200: json('ConsoleCode') },
   },
   {

@@ -46,6 +46,7 @@ export const SCHEMAS = {
   ConsoleSessionRequest: c.consoleSessionRequestSchema,
   ConsoleSession: c.consoleSessionSchema,
   ConsoleCode: c.consoleCodeSchema,
+  ConsoleCodeRequest: c.consoleCodeRequestSchema,
   ConsoleModelList: c.consoleModelListSchema,
   ClusterNodes: z.object({ nodes: z.array(c.clusterNodeViewSchema) }).strict(),
   ClusterModels: z.object({ models: z.array(c.clusterModelSchema) }).strict(),

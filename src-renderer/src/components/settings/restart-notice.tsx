@@ -19,11 +19,20 @@ export function RestartNotice({ restart }: { restart: SettingsState['restart'] }
     case 'restored':
       // The page's restart-error notice says why and what runs now.
       return null;
+    case 'moving':
+      return (
+        <Notice kind="info" testId="settings-moving">
+          Saved. The node is restarting at <code>{restart.url}</code>; this page follows it there as soon as it answers…
+        </Notice>
+      );
     case 'moved':
       return (
         <Notice kind="info" testId="settings-moved">
-          Saved. The node restarts at <a href={`${restart.url}/#settings`}>{restart.url}</a>: open the console there
-          (with its console token).
+          Saved. The node restarts at <a href={restart.link ?? `${restart.url}/#settings`}>{restart.url}</a>: open the
+          console there
+          {restart.link?.includes('?code=')
+            ? ' (the link works once, within 10 minutes; later, run routerdesk console-link on the node’s machine).'
+            : ' (with a new link: run routerdesk console-link on the node’s machine).'}
         </Notice>
       );
     case 'timeout':
